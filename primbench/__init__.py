@@ -1,0 +1,55 @@
+"""primbench: low-noise GPU kernel benchmarks from Python.
+
+``import primbench`` needs no GPU: CuPy and the monitoring libraries load only when a
+benchmark runs (see `primbench.device.open_device`).
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from primbench.benchmark import Benchmark, specialization_name
+from primbench.checks import assert_equal
+from primbench.console import log
+from primbench.errors import (
+    BenchmarkAssertionError,
+    DeviceError,
+    MissingDependencyError,
+    PrimbenchError,
+    StreamBlockingTimeout,
+    ThermalError,
+    UsageError,
+)
+from primbench.executor import Executor
+from primbench.results import RESULTS_VERSION, Results, load_results
+from primbench.settings import GiB, KiB, MiB, Settings, flags, parse_size
+from primbench.state import State
+from primbench.typenames import register_type, type_name
+
+__all__ = [
+    "RESULTS_VERSION",
+    "Benchmark",
+    "BenchmarkAssertionError",
+    "DeviceError",
+    "Executor",
+    "GiB",
+    "KiB",
+    "MiB",
+    "MissingDependencyError",
+    "PrimbenchError",
+    "Results",
+    "Settings",
+    "State",
+    "StreamBlockingTimeout",
+    "ThermalError",
+    "UsageError",
+    "__version__",
+    "assert_equal",
+    "flags",
+    "load_results",
+    "log",
+    "parse_size",
+    "register_type",
+    "specialization_name",
+    "type_name",
+]

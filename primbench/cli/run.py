@@ -1,0 +1,41 @@
+"""``primbench run FILE [OPTIONS]``: run a benchmark program exactly as ``python FILE`` would."""
+
+from __future__ import annotations
+
+import runpy
+import sys
+from pathlib import Path
+
+import typer
+
+from primbench.errors import EXIT_USAGE
+
+
+def run_file(path: Path, args: list[str]) -> None:
+    """Execute `path` as ``__main__`` with `args` as its command line."""
+    old_argv, old_path = sys.argv, list(sys.path)
+    sys.argv = [str(path), *args]
+    sys.path.insert(0, str(path.resolve().parent))
+    try:
+        runpy.run_path(str(path), run_name="__main__")
+    finally:
+        sys.argv, sys.path[:] = old_argv, old_path
+
+
+def register(app: typer.Typer) -> None:
+    @app.command(
+        "run",
+        context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    )
+    def run(
+        ctx: typer.Context,
+        file: Path = typer.Argument(..., help="The benchmark program (a Python file)."),
+    ) -> None:
+        """Run a benchmark program; every option after FILE goes to the program.
+
+        `primbench run bench.py --size 64MiB` is the same as `python bench.py --size 64MiB`;
+        `primbench run bench.py --help` lists the program's options."""
+        if not file.is_file():
+            typer.echo(f"primbench run: error: {file}: no such file", err=True)
+            raise typer.Exit(EXIT_USAGE)
+        run_file(file, list(ctx.args))

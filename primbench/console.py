@@ -1,0 +1,148 @@
+"""Terminal output of a benchmark run: colours per the ANSI-colour conventions, progress
+lines, log messages. Colours are on only for a terminal; ``NO_COLOR`` turns them off and
+``CLICOLOR_FORCE`` on (Rich reads NO_COLOR but not CLICOLOR_FORCE, so it is handled here)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from primbench.measure import Progress
+
+
+def color_enabled(stream: IO[str] | None = None, env: Mapping[str, str] | None = None) -> bool:
+    """NO_COLOR (any non-empty value) wins, then CLICOLOR_FORCE (non-empty, not 0), then isatty."""
+    env = os.environ if env is None else env
+    if env.get("NO_COLOR"):
+        return False
+    if env.get("CLICOLOR_FORCE", "0") not in ("", "0"):
+        return True
+    stream = sys.stdout if stream is None else stream
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def make_console(stream: IO[str] | None = None, *, stderr: bool = False) -> Console:
+    """A Rich console that follows `color_enabled`."""
+    from rich.console import Console
+
+    target = stream if stream is not None else (sys.stderr if stderr else sys.stdout)
+    color = color_enabled(target)
+    return Console(
+        file=target,
+        force_terminal=color,
+        no_color=not color,
+        color_system="auto" if color else None,
+        highlight=False,
+        soft_wrap=True,
+        emoji=False,
+    )
+
+
+def si(value: float, unit: str) -> str:
+    """``756.28 GB/s`` style: decimal prefixes, 2 decimals."""
+    for prefix, scale in (("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(value) >= scale:
+            return f"{value / scale:.2f} {prefix}{unit}"
+    return f"{value:.2f} {unit}"
+
+
+class Reporter:
+    """Progress of an executor run. The executor calls it; it only prints."""
+
+    def __init__(self, console: Console | None = None) -> None:
+        self.console = console or make_console()
+        self._status: Any = None
+        self._name = ""
+
+    @property
+    def live(self) -> bool:
+        return self.console.is_terminal
+
+    def log(self, message: str) -> None:
+        self.console.print(f"  {message}", style="grey50", markup=False)
+
+    def header(self, algorithm: str, count: int, dry: bool) -> None:
+        word = "specialization" if count == 1 else "specializations"
+        self.console.print(f"[bold]{algorithm}[/]: {count} {word}{' (dry run)' if dry else ''}")
+
+    def started(self, index: int, count: int, name: str) -> None:
+        self._name = name
+        if self.live:
+            self._status = self.console.status(f"[{index + 1}/{count}] {name}: warming up")
+            self._status.start()
+
+    def batch(self, index: int, count: int, p: Progress) -> None:
+        if self._status is not None:
+            self._status.update(
+                f"[{index + 1}/{count}] {self._name}: batch {p.batch} (window {p.window_size}), "
+                f"noise {p.noise_percent:.3f}%, {p.host_secs:.1f} s"
+            )
+
+    def _stop(self) -> None:
+        if self._status is not None:
+            self._status.stop()
+            self._status = None
+
+    def finished(self, index: int, count: int, record: Mapping[str, Any], extra: str = "") -> None:
+        self._stop()
+        tag = f"[{index + 1}/{count}]"
+        name = record["name"]
+        if record.get("error") is not None:
+            self.console.print(f"[red]FAILED[/] {tag} {name}: ", end="")
+            self.console.print(record["error"], markup=False)
+            return
+        if record.get("dry"):
+            self.console.print(f"[green]dry[/] {tag} {name}")
+            return
+        calls = record["calls"]
+        noisy = record["noise_timeout"]
+        status = "[yellow]NOISY[/]" if noisy else "[green]ok[/]   "
+        self.console.print(
+            f"{status} {tag} {name}  [bold]{si(record['bytes_per_second'], 'B/s')}[/]  "
+            f"{si(record['items_per_second'], 'items/s')}  noise {record['noise_percent']:.3f}%  "
+            f"{calls['kernel_calls_per_batch']} calls x {calls['batches']} batches  "
+            f"{record['elapsed_secs']['host']:.2f} s{extra}"
+        )
+
+    def summary(self, summary: Mapping[str, Any], failed: int, outputs: list[str]) -> None:
+        self._stop()
+        el = summary["elapsed_secs"]
+        parts = [
+            f"{summary.get('specializations', 0)} run",
+            f"[red]{failed} failed[/]" if failed else "0 failed",
+            f"[yellow]{summary['noise_timeouts']} noise timeouts[/]" if summary["noise_timeouts"] else "0 noise timeouts",
+            f"{el['host']:.2f} s host",
+            f"{el['gpu']:.3f} s GPU",
+        ]
+        self.console.print("Summary: " + ", ".join(parts))
+        for path in outputs:
+            self.console.print(f"Wrote {path}", markup=False)
+
+    def error(self, message: str) -> None:
+        self._stop()
+        self.console.print("[red]error:[/] ", end="")
+        self.console.print(message, markup=False)
+
+
+_active: Reporter | None = None
+
+
+def set_active(reporter: Reporter | None) -> None:
+    global _active
+    _active = reporter
+
+
+def log(message: str) -> None:
+    """A grey progress message (e.g. "Generating input data"): shows slow setup steps."""
+    if _active is not None:
+        _active.log(message)
+    else:
+        make_console(stderr=True).print(message, style="grey50", markup=False)

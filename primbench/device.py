@@ -1,0 +1,108 @@
+"""The device seam: everything the harness asks of a GPU, and the one place that loads a
+GPU runtime.
+
+The measurement loop (`primbench.measure`) is written once against `Device`. Real backends
+live in `primbench.backends` and are imported only by `open_device`, so ``import primbench``
+works on a machine without CuPy, NVML or a GPU. Tests drive the loop with a fake device
+that has programmable kernel times, noise, temperatures and clocks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from typing import Any
+
+
+class Device(ABC):
+    """One GPU and one stream, as the measurement loop sees them.
+
+    The per-call protocol the loop drives is::
+
+        clear_cache()            # unless hot
+        block()                  # unless flags.sync
+        record_start(slot); fn(); record_stop(slot)
+        unblock()                # unless flags.sync
+
+    with `synchronize()` every few calls, after which `elapsed_ms(slot)` is valid.
+    """
+
+    #: "cuda", "hip" or a fake's name; also ``context.general.backend.name``.
+    backend_name: str = "device"
+
+    @property
+    @abstractmethod
+    def stream(self) -> Any:
+        """The stream user code launches on (``state.stream``)."""
+
+    @contextlib.contextmanager
+    def activate(self) -> Iterator[None]:
+        """Make `stream` the current stream of the runtime while user code runs."""
+        yield
+
+    @abstractmethod
+    def context(self) -> dict[str, Any]:
+        """``gpu`` and ``backend`` objects for ``context.general``."""
+
+    def now(self) -> float:
+        """Host wall time in seconds (monotonic)."""
+        return time.perf_counter()
+
+    def sleep(self, secs: float) -> None:
+        """Wait on the host (cooling)."""
+        time.sleep(secs)
+
+    @abstractmethod
+    def prepare(self, *, cache_size: int, blocking_timeout_secs: float, slots: int) -> None:
+        """Allocate the cache-clearing buffer, `slots` event pairs and the blocking flag."""
+
+    @abstractmethod
+    def clear_cache(self) -> None:
+        """Enqueue a write of the cache-clearing buffer."""
+
+    @abstractmethod
+    def block(self) -> None:
+        """Enqueue a spin kernel that holds the stream until `unblock`."""
+
+    @abstractmethod
+    def unblock(self) -> None:
+        """Release the spin kernel enqueued by the last `block`."""
+
+    @abstractmethod
+    def record_start(self, slot: int) -> None: ...
+
+    @abstractmethod
+    def record_stop(self, slot: int) -> None: ...
+
+    @abstractmethod
+    def synchronize(self) -> None:
+        """Wait until the stream is idle; raise StreamBlockingTimeout if a spin kernel gave up."""
+
+    @abstractmethod
+    def elapsed_ms(self, slot: int) -> float:
+        """GPU milliseconds between the start and stop events of `slot`."""
+
+    # ----- monitoring and clocks: optional; None means "not supported here"
+
+    def temperature(self) -> float | None:
+        """GPU temperature in °C, or None without monitoring."""
+        return None
+
+    def heat(self, secs: float) -> None:  # noqa: B027 - optional hook, default does nothing
+        """Run a heating workload for about `secs` seconds."""
+
+    def clock_sample(self) -> tuple[int, int] | None:
+        """(global timer ns, SM 0 clock ticks), for the average SM clock; None if unsupported."""
+        return None
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Free what `prepare` allocated."""
+
+
+def open_device(index: int | None = None, *, monitoring: bool = True) -> Device:
+    """The GPU backend that the installed CuPy supports (CUDA or ROCm), on device `index`."""
+    from primbench.backends import open_backend
+
+    return open_backend(index, monitoring=monitoring)

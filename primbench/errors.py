@@ -1,0 +1,55 @@
+"""Exceptions that the harness raises, and the exit codes they map to."""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_FAILED = 1  # a specialization failed (or, for compare, a regression was found)
+EXIT_USAGE = 2  # bad options, bad input, missing dependency or device
+EXIT_INTERRUPTED = 130
+
+
+class PrimbenchError(Exception):
+    """Base class: a problem the user can fix; the message says what and how."""
+
+    exit_code = EXIT_USAGE
+
+
+class UsageError(PrimbenchError):
+    """Bad command-line options or benchmark definitions."""
+
+
+class MissingDependencyError(PrimbenchError):
+    """An optional dependency is not installed; the message names the extra."""
+
+    def __init__(self, module: str, extra: str, purpose: str) -> None:
+        super().__init__(
+            f"{purpose} needs the Python module '{module}', which is not installed: "
+            f"run `pip install 'primbench[{extra}]'`"
+        )
+        self.module = module
+        self.extra = extra
+
+
+class DeviceError(PrimbenchError):
+    """No usable GPU, or the GPU runtime failed."""
+
+
+class StreamBlockingTimeout(DeviceError):
+    """The spin kernel that holds the stream gave up waiting for the host."""
+
+    def __init__(self, timeout_secs: float) -> None:
+        super().__init__(
+            f"stream blocking timed out after {timeout_secs:g} s: the benchmarked function "
+            "seems to synchronize (it waited for the blocked stream). Construct the executor "
+            "with flags.sync (Executor(flags=primbench.flags.sync)) to turn stream blocking off, "
+            "or raise --stream-blocking-timeout-secs if the enqueueing itself is that slow"
+        )
+        self.timeout_secs = timeout_secs
+
+
+class ThermalError(PrimbenchError):
+    """Warming or cooling did not reach the temperature range in time."""
+
+
+class BenchmarkAssertionError(AssertionError):
+    """A `test()` check failed; the message shows the actual values to paste in."""

@@ -1,0 +1,164 @@
+"""The measurement loop: batch sizing, the per-call protocol and the stopping rules.
+
+Written once against `primbench.device.Device`. The rules, as in the seed:
+
+* Batch sizing: 1 call per batch, doubled until a batch takes more than
+  ``min_gpu_ms_per_batch`` of GPU time. Sizing batches are discarded; the size is fixed
+  from then on.
+* A batch's GPU time is the sum of its calls' event times (start to stop around each call).
+* Stop when the window (the last ``batch_window_size`` batches) is full, its coefficient of
+  variation (sample std, n-1, over mean) is below ``noise_tolerance_percent`` and at least
+  ``min_secs`` of wall time have passed since the first measured batch began.
+* Noise timeout: more than ``noise_timeout_secs`` passed and the window is still at or
+  above tolerance: stop with ``noise_timeout = True``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from primbench.device import Device
+
+#: Calls between two synchronizations (and event pairs in flight).
+SYNC_EVERY = 64
+
+
+@dataclass(frozen=True)
+class BatchRecord:
+    batch_ms: float
+    kernel_calls: int
+    host_secs: float  # since the first measured batch began
+    iterations_ms: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class Measurement:
+    batches: tuple[BatchRecord, ...]
+    kernel_calls_per_batch: int
+    sizing_batches: int
+    noise_percent: float
+    noise_timeout: bool
+    host_secs: float
+
+    @property
+    def gpu_secs(self) -> float:
+        return sum(b.batch_ms for b in self.batches) / 1000.0
+
+    @property
+    def kernel_calls(self) -> int:
+        return self.kernel_calls_per_batch * len(self.batches)
+
+    @property
+    def ms_per_batch(self) -> float:
+        return self.gpu_secs * 1000.0 / len(self.batches)
+
+    @property
+    def secs_per_call(self) -> float:
+        return self.gpu_secs / self.kernel_calls
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What the loop tells its observer after each measured batch."""
+
+    batch: int
+    window_size: int
+    noise_percent: float
+    host_secs: float
+    kernel_calls_per_batch: int
+    last_batch_ms: float
+
+
+def coefficient_of_variation(values: Sequence[float]) -> float:
+    """Sample standard deviation (n-1) over the mean; 0 for fewer than two values."""
+    n = len(values)
+    if n < 2:
+        return 0.0
+    mean = math.fsum(values) / n
+    if mean == 0:
+        return 0.0
+    var = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
+    return math.sqrt(var) / mean
+
+
+def timed_calls(
+    device: Device,
+    fn: Callable[[], object],
+    calls: int,
+    *,
+    hot: bool,
+    block: bool,
+    before_each: Callable[[], object] | None = None,
+) -> list[float]:
+    """Run `fn` `calls` times under the per-call protocol; each call's GPU ms."""
+    out: list[float] = []
+    pending = 0
+    for i in range(calls):
+        slot = i % SYNC_EVERY
+        if before_each is not None:
+            before_each()
+        if not hot:
+            device.clear_cache()
+        if block:
+            device.block()
+        device.record_start(slot)
+        fn()
+        device.record_stop(slot)
+        if block:
+            device.unblock()
+        pending += 1
+        if pending == SYNC_EVERY or i == calls - 1:
+            device.synchronize()
+            out.extend(device.elapsed_ms(s) for s in range(pending))
+            pending = 0
+    return out
+
+
+def measure(
+    device: Device,
+    fn: Callable[[], object],
+    *,
+    min_gpu_ms_per_batch: float,
+    min_secs: float,
+    noise_timeout_secs: float,
+    batch_window_size: int,
+    noise_tolerance_percent: float,
+    hot: bool,
+    sync: bool,
+    before_each: Callable[[], object] | None = None,
+    before_batch: Callable[[], object] | None = None,
+    on_batch: Callable[[Progress], object] | None = None,
+) -> Measurement:
+    """Size the batches, then measure batches until a stopping rule fires."""
+    block = not sync
+
+    def run_batch(calls: int) -> list[float]:
+        return timed_calls(device, fn, calls, hot=hot, block=block, before_each=before_each)
+
+    calls = 1
+    sizing = 0
+    while True:
+        sizing += 1
+        if math.fsum(run_batch(calls)) > min_gpu_ms_per_batch:
+            break
+        calls *= 2
+
+    batches: list[BatchRecord] = []
+    start = device.now()
+    while True:
+        if before_batch is not None:
+            before_batch()
+        times = run_batch(calls)
+        elapsed = device.now() - start
+        batches.append(BatchRecord(math.fsum(times), calls, elapsed, tuple(times)))
+        window = [b.batch_ms for b in batches[-batch_window_size:]]
+        noise = coefficient_of_variation(window) * 100.0
+        if on_batch is not None:
+            on_batch(Progress(len(batches), batch_window_size, noise, elapsed, calls, batches[-1].batch_ms))
+        if len(batches) >= batch_window_size:
+            if noise < noise_tolerance_percent and elapsed >= min_secs:
+                return Measurement(tuple(batches), calls, sizing, noise, False, elapsed)
+            if noise >= noise_tolerance_percent and elapsed > noise_timeout_secs:
+                return Measurement(tuple(batches), calls, sizing, noise, True, elapsed)

@@ -1,0 +1,382 @@
+"""The results model: the results.json schema, its one writer, its one loader, and CSV.
+
+The schema is the seed's 4.0.0, key for key. Later versions only add keys:
+
+* 4.1.0 - ``context.general``: ``branch_source``, ``commit_source``, ``primbench_version``,
+  ``python_version``, ``gpu.uuid``, ``gpu.serial``, ``cache_size`` in settings; per
+  specialization ``error`` (a failed run, metrics null) and, with ``--output-batches``,
+  ``batches[].kernel_calls`` and ``batches[].host_secs``.
+
+The loader reads every version this project has written and rejects any other, naming the
+file and the field (the habit of pyperf). `compare` and `history` read results only here.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from primbench.errors import PrimbenchError
+
+RESULTS_VERSION = "4.1.0"
+KNOWN_VERSIONS = ("4.0.0", "4.1.0")
+
+CSV_HEADER = (
+    "index",
+    "name",
+    "bytes_per_second",
+    "gib_per_second",
+    "items_per_second",
+    "noise_timeout",
+    "noise_percent",
+)
+
+
+class ResultsFileError(PrimbenchError):
+    """A results file that cannot be read: names the file and the field."""
+
+    def __init__(self, source: str, field: str | None, message: str) -> None:
+        where = f"{source}: {field}: " if field else f"{source}: "
+        super().__init__(where + message)
+        self.source = source
+        self.field = field
+
+
+# --------------------------------------------------------------------------- model
+
+
+@dataclass(frozen=True)
+class Batch:
+    """One measured batch: its GPU time and the calls it made."""
+
+    batch_ms: float
+    kernel_calls: int | None = None
+    host_secs: float | None = None
+    iterations_ms: tuple[float, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Specialization:
+    """One measured (or failed) specialization of a results file."""
+
+    index: int
+    name: str
+    meta: Mapping[str, Any]
+    bytes_per_second: float | None
+    items_per_second: float | None
+    bytes_per_item: float | None
+    items: int | None
+    noise_timeout: bool
+    noise_percent: float | None
+    elapsed_host_secs: float | None
+    elapsed_gpu_secs: float | None
+    kernel_calls_per_batch: int | None
+    ms_per_batch: float | None
+    batch_count: int | None
+    kernel_calls: int | None
+    gpu_temp_start: float | None = None
+    gpu_temp_end: float | None = None
+    batches: tuple[Batch, ...] | None = None
+    error: str | None = None
+    raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None
+
+    @property
+    def algorithm(self) -> str:
+        return str(self.meta.get("algo", ""))
+
+
+@dataclass(frozen=True)
+class Results:
+    """A loaded results.json."""
+
+    source: str
+    version: str
+    context: Mapping[str, Any]
+    specializations: tuple[Specialization, ...]
+    summary: Mapping[str, Any]
+
+    @property
+    def general(self) -> Mapping[str, Any]:
+        return self.context.get("general", {})
+
+    @property
+    def settings(self) -> Mapping[str, Any]:
+        return self.context.get("settings", {})
+
+    @property
+    def algorithm(self) -> str:
+        return str(self.general.get("algorithm", ""))
+
+    @property
+    def branch(self) -> str | None:
+        return self.general.get("branch_name")
+
+    @property
+    def commit(self) -> str | None:
+        return self.general.get("commit_hash")
+
+    @property
+    def date(self) -> str | None:
+        return self.general.get("date")
+
+    @property
+    def gpu(self) -> Mapping[str, Any]:
+        return self.general.get("gpu") or {}
+
+
+# --------------------------------------------------------------------------- loader
+
+
+def load_results(path: str | os.PathLike[str]) -> Results:
+    """Read and validate one results.json; raise ResultsFileError naming file and field."""
+    source = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ResultsFileError(source, None, "no such file") from None
+    except IsADirectoryError:
+        raise ResultsFileError(source, None, "is a directory, not a results file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ResultsFileError(source, None, f"cannot be read ({exc})") from None
+    return parse_results(text, source)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def parse_results(text: str, source: str = "<string>") -> Results:
+    """Validate the text of a results.json."""
+    try:
+        data = json.loads(text, parse_constant=_reject_constant)
+    except (json.JSONDecodeError, ValueError, RecursionError) as exc:
+        raise ResultsFileError(source, None, f"not valid JSON ({exc})") from None
+    return results_from_dict(data, source)
+
+
+def _get(obj: Any, key: str, kind: type | tuple[type, ...], source: str, where: str,
+         *, optional: bool = False) -> Any:
+    if not isinstance(obj, Mapping):
+        raise ResultsFileError(source, where, "must be an object")
+    if key not in obj:
+        if optional:
+            return None
+        raise ResultsFileError(source, f"{where}.{key}", "missing")
+    value = obj[key]
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
+        raise ResultsFileError(source, f"{where}.{key}", f"must be {_kind_name(kind)}, got a boolean")
+    if not isinstance(value, kind):
+        raise ResultsFileError(source, f"{where}.{key}", f"must be {_kind_name(kind)}, got {type(value).__name__}")
+    return value
+
+
+def _kind_name(kind: type | tuple[type, ...]) -> str:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
+             int: "a number", float: "a number"}
+    return " or ".join(dict.fromkeys(names.get(k, k.__name__) for k in kinds))
+
+
+def _number(obj: Any, key: str, source: str, where: str, *, optional: bool = False,
+            non_negative: bool = True) -> float | None:
+    value = _get(obj, key, (int, float), source, where, optional=optional)
+    if value is None:
+        return None
+    if not math.isfinite(value):
+        raise ResultsFileError(source, f"{where}.{key}", f"must be finite, got {value}")
+    if non_negative and value < 0:
+        raise ResultsFileError(source, f"{where}.{key}", f"must not be negative, got {value}")
+    return float(value)
+
+
+def _count(obj: Any, key: str, source: str, where: str, *, optional: bool = False) -> int | None:
+    value = _number(obj, key, source, where, optional=optional)
+    if value is None:
+        return None
+    if not value.is_integer():
+        raise ResultsFileError(source, f"{where}.{key}", f"must be a whole number, got {value}")
+    return int(value)
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(p) for p in version.split("."))
+    except ValueError:
+        return ()
+
+
+def results_from_dict(data: Any, source: str = "<dict>") -> Results:
+    """Validate a parsed results.json document."""
+    if not isinstance(data, Mapping):
+        raise ResultsFileError(source, None, "must be a JSON object with context, specializations, summary")
+    context = _get(data, "context", dict, source, "$")
+    version = _get(context, "results_version", str, source, "context")
+    if version not in KNOWN_VERSIONS:
+        newer = _version_key(version) > _version_key(KNOWN_VERSIONS[-1])
+        hint = "upgrade primbench to read it" if newer else "this primbench cannot read it"
+        raise ResultsFileError(
+            source, "context.results_version",
+            f"unknown schema version {version!r} (known: {', '.join(KNOWN_VERSIONS)}); {hint}",
+        )
+    general = _get(context, "general", dict, source, "context")
+    _get(general, "algorithm", str, source, "context.general")
+    _get(context, "settings", dict, source, "context")
+    raw_specs = _get(data, "specializations", list, source, "$")
+    summary = _get(data, "summary", dict, source, "$", optional=True) or {}
+    specs: list[Specialization] = []
+    seen: dict[str, int] = {}
+    for i, raw in enumerate(raw_specs):
+        spec = _specialization(raw, source, f"specializations[{i}]")
+        if spec.name in seen:
+            raise ResultsFileError(
+                source, f"specializations[{i}].name",
+                f"duplicate name {spec.name!r} (also specializations[{seen[spec.name]}])",
+            )
+        seen[spec.name] = i
+        specs.append(spec)
+    return Results(source, version, context, tuple(specs), summary)
+
+
+def _specialization(raw: Any, source: str, where: str) -> Specialization:
+    if not isinstance(raw, Mapping):
+        raise ResultsFileError(source, where, "must be an object")
+    name = _get(raw, "name", str, source, where)
+    index = _count(raw, "index", source, where)
+    meta = _get(raw, "meta", dict, source, where)
+    error = _get(raw, "error", str, source, where, optional=True)
+    failed = error is not None
+    bps = _number(raw, "bytes_per_second", source, where, optional=failed)
+    ips = _number(raw, "items_per_second", source, where, optional=failed)
+    elapsed = _get(raw, "elapsed_secs", dict, source, where, optional=failed) or {}
+    calls = _get(raw, "calls", dict, source, where, optional=failed) or {}
+    temps = _get(raw, "gpu_temp_celsius", dict, source, where, optional=True) or {}
+    batches = None
+    raw_batches = _get(raw, "batches", list, source, where, optional=True)
+    if raw_batches is not None:
+        batches = tuple(
+            _batch(b, source, f"{where}.batches[{j}]") for j, b in enumerate(raw_batches)
+        )
+    return Specialization(
+        index=index or 0,
+        name=name,
+        meta=meta,
+        bytes_per_second=bps,
+        items_per_second=ips,
+        bytes_per_item=_number(raw, "bytes_per_item", source, where, optional=True),
+        items=_count(raw, "items", source, where, optional=True),
+        noise_timeout=bool(_get(raw, "noise_timeout", bool, source, where, optional=failed)),
+        noise_percent=_number(raw, "noise_percent", source, where, optional=failed),
+        elapsed_host_secs=_number(elapsed, "host", source, f"{where}.elapsed_secs", optional=True),
+        elapsed_gpu_secs=_number(elapsed, "gpu", source, f"{where}.elapsed_secs", optional=True),
+        kernel_calls_per_batch=_count(calls, "kernel_calls_per_batch", source, f"{where}.calls", optional=True),
+        ms_per_batch=_number(calls, "ms_per_batch", source, f"{where}.calls", optional=True),
+        batch_count=_count(calls, "batches", source, f"{where}.calls", optional=True),
+        kernel_calls=_count(calls, "kernel_calls", source, f"{where}.calls", optional=True),
+        gpu_temp_start=_number(temps, "start", source, f"{where}.gpu_temp_celsius", optional=True,
+                               non_negative=False),
+        gpu_temp_end=_number(temps, "end", source, f"{where}.gpu_temp_celsius", optional=True,
+                             non_negative=False),
+        batches=batches,
+        error=error,
+        raw=raw,
+    )
+
+
+def _batch(raw: Any, source: str, where: str) -> Batch:
+    ms = _number(raw, "batch_ms", source, where)
+    iters = _get(raw, "iterations_ms", list, source, where, optional=True)
+    if iters is not None:
+        for k, v in enumerate(iters):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+                raise ResultsFileError(source, f"{where}.iterations_ms[{k}]", "must be a finite, non-negative number")
+        iters = tuple(float(v) for v in iters)
+    return Batch(
+        batch_ms=float(ms or 0.0),
+        kernel_calls=_count(raw, "kernel_calls", source, where, optional=True),
+        host_secs=_number(raw, "host_secs", source, where, optional=True),
+        iterations_ms=iters,
+    )
+
+
+# --------------------------------------------------------------------------- writers
+
+
+def dumps(document: Mapping[str, Any], spaces_per_indent: int = 4) -> str:
+    """results.json text: `spaces_per_indent` 0 gives one compact line."""
+    indent = spaces_per_indent if spaces_per_indent > 0 else None
+    separators = None if indent else (",", ":")
+    return json.dumps(document, indent=indent, separators=separators, allow_nan=False,
+                      ensure_ascii=False) + "\n"
+
+
+def write_atomic(path: str | os.PathLike[str], text: str) -> None:
+    """Write `text` to `path` so that readers see the old file or the whole new one.
+
+    ``/dev/null`` (and other non-regular targets such as pipes) are written directly."""
+    target = Path(path)
+    if target.exists() and not target.is_file():
+        with open(target, "w", encoding="utf-8") as f:
+            f.write(text)
+        return
+    directory = target.parent if str(target.parent) else Path(".")
+    directory.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_json(document: Mapping[str, Any], path: str | os.PathLike[str], spaces_per_indent: int = 4) -> None:
+    """The one writer of results.json."""
+    write_atomic(path, dumps(document, spaces_per_indent))
+
+
+def _g(value: float) -> str:
+    """C++ stream formatting of a double: 6 significant digits, as the seed's CSV shows."""
+    return f"{value:g}"
+
+
+def csv_text(specializations: Iterable[Mapping[str, Any]]) -> str:
+    """The seed's CSV: index, quoted name, throughputs and noise."""
+    out = io.StringIO()
+    out.write(",".join(CSV_HEADER) + "\n")
+    for spec in specializations:
+        if spec.get("error") is not None:
+            continue
+        bps = float(spec["bytes_per_second"])
+        name = '"' + str(spec["name"]).replace('"', '""') + '"'
+        row = [
+            str(spec["index"]),
+            name,
+            _g(bps),
+            f"{bps / 2**30:.3f}",
+            _g(float(spec["items_per_second"])),
+            "1" if spec["noise_timeout"] else "0",
+            _g(float(spec["noise_percent"])),
+        ]
+        out.write(",".join(row) + "\n")
+    return out.getvalue()
+
+
+def write_csv(specializations: Sequence[Mapping[str, Any]], path: str | os.PathLike[str]) -> None:
+    """The one writer of the CSV summary."""
+    write_atomic(path, csv_text(specializations))

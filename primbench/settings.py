@@ -1,0 +1,250 @@
+"""Settings, flags and the command-line options of a benchmark program.
+
+Every option of the seed's C++ primbench keeps its name, default and meaning; options that
+Python needs in place of compile-time macros (cache size, device, branch and commit, no
+test, no monitoring) are added. Values given on the command line override the values of a
+`Settings` object passed by the program, which override the defaults.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import enum
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from primbench.errors import UsageError
+
+KiB = 1024
+MiB = 1024 * KiB
+GiB = 1024 * MiB
+
+_SIZE_RE = re.compile(r"^\s*(\d+)\s*(B|KiB|MiB|GiB|TiB)?\s*$", re.IGNORECASE)
+_SIZE_UNITS = {"b": 1, "kib": KiB, "mib": MiB, "gib": GiB, "tib": 1024 * GiB}
+
+
+def parse_size(text: str | int) -> int:
+    """Bytes from ``"128MiB"``, ``"64 KiB"``, ``"1GiB"`` or a plain number of bytes."""
+    if isinstance(text, int):
+        return text
+    m = _SIZE_RE.match(str(text))
+    if not m:
+        raise UsageError(
+            f"invalid size {text!r}: give a whole number of bytes, optionally with a "
+            "B, KiB, MiB, GiB or TiB suffix (e.g. 128MiB)"
+        )
+    return int(m.group(1)) * _SIZE_UNITS[(m.group(2) or "b").lower()]
+
+
+class flags(enum.Flag):
+    """Executor flags. ``sync``: the benchmarked function synchronizes, so the stream is
+    not blocked around each call (blocking would deadlock until its timeout)."""
+
+    none = 0
+    sync = enum.auto()
+
+
+@dataclass
+class Settings:
+    """All options of a benchmark program; written verbatim to ``context.settings``."""
+
+    size: int = 128 * MiB
+    hot: bool = False
+    seed: int = 42
+    json_out: str = "results.json"
+    csv_out: str = ""
+    filter: str = ""
+    dry: bool = False
+    min_gpu_ms_per_batch: float = 10
+    min_secs: float = 1
+    noise_timeout_secs: float = 10
+    batch_window_size: int = 10
+    noise_tolerance_percent: float = 1
+    min_gpu_temp: float = 50
+    max_gpu_temp: float = 60
+    max_warming_secs: float = 60
+    max_cooling_secs: float = 60
+    output_batches: bool = False
+    spaces_per_indent: int = 4
+    stream_blocking_timeout_secs: float = 10
+    # Python additions (compile-time macros and build-time facts in the C++ harness).
+    cache_size: int = 256 * MiB
+    device: int | None = None
+    no_test: bool = False
+    no_monitoring: bool = False
+    branch: str = ""
+    commit: str = ""
+
+    def validate(self) -> None:
+        """Raise UsageError for values that make no sense."""
+        positive = ["min_gpu_ms_per_batch", "noise_tolerance_percent", "stream_blocking_timeout_secs"]
+        non_negative = [
+            "size", "min_secs", "noise_timeout_secs", "max_warming_secs", "max_cooling_secs",
+            "cache_size", "spaces_per_indent",
+        ]
+        for name in positive:
+            if not getattr(self, name) > 0:
+                raise UsageError(f"--{_opt(name)} must be greater than 0, got {getattr(self, name)}")
+        for name in non_negative:
+            if not getattr(self, name) >= 0:
+                raise UsageError(f"--{_opt(name)} must not be negative, got {getattr(self, name)}")
+        if self.batch_window_size < 2:
+            raise UsageError(f"--batch-window-size must be at least 2, got {self.batch_window_size}")
+        if self.min_gpu_temp > self.max_gpu_temp:
+            raise UsageError(
+                f"--min-gpu-temp ({self.min_gpu_temp}) is above --max-gpu-temp ({self.max_gpu_temp})"
+            )
+        try:
+            re.compile(self.filter)
+        except re.error as exc:
+            raise UsageError(f"--filter {self.filter!r} is not a valid regular expression: {exc}") from None
+
+    def to_json(self) -> dict[str, Any]:
+        """The settings as written to results.json (integral floats as integers, like the seed)."""
+        return {k: _plain(v) for k, v in dataclasses.asdict(self).items()}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _opt(name: str) -> str:
+    return name.replace("_", "-")
+
+
+_HELP = {
+    "size": "Bytes of input per specialization; suffixes KiB, MiB, GiB (default 128MiB)",
+    "hot": "Skip clearing the GPU cache before each call (measure cache-warm performance)",
+    "seed": "Seed for input generation",
+    "json_out": "Where to write results.json (/dev/null to skip)",
+    "csv_out": "Also write a CSV summary here",
+    "filter": "Only run specializations whose name matches this regular expression",
+    "dry": "List the specializations and write zeroed results without running anything",
+    "min_gpu_ms_per_batch": "Double the calls per batch until a batch takes at least this much GPU time",
+    "min_secs": "Run each specialization for at least this much wall time",
+    "noise_timeout_secs": "Stop a specialization that is still noisy after this long, flagged noise_timeout",
+    "batch_window_size": "Number of recent batches over which noise is measured",
+    "noise_tolerance_percent": "Stop once the noise (coefficient of variation) is below this",
+    "min_gpu_temp": "Warm the GPU to at least this temperature (°C) before measuring",
+    "max_gpu_temp": "Let the GPU cool to at most this temperature (°C) before measuring",
+    "max_warming_secs": "Abort if warming takes longer than this",
+    "max_cooling_secs": "Abort if cooling takes longer than this",
+    "output_batches": "Write per-batch GPU times to results.json",
+    "spaces_per_indent": "Indentation of results.json (0 for compact)",
+    "stream_blocking_timeout_secs": "Give up blocking the stream after this long (then pass flags.sync)",
+    "cache_size": "Bytes written to clear the GPU cache before each call; suffixes as --size (default 256MiB)",
+    "device": "Index of the GPU to run on (default: the current device)",
+    "no_test": "Skip the benchmarks' test() checks",
+    "no_monitoring": "Do not read temperatures or clocks; no warming or cooling",
+    "branch": "Branch name for the results (else $PRIMBENCH_BRANCH, the CI's variables, git)",
+    "commit": "Commit hash for the results (else $PRIMBENCH_COMMIT, the CI's variables, git)",
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(message)
+
+
+@dataclass
+class CustomOption:
+    """An option a benchmark program registered with ``Executor.get``."""
+
+    name: str
+    default: Any
+    help: str
+    type: type = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.type = type(self.default)
+
+
+def _bool(text: str) -> bool:
+    low = text.lower()
+    if low in ("1", "true", "yes", "on"):
+        return True
+    if low in ("0", "false", "no", "off"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+
+
+def build_parser(prog: str, custom: list[CustomOption]) -> argparse.ArgumentParser:
+    """The argument parser of a benchmark program: every setting, then the custom options."""
+    parser = _Parser(
+        prog=prog,
+        add_help=False,
+        argument_default=argparse.SUPPRESS,
+        description="A primbench benchmark program. Results go to results.json (and --csv-out).",
+        allow_abbrev=False,
+    )
+    parser.add_argument("-h", "--help", action="store_true", help="Show this message and exit")
+    group = parser.add_argument_group("primbench options")
+    defaults = Settings()
+    for f in dataclasses.fields(Settings):
+        flag = "--" + _opt(f.name)
+        default = getattr(defaults, f.name)
+        text = f"{_HELP[f.name]}"
+        if f.type in ("bool",) or isinstance(default, bool):
+            group.add_argument(flag, dest=f.name, action="store_true", help=text)
+            continue
+        conv: Any
+        if f.name in ("size", "cache_size"):
+            conv = parse_size
+        elif f.name == "device" or isinstance(default, int):
+            conv = int
+        elif isinstance(default, float):
+            conv = float
+        else:
+            conv = str
+        shown = "" if f.name in ("size", "cache_size") else f" (default {default!r})" if default not in ("", None) else ""
+        group.add_argument(flag, dest=f.name, type=conv, metavar=f.name.upper(), help=text + shown)
+    if custom:
+        cgroup = parser.add_argument_group("benchmark options")
+        for opt in custom:
+            conv = _bool if opt.type is bool else opt.type
+            cgroup.add_argument(
+                "--" + opt.name.replace("_", "-"),
+                dest="custom:" + opt.name,
+                type=conv,
+                metavar=opt.name.upper(),
+                help=f"{opt.help} (default {opt.default!r})",
+            )
+    return parser
+
+
+def parse_args(
+    prog: str,
+    argv: list[str],
+    base: Settings,
+    custom: list[CustomOption],
+    *,
+    allow_unknown: bool,
+) -> tuple[Settings, dict[str, Any], bool]:
+    """Parse `argv` over `base`. Returns the settings, the custom values and whether --help
+    was asked. With `allow_unknown` (before every custom option is registered), options
+    the parser does not know yet are skipped."""
+    parser = build_parser(prog, custom)
+    try:
+        if allow_unknown:
+            ns, _ = parser.parse_known_args(argv)
+        else:
+            ns = parser.parse_args(argv)
+    except UsageError:
+        raise
+    except argparse.ArgumentTypeError as exc:  # pragma: no cover - argparse wraps these
+        raise UsageError(str(exc)) from None
+    values = vars(ns)
+    wants_help = bool(values.pop("help", False))
+    custom_values = {opt.name: opt.default for opt in custom}
+    changes: dict[str, Any] = {}
+    for key, value in values.items():
+        if key.startswith("custom:"):
+            custom_values[key[len("custom:"):]] = value
+        else:
+            changes[key] = value
+    settings = dataclasses.replace(base, **changes)
+    return settings, custom_values, wants_help

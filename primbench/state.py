@@ -1,0 +1,151 @@
+"""The state handed to ``Benchmark.run``: stream, size, seed, counters and ``run(fn)``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from primbench.device import Device
+from primbench.errors import UsageError
+from primbench.measure import Measurement, Progress, measure
+from primbench.settings import Settings
+from primbench.typenames import itemsize
+
+
+class Thermal:
+    """What the state asks of thermal control; this one does nothing (no monitoring)."""
+
+    def before_specialization(self) -> None:
+        """Bring the GPU into its temperature range (may warm or cool)."""
+
+    def before_batch(self) -> None:
+        """Check the range again between batches."""
+
+    def temperature(self) -> float | None:
+        return None
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """What ``state.run`` measured, with the temperatures around it."""
+
+    measurement: Measurement
+    temp_start: float | None
+    temp_end: float | None
+    clock_start: tuple[int, int] | None
+    clock_end: tuple[int, int] | None
+
+
+class State:
+    """Per-specialization state. Create it through the executor, not by hand."""
+
+    def __init__(
+        self,
+        device: Device,
+        settings: Settings,
+        *,
+        sync: bool,
+        thermal: Thermal | None = None,
+        on_batch: Callable[[Progress], object] | None = None,
+    ) -> None:
+        self._device = device
+        self.settings = settings
+        self._sync = sync
+        self._thermal = thermal or Thermal()
+        self._on_batch = on_batch
+        self._test: Callable[[], object] | None = None
+        self._before_each: Callable[[], object] | None = None
+        self.items = 0
+        self.bytes_read = 0
+        self.bytes_written = 0
+        self.outcome: RunOutcome | None = None
+
+    # ----- what the benchmark reads
+
+    @property
+    def stream(self) -> Any:
+        """The stream to launch on; it is also current while `run` calls `fn`."""
+        return self._device.stream
+
+    @property
+    def size(self) -> int:
+        """``--size`` in bytes."""
+        return self.settings.size
+
+    @property
+    def seed(self) -> int:
+        return self.settings.seed
+
+    @property
+    def device(self) -> Device:
+        return self._device
+
+    # ----- what the benchmark declares
+
+    def set_items(self, items: int) -> None:
+        """Items processed per call (for items per second)."""
+        self.items = int(items)
+
+    def add_reads(self, dtype: Any, count: int) -> None:
+        """`count` elements of `dtype` read from device memory per call."""
+        self.bytes_read += itemsize(dtype) * int(count)
+
+    def add_writes(self, dtype: Any, count: int) -> None:
+        """`count` elements of `dtype` written to device memory per call."""
+        self.bytes_written += itemsize(dtype) * int(count)
+
+    @property
+    def bytes_per_call(self) -> int:
+        return self.bytes_read + self.bytes_written
+
+    def test(self, fn: Callable[[], object]) -> None:
+        """Check the output once, right after the warmup call (skipped with --no-test)."""
+        if self.outcome is not None:
+            # Registered after the measurement: run it now rather than never.
+            if not self.settings.no_test:
+                with self._device.activate():
+                    fn()
+            return
+        self._test = fn
+
+    def run_before_every_iteration(self, fn: Callable[[], object]) -> None:
+        """Restore inputs before every call (not timed: it runs before the start event)."""
+        self._before_each = fn
+
+    def run(self, fn: Callable[[], object]) -> None:
+        """Warm up, test, then measure `fn` until a stopping rule fires."""
+        if self.outcome is not None:
+            raise UsageError("state.run() was called twice in one specialization")
+        device = self._device
+        s = self.settings
+        with device.activate():
+            # Unblocked warmup: lazy compilation and module loading must not happen
+            # under a blocked stream.
+            if self._before_each is not None:
+                self._before_each()
+            fn()
+            device.synchronize()
+            if self._test is not None and not s.no_test:
+                self._test()
+                device.synchronize()
+            self._thermal.before_specialization()
+            temp_start = self._thermal.temperature()
+            clock_start = device.clock_sample()
+            m = measure(
+                device,
+                fn,
+                min_gpu_ms_per_batch=s.min_gpu_ms_per_batch,
+                min_secs=s.min_secs,
+                noise_timeout_secs=s.noise_timeout_secs,
+                batch_window_size=s.batch_window_size,
+                noise_tolerance_percent=s.noise_tolerance_percent,
+                hot=s.hot,
+                sync=self._sync,
+                before_each=self._before_each,
+                before_batch=self._thermal.before_batch,
+                on_batch=self._on_batch,
+            )
+            clock_end = device.clock_sample()
+            temp_end = self._thermal.temperature()
+        self.outcome = RunOutcome(m, temp_start, temp_end, clock_start, clock_end)
