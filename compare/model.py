@@ -1,0 +1,214 @@
+"""The result of a comparison: verdicts, per-specialization rows, the summary, and their JSON form.
+
+Pure data: nothing here reads files, computes a statistic or prints.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class Verdict(StrEnum):
+    """What happened to one specialization between base and head."""
+
+    REGRESSION = "regression"
+    IMPROVEMENT = "improvement"
+    UNCHANGED = "unchanged"
+    INCONCLUSIVE = "inconclusive"
+    ADDED = "added"
+    REMOVED = "removed"
+
+
+class FailOn(StrEnum):
+    """Which verdicts make `primbench compare` exit with 1."""
+
+    REGRESSION = "regression"
+    CHANGE = "change"
+    NEVER = "never"
+
+
+@dataclass(frozen=True)
+class SpecComparison:
+    """One specialization, matched by (algorithm, name), with its verdict and the reason for it.
+
+    Values are throughputs in the row's `metric` (higher is better); `change` is
+    ``head / base - 1``; noises are within-run coefficients of variation as fractions."""
+
+    algorithm: str
+    name: str
+    verdict: Verdict
+    reason: str
+    metric: str | None = None
+    base_value: float | None = None
+    head_value: float | None = None
+    change: float | None = None
+    base_noise: float | None = None
+    head_noise: float | None = None
+    base_noise_timeout: bool = False
+    head_noise_timeout: bool = False
+    test: str | None = None
+    p_value: float | None = None
+    q_value: float | None = None
+    p_equivalence: float | None = None
+    standard_error: float | None = None
+    run_to_run_cv: float | None = None
+    run_to_run_source: str | None = None
+    change_low: float | None = None
+    change_high: float | None = None
+    base_source: str | None = None
+    head_source: str | None = None
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.algorithm, self.name)
+
+    @property
+    def ratio(self) -> float | None:
+        if self.base_value and self.head_value and self.base_value > 0 and self.head_value > 0:
+            return self.head_value / self.base_value
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "algorithm": self.algorithm,
+            "name": self.name,
+            "verdict": self.verdict.value,
+            "reason": self.reason,
+            "metric": self.metric,
+            "base": {
+                "value": _num(self.base_value),
+                "noise": _num(self.base_noise),
+                "noise_timeout": self.base_noise_timeout,
+                "source": self.base_source,
+            },
+            "head": {
+                "value": _num(self.head_value),
+                "noise": _num(self.head_noise),
+                "noise_timeout": self.head_noise_timeout,
+                "source": self.head_source,
+            },
+            "change": _num(self.change),
+            "change_interval": (
+                [_num(self.change_low), _num(self.change_high)]
+                if self.change_low is not None and self.change_high is not None else None
+            ),
+            "test": self.test,
+            "p_value": _num(self.p_value),
+            "q_value": _num(self.q_value),
+            "p_equivalence": _num(self.p_equivalence),
+            "standard_error": _num(self.standard_error),
+            "run_to_run_cv": _num(self.run_to_run_cv),
+            "run_to_run_source": self.run_to_run_source,
+        }
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Counts per verdict and the geometric mean of head/base over the compared rows."""
+
+    counts: Mapping[Verdict, int]
+    compared: int
+    geomean_ratio: float | None
+
+    @property
+    def regressions(self) -> int:
+        return self.counts.get(Verdict.REGRESSION, 0)
+
+    @property
+    def improvements(self) -> int:
+        return self.counts.get(Verdict.IMPROVEMENT, 0)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "counts": {v.value: self.counts.get(v, 0) for v in Verdict},
+            "compared": self.compared,
+            "geomean_ratio": _num(self.geomean_ratio),
+            "geomean_change": _num(self.geomean_ratio - 1 if self.geomean_ratio is not None else None),
+        }
+
+
+@dataclass(frozen=True)
+class Method:
+    """The parameters the verdicts were reached with (echoed into the JSON output)."""
+
+    threshold: float
+    alpha: float
+    default_run_to_run_cv: float
+    description: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "threshold": self.threshold,
+            "alpha": self.alpha,
+            "default_run_to_run_cv": self.default_run_to_run_cv,
+            "description": self.description,
+        }
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Everything `compare_runs` found: rows in base order (added rows last), warnings, summary."""
+
+    rows: tuple[SpecComparison, ...]
+    warnings: list[str]
+    summary: Summary
+    method: Method
+    base_sources: tuple[str, ...] = ()
+    head_sources: tuple[str, ...] = ()
+    context: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def threshold(self) -> float:
+        return self.method.threshold
+
+    @property
+    def alpha(self) -> float:
+        return self.method.alpha
+
+    def by_verdict(self, verdict: Verdict) -> list[SpecComparison]:
+        return [r for r in self.rows if r.verdict is verdict]
+
+    def row(self, algorithm: str, name: str) -> SpecComparison:
+        for r in self.rows:
+            if r.algorithm == algorithm and r.name == name:
+                return r
+        raise KeyError((algorithm, name))
+
+    def failed(self, fail_on: FailOn | str = FailOn.REGRESSION) -> bool:
+        """Whether CI should fail: any regression (`regression`), any regression or
+        improvement (`change`), or never."""
+        fail_on = FailOn(fail_on)
+        if fail_on is FailOn.NEVER:
+            return False
+        if fail_on is FailOn.CHANGE:
+            return self.summary.regressions + self.summary.improvements > 0
+        return self.summary.regressions > 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "base": list(self.base_sources),
+            "head": list(self.head_sources),
+            "method": self.method.to_dict(),
+            "context": dict(self.context),
+            "warnings": list(self.warnings),
+            "summary": self.summary.to_dict(),
+            "specializations": [r.to_dict() for r in self.rows],
+        }
+
+
+def _num(value: float | None) -> float | None:
+    """JSON has no NaN or infinity: those become null."""
+    if value is None or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def count_verdicts(rows: Sequence[SpecComparison]) -> dict[Verdict, int]:
+    counts = dict.fromkeys(Verdict, 0)
+    for r in rows:
+        counts[r.verdict] += 1
+    return counts

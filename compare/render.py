@@ -1,0 +1,193 @@
+"""Renderings of a Comparison: a terminal table (Rich), GitHub-flavoured markdown, JSON."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from compare.model import Comparison, SpecComparison, Verdict
+from primbench.console import si
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+STYLES = {
+    Verdict.REGRESSION: "bold red",
+    Verdict.IMPROVEMENT: "bold green",
+    Verdict.UNCHANGED: "",
+    Verdict.INCONCLUSIVE: "yellow",
+    Verdict.ADDED: "cyan",
+    Verdict.REMOVED: "cyan",
+}
+
+ICONS = {
+    Verdict.REGRESSION: "🔴",
+    Verdict.IMPROVEMENT: "🟢",
+    Verdict.UNCHANGED: "⚪",
+    Verdict.INCONCLUSIVE: "🟡",
+    Verdict.ADDED: "➕",
+    Verdict.REMOVED: "➖",
+}
+
+UNITS = {"bytes_per_second": "B/s", "items_per_second": "items/s"}
+
+
+def _value(row: SpecComparison, value: float | None) -> str:
+    if value is None:
+        return "—"
+    return si(value, UNITS.get(row.metric or "bytes_per_second", "B/s"))
+
+
+def _change(value: float | None) -> str:
+    return "—" if value is None else f"{value * 100:+.2f} %"
+
+
+def _noise(value: float | None, timeout: bool) -> str:
+    if value is None:
+        return "—"
+    return f"{value * 100:.3f} %" + (" (timeout)" if timeout else "")
+
+
+def _plural(n: int, word: str) -> str:
+    if n == 1:
+        return f"{n} {word}"
+    return f"{n} {word[:-1]}ies" if word.endswith("y") else f"{n} {word}s"
+
+
+def summary_line(c: Comparison) -> str:
+    """``1 regression, 0 improvements, … · geometric mean −0.13 % over 14 compared``."""
+    counts = c.summary.counts
+    words = [
+        (Verdict.REGRESSION, "regression"), (Verdict.IMPROVEMENT, "improvement"),
+        (Verdict.UNCHANGED, "unchanged"), (Verdict.INCONCLUSIVE, "inconclusive"),
+        (Verdict.ADDED, "added"), (Verdict.REMOVED, "removed"),
+    ]
+    parts = []
+    for v, word in words:
+        n = counts.get(v, 0)
+        parts.append(_plural(n, word) if v in (Verdict.REGRESSION, Verdict.IMPROVEMENT) else f"{n} {word}")
+    g = c.summary.geomean_ratio
+    geo = f"geometric mean of head/base {g:.4f} ({(g - 1) * 100:+.2f} %)" if g is not None else "no geometric mean"
+    return f"{', '.join(parts)}; {geo} over {c.summary.compared} compared"
+
+
+def method_line(c: Comparison) -> str:
+    return (f"threshold ±{c.threshold * 100:g} %, α = {c.alpha:g} (Benjamini–Hochberg across specializations), "
+            f"run-to-run CV prior {c.method.default_run_to_run_cv * 100:g} % unless history gives one")
+
+
+def _side_label(c: Comparison, side: str) -> str:
+    ctx = c.context.get(side) or {}
+    files = ", ".join(ctx.get("files") or [])
+    ref = "@".join(str(x) for x in (ctx.get("branch"), ctx.get("commit")) if x)
+    gpu = ctx.get("gpu")
+    extra = ", ".join(str(x) for x in (ref, gpu) if x)
+    return f"{files}" + (f" ({extra})" if extra else "")
+
+
+def _rows(c: Comparison, changed_only: bool) -> list[SpecComparison]:
+    if not changed_only:
+        return list(c.rows)
+    return [r for r in c.rows if r.verdict is not Verdict.UNCHANGED]
+
+
+def _multi_algorithm(c: Comparison) -> bool:
+    return len({r.algorithm for r in c.rows}) > 1
+
+
+# --------------------------------------------------------------------------- terminal
+
+
+def render_terminal(c: Comparison, console: Console, *, changed_only: bool = False) -> None:
+    """A Rich table with one row per specialization, warnings above it, the summary below."""
+    from rich.table import Table
+    from rich.text import Text
+
+    if not console.is_terminal:
+        console.width = max(console.width, 160)
+    console.print(Text("base: ", style="bold") + Text(_side_label(c, "base")))
+    console.print(Text("head: ", style="bold") + Text(_side_label(c, "head")))
+    for w in c.warnings:
+        console.print(Text("warning: ", style="bold yellow") + Text(w))
+    multi = _multi_algorithm(c)
+    table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
+    if multi:
+        table.add_column("Algorithm")
+    table.add_column("Specialization")
+    for col in ("Base", "Head", "Change", "Noise base", "Noise head"):
+        table.add_column(col, justify="right")
+    table.add_column("Verdict")
+    for r in _rows(c, changed_only):
+        style = STYLES[r.verdict]
+        cells = [
+            Text(r.name),
+            Text(_value(r, r.base_value)),
+            Text(_value(r, r.head_value)),
+            Text(_change(r.change), style=style if r.verdict in (Verdict.REGRESSION, Verdict.IMPROVEMENT) else ""),
+            Text(_noise(r.base_noise, r.base_noise_timeout)),
+            Text(_noise(r.head_noise, r.head_noise_timeout)),
+            Text(r.verdict.value, style=style),
+        ]
+        if multi:
+            cells.insert(0, Text(r.algorithm))
+        table.add_row(*cells)
+    console.print(table)
+    counts = c.summary.counts
+    line = Text("Summary: ", style="bold")
+    line.append(summary_line(c), style="bold red" if counts.get(Verdict.REGRESSION) else "")
+    console.print(line)
+    console.print(Text(method_line(c), style="grey50"))
+
+
+# --------------------------------------------------------------------------- markdown
+
+
+def _md(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("`", "\\`")
+
+
+def render_markdown(c: Comparison, *, changed_only: bool = False) -> str:
+    """A GitHub-flavoured summary line and table, for PR comments and CI job summaries."""
+    lines = ["### primbench compare", ""]
+    lead = summary_line(c)
+    if c.summary.regressions:
+        lead = f"**{lead}**"
+    lines.append(lead)
+    lines.append("")
+    lines.append(f"Base: {_md(_side_label(c, 'base'))}  ")
+    lines.append(f"Head: {_md(_side_label(c, 'head'))}")
+    lines.append("")
+    for w in c.warnings:
+        lines.append(f"> **Warning:** {_md(w)}")
+    if c.warnings:
+        lines.append("")
+    multi = _multi_algorithm(c)
+    header = (["Algorithm"] if multi else []) + ["Specialization", "Base", "Head", "Change", "Noise (base / head)",
+                                                  "Verdict"]
+    align = (["---"] if multi else []) + ["---", "---:", "---:", "---:", "---:", "---"]
+    lines.append("| " + " | ".join(header) + " |")
+    lines.append("|" + "|".join(align) + "|")
+    rows = _rows(c, changed_only)
+    for r in rows:
+        noise = f"{_noise(r.base_noise, r.base_noise_timeout)} / {_noise(r.head_noise, r.head_noise_timeout)}"
+        verdict = f"{ICONS[r.verdict]} {r.verdict.value}"
+        if r.verdict is Verdict.REGRESSION:
+            verdict = f"**{verdict}**"
+        cells = ([_md(r.algorithm)] if multi else []) + [
+            _md(r.name), _value(r, r.base_value), _value(r, r.head_value), _change(r.change), noise, verdict,
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    if changed_only and len(rows) < len(c.rows):
+        lines.append("")
+        lines.append(f"{len(c.rows) - len(rows)} unchanged specialization(s) not shown.")
+    lines.append("")
+    lines.append(f"<sub>{_md(method_line(c))}</sub>")
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- JSON
+
+
+def render_json(c: Comparison) -> str:
+    """The whole comparison, every verdict with its reason, test and p-values."""
+    return json.dumps(c.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
