@@ -195,11 +195,24 @@ def _number(obj: Any, key: str, source: str, where: str, *, optional: bool = Fal
     value = _get(obj, key, (int, float), source, where, optional=optional)
     if value is None:
         return None
-    if not math.isfinite(value):
-        raise ResultsFileError(source, f"{where}.{key}", f"must be finite, got {value}")
+    if not _finite(value):
+        raise ResultsFileError(source, f"{where}.{key}", f"must be finite, got {_short(value)}")
     if non_negative and value < 0:
         raise ResultsFileError(source, f"{where}.{key}", f"must not be negative, got {value}")
     return float(value)
+
+
+def _finite(value: int | float) -> bool:
+    """Whether a JSON number is a finite float (an integer too large for a float is not)."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+def _short(value: int | float) -> str:
+    text = str(value) if isinstance(value, float) else f"an integer of {len(str(abs(value)))} digits"
+    return text
 
 
 def _count(obj: Any, key: str, source: str, where: str, *, optional: bool = False) -> int | None:
@@ -300,7 +313,7 @@ def _batch(raw: Any, source: str, where: str) -> Batch:
     iters = _get(raw, "iterations_ms", list, source, where, optional=True)
     if iters is not None:
         for k, v in enumerate(iters):
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not _finite(v) or v < 0:
                 raise ResultsFileError(source, f"{where}.iterations_ms[{k}]", "must be a finite, non-negative number")
         iters = tuple(float(v) for v in iters)
     return Batch(
