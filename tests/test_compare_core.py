@@ -1,0 +1,307 @@
+"""compare.core: matching, verdicts, context checks, loading sides."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from compare.core import NothingToCompareError, compare_runs, load_side
+from compare.model import FailOn, Verdict
+from primbench.errors import UsageError
+from primbench.results import Results, ResultsFileError, results_from_dict
+from tests.compare_data import batch_times, document, run_from_batches, spec, write
+
+TB = 1.0e12
+
+
+def res(*specs: dict[str, Any], source: str = "x.json", **kw: Any) -> Results:
+    return results_from_dict(document(specs, **kw), source)
+
+
+def pair(base_bps: float, head_bps: float, **kw: Any) -> tuple[list[Results], list[Results]]:
+    return [res(spec("type: char", base_bps, **kw), source="base.json")], [
+        res(spec("type: char", head_bps, **kw), source="head.json")]
+
+
+def verdict_of(base_bps: float, head_bps: float, **kw: Any) -> Verdict:
+    b, h = pair(base_bps, head_bps)
+    return compare_runs(b, h, **kw).rows[0].verdict
+
+
+# --------------------------------------------------------------------------- verdicts
+
+
+def test_identical_runs_are_unchanged() -> None:
+    c = compare_runs(*pair(TB, TB))
+    row = c.rows[0]
+    assert row.verdict is Verdict.UNCHANGED
+    assert row.change == 0.0
+    assert row.metric == "bytes_per_second"
+    assert "TOST" in row.reason and "0.5 %" in row.reason
+    assert row.p_value == pytest.approx(1.0)
+    assert c.summary.counts[Verdict.UNCHANGED] == 1
+    assert c.summary.geomean_ratio == pytest.approx(1.0)
+    assert not c.failed(FailOn.REGRESSION)
+
+
+@pytest.mark.parametrize("change", [-0.01, -0.02, -0.05])
+def test_slowdowns_of_one_percent_or_more_are_regressions(change: float) -> None:
+    c = compare_runs(*pair(TB, TB * (1 + change)))
+    row = c.rows[0]
+    assert row.verdict is Verdict.REGRESSION
+    assert row.change == pytest.approx(change)
+    assert row.p_value is not None and row.p_value < 0.05
+    assert row.q_value is not None and row.q_value <= 0.05
+    assert "beyond the ±0.5 % threshold" in row.reason
+    assert c.failed(FailOn.REGRESSION) and c.failed(FailOn.CHANGE) and not c.failed(FailOn.NEVER)
+
+
+def test_speedups_are_improvements_and_fail_only_on_change() -> None:
+    c = compare_runs(*pair(TB, TB * 1.02))
+    assert c.rows[0].verdict is Verdict.IMPROVEMENT
+    assert not c.failed(FailOn.REGRESSION)
+    assert c.failed(FailOn.CHANGE)
+
+
+def test_a_change_below_the_threshold_is_unchanged_however_significant() -> None:
+    # 0.1 % with tiny noise: real, but smaller than the 0.5 % that matters
+    assert verdict_of(TB, TB * 0.999) is Verdict.UNCHANGED
+
+
+def test_a_change_near_the_threshold_is_inconclusive() -> None:
+    row = compare_runs(*pair(TB, TB * 0.995)).rows[0]
+    assert row.verdict is Verdict.INCONCLUSIVE
+    assert "straddles" in row.reason
+    assert row.change_low is not None and row.change_high is not None
+    assert row.change_low < -0.005 < row.change_high
+
+
+def test_threshold_decides_what_matters() -> None:
+    assert verdict_of(TB, TB * 0.98) is Verdict.REGRESSION
+    assert verdict_of(TB, TB * 0.98, threshold=0.05) is Verdict.UNCHANGED
+
+
+def test_run_to_run_variability_from_history_widens_the_interval() -> None:
+    b, h = pair(TB, TB * 0.985)
+    assert compare_runs(b, h).rows[0].verdict is Verdict.REGRESSION
+    noisy = compare_runs(b, h, run_to_run_cv={("copy", "type: char"): 0.01})
+    row = noisy.rows[0]
+    assert row.verdict is Verdict.INCONCLUSIVE
+    assert row.run_to_run_cv == 0.01 and row.run_to_run_source == "history"
+    # a key for another specialization leaves the prior in place
+    other = compare_runs(b, h, run_to_run_cv={("copy", "other"): 0.01}).rows[0]
+    assert other.run_to_run_source == "default prior"
+
+
+def test_noisy_kernels_get_a_larger_run_to_run_prior() -> None:
+    # 2 % batch noise: a 2 % change cannot be told from run-to-run variability
+    b, h = pair(TB, TB * 0.98, noise_percent=2.0)
+    row = compare_runs(b, h).rows[0]
+    assert row.run_to_run_cv == pytest.approx(0.02)
+    assert row.verdict is Verdict.INCONCLUSIVE
+
+
+def test_noise_timeout_makes_a_verdict_inconclusive() -> None:
+    b = [res(spec("a", TB))]
+    h = [res(spec("a", TB * 0.9, noise_timeout=True))]
+    row = compare_runs(b, h).rows[0]
+    assert row.verdict is Verdict.INCONCLUSIVE
+    assert row.reason.startswith("noise timeout in head")
+    assert row.q_value is None and row.p_value is not None
+    assert row.head_noise_timeout and not row.base_noise_timeout
+
+
+def test_failed_specializations_are_inconclusive_with_the_error() -> None:
+    b = [res(spec("a", TB), spec("b", TB))]
+    h = [res(spec("a", TB, error="CUDA error: out of memory"), spec("b", TB))]
+    c = compare_runs(b, h)
+    row = c.row("copy", "a")
+    assert row.verdict is Verdict.INCONCLUSIVE
+    assert "failed in head" in row.reason and "out of memory" in row.reason
+    assert c.row("copy", "b").verdict is Verdict.UNCHANGED
+
+
+def test_items_per_second_is_used_when_bytes_are_absent() -> None:
+    b = [res(spec("a", 0, items_per_second=1e9))]
+    h = [res(spec("a", 0, items_per_second=0.97e9))]
+    row = compare_runs(b, h).rows[0]
+    assert row.metric == "items_per_second"
+    assert row.verdict is Verdict.REGRESSION
+    assert row.change == pytest.approx(-0.03)
+
+
+def test_zero_throughput_on_both_metrics_is_inconclusive() -> None:
+    b = [res(spec("a", 0, items_per_second=0))]
+    h = [res(spec("a", 0, items_per_second=0))]
+    row = compare_runs(b, h).rows[0]
+    assert row.verdict is Verdict.INCONCLUSIVE
+    assert "no positive throughput" in row.reason
+
+
+def test_added_and_removed() -> None:
+    b = [res(spec("a", TB), spec("gone", TB))]
+    h = [res(spec("a", TB), spec("new", 2 * TB))]
+    c = compare_runs(b, h)
+    assert [(r.name, r.verdict) for r in c.rows] == [
+        ("a", Verdict.UNCHANGED), ("gone", Verdict.REMOVED), ("new", Verdict.ADDED)]
+    assert c.row("copy", "new").head_value == 2 * TB
+    assert c.row("copy", "gone").base_value == TB
+    assert c.summary.compared == 1
+    assert c.summary.counts[Verdict.ADDED] == c.summary.counts[Verdict.REMOVED] == 1
+
+
+def test_matching_is_by_algorithm_and_name() -> None:
+    b = [res(spec("type: char", TB, algo="copy"), source="copy.json"),
+         res(spec("type: char", TB, algo="reduce"), algorithm="reduce", source="reduce.json")]
+    h = [res(spec("type: char", TB * 0.9, algo="reduce"), algorithm="reduce", source="reduce.json"),
+         res(spec("type: char", TB, algo="copy"), source="copy.json")]
+    c = compare_runs(b, h)
+    assert c.row("copy", "type: char").verdict is Verdict.UNCHANGED
+    assert c.row("reduce", "type: char").verdict is Verdict.REGRESSION
+
+
+def test_nothing_in_common_is_refused() -> None:
+    with pytest.raises(NothingToCompareError, match="share no specialization.*'copy'.*'reduce'"):
+        compare_runs([res(spec("a", TB))], [res(spec("a", TB, algo="reduce"), algorithm="reduce")])
+    with pytest.raises(NothingToCompareError):
+        compare_runs([res()], [res()])
+
+
+def test_duplicate_specialization_across_files_names_both() -> None:
+    side = [res(spec("a", TB), source="one.json"), res(spec("a", TB), source="two.json")]
+    with pytest.raises(ResultsFileError, match=r"two.json: specializations\[0\].name: duplicate.*one.json"):
+        compare_runs(side, [res(spec("a", TB))])
+
+
+@pytest.mark.parametrize(("kw", "message"), [
+    ({"threshold": 0}, "threshold"), ({"threshold": 1.5}, "threshold"),
+    ({"alpha": 0}, "alpha"), ({"alpha": 1}, "alpha"),
+])
+def test_bad_parameters(kw: dict[str, float], message: str) -> None:
+    with pytest.raises(UsageError, match=message):
+        compare_runs(*pair(TB, TB), **kw)
+
+
+# --------------------------------------------------------------------------- per-batch data and many specializations
+
+
+def suite(rng: np.random.Generator, n: int, shifts: dict[int, float], run_sigma: float = 0.001) -> Results:
+    specs = []
+    for i in range(n):
+        run_effect = rng.normal(0.0, run_sigma)
+        ms = 0.25 * (1 + i / n) * math.exp(-shifts.get(i, 0.0) + run_effect)
+        specs.append(run_from_batches(f"size: {i}", batch_times(rng, ms, n=20)))
+    return results_from_dict(document(specs))
+
+
+def test_batches_are_used_when_present() -> None:
+    rng = np.random.default_rng(1)
+    c = compare_runs([suite(rng, 3, {})], [suite(rng, 3, {})])
+    assert all("from batches/batches" in (r.test or "") for r in c.rows)
+
+
+def test_a_thousand_a_a_specializations_flag_nothing_and_planted_changes_are_found() -> None:
+    rng = np.random.default_rng(2)
+    planted = {10: -0.02, 200: -0.03, 500: 0.03}  # change of log throughput
+    base, head = suite(rng, 1000, {}), suite(rng, 1000, planted)
+    c = compare_runs([base], [head])
+    flagged = {int(r.name.split()[-1]): r.verdict for r in c.rows
+               if r.verdict in (Verdict.REGRESSION, Verdict.IMPROVEMENT)}
+    assert flagged == {10: Verdict.REGRESSION, 200: Verdict.REGRESSION, 500: Verdict.IMPROVEMENT}
+    assert c.summary.counts[Verdict.UNCHANGED] > 900
+
+
+def test_batch_only_noise_would_flag_a_a_pairs_but_run_to_run_keeps_them_quiet() -> None:
+    # runs differ by 0.3 % with 0.02 % batch noise: the within-run SE alone calls it significant
+    rng = np.random.default_rng(4)
+    b = results_from_dict(document([run_from_batches("a", batch_times(rng, 0.25, n=30))]))
+    h = results_from_dict(document([run_from_batches("a", batch_times(rng, 0.25 * 1.003, n=30))]))
+    row = compare_runs([b], [h]).rows[0]
+    assert row.verdict is not Verdict.REGRESSION
+    assert row.standard_error is not None and row.standard_error > 0.0014
+
+
+# --------------------------------------------------------------------------- context checks
+
+
+def test_no_warnings_for_matching_context() -> None:
+    assert compare_runs(*pair(TB, TB)).warnings == []
+
+
+@pytest.mark.parametrize(("base_kw", "head_kw", "expected"), [
+    ({}, {"gpu": {"name": "NVIDIA H100"}}, "different GPU model"),
+    ({}, {"gpu": {"name": "NVIDIA H200", "uuid": "GPU-other"}}, "different physical GPU (uuid differs)"),
+    ({}, {"settings": {"size": 1024}}, "setting size differs: base 134217728, head 1024"),
+    ({}, {"settings": {"hot": True}}, "setting hot differs"),
+    ({}, {"settings": {"cache_size": 62914560}}, "setting cache_size differs"),
+    ({}, {"version": "4.0.0"}, "schema version differs: base 4.1.0, head 4.0.0"),
+    ({}, {"monitoring": None}, "monitoring differs: only base ran with"),
+    ({}, {"monitoring": {"name": "nvml", "version": "13"}}, "monitoring differs"),
+    ({"custom_settings": {"dims": 3}}, {"custom_settings": {"dims": 2}}, "custom_settings.dims differs"),
+    ({}, {"settings": {"dry": True}}, "dry run"),
+])
+def test_context_differences_warn(base_kw: dict[str, Any], head_kw: dict[str, Any], expected: str) -> None:
+    b = [results_from_dict(document([spec("a", TB)], **base_kw))]
+    h = [results_from_dict(document([spec("a", TB)], **head_kw))]
+    warnings = compare_runs(b, h).warnings
+    assert any(expected in w for w in warnings), warnings
+
+
+def test_settings_that_do_not_change_results_do_not_warn() -> None:
+    b = [results_from_dict(document([spec("a", TB)]))]
+    h = [results_from_dict(document([spec("a", TB)], settings={"json_out": "x.json", "filter": "a",
+                                                                "output_batches": True, "min_secs": 3}))]
+    assert compare_runs(b, h).warnings == []
+
+
+def test_odd_context_values_do_not_break_the_checks() -> None:
+    doc = document([spec("a", TB)])
+    doc["context"]["general"]["gpu"] = ["not", "an", "object"]
+    doc["context"]["flags"] = "sync"
+    b = [results_from_dict(doc)]
+    c = compare_runs(b, [results_from_dict(document([spec("a", TB)]))])
+    assert any("different GPU model" in w for w in c.warnings)
+
+
+# --------------------------------------------------------------------------- load_side and JSON
+
+
+def test_load_side_file_and_directory(tmp_path: Path) -> None:
+    f = write(tmp_path / "one.json", document([spec("a", TB)]))
+    assert [r.source for r in load_side(f)] == [str(f)]
+    d = tmp_path / "dir"
+    d.mkdir()
+    write(d / "b.json", document([spec("x", TB, algo="reduce")], algorithm="reduce"))
+    write(d / "a.json", document([spec("x", TB)]))
+    (d / "notes.txt").write_text("not results")
+    assert [Path(r.source).name for r in load_side(d)] == ["a.json", "b.json"]
+
+
+def test_load_side_errors_name_the_path(tmp_path: Path) -> None:
+    with pytest.raises(ResultsFileError, match="missing.json: no such file"):
+        load_side(tmp_path / "missing.json")
+    with pytest.raises(ResultsFileError, match="no \\*.json results files"):
+        load_side(tmp_path)
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"context": {"results_version": "4.1.0"}}')
+    with pytest.raises(ResultsFileError, match=r"bad.json: context.general: missing"):
+        load_side(bad)
+
+
+def test_to_dict_is_json_with_a_reason_for_every_verdict() -> None:
+    b = [res(spec("a", TB), spec("b", TB), spec("gone", TB))]
+    h = [res(spec("a", TB * 0.97), spec("b", TB, noise_timeout=True), spec("new", TB))]
+    data = json.loads(json.dumps(compare_runs(b, h).to_dict(), allow_nan=False))
+    rows = {r["name"]: r for r in data["specializations"]}
+    assert rows["a"]["verdict"] == "regression" and rows["a"]["p_value"] < 0.05
+    assert rows["a"]["test"].startswith("z-test on ln(head/base)")
+    assert rows["b"]["verdict"] == "inconclusive" and rows["b"]["q_value"] is None
+    assert rows["gone"]["verdict"] == "removed" and rows["gone"]["p_value"] is None
+    assert all(r["reason"] for r in data["specializations"])
+    assert data["summary"]["counts"]["regression"] == 1
+    assert data["method"]["threshold"] == 0.005 and data["method"]["alpha"] == 0.05
