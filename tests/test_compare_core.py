@@ -166,7 +166,7 @@ def test_matching_is_by_algorithm_and_name() -> None:
 
 
 def test_nothing_in_common_is_refused() -> None:
-    with pytest.raises(NothingToCompareError, match="share no specialization.*'copy'.*'reduce'"):
+    with pytest.raises(NothingToCompareError, match=r"share no specialization.*'copy'.*'reduce'"):
         compare_runs([res(spec("a", TB))], [res(spec("a", TB, algo="reduce"), algorithm="reduce")])
     with pytest.raises(NothingToCompareError):
         compare_runs([res()], [res()])
@@ -283,9 +283,9 @@ def test_load_side_file_and_directory(tmp_path: Path) -> None:
 
 
 def test_load_side_errors_name_the_path(tmp_path: Path) -> None:
-    with pytest.raises(ResultsFileError, match="missing.json: no such file"):
+    with pytest.raises(ResultsFileError, match=r"missing\.json: no such file"):
         load_side(tmp_path / "missing.json")
-    with pytest.raises(ResultsFileError, match="no \\*.json results files"):
+    with pytest.raises(ResultsFileError, match=r"no \*\.json results files"):
         load_side(tmp_path)
     bad = tmp_path / "bad.json"
     bad.write_text('{"context": {"results_version": "4.1.0"}}')

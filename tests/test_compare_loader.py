@@ -135,10 +135,10 @@ def _error_for(tmp_path: Path, doc: Any) -> str:
 
 
 def test_unreadable_and_malformed(tmp_path: Path) -> None:
-    with pytest.raises(ResultsFileError, match="nope.json: no such file"):
+    with pytest.raises(ResultsFileError, match=r"nope\.json: no such file"):
         load_results(tmp_path / "nope.json")
     (tmp_path / "r.json").write_text("{not json")
-    with pytest.raises(ResultsFileError, match="r.json: not valid JSON"):
+    with pytest.raises(ResultsFileError, match=r"r\.json: not valid JSON"):
         load_results(tmp_path / "r.json")
 
 

@@ -1,0 +1,188 @@
+"""`primbench compare` through the real CLI (typer's CliRunner): exit codes, formats, colours, errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from primbench.cli import app
+from tests.compare_data import document, spec, write
+
+TB = 1.0e12
+ANSI = "\x1b["
+
+
+def files(tmp_path: Path, base: list[dict[str, Any]], head: list[dict[str, Any]],
+          **head_kw: Any) -> tuple[str, str]:
+    b = write(tmp_path / "base.json", document(base))
+    h = write(tmp_path / "head.json", document(head, **head_kw))
+    return str(b), str(h)
+
+
+def invoke(*args: str, env: dict[str, str | None] | None = None) -> Any:
+    env = {"NO_COLOR": None, "CLICOLOR_FORCE": None, **(env or {})}
+    return CliRunner().invoke(app, ["compare", *args], env=env)
+
+
+@pytest.fixture
+def regression(tmp_path: Path) -> tuple[str, str]:
+    return files(tmp_path, [spec("type: char", TB), spec("type: long long", TB)],
+                 [spec("type: char", TB * 0.98), spec("type: long long", TB)])
+
+
+@pytest.fixture
+def same(tmp_path: Path) -> tuple[str, str]:
+    return files(tmp_path, [spec("type: char", TB)], [spec("type: char", TB)])
+
+
+def test_no_regression_exits_0(same: tuple[str, str]) -> None:
+    r = invoke(*same)
+    assert r.exit_code == 0, r.output
+    assert "type: char" in r.stdout and "unchanged" in r.stdout
+    assert "Summary: 0 regressions" in r.stdout
+
+
+def test_regression_exits_1_and_shows_it(regression: tuple[str, str]) -> None:
+    r = invoke(*regression)
+    assert r.exit_code == 1
+    line = next(ln for ln in r.stdout.splitlines() if "type: char" in ln)
+    assert "regression" in line and "-2.00 %" in line
+    assert "Summary: 1 regression," in r.stdout
+
+
+@pytest.mark.parametrize(("fail_on", "code"), [("regression", 1), ("change", 1), ("never", 0)])
+def test_fail_on_with_a_regression(regression: tuple[str, str], fail_on: str, code: int) -> None:
+    assert invoke(*regression, "--fail-on", fail_on).exit_code == code
+
+
+@pytest.mark.parametrize(("fail_on", "code"), [("regression", 0), ("change", 1), ("never", 0)])
+def test_fail_on_with_an_improvement(tmp_path: Path, fail_on: str, code: int) -> None:
+    b, h = files(tmp_path, [spec("a", TB)], [spec("a", TB * 1.05)])
+    assert invoke(b, h, "--fail-on", fail_on).exit_code == code
+
+
+def test_many_regressions_still_exit_1(tmp_path: Path) -> None:
+    b, h = files(tmp_path, [spec(f"s{i}", TB) for i in range(5)], [spec(f"s{i}", TB * 0.9) for i in range(5)])
+    assert invoke(b, h).exit_code == 1
+
+
+def test_json_format_is_json_on_stdout_only(tmp_path: Path) -> None:
+    b, h = files(tmp_path, [spec("a", TB)], [spec("a", TB * 0.97)], settings={"size": 1024})
+    r = invoke(b, h, "--format", "json")
+    assert r.exit_code == 1
+    data = json.loads(r.stdout)
+    assert data["specializations"][0]["verdict"] == "regression"
+    assert data["specializations"][0]["reason"]
+    assert data["warnings"] == ["setting size differs: base 134217728, head 1024"]
+    assert "warning: setting size differs" in r.stderr
+
+
+def test_markdown_is_a_github_table_with_a_summary(regression: tuple[str, str]) -> None:
+    r = invoke(*regression, "--format", "markdown")
+    assert r.exit_code == 1
+    lines = r.stdout.splitlines()
+    assert lines[0] == "### primbench compare"
+    assert lines[2].startswith("**1 regression, 0 improvements, 1 unchanged")
+    header = lines.index("| Specialization | Base | Head | Change | Noise (base / head) | Verdict |")
+    assert lines[header + 1] == "|---|---:|---:|---:|---:|---|"
+    assert lines[header + 2].startswith("| type: char | 1.00 TB/s | 980.00 GB/s | -2.00 % |")
+    assert "regression" in lines[header + 2]
+    assert ANSI not in r.stdout
+
+
+def test_markdown_escapes_pipes_and_changed_only_hides_unchanged(tmp_path: Path) -> None:
+    b, h = files(tmp_path, [spec("a|b", TB), spec("c", TB)], [spec("a|b", TB * 0.9), spec("c", TB)])
+    r = invoke(b, h, "--format", "markdown", "--changed-only")
+    assert "| a\\|b |" in r.stdout
+    assert "| c |" not in r.stdout
+    assert "1 unchanged specialization(s) not shown." in r.stdout
+
+
+def test_colours_follow_no_color_and_clicolor_force(regression: tuple[str, str]) -> None:
+    assert ANSI not in invoke(*regression).stdout  # not a terminal
+    forced = invoke(*regression, env={"CLICOLOR_FORCE": "1"})
+    assert ANSI in forced.stdout
+    assert ANSI not in invoke(*regression, env={"CLICOLOR_FORCE": "1", "NO_COLOR": "1"}).stdout
+
+
+def test_warnings_are_shown_in_the_terminal(tmp_path: Path) -> None:
+    b, h = files(tmp_path, [spec("a", TB)], [spec("a", TB)], gpu={"name": "NVIDIA H100"})
+    r = invoke(b, h)
+    assert r.exit_code == 0
+    assert "warning: different GPU model: base NVIDIA H200" in r.stdout
+
+
+@pytest.mark.parametrize(("text", "ok"), [("0.5%", True), ("0.005", True), ("2%", True), ("1", False),
+                                          ("abc", False), ("0", False), ("-1%", False)])
+def test_threshold_parsing(same: tuple[str, str], text: str, ok: bool) -> None:
+    r = invoke(*same, "--threshold", text)
+    assert r.exit_code == (0 if ok else 2), r.output
+    if not ok:
+        assert "--threshold" in r.output
+
+
+def test_threshold_changes_the_verdict(regression: tuple[str, str]) -> None:
+    assert invoke(*regression, "--threshold", "5%").exit_code == 0
+
+
+@pytest.mark.parametrize("alpha", ["0", "1", "-0.1"])
+def test_bad_alpha_is_a_usage_error(same: tuple[str, str], alpha: str) -> None:
+    r = invoke(*same, "--alpha", alpha)
+    assert r.exit_code == 2 and "--alpha" in r.output
+
+
+def test_bad_input_exits_2_naming_file_and_field(tmp_path: Path, same: tuple[str, str]) -> None:
+    doc = document([spec("a", TB)])
+    doc["specializations"][0]["bytes_per_second"] = -5
+    bad = write(tmp_path / "bad.json", doc)
+    r = invoke(same[0], str(bad))
+    assert r.exit_code == 2
+    assert r.stdout == ""
+    assert r.stderr.strip() == (f"primbench compare: error: {bad}: specializations[0].bytes_per_second: "
+                                "must not be negative, got -5")
+
+
+def test_missing_file_and_malformed_json_exit_2(tmp_path: Path, same: tuple[str, str]) -> None:
+    r = invoke(same[0], str(tmp_path / "nope.json"))
+    assert r.exit_code == 2 and "nope.json: no such file" in r.stderr
+    (tmp_path / "m.json").write_text("{")
+    r = invoke(same[0], str(tmp_path / "m.json"))
+    assert r.exit_code == 2 and "m.json: not valid JSON" in r.stderr
+
+
+def test_nothing_in_common_exits_2(tmp_path: Path) -> None:
+    b, h = files(tmp_path, [spec("a", TB)], [spec("b", TB)])
+    r = invoke(b, h)
+    assert r.exit_code == 2
+    assert "nothing to compare" in r.stderr
+
+
+def test_unknown_option_values_exit_2(same: tuple[str, str]) -> None:
+    assert invoke(*same, "--format", "xml").exit_code == 2
+    assert invoke(*same, "--fail-on", "always").exit_code == 2
+    assert invoke(same[0]).exit_code == 2
+
+
+def test_directories_of_results(tmp_path: Path) -> None:
+    for side, factor in (("base", 1.0), ("head", 0.97)):
+        d = tmp_path / side
+        d.mkdir()
+        write(d / "copy.json", document([spec("type: char", TB)]))
+        write(d / "reduce.json", document([spec("type: char", TB * factor, algo="reduce")], algorithm="reduce"))
+    r = invoke(str(tmp_path / "base"), str(tmp_path / "head"), "--format", "json")
+    assert r.exit_code == 1
+    verdicts = {(s["algorithm"], s["verdict"]) for s in json.loads(r.stdout)["specializations"]}
+    assert verdicts == {("copy", "unchanged"), ("reduce", "regression")}
+
+
+def test_importing_primbench_and_its_cli_does_not_import_scipy_or_pandas() -> None:
+    code = ("import sys, primbench, primbench.cli; "
+            "bad = [m for m in sys.modules if m.split('.')[0] in ('scipy', 'pandas')]; "
+            "assert not bad, bad; assert 'compare' in [c.name for c in primbench.cli.app.registered_commands]")
+    subprocess.run([sys.executable, "-c", code], check=True)
