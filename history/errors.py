@@ -1,0 +1,21 @@
+"""Errors of the history layer. Each is a `PrimbenchError`: the CLI prints its message and exits 2."""
+
+from __future__ import annotations
+
+from primbench.errors import PrimbenchError
+
+
+class HistoryError(PrimbenchError):
+    """A problem with the history store that the user can fix; the message says what and how."""
+
+
+class StoreMissingError(HistoryError):
+    """A query was asked of a store that does not exist yet."""
+
+
+class StoreLockedError(HistoryError):
+    """Another process held the store's file for longer than we were willing to wait."""
+
+
+class SchemaError(HistoryError):
+    """The store's schema is newer than this primbench, older than it (read-only), or a migration failed."""

@@ -1,0 +1,388 @@
+"""Ingest results files into the history store.
+
+* Every file is read by the one loader, `primbench.results.load_results`; a file it rejects
+  (or one whose date cannot be read) is named with its field and stores nothing.
+* A run's identity is the SHA-256 of its canonical JSON (keys sorted, compact): the same run
+  ingested twice, even re-indented or renamed, is stored once.
+* All files are parsed before the store is opened, so the write lock is held only for the
+  inserts. The new runs go in one transaction; should that fail, each file is retried in a
+  transaction of its own, so a file that cannot be stored is named and the others still are.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import math
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from history.schema import SCHEMA_VERSION
+from history.store import open_for_write, resolve_db
+from primbench.results import Results, ResultsFileError, load_results
+
+if TYPE_CHECKING:
+    import duckdb
+    import pandas as pd
+
+RUN_COLUMNS = (
+    "run_id", "algorithm", "branch", "commit", "date", "date_text", "branch_source", "commit_source", "host",
+    "gpu_key", "gpu_name", "gpu_uuid", "gpu_serial", "gpu_pci_bus_id", "gpu_arch", "backend", "results_version",
+    "primbench_version", "python_version", "general", "settings", "flags", "custom_settings",
+    "specialization_count", "failures", "noise_timeouts", "document", "source_path", "ingested_at", "store_schema",
+)
+SPEC_COLUMNS = (
+    "run_id", "idx", "name", "algorithm", "meta", "bytes_per_second", "items_per_second", "bytes_per_item", "items",
+    "noise_percent", "noise_timeout", "elapsed_host_secs", "elapsed_gpu_secs", "kernel_calls_per_batch",
+    "ms_per_batch", "batch_count", "kernel_calls", "gpu_temp_start", "gpu_temp_end", "sm_clock_mhz",
+    "sm_clock_throttled", "sm_clock", "error", "extra",
+)
+BATCH_COLUMNS = ("run_id", "name", "batch", "batch_ms", "kernel_calls", "host_secs", "iterations_ms")
+COLUMNS = {"runs": RUN_COLUMNS, "specializations": SPEC_COLUMNS, "batches": BATCH_COLUMNS}
+
+# Columns staged as JSON text that need an explicit cast (the rest cast implicitly).
+_CASTS = {"iterations_ms": "CAST(CAST(iterations_ms AS JSON) AS DOUBLE[])"}
+
+_KNOWN_SPEC_KEYS = frozenset({
+    "index", "name", "bytes_per_second", "items_per_second", "bytes_per_item", "items", "noise_timeout",
+    "noise_percent", "meta", "elapsed_secs", "gpu_temp_celsius", "calls", "batches", "error", "sm_clock",
+})
+
+
+# --------------------------------------------------------------------------- report
+
+
+@dataclass(frozen=True)
+class FileOutcome:
+    """What happened to one input file."""
+
+    path: str
+    status: str  # "stored", "duplicate" (already in the store, or twice in this call) or "error"
+    run_id: str | None = None
+    specializations: int = 0
+    message: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "status": self.status, "run_id": self.run_id,
+                "specializations": self.specializations, "message": self.message}
+
+
+@dataclass
+class IngestReport:
+    """The outcome of one ingest call, file by file."""
+
+    target: str
+    outcomes: list[FileOutcome] = field(default_factory=list)
+
+    @property
+    def stored(self) -> list[FileOutcome]:
+        return [o for o in self.outcomes if o.status == "stored"]
+
+    @property
+    def duplicates(self) -> list[FileOutcome]:
+        return [o for o in self.outcomes if o.status == "duplicate"]
+
+    @property
+    def errors(self) -> list[FileOutcome]:
+        return [o for o in self.outcomes if o.status == "error"]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "target": self.target,
+            "stored": len(self.stored),
+            "duplicates": len(self.duplicates),
+            "errors": len(self.errors),
+            "files": [o.to_dict() for o in self.outcomes],
+        }
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[FileOutcome]]:
+    """Files as given, and the ``*.json`` files under each directory (recursively, sorted,
+    skipping hidden directories); a path that does not exist is an error outcome."""
+    files: list[Path] = []
+    errors: list[FileOutcome] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            found = sorted(
+                f for f in p.rglob("*.json")
+                if f.is_file() and not any(part.startswith(".") for part in f.relative_to(p).parts[:-1])
+            )
+            if not found:
+                errors.append(FileOutcome(str(p), "error", message="directory holds no .json results files"))
+            files.extend(found)
+        elif p.exists():
+            files.append(p)
+        else:
+            errors.append(FileOutcome(str(p), "error", message="no such file or directory"))
+    return files, errors
+
+
+# --------------------------------------------------------------------------- rows
+
+
+def document_of(results: Results) -> dict[str, Any]:
+    """The validated document as the loader saw it (context, specializations, summary)."""
+    return {
+        "context": results.context,
+        "specializations": [s.raw for s in results.specializations],
+        "summary": results.summary,
+    }
+
+
+def canonical_json(document: Mapping[str, Any]) -> str:
+    return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def run_id_of(canonical: str) -> str:
+    """A run's identity: the first 32 hex digits of the SHA-256 of its canonical JSON."""
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:32]
+
+
+def parse_date(results: Results) -> tuple[_dt.datetime, str]:
+    """``context.general.date`` as a UTC instant (no offset: taken as UTC), and as written."""
+    text = results.general.get("date")
+    if not isinstance(text, str) or not text:
+        raise ResultsFileError(results.source, "context.general.date",
+                               "missing: history orders runs by date (ISO 8601 with offset)")
+    try:
+        when = _dt.datetime.fromisoformat(text)
+    except ValueError:
+        raise ResultsFileError(results.source, "context.general.date",
+                               f"not an ISO 8601 date: {text!r}") from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=_dt.UTC)
+    return when.astimezone(_dt.UTC), text
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _json(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def gpu_key(gpu: Mapping[str, Any]) -> str:
+    """What tells physical GPUs apart: NVML/AMD SMI UUID, else serial, else name and PCI bus id."""
+    for key in ("uuid", "serial"):
+        value = gpu.get(key)
+        if value not in (None, ""):
+            return str(value)
+    name = str(gpu.get("name") or "unknown GPU")
+    bus = gpu.get("pci_bus_id")
+    return f"{name}@{bus}" if bus else name
+
+
+def _finite(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+class Staged:
+    """Rows for the three tables, column by column (fast to turn into DataFrames)."""
+
+    def __init__(self) -> None:
+        self.columns: dict[str, dict[str, list[Any]]] = {
+            table: {c: [] for c in cols} for table, cols in COLUMNS.items()
+        }
+        self.run_ids: list[str] = []
+
+    def add(self, results: Results, path: str, ingested_at: _dt.datetime, canonical: str | None = None) -> str:
+        """Stage one loaded file (its canonical JSON if already made); return its run id."""
+        if canonical is None:
+            canonical = canonical_json(document_of(results))
+        run_id = run_id_of(canonical)
+        when, date_text = parse_date(results)
+        general = results.general
+        gpu = results.gpu if isinstance(results.gpu, Mapping) else {}
+        backend = general.get("backend")
+        ok = [s for s in results.specializations if not s.failed]
+        run = self.columns["runs"]
+        values = {
+            "run_id": run_id,
+            "algorithm": results.algorithm,
+            "branch": _text(general.get("branch_name")),
+            "commit": _text(general.get("commit_hash")),
+            "date": when,
+            "date_text": date_text,
+            "branch_source": _text(general.get("branch_source")),
+            "commit_source": _text(general.get("commit_source")),
+            "host": _text(general.get("host_name")),
+            "gpu_key": gpu_key(gpu),
+            "gpu_name": _text(gpu.get("name")),
+            "gpu_uuid": _text(gpu.get("uuid")),
+            "gpu_serial": _text(gpu.get("serial")),
+            "gpu_pci_bus_id": _text(gpu.get("pci_bus_id")),
+            "gpu_arch": _text(gpu.get("arch")),
+            "backend": _text(backend.get("name")) if isinstance(backend, Mapping) else _text(backend),
+            "results_version": results.version,
+            "primbench_version": _text(general.get("primbench_version")),
+            "python_version": _text(general.get("python_version")),
+            "general": _json(general),
+            "settings": _json(results.settings),
+            "flags": _json(results.context.get("flags")),
+            "custom_settings": _json(results.context.get("custom_settings")),
+            "specialization_count": len(results.specializations),
+            "failures": len(results.specializations) - len(ok),
+            "noise_timeouts": sum(1 for s in ok if s.noise_timeout),
+            "document": canonical,
+            "source_path": path,
+            "ingested_at": ingested_at,
+            "store_schema": SCHEMA_VERSION,
+        }
+        for key, value in values.items():
+            run[key].append(value)
+        spec_cols = self.columns["specializations"]
+        batch_cols = self.columns["batches"]
+        for s in results.specializations:
+            clock = s.raw.get("sm_clock")
+            clock = clock if isinstance(clock, Mapping) else None
+            extra = {k: v for k, v in s.raw.items() if k not in _KNOWN_SPEC_KEYS}
+            row = (
+                run_id, s.index, s.name, s.algorithm or results.algorithm, _json(s.meta), s.bytes_per_second,
+                s.items_per_second, s.bytes_per_item, s.items, s.noise_percent,
+                None if s.failed and s.noise_percent is None else s.noise_timeout,
+                s.elapsed_host_secs, s.elapsed_gpu_secs, s.kernel_calls_per_batch, s.ms_per_batch, s.batch_count,
+                s.kernel_calls, s.gpu_temp_start, s.gpu_temp_end,
+                _finite(clock.get("average_mhz")) if clock else None,
+                clock.get("throttled") if clock and isinstance(clock.get("throttled"), bool) else None,
+                _json(clock), s.error, _json(extra) if extra else None,
+            )
+            for key, value in zip(SPEC_COLUMNS, row, strict=True):
+                spec_cols[key].append(value)
+            for j, b in enumerate(s.batches or ()):
+                for key, value in zip(
+                    BATCH_COLUMNS,
+                    (run_id, s.name, j, b.batch_ms, b.kernel_calls, b.host_secs,
+                     None if b.iterations_ms is None else json.dumps(list(b.iterations_ms))),
+                    strict=True,
+                ):
+                    batch_cols[key].append(value)
+        self.run_ids.append(run_id)
+        return run_id
+
+    def frames(self, keep: set[str] | None = None) -> dict[str, pd.DataFrame]:
+        """One DataFrame per table, optionally only for the runs in `keep`."""
+        import pandas as pd
+
+        out = {}
+        for table, cols in self.columns.items():
+            df = pd.DataFrame(cols, columns=list(COLUMNS[table]))
+            if keep is not None:
+                df = df[df["run_id"].isin(keep)]
+            out[table] = df
+        return out
+
+
+def insert_frames(con: duckdb.DuckDBPyConnection, frames: Mapping[str, pd.DataFrame]) -> None:
+    """Insert staged rows (inside the caller's transaction). Table names are constants."""
+    for table, df in frames.items():
+        if df.empty:
+            continue
+        select = ", ".join(_CASTS.get(c, f'"{c}"') + (f' AS "{c}"' if c in _CASTS else "") for c in COLUMNS[table])
+        con.register("_primbench_stage", df)
+        try:
+            con.execute(f"INSERT INTO {table} BY NAME SELECT {select} FROM _primbench_stage")
+        finally:
+            con.unregister("_primbench_stage")
+
+
+def existing_run_ids(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> set[str]:
+    if not run_ids:
+        return set()
+    rows = con.execute("SELECT run_id FROM runs WHERE list_contains(?, run_id)", [list(run_ids)]).fetchall()
+    return {r[0] for r in rows}
+
+
+# --------------------------------------------------------------------------- ingest
+
+
+def stage_files(paths: Iterable[str | os.PathLike[str]]) -> tuple[Staged, list[FileOutcome], dict[str, str]]:
+    """Load and stage every file (no store needed). Returns the staged rows, an outcome per
+    input (errors and in-call duplicates final; staged files provisionally "stored"), and
+    run id -> path of the staged runs."""
+    files, outcomes = expand_paths(paths)
+    staged = Staged()
+    seen: dict[str, str] = {}
+    now = _dt.datetime.now(_dt.UTC)
+    for f in files:
+        path = str(f)
+        try:
+            results = load_results(f)
+            canonical = canonical_json(document_of(results))
+            run_id = run_id_of(canonical)
+            count = len(results.specializations)
+            if run_id in seen:
+                outcomes.append(FileOutcome(path, "duplicate", run_id, count, f"same run as {seen[run_id]}"))
+                continue
+            staged.add(results, path, now, canonical)
+        except ResultsFileError as exc:
+            outcomes.append(FileOutcome(path, "error", message=str(exc)))
+            continue
+        except (TypeError, ValueError) as exc:  # e.g. a value json cannot write back
+            outcomes.append(FileOutcome(path, "error", message=f"{path}: cannot be stored ({exc})"))
+            continue
+        seen[run_id] = path
+        outcomes.append(FileOutcome(path, "stored", run_id, count))
+    return staged, outcomes, seen
+
+
+def ingest(paths: Iterable[str | os.PathLike[str]], db: str | os.PathLike[str] | None = None, *,
+           wait_secs: float | None = None) -> IngestReport:
+    """Store the results files (and the ``*.json`` under directories) in the DuckDB store."""
+    target = resolve_db(db)
+    staged, outcomes, by_id = stage_files(paths)
+    report = IngestReport(str(target))
+    if not by_id:
+        report.outcomes = outcomes
+        return report
+    with open_for_write(target, wait_secs=wait_secs) as con:
+        present = existing_run_ids(con, list(by_id))
+        new = [r for r in by_id if r not in present]
+        failed: dict[str, str] = {}
+        if new:
+            failed = _insert_atomically(con, staged, new)
+    report.outcomes = [_final(o, present, failed) for o in outcomes]
+    return report
+
+
+def _insert_atomically(con: duckdb.DuckDBPyConnection, staged: Staged, new: list[str]) -> dict[str, str]:
+    """All new runs in one transaction; on failure, one transaction per run. Returns run id -> error."""
+    try:
+        con.execute("BEGIN TRANSACTION")
+        insert_frames(con, staged.frames(set(new)))
+        con.execute("COMMIT")
+        return {}
+    except Exception:
+        con.execute("ROLLBACK")
+    failed = {}
+    for run_id in new:
+        try:
+            con.execute("BEGIN TRANSACTION")
+            insert_frames(con, staged.frames({run_id}))
+            con.execute("COMMIT")
+        except Exception as exc:
+            con.execute("ROLLBACK")
+            failed[run_id] = str(exc)
+    return failed
+
+
+def _final(outcome: FileOutcome, present: set[str], failed: Mapping[str, str]) -> FileOutcome:
+    if outcome.status != "stored" or outcome.run_id is None:
+        return outcome
+    if outcome.run_id in present:
+        return FileOutcome(outcome.path, "duplicate", outcome.run_id, outcome.specializations,
+                           "already in the store")
+    if outcome.run_id in failed:
+        return FileOutcome(outcome.path, "error", outcome.run_id, 0,
+                           f"{outcome.path}: not stored: {failed[outcome.run_id]}")
+    return outcome

@@ -1,0 +1,302 @@
+"""Pictures of the history: a PNG trend chart per specialization, a static HTML report per branch.
+
+matplotlib runs with the Agg backend (no display needed). The HTML report is one file with
+its charts embedded as data URIs, so a CI job can publish it as a single artifact.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import html
+import io
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from history.errors import HistoryError
+from history.queries import METRICS, change_points_of, connection, per_commit, series
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from history.changepoints import ChangePoint
+
+UNITS = {"bytes_per_second": ("GB/s", 1e9), "items_per_second": ("G items/s", 1e9), "noise_percent": ("%", 1.0),
+         "sm_clock_mhz": ("MHz", 1.0), "gpu_temp_start": ("°C", 1.0), "gpu_temp_end": ("°C", 1.0),
+         "ms_per_batch": ("ms", 1.0), "elapsed_gpu_secs": ("s", 1.0), "elapsed_host_secs": ("s", 1.0)}
+COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#17becf"]
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _short(commit: str) -> str:
+    return commit[4:16] if commit.startswith("run:") else commit[:8]
+
+
+def trend_figure(frame: pd.DataFrame, *, metric: str = "bytes_per_second", title: str | None = None,
+                 alpha: float = 0.001, min_size: int = 3, min_shift: float = 0.01) -> Any:
+    """A matplotlib Figure: one specialization's runs (dots), per-commit medians (line),
+    noise (error bars), and change points (dashed lines, segment levels, labels); one colour
+    per physical GPU. `frame` is what `history.queries.series` returns for one name."""
+    plt = _pyplot()
+    unit, scale = UNITS.get(metric, ("", 1.0))
+    better = METRICS.get(metric)
+    fig, ax = plt.subplots(figsize=(10, 4.8), dpi=110)
+    points = per_commit(frame)
+    gpus = list(dict.fromkeys(points["gpu_key"])) if not points.empty else []
+    # one x axis for all GPUs: every commit of the frame, by its first run
+    order = points.groupby("commit", sort=False)["date"].min().sort_values(kind="stable") if gpus else None
+    all_commits: list[str] = list(order.index) if order is not None else []
+    x_of = {c: i for i, c in enumerate(all_commits)}
+    for g_i, gpu_key in enumerate(gpus):
+        pts = points[points["gpu_key"] == gpu_key].reset_index(drop=True)
+        color = COLORS[g_i % len(COLORS)]
+        label_gpu = str(pts["gpu_name"].iloc[0])
+        if len(gpus) > 1:
+            label_gpu += f" ({str(gpu_key)[:16]})"
+        runs = frame[frame["gpu_key"] == gpu_key]
+        run_commits = runs["commit"].where(runs["commit"].notna(), "run:" + runs["run_id"].astype(str))
+        ax.scatter([x_of[c] for c in run_commits], runs["value"] / scale, s=10, color=color, alpha=0.35,
+                   zorder=2, label=None)
+        y = pts["value"] / scale
+        yerr = (pts["value"] * pts["noise_percent"].fillna(0) / 100) / scale if metric != "noise_percent" else None
+        xs = [x_of[c] for c in pts["commit"]]
+        ax.errorbar(xs, y, yerr=yerr, color=color, marker="o", ms=4, lw=1.2, capsize=2, zorder=3,
+                    label=f"{label_gpu}: median per commit")
+        for cp in change_points_of(pts, alpha=alpha, min_size=min_size, min_shift=min_shift):
+            _draw_change(ax, cp, pts, xs, scale, better)
+    n = len(all_commits)
+    step = max(1, (n + 24) // 25)
+    ax.set_xticks(range(0, n, step))
+    ax.set_xticklabels([_short(c) for c in all_commits[::step]], rotation=60, ha="right", fontsize=7,
+                       family="monospace")
+    ax.set_xlabel("commit (oldest first)")
+    ax.set_ylabel(f"{metric} ({unit})" if unit else metric)
+    ax.grid(True, alpha=0.3)
+    if title:
+        ax.set_title(title, fontsize=11)
+    if gpus:
+        ax.legend(loc="best", fontsize=8)
+    else:
+        ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
+    ax.margins(x=0.02, y=0.15)
+    fig.tight_layout()
+    return fig
+
+
+def _draw_change(ax: Any, cp: ChangePoint, pts: pd.DataFrame, xs: Sequence[int], scale: float,
+                 better: bool | None) -> None:
+    worse = better is not None and ((cp.shift > 0) != better)
+    color = "#d62728" if worse else "#2ca02c" if better is not None else "#555555"
+    start, stop = cp.segment
+    edge = (xs[cp.index - 1] + xs[cp.index]) / 2
+    ax.axvline(edge, color=color, ls="--", lw=1.2, zorder=1)
+    ax.hlines(cp.before / scale, xs[start] - 0.3, edge, colors=color, lw=2.5, alpha=0.45, zorder=1)
+    ax.hlines(cp.after / scale, edge, xs[stop - 1] + 0.3, colors=color, lw=2.5, alpha=0.45, zorder=1)
+    commit = _short(str(pts["commit"].iloc[cp.index]))
+    text = f"{cp.shift * 100:+.1f} % at {commit}\n(confidence {_conf(cp.confidence)})"
+    ax.annotate(text, xy=(edge, cp.after / scale), xytext=(6, -28 if cp.shift < 0 else 12),
+                textcoords="offset points", fontsize=8, color=color)
+
+
+def _conf(confidence: float) -> str:
+    if confidence >= 0.999999:
+        return "> 99.9999 %"
+    return f"{confidence * 100:.4g} %"
+
+
+def save_png(fig: Any, path: str | os.PathLike[str]) -> Path:
+    plt = _pyplot()
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(target, format="png")
+    plt.close(fig)
+    return target
+
+
+def _png_bytes(fig: Any) -> bytes:
+    plt = _pyplot()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def file_name(algorithm: str, name: str) -> str:
+    """A file-system-safe name for a specialization's chart."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{algorithm}-{name}").strip("._-")
+    return (slug or "series")[:120] + ".png"
+
+
+def plot_series(db: Any = None, name: str | None = None, out: str | os.PathLike[str] = "history-plots", *,
+                branch: str = "main", algorithm: str | None = None, gpu: str | None = None,
+                metric: str = "bytes_per_second", alpha: float = 0.001, min_size: int = 3,
+                min_shift: float = 0.01) -> list[Path]:
+    """Trend chart PNGs. With `name`, one chart written to `out` (a ``.png`` path, or a folder);
+    without, one chart per specialization of the branch into the folder `out`."""
+    frame = series(db, name, branch=branch, algorithm=algorithm, gpu=gpu, metric=metric)
+    if frame.empty:
+        what = f"specialization {name!r}" if name else "any specialization"
+        raise HistoryError(f"no runs of {what} on branch {branch!r}" + (f" on GPU {gpu!r}" if gpu else ""))
+    written = []
+    keys = sorted({(a, n) for a, n in frame[["algorithm", "name"]].itertuples(index=False, name=None)})
+    out = Path(out)
+    single = name is not None and len(keys) == 1 and out.suffix.lower() == ".png"
+    for algorithm_, name_ in keys:
+        part = frame[(frame["algorithm"] == algorithm_) & (frame["name"] == name_)]
+        fig = trend_figure(part, metric=metric, title=f"{algorithm_} / {name_} on {branch}", alpha=alpha,
+                           min_size=min_size, min_shift=min_shift)
+        written.append(save_png(fig, out if single else out / file_name(algorithm_, name_)))
+    return written
+
+
+# --------------------------------------------------------------------------- report
+
+
+@dataclass
+class Report:
+    path: Path
+    branch: str
+    charts: int
+    change_points: int
+    verdicts: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": str(self.path), "branch": self.branch, "charts": self.charts,
+                "change_points": self.change_points, "verdicts": self.verdicts, "notes": self.notes}
+
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em auto;max-width:1100px;color:#222}
+h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;font-size:.85em;margin:.5em 0}
+td,th{border:1px solid #ddd;padding:3px 8px;text-align:left}
+th{background:#f4f4f4}td.num{text-align:right;font-variant-numeric:tabular-nums}
+.regression{color:#b00;font-weight:bold}.improvement{color:#070;font-weight:bold}.inconclusive{color:#a60}
+code{font-size:.9em}figure{margin:1em 0}img{max-width:100%}.muted{color:#777;font-size:.85em}
+"""
+
+
+def _e(value: Any) -> str:
+    return html.escape("" if value is None else str(value))
+
+
+def _fmt_value(value: Any, metric: str) -> str:
+    if value is None or value != value:
+        return "—"
+    unit, scale = UNITS.get(metric, ("", 1.0))
+    return f"{float(value) / scale:,.4g} {unit}".strip()
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], classes: Sequence[str] | None = None) -> str:
+    out = ["<table><tr>" + "".join(f"<th>{_e(h)}</th>" for h in headers) + "</tr>"]
+    for i, row in enumerate(rows):
+        cls = f' class="{classes[i]}"' if classes and classes[i] else ""
+        out.append(f"<tr{cls}>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>")
+    out.append("</table>")
+    return "\n".join(out)
+
+
+def write_report(db: Any = None, out: str | os.PathLike[str] = "history-report.html", *, branch: str = "main",
+                 base: str = "main", gpu: str | None = None, metric: str = "bytes_per_second",
+                 alpha: float = 0.001, min_size: int = 3, min_shift: float = 0.01, use_git: bool = False,
+                 max_charts: int = 200) -> Report:
+    """A static HTML report for `branch`: latest verdicts against `base` (for the base itself:
+    its newest commit against the one before), change points, and a trend chart per
+    specialization."""
+    from history.branch_compare import branch_comparison
+    from history.queries import regressions
+    from primbench.errors import PrimbenchError
+
+    notes: list[str] = []
+    with connection(db) as con:
+        frame = series(con, None, branch=branch, gpu=gpu, metric=metric)
+        if frame.empty:
+            raise HistoryError(f"no runs of branch {branch!r}" + (f" on GPU {gpu!r}" if gpu else ""))
+        changes = regressions(con, branch=branch, gpu=gpu, metric=metric, alpha=alpha, min_size=min_size,
+                              min_shift=min_shift)
+        try:
+            comparison = branch_comparison(con, branch, base, gpu=gpu, use_git=use_git)
+        except PrimbenchError as exc:
+            comparison = None
+            notes.append(f"no verdicts: {exc}")
+        runs = con.execute('SELECT count(*), count(DISTINCT "commit"), min(date), max(date) FROM runs '
+                           "WHERE branch = ?", [branch]).fetchone()
+    parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>primbench history: {_e(branch)}</title>"
+             f"<style>{_CSS}</style></head><body>",
+             f"<h1>primbench history: <code>{_e(branch)}</code></h1>",
+             f"<p>{runs[0]} runs of {runs[1]} commits, {_e(_day(runs[2]))} to {_e(_day(runs[3]))}. "
+             f"Metric: <code>{_e(metric)}</code>. Generated {_e(_dt.datetime.now(_dt.UTC).strftime(_STAMP))}.</p>"]
+    verdict_counts: dict[str, int] = {}
+    parts.append("<h2>Latest verdicts</h2>")
+    if comparison is not None:
+        h = comparison.header()
+        parts.append(
+            f"<p>Head: <code>{_e(branch)}</code> at <code>{_e((h['head_commit'] or '?')[:12])}</code>; base: "
+            f"<code>{_e(base)}</code> at <code>{_e((h['base_commit'] or '?')[:12])}</code> ({_e(h['base_selection'])})"
+            f". Run-to-run variability from history: {_e(h['run_to_run'])}.</p>")
+        for w in [*comparison.comparison.warnings, *h["notes"]]:
+            parts.append(f"<p class='muted'>warning: {_e(w)}</p>")
+        rows, classes = [], []
+        for r in comparison.comparison.rows:
+            v = str(r.verdict)
+            verdict_counts[v] = verdict_counts.get(v, 0) + 1
+            rows.append([_e(r.algorithm), _e(r.name), f"<span class='{_e(v)}'>{_e(v)}</span>",
+                         _e(_fmt_value(r.base_value, r.metric or metric)),
+                         _e(_fmt_value(r.head_value, r.metric or metric)),
+                         _e("—" if r.change is None else f"{r.change * 100:+.2f} %"),
+                         _e("—" if r.p_value is None else f"{r.p_value:.2g}"), _e(r.reason)])
+            classes.append("")
+        parts.append(_table(["algorithm", "specialization", "verdict", "base", "head", "change", "p", "reason"],
+                            rows, classes))
+    else:
+        parts.append(f"<p>{_e('; '.join(notes))}</p>")
+    parts.append("<h2>Change points</h2>")
+    if changes.empty:
+        parts.append(f"<p>None found (alpha {alpha:g}, at least {min_size} commits each side, shifts of "
+                     f"{min_shift * 100:g} % or more).</p>")
+    else:
+        rows = [[_e(c.algorithm), _e(c.name), f"<span class='{_e(c.kind)}'>{_e(c.kind)}</span>",
+                 f"<code>{_e(str(c.commit)[:12])}</code>", f"<code>{_e(str(c.previous_commit)[:12])}</code>",
+                 _e(_fmt_value(c.before, metric)), _e(_fmt_value(c.after, metric)), _e(f"{c.shift * 100:+.2f} %"),
+                 _e(_conf(c.confidence))] for c in changes.itertuples()]
+        parts.append(_table(["algorithm", "specialization", "kind", "first commit at new level", "last commit before",
+                             "before", "after", "shift", "confidence"], rows))
+    parts.append("<h2>Trends</h2>")
+    keys = sorted({(a, n) for a, n in frame[["algorithm", "name"]].itertuples(index=False, name=None)})
+    if len(keys) > max_charts:
+        notes.append(f"{len(keys)} specializations: charts for the first {max_charts} only")
+    for algorithm, name in keys[:max_charts]:
+        part = frame[(frame["algorithm"] == algorithm) & (frame["name"] == name)]
+        fig = trend_figure(part, metric=metric, title=f"{algorithm} / {name} on {branch}", alpha=alpha,
+                           min_size=min_size, min_shift=min_shift)
+        data = base64.b64encode(_png_bytes(fig)).decode("ascii")
+        parts.append(f"<figure><img alt='{_e(algorithm)} / {_e(name)}' src='data:image/png;base64,{data}'>"
+                     f"</figure>")
+    for n in notes:
+        parts.append(f"<p class='muted'>{_e(n)}</p>")
+    parts.append("<p class='muted'>Made by <code>primbench history report</code>. Change points: binary "
+                 "segmentation on ln(value), t-test with Bonferroni correction (docs/history.md).</p></body></html>")
+    target = Path(out)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("\n".join(parts), encoding="utf-8")
+    return Report(target, branch, min(len(keys), max_charts), len(changes), verdict_counts, notes)
+
+
+_STAMP = "%Y-%m-%d %H:%M UTC"
+
+
+def _day(value: Any) -> str:
+    return value.strftime("%Y-%m-%d %H:%M UTC") if hasattr(value, "strftime") else str(value)

@@ -1,0 +1,277 @@
+"""Queries on the history: each returns a pandas DataFrame (and never prints).
+
+Every function takes `db`: a DuckDB store's path, a directory of Parquet parts
+(`history.shared`), an open DuckDB connection on either, or None for the default store.
+User strings (branch, GPU, names, dates) reach SQL only as parameters; metric names are
+checked against `METRICS` before they become column names.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from primbench.errors import UsageError
+
+if TYPE_CHECKING:
+    import duckdb
+    import pandas as pd
+
+    from history.changepoints import ChangePoint
+
+DB = "str | os.PathLike[str] | duckdb.DuckDBPyConnection | None"
+
+#: Metrics a series can follow, and whether higher is better (None: neither).
+METRICS: dict[str, bool | None] = {
+    "bytes_per_second": True,
+    "items_per_second": True,
+    "noise_percent": False,
+    "ms_per_batch": None,
+    "elapsed_gpu_secs": None,
+    "elapsed_host_secs": None,
+    "gpu_temp_start": None,
+    "gpu_temp_end": None,
+    "sm_clock_mhz": True,
+}
+
+
+@contextmanager
+def connection(db: Any = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """`db` as an open read-only connection (an open connection is used as is, not closed)."""
+    if db is not None and hasattr(db, "execute") and not isinstance(db, (str, os.PathLike)):
+        yield db
+        return
+    from history.store import open_for_query
+
+    with open_for_query(db) as con:
+        yield con
+
+
+def check_metric(metric: str) -> str:
+    if metric not in METRICS:
+        raise UsageError(f"unknown metric {metric!r}; choose one of: {', '.join(METRICS)}")
+    return metric
+
+
+def _instant(value: str | _dt.datetime | _dt.date | None, option: str) -> _dt.datetime | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, _dt.datetime):
+        when = value
+    elif isinstance(value, _dt.date):
+        when = _dt.datetime(value.year, value.month, value.day)
+    else:
+        try:
+            when = _dt.datetime.fromisoformat(str(value))
+        except ValueError:
+            raise UsageError(
+                f"{option} {value!r}: not an ISO 8601 date (2026-01-31 or 2026-01-31T12:00+01:00)"
+            ) from None
+    return when if when.tzinfo is not None else when.replace(tzinfo=_dt.UTC)
+
+
+class _Where:
+    """WHERE clauses with their parameters."""
+
+    def __init__(self) -> None:
+        self.clauses: list[str] = []
+        self.params: list[Any] = []
+
+    def add(self, clause: str, *params: Any) -> None:
+        self.clauses.append(clause)
+        self.params.extend(params)
+
+    def runs(self, *, branch: str | None = None, gpu: str | None = None, algorithm: str | None = None,
+             since: Any = None, until: Any = None, alias: str = "r") -> _Where:
+        if branch is not None:
+            self.add(f"{alias}.branch = ?", branch)
+        if gpu is not None:
+            self.add(f"(? IN ({alias}.gpu_key, {alias}.gpu_uuid, {alias}.gpu_serial, {alias}.gpu_name) "
+                     f"OR starts_with({alias}.gpu_key, ?))", gpu, gpu)
+        if algorithm is not None:
+            self.add(f"{alias}.algorithm = ?", algorithm)
+        start, stop = _instant(since, "--since"), _instant(until, "--until")
+        if start is not None:
+            self.add(f"{alias}.date >= ?", start)
+        if stop is not None:
+            self.add(f"{alias}.date <= ?", stop)
+        return self
+
+    def sql(self) -> str:
+        return (" WHERE " + " AND ".join(self.clauses)) if self.clauses else ""
+
+
+# --------------------------------------------------------------------------- runs
+
+
+def list_runs(db: Any = None, *, branch: str | None = None, gpu: str | None = None, algorithm: str | None = None,
+              since: Any = None, until: Any = None, limit: int | None = None) -> pd.DataFrame:
+    """Stored runs, newest first: one row per run with its branch, commit, date, GPU and host."""
+    where = _Where().runs(branch=branch, gpu=gpu, algorithm=algorithm, since=since, until=until)
+    sql = (
+        'SELECT r.run_id, r.date, r.branch, r."commit", r.algorithm, r.gpu_name, r.gpu_key, r.host, '
+        "r.specialization_count AS specializations, r.failures, r.noise_timeouts, r.results_version, "
+        "r.source_path FROM runs r" + where.sql() + " ORDER BY r.date DESC, r.run_id"
+    )
+    params = list(where.params)
+    if limit is not None:
+        if limit < 1:
+            raise UsageError(f"--limit must be at least 1, got {limit}")
+        sql += " LIMIT ?"
+        params.append(int(limit))
+    with connection(db) as con:
+        return con.execute(sql, params).df()
+
+
+def names(db: Any = None, *, branch: str | None = None, algorithm: str | None = None) -> list[str]:
+    """Specialization names present (for suggestions)."""
+    where = _Where().runs(branch=branch, algorithm=algorithm)
+    with connection(db) as con:
+        rows = con.execute("SELECT DISTINCT s.name FROM specializations s JOIN runs r USING (run_id)"
+                           + where.sql() + " ORDER BY 1", where.params).fetchall()
+    return [r[0] for r in rows]
+
+
+# --------------------------------------------------------------------------- series
+
+
+def series(db: Any = None, name: str | None = None, *, branch: str | None = "main", algorithm: str | None = None,
+           gpu: str | None = None, metric: str = "bytes_per_second", since: Any = None,
+           until: Any = None) -> pd.DataFrame:
+    """One specialization (or, with `name` None, every one) across the runs of a branch,
+    oldest first: one row per (run, specialization) that did not fail, the chosen metric in
+    `value`, and noise, temperatures and clock beside it. Different GPUs have different
+    `gpu_key` values: keep their series apart."""
+    metric = check_metric(metric)
+    where = _Where().runs(branch=branch, gpu=gpu, since=since, until=until)
+    where.add("s.error IS NULL")
+    if name is not None:
+        where.add("s.name = ?", name)
+    if algorithm is not None:
+        where.add("s.algorithm = ?", algorithm)
+    sql = (
+        f'SELECT r.date, r.branch, r."commit", r.run_id, r.gpu_key, r.gpu_name, r.host, s.algorithm, s.name, '
+        f"s.{metric} AS value, s.bytes_per_second, s.items_per_second, s.noise_percent, s.noise_timeout, "
+        f"s.gpu_temp_start, s.gpu_temp_end, s.sm_clock_mhz "
+        f"FROM specializations s JOIN runs r USING (run_id){where.sql()} "
+        f"ORDER BY r.date, r.run_id, s.idx"
+    )
+    with connection(db) as con:
+        return con.execute(sql, where.params).df()
+
+
+SERIES_KEYS = ["algorithm", "name", "gpu_key"]
+
+
+def per_commit(frame: pd.DataFrame) -> pd.DataFrame:
+    """A series reduced to one point per commit (the median of its runs), ordered by each
+    commit's first run; runs with no commit hash count as commits of their own."""
+    import pandas as pd
+
+    if frame.empty:
+        return frame.assign(runs=pd.Series(dtype="int64"), position=pd.Series(dtype="int64"))
+    f = frame.copy()
+    f["commit"] = f["commit"].where(f["commit"].notna(), "run:" + f["run_id"].astype(str))
+    grouped = f.groupby([*SERIES_KEYS, "commit"], sort=False, dropna=False)
+    out = grouped.agg(
+        date=("date", "min"), value=("value", "median"), noise_percent=("noise_percent", "median"),
+        runs=("run_id", "count"), gpu_name=("gpu_name", "first"), branch=("branch", "first"),
+        last_run_id=("run_id", "last"),
+    ).reset_index()
+    out = out.sort_values([*SERIES_KEYS, "date", "commit"], kind="stable").reset_index(drop=True)
+    out["position"] = out.groupby(SERIES_KEYS, sort=False).cumcount()
+    return out
+
+
+# --------------------------------------------------------------------------- branches
+
+
+def branches(db: Any = None, *, gpu: str | None = None, algorithm: str | None = None) -> pd.DataFrame:
+    """Each branch (per algorithm and GPU) with its run count and its latest run, newest first."""
+    where = _Where().runs(gpu=gpu, algorithm=algorithm)
+    sql = (
+        "SELECT branch, algorithm, gpu_name, gpu_key, count(*) AS runs, count(DISTINCT \"commit\") AS commits, "
+        "min(date) AS first_date, max(date) AS latest_date, "
+        'arg_max("commit", date) AS latest_commit, arg_max(run_id, date) AS latest_run_id, '
+        "arg_max(host, date) AS latest_host "
+        f"FROM runs r{where.sql()} GROUP BY branch, algorithm, gpu_name, gpu_key "
+        "ORDER BY latest_date DESC, branch"
+    )
+    with connection(db) as con:
+        return con.execute(sql, where.params).df()
+
+
+# --------------------------------------------------------------------------- change points
+
+
+def regressions(db: Any = None, *, branch: str = "main", name: str | None = None, algorithm: str | None = None,
+                gpu: str | None = None, metric: str = "bytes_per_second", alpha: float = 0.001, min_size: int = 3,
+                min_shift: float = 0.01, last: int | None = None) -> pd.DataFrame:
+    """Change points of every specialization's per-commit series on `branch` (per GPU): the
+    commit where the level shifted, the size of the shift and its confidence. `kind` is
+    regression or improvement for metrics with a better direction, else up or down. `last`
+    keeps only shifts among the branch's `last` newest commits of each series."""
+    import pandas as pd
+
+    from history.changepoints import detect
+
+    if last is not None and last < 1:
+        raise UsageError(f"--last must be at least 1, got {last}")
+    if not 0 < alpha < 1:
+        raise UsageError(f"--alpha must lie between 0 and 1, got {alpha}")
+    if min_size < 1:
+        raise UsageError(f"--min-size must be at least 1, got {min_size}")
+    better = METRICS[check_metric(metric)]
+    points = per_commit(series(db, name, branch=branch, algorithm=algorithm, gpu=gpu, metric=metric))
+    rows: list[dict[str, Any]] = []
+    for key, group in points.groupby(SERIES_KEYS, sort=True):
+        group = group.reset_index(drop=True)
+        values = group["value"].astype(float).to_numpy()
+        if len(values) < 2 * min_size or not (values == values).all():
+            continue
+        for cp in detect(values, alpha=alpha, min_size=min_size, min_shift=min_shift):
+            if last is not None and cp.index < len(values) - last:
+                continue
+            rows.append(_cp_row(key, group, cp, better, metric))
+    columns = ["algorithm", "name", "gpu_key", "gpu_name", "kind", "commit", "previous_commit", "date", "position",
+               "commits", "before", "after", "shift", "p_value", "confidence", "metric"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _kind(shift: float, better: bool | None) -> str:
+    if better is None:
+        return "up" if shift > 0 else "down"
+    return "improvement" if (shift > 0) == better else "regression"
+
+
+def _cp_row(key: tuple[Any, ...], group: pd.DataFrame, cp: ChangePoint, better: bool | None,
+            metric: str) -> dict[str, Any]:
+    algorithm, name, gpu_key = key
+    return {
+        "algorithm": algorithm, "name": name, "gpu_key": gpu_key, "gpu_name": group["gpu_name"].iloc[0],
+        "kind": _kind(cp.shift, better), "commit": group["commit"].iloc[cp.index],
+        "previous_commit": group["commit"].iloc[cp.index - 1], "date": group["date"].iloc[cp.index],
+        "position": cp.index, "commits": len(group), "before": cp.before, "after": cp.after, "shift": cp.shift,
+        "p_value": cp.p_value, "confidence": cp.confidence, "metric": metric,
+    }
+
+
+def change_points_of(points: pd.DataFrame, *, alpha: float = 0.001, min_size: int = 3,
+                     min_shift: float = 0.01) -> list[ChangePoint]:
+    """Change points of one per-commit series (as `per_commit` returns it)."""
+    from history.changepoints import detect
+
+    values = points["value"].astype(float).to_numpy()
+    if len(values) < 2 * min_size:
+        return []
+    return detect(values, alpha=alpha, min_size=min_size, min_shift=min_shift)
+
+
+def group_names(frame: pd.DataFrame) -> Sequence[tuple[str, str, str]]:
+    """The (algorithm, name, gpu_key) series in a frame, sorted."""
+    if frame.empty:
+        return []
+    return sorted({tuple(x) for x in frame[SERIES_KEYS].itertuples(index=False, name=None)})

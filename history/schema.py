@@ -1,0 +1,217 @@
+"""The store's schema and its migrations.
+
+DuckDB has no built-in schema version, so the store keeps a table of applied migrations,
+``schema_migrations(version, description, applied_at)``. Each migration runs in one
+transaction together with its row in that table: a store is always at exactly one version.
+A store written by a newer primbench (a version above `SCHEMA_VERSION`) is refused with a
+clear error rather than half-understood; an older one is migrated by any writer
+(``ingest``, ``merge``, ``migrate``), and queries, which open the file read-only, ask for
+``primbench history migrate``.
+
+Never edit a released migration: add a new one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from history.errors import SchemaError
+
+if TYPE_CHECKING:
+    import duckdb
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    description: str
+    statements: tuple[str, ...]
+
+
+_V1_TABLES = (
+    """
+    CREATE TABLE runs (
+        run_id VARCHAR PRIMARY KEY,          -- sha256 of the canonical JSON document (32 hex digits)
+        algorithm VARCHAR NOT NULL,
+        branch VARCHAR,                      -- context.general.branch_name (NULL if the file has none)
+        "commit" VARCHAR,                    -- context.general.commit_hash
+        date TIMESTAMPTZ NOT NULL,           -- context.general.date, as an instant
+        date_text VARCHAR NOT NULL,          -- ... as written, with its UTC offset
+        branch_source VARCHAR,
+        commit_source VARCHAR,
+        host VARCHAR,
+        gpu_key VARCHAR NOT NULL,            -- the physical GPU: uuid, else serial, else name@pci_bus_id
+        gpu_name VARCHAR,
+        gpu_uuid VARCHAR,
+        gpu_serial VARCHAR,
+        gpu_pci_bus_id VARCHAR,
+        gpu_arch VARCHAR,
+        backend VARCHAR,
+        results_version VARCHAR NOT NULL,
+        primbench_version VARCHAR,
+        python_version VARCHAR,
+        general JSON,                        -- context.general, whole
+        settings JSON,                       -- context.settings
+        flags JSON,                          -- context.flags
+        custom_settings JSON,                -- context.custom_settings
+        specialization_count INTEGER NOT NULL,
+        failures INTEGER NOT NULL,
+        noise_timeouts INTEGER NOT NULL,
+        document JSON NOT NULL,              -- the whole results document, compact: rebuilds a Results
+        source_path VARCHAR,                 -- the file it was ingested from
+        ingested_at TIMESTAMPTZ NOT NULL,
+        store_schema INTEGER NOT NULL        -- the store schema version that ingested it
+    )
+    """,
+    """
+    CREATE TABLE specializations (
+        run_id VARCHAR NOT NULL,
+        idx INTEGER NOT NULL,                -- the specialization's index in its file
+        name VARCHAR NOT NULL,
+        algorithm VARCHAR NOT NULL,          -- meta.algo, else the run's algorithm
+        meta JSON,
+        bytes_per_second DOUBLE,             -- NULL for a failed specialization
+        items_per_second DOUBLE,
+        bytes_per_item DOUBLE,
+        items BIGINT,
+        noise_percent DOUBLE,
+        noise_timeout BOOLEAN,
+        elapsed_host_secs DOUBLE,
+        elapsed_gpu_secs DOUBLE,
+        kernel_calls_per_batch BIGINT,
+        ms_per_batch DOUBLE,
+        batch_count BIGINT,
+        kernel_calls BIGINT,
+        gpu_temp_start DOUBLE,
+        gpu_temp_end DOUBLE,
+        sm_clock_mhz DOUBLE,                 -- sm_clock.average_mhz when the run measured it
+        sm_clock_throttled BOOLEAN,
+        sm_clock JSON,
+        error VARCHAR,
+        extra JSON,                          -- keys this schema has no column for
+        PRIMARY KEY (run_id, name)
+    )
+    """,
+    """
+    CREATE TABLE batches (
+        run_id VARCHAR NOT NULL,
+        name VARCHAR NOT NULL,               -- the specialization
+        batch INTEGER NOT NULL,              -- position in the specialization's batches
+        batch_ms DOUBLE NOT NULL,
+        kernel_calls BIGINT,
+        host_secs DOUBLE,
+        iterations_ms DOUBLE[],
+        PRIMARY KEY (run_id, name, batch)
+    )
+    """,
+)
+
+_V2_VIEWS = (
+    """
+    CREATE VIEW measurements AS
+    SELECT r.branch, r."commit", r.date, r.gpu_key, r.gpu_name, r.host, r.run_id, s.*
+        EXCLUDE (run_id)
+    FROM specializations s JOIN runs r USING (run_id)
+    """,
+    """
+    CREATE VIEW latest_runs AS
+    SELECT * EXCLUDE (document) FROM runs
+    QUALIFY row_number() OVER (PARTITION BY branch, algorithm, gpu_key ORDER BY date DESC, run_id) = 1
+    """,
+)
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "tables runs, specializations, batches", _V1_TABLES),
+    Migration(2, "views measurements (one row per specialization, with its run) and latest_runs", _V2_VIEWS),
+)
+SCHEMA_VERSION = MIGRATIONS[-1].version
+TABLES = ("runs", "specializations", "batches")
+
+_MIGRATIONS_TABLE = """
+CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY,
+    description VARCHAR NOT NULL,
+    applied_at TIMESTAMPTZ NOT NULL
+)
+"""
+
+
+def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    row = con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'main' AND table_name = ?", [name]
+    ).fetchone()
+    return bool(row and row[0])
+
+
+def stored_version(con: duckdb.DuckDBPyConnection) -> int:
+    """The store's schema version: 0 for an empty file."""
+    if not _has_table(con, "schema_migrations"):
+        if _has_table(con, "runs"):
+            raise SchemaError("this DuckDB file has a 'runs' table but no schema_migrations: not a primbench store")
+        return 0
+    row = con.execute("SELECT max(version) FROM schema_migrations").fetchone()
+    return int(row[0]) if row and row[0] is not None else 0
+
+
+def _too_new(version: int, latest: int, source: str) -> SchemaError:
+    return SchemaError(
+        f"{source}: the history store has schema version {version}, newer than this primbench "
+        f"understands (up to {latest}): it was written by a newer primbench; upgrade primbench to read it"
+    )
+
+
+def check_readable(con: duckdb.DuckDBPyConnection, source: str = "store",
+                   migrations: Sequence[Migration] = MIGRATIONS) -> int:
+    """For read-only use: the store must be exactly at this primbench's schema version."""
+    latest = migrations[-1].version
+    version = stored_version(con)
+    if version > latest:
+        raise _too_new(version, latest, source)
+    if version < latest:
+        raise SchemaError(
+            f"{source}: the history store has schema version {version}, older than this primbench's "
+            f"{latest}: run `primbench history migrate --db {source}` (or any ingest) to upgrade it"
+        )
+    return version
+
+
+def migrate(con: duckdb.DuckDBPyConnection, *, source: str = "store",
+            migrations: Sequence[Migration] = MIGRATIONS, target: int | None = None) -> list[int]:
+    """Apply the pending migrations up to `target` (default: all); return the versions applied.
+
+    Each migration and its schema_migrations row commit together or not at all."""
+    latest = migrations[-1].version
+    con.execute(_MIGRATIONS_TABLE)
+    version = stored_version(con)
+    if version > latest:
+        raise _too_new(version, latest, source)
+    applied = []
+    for m in migrations:
+        if m.version <= version or (target is not None and m.version > target):
+            continue
+        con.execute("BEGIN TRANSACTION")
+        try:
+            for statement in m.statements:
+                con.execute(statement)
+            con.execute(
+                "INSERT INTO schema_migrations VALUES (?, ?, current_timestamp)", [m.version, m.description]
+            )
+            con.execute("COMMIT")
+        except Exception as exc:
+            con.execute("ROLLBACK")
+            raise SchemaError(
+                f"{source}: migration {m.version} ({m.description}) failed and was rolled back; "
+                f"the store stays at version {version}: {exc}"
+            ) from exc
+        version = m.version
+        applied.append(m.version)
+    return applied
+
+
+def applied_migrations(con: duckdb.DuckDBPyConnection) -> list[tuple[int, str, object]]:
+    """(version, description, applied_at) of each applied migration."""
+    if not _has_table(con, "schema_migrations"):
+        return []
+    return con.execute("SELECT version, description, applied_at FROM schema_migrations ORDER BY version").fetchall()

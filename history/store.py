@@ -1,0 +1,179 @@
+"""The history store: where it lives, and how to open it.
+
+A store is one DuckDB file (default ``.primbench/history.duckdb``; ``--db`` or the environment
+variable ``PRIMBENCH_HISTORY_DB`` override it). DuckDB lets one process hold a file read-write,
+and while it does no other process can open the file at all, not even read-only. So:
+
+* writers (ingest, migrate, merge) keep their transaction short: they parse every input file
+  before they open the store;
+* queries open the store read-only;
+* both retry while another process holds the file, with a growing, jittered pause, for up to
+  ``wait_secs`` (default 60 s, environment ``PRIMBENCH_HISTORY_WAIT_SECS``), then fail with a
+  message that says who holds it and what to do.
+
+Extension auto-install and auto-load are off: the machines this runs on cannot download, and
+the wheel's built-in extensions (ICU, JSON, Parquet) are all the store needs.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from history.errors import HistoryError, StoreLockedError, StoreMissingError
+from primbench.errors import MissingDependencyError
+
+if TYPE_CHECKING:
+    import duckdb
+
+DEFAULT_DB = Path(".primbench") / "history.duckdb"
+ENV_DB = "PRIMBENCH_HISTORY_DB"
+ENV_WAIT = "PRIMBENCH_HISTORY_WAIT_SECS"
+DEFAULT_WAIT_SECS = 60.0
+
+CONFIG: dict[str, Any] = {
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+}
+
+
+def duckdb_module() -> Any:
+    """The ``duckdb`` module, or a MissingDependencyError that names the extra to install."""
+    try:
+        import duckdb
+    except ImportError:
+        raise MissingDependencyError("duckdb", "history", "primbench history") from None
+    return duckdb
+
+
+def resolve_db(db: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None) -> Path:
+    """The store's path: the argument, else ``$PRIMBENCH_HISTORY_DB``, else ``.primbench/history.duckdb``."""
+    env = os.environ if env is None else env
+    if db is not None and str(db) != "":
+        return Path(db)
+    if env.get(ENV_DB):
+        return Path(env[ENV_DB])
+    return DEFAULT_DB
+
+
+def resolve_wait(wait_secs: float | None = None, env: Mapping[str, str] | None = None) -> float:
+    """Seconds to wait for another process's lock: the argument, else ``$PRIMBENCH_HISTORY_WAIT_SECS``, else 60."""
+    env = os.environ if env is None else env
+    if wait_secs is not None:
+        return max(0.0, float(wait_secs))
+    text = env.get(ENV_WAIT)
+    if text:
+        try:
+            return max(0.0, float(text))
+        except ValueError:
+            raise HistoryError(f"{ENV_WAIT}={text!r}: must be a number of seconds") from None
+    return DEFAULT_WAIT_SECS
+
+
+def _is_lock_conflict(exc: BaseException) -> bool:
+    text = str(exc)
+    return "Could not set lock" in text or "Conflicting lock" in text
+
+
+def connect(path: str | os.PathLike[str], *, read_only: bool,
+            wait_secs: float | None = None) -> duckdb.DuckDBPyConnection:
+    """Open the store's file, waiting while another process holds it.
+
+    Read-only opening of a file that does not exist is an error (queries never create a store);
+    read-write opening creates the file and its directory."""
+    duckdb = duckdb_module()
+    path = Path(path)
+    if read_only and not path.exists():
+        raise StoreMissingError(
+            f"{path}: no history store here; create it with `primbench history ingest RESULTS.json --db {path}` "
+            f"(or set {ENV_DB})"
+        )
+    if path.is_dir():
+        raise HistoryError(f"{path}: is a directory, not a DuckDB history file")
+    if not read_only:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    limit = resolve_wait(wait_secs)
+    deadline = time.monotonic() + limit
+    pause = 0.02
+    while True:
+        try:
+            con = duckdb.connect(str(path), read_only=read_only, config=CONFIG)
+            break
+        except duckdb.IOException as exc:
+            if not _is_lock_conflict(exc):
+                raise HistoryError(f"{path}: cannot open the history store ({exc})") from None
+            if time.monotonic() >= deadline:
+                raise StoreLockedError(
+                    f"{path}: the history store is busy: another process holds it "
+                    f"({_holder(exc)}) and did not let go within {limit:g} s. DuckDB allows one "
+                    f"writer per file and no readers while it writes. Retry, raise the wait with "
+                    f"--wait-secs or {ENV_WAIT}, or let each runner write its own Parquet files "
+                    f"(`primbench history ingest --shared DIR`, see docs/history.md)"
+                ) from None
+            time.sleep(min(pause * (0.5 + random.random()), max(0.0, deadline - time.monotonic())))
+            pause = min(pause * 2, 1.0)
+        except duckdb.Error as exc:
+            raise HistoryError(f"{path}: cannot open the history store ({exc})") from None
+    con.execute("SET TimeZone = 'UTC'")
+    return con
+
+
+def _holder(exc: BaseException) -> str:
+    text = str(exc)
+    marker = "Conflicting lock is held in "
+    if marker in text:
+        return "held by " + text.split(marker, 1)[1].split(". See also", 1)[0]
+    return text
+
+
+def memory() -> duckdb.DuckDBPyConnection:
+    """An in-memory database with the store's settings (for Parquet datasets and staging)."""
+    duckdb = duckdb_module()
+    con = duckdb.connect(":memory:", config=CONFIG)
+    con.execute("SET TimeZone = 'UTC'")
+    return con
+
+
+@contextmanager
+def open_for_query(db: str | os.PathLike[str] | None = None, *,
+                   wait_secs: float | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-only view of the history: a DuckDB file, or a directory of Parquet parts
+    written by ``ingest --shared`` (loaded into memory). Checks the schema version."""
+    from history import schema
+
+    path = resolve_db(db)
+    if path.is_dir():
+        from history.shared import open_dataset
+
+        con = open_dataset(path)
+    else:
+        con = connect(path, read_only=True, wait_secs=wait_secs)
+        try:
+            schema.check_readable(con, str(path))
+        except BaseException:
+            con.close()
+            raise
+    try:
+        yield con
+    finally:
+        con.close()
+
+
+@contextmanager
+def open_for_write(db: str | os.PathLike[str] | None = None, *,
+                   wait_secs: float | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """The store opened read-write and migrated to this primbench's schema."""
+    from history import schema
+
+    path = resolve_db(db)
+    con = connect(path, read_only=False, wait_secs=wait_secs)
+    try:
+        schema.migrate(con, source=str(path))
+        yield con
+    finally:
+        con.close()

@@ -1,0 +1,58 @@
+"""Run-to-run variability of a specialization, estimated from the base branch's history.
+
+`compare` weighs a change against how much runs of unchanged code differ (DESIGN.md: about
+0.1 % on the H200, five times the noise within a run). History estimates it per
+specialization from the base branch's recent runs on the same GPU.
+
+The estimate must not be inflated by the very level shifts (real regressions and
+improvements) that history also holds, nor by one bad run. So it uses successive
+differences of ``ln(value)`` in date order, which a level shift touches only once, and
+their median absolute deviation, which one outlier barely moves:
+``cv = 1.4826 * MAD(diff(ln x)) / sqrt(2)``, a consistent estimate of the SD of ln x for
+independent Gaussian runs. It needs `MIN_RUNS` runs; with fewer, compare's prior applies.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+MIN_RUNS = 6
+WINDOW = 30  # newest runs used
+
+
+def robust_cv(values: Sequence[float]) -> float | None:
+    """Run-to-run CV (as a fraction) of values in run order; None when too few or degenerate."""
+    v = np.asarray([x for x in values if x is not None and math.isfinite(x) and x > 0], dtype=float)
+    if v.size < MIN_RUNS:
+        return None
+    d = np.diff(np.log(v))
+    mad = float(np.median(np.abs(d - np.median(d))))
+    cv = 1.4826 * mad / math.sqrt(2)
+    return cv if cv > 0 else None
+
+
+def run_to_run_cvs(frame: pd.DataFrame, window: int = WINDOW) -> dict[tuple[str, str], float]:
+    """Per (algorithm, name): the robust CV over the newest `window` runs of a series frame
+    (`history.queries.series`, one GPU, oldest first)."""
+    out: dict[tuple[str, str], float] = {}
+    if frame.empty:
+        return out
+    for (algorithm, name), group in frame.groupby(["algorithm", "name"], sort=False):
+        cv = robust_cv(group["value"].astype(float).to_list()[-window:])
+        if cv is not None:
+            out[(str(algorithm), str(name))] = cv
+    return out
+
+
+def describe(cvs: Mapping[tuple[str, str], float]) -> str:
+    if not cvs:
+        return "none (too few base runs): compare's prior applies"
+    values = sorted(cvs.values())
+    return f"{len(values)} specializations, median {values[len(values) // 2] * 100:.3f} %"

@@ -1,0 +1,390 @@
+"""``primbench history …``: the DuckDB history of results across commits and branches.
+
+Thin: each command parses its options, calls one function of the `history` package and
+renders the result (a Rich table, or ``--format json`` on stdout). DuckDB, pandas, SciPy and
+matplotlib are imported only inside the commands. Exit codes: 0 ok; 1 a regression was found
+(``compare``, ``regressions`` with ``--fail-on``); 2 usage or bad input (a bad results file
+is named with its field; the good files of the same call are still stored).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Sequence
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, TypeVar
+
+import typer
+
+from primbench.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, PrimbenchError
+
+T = TypeVar("T")
+
+DB_HELP = "History store: a DuckDB file, or a directory of Parquet parts (default $PRIMBENCH_HISTORY_DB, else " \
+          ".primbench/history.duckdb)."
+WAIT_HELP = "Seconds to wait while another process holds the store (default $PRIMBENCH_HISTORY_WAIT_SECS, else 60)."
+
+
+class Format(StrEnum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+class FailOn(StrEnum):
+    regression = "regression"
+    change = "change"
+    never = "never"
+
+
+def _fail(exc: BaseException) -> typer.Exit:
+    typer.echo(f"primbench history: error: {exc}", err=True)
+    return typer.Exit(getattr(exc, "exit_code", EXIT_USAGE))
+
+
+def _call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Run one core function; a PrimbenchError becomes a message and exit 2."""
+    try:
+        return fn(*args, **kwargs)
+    except PrimbenchError as exc:
+        raise _fail(exc) from None
+
+
+def _fraction(text: str, option: str) -> float:
+    raw = text.strip()
+    try:
+        value = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
+    except ValueError:
+        raise typer.BadParameter(f"{text!r} is not a number (write 0.01 or 1%)", param_hint=option) from None
+    if not raw.endswith("%") and value >= 1:
+        raise typer.BadParameter(f"{text} is a fraction of 1 or more; did you mean {text}%?", param_hint=option)
+    if not 0 <= value < 1:
+        raise typer.BadParameter(f"{text} must lie between 0 and 100 %", param_hint=option)
+    return value
+
+
+def _json_frame(df: Any) -> str:
+    return df.to_json(orient="records", date_format="iso", indent=2) + "\n"
+
+
+def _cell(value: Any, column: str) -> str:
+    import math
+
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    if hasattr(value, "strftime"):
+        return value.strftime("%Y-%m-%d %H:%M")
+    if column in ("commit", "latest_commit", "previous_commit", "run_id", "latest_run_id") and isinstance(value, str):
+        return value[:12]
+    if column in ("value", "before", "after", "base_value", "head_value", "bytes_per_second", "items_per_second"):
+        from primbench.console import si
+
+        return si(float(value), "")
+    if column in ("shift", "change"):
+        return f"{float(value) * 100:+.2f} %"
+    if column == "confidence":
+        return "> 99.9999 %" if value >= 0.999999 else f"{value * 100:.4g} %"
+    if column in ("p_value", "q_value"):
+        return f"{float(value):.2g}"
+    if column == "noise_percent":
+        return f"{float(value):.3f} %"
+    return str(value)
+
+
+STYLE = {"regression": "bold red", "improvement": "bold green", "inconclusive": "yellow"}
+
+
+def _table(df: Any, columns: Sequence[str], title: str | None = None) -> None:
+    from rich.table import Table
+
+    from primbench.console import make_console
+
+    table = Table(title=title, show_lines=False, title_justify="left")
+    for c in columns:
+        table.add_column(c, justify="right" if c in ("value", "before", "after", "shift", "runs", "commits",
+                                                        "specializations", "confidence") else "left")
+    for row in df[list(columns)].itertuples(index=False, name=None):
+        style = next((STYLE[v] for v in row if isinstance(v, str) and v in STYLE), None)
+        table.add_row(*(_cell(v, c) for v, c in zip(row, columns, strict=True)), style=style)
+    console = make_console()
+    if not console.is_terminal:  # a pipe or a file: do not squeeze the table into 80 columns
+        console.width = max(console.width, 180)
+    console.print(table)
+
+
+def _emit(df: Any, fmt: Format, columns: Sequence[str], title: str | None = None) -> None:
+    if fmt is Format.json:
+        typer.echo(_json_frame(df), nl=False)
+    elif fmt is Format.csv:
+        typer.echo(df.to_csv(index=False, date_format="%Y-%m-%dT%H:%M:%S%z"), nl=False)
+    else:
+        _table(df, [c for c in columns if c in df.columns], title)
+
+
+def _suggest(db: Path | None, name: str, branch: str | None) -> str:
+    import difflib
+
+    from history.queries import names
+
+    try:
+        known = names(db, branch=branch)
+    except PrimbenchError:
+        return ""
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+    return f"; did you mean {', '.join(repr(c) for c in close)}?" if close else (
+        f"; {len(known)} specializations stored" if known else "")
+
+
+def register(app: typer.Typer) -> None:
+    history = typer.Typer(
+        name="history",
+        help="Results across commits and branches, in an embedded DuckDB store.",
+        no_args_is_help=True,
+        rich_markup_mode=None,
+    )
+    app.add_typer(history, name="history")
+
+    @history.command("ingest")
+    def ingest(
+        paths: list[Path] = typer.Argument(..., metavar="FILES|DIRS",
+                                          help="results.json files, or directories searched for *.json."),
+        db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+        shared: Path | None = typer.Option(None, "--shared", metavar="DIR",
+                                           help="Write Parquet parts into DIR instead (many runners, no lock)."),
+        runner: str | None = typer.Option(None, "--runner", help="Part-folder name for --shared (default: host)."),
+        wait_secs: float | None = typer.Option(None, "--wait-secs", help=WAIT_HELP),
+        fmt: Format = typer.Option(Format.table, "--format", "-f", help="table or json."),
+    ) -> None:
+        """Store results files (idempotent: a run already stored is skipped). Bad files are named
+        and store nothing; the good ones are stored; the exit code is then 2."""
+        if shared is not None and db is not None:
+            raise typer.BadParameter("give --db or --shared, not both", param_hint="--shared")
+        if shared is not None:
+            from history.shared import ingest_shared
+
+            report = _call(ingest_shared, paths, shared, runner=runner)
+        else:
+            from history.ingest import ingest as ingest_files
+
+            report = _call(ingest_files, paths, db, wait_secs=wait_secs)
+        for o in report.errors:
+            message = o.message if o.message and o.path in o.message else f"{o.path}: {o.message}"
+            typer.echo(f"primbench history: error: {message}", err=True)
+        if fmt is Format.json:
+            typer.echo(json.dumps(report.to_dict(), indent=2))
+        else:
+            from primbench.console import make_console
+
+            specs = sum(o.specializations for o in report.stored)
+            make_console(sys.stderr if report.errors else None).print(
+                f"{len(report.stored)} run(s) stored ({specs} specializations), {len(report.duplicates)} already "
+                f"stored, {len(report.errors)} bad file(s) -> {report.target}", markup=False)
+        raise typer.Exit(EXIT_USAGE if report.errors else EXIT_OK)
+
+    @history.command("runs")
+    def runs(
+        db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+        branch: str | None = typer.Option(None, "--branch", "-b"),
+        gpu: str | None = typer.Option(None, "--gpu", help="GPU uuid (or its start), serial or name."),
+        algorithm: str | None = typer.Option(None, "--algorithm", "-a"),
+        since: str | None = typer.Option(None, "--since", help="ISO date, e.g. 2026-01-31."),
+        until: str | None = typer.Option(None, "--until", help="ISO date."),
+        limit: int | None = typer.Option(50, "--limit", "-n", help="Newest N runs (0: all)."),
+        fmt: Format = typer.Option(Format.table, "--format", "-f"),
+    ) -> None:
+        """List stored runs, newest first."""
+        from history.queries import list_runs
+
+        df = _call(list_runs, db, branch=branch, gpu=gpu, algorithm=algorithm, since=since, until=until,
+                   limit=limit or None)
+        _emit(df, fmt, ["date", "branch", "commit", "algorithm", "gpu_name", "host", "specializations", "failures",
+                        "noise_timeouts", "run_id"], title=f"{len(df)} run(s)")
+
+    @history.command("series")
+    def series_cmd(
+        name: str = typer.Argument(..., metavar="NAME", help="Specialization name, e.g. 'type: char'."),
+        db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+        branch: str = typer.Option("main", "--branch", "-b"),
+        algorithm: str | None = typer.Option(None, "--algorithm", "-a"),
+        gpu: str | None = typer.Option(None, "--gpu"),
+        metric: str = typer.Option("bytes_per_second", "--metric", "-m"),
+        per_run: bool = typer.Option(False, "--per-run", help="One row per run instead of per commit."),
+        fmt: Format = typer.Option(Format.table, "--format", "-f"),
+    ) -> None:
+        """A specialization's values across the commits of a branch (median of each commit's runs)."""
+        from history.queries import per_commit, series
+
+        df = _call(series, db, name, branch=branch, algorithm=algorithm, gpu=gpu, metric=metric)
+        if df.empty:
+            typer.echo(f"primbench history: error: no runs of specialization {name!r} on branch {branch!r}"
+                       f"{_suggest(db, name, branch)}", err=True)
+            raise typer.Exit(EXIT_USAGE)
+        if not per_run:
+            df = per_commit(df)
+        _emit(df, fmt, ["date", "commit", "gpu_name", "algorithm", "value", "noise_percent", "runs", "host",
+                        "gpu_temp_start", "sm_clock_mhz"], title=f"{name} on {branch}: {metric}")
+
+    @history.command("branches")
+    def branches_cmd(
+        db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+        gpu: str | None = typer.Option(None, "--gpu"),
+        algorithm: str | None = typer.Option(None, "--algorithm", "-a"),
+        fmt: Format = typer.Option(Format.table, "--format", "-f"),
+    ) -> None:
+        """Branches (per algorithm and GPU) with their latest run."""
+        from history.queries import branches
+
+        df = _call(branches, db, gpu=gpu, algorithm=algorithm)
+        _emit(df, fmt, ["branch", "algorithm", "gpu_name", "runs", "commits", "latest_date", "latest_commit",
+                        "latest_host"], title="branches")
+
+    @history.command("compare")
+    def compare_cmd(
+        branch: str = typer.Argument(..., metavar="BRANCH"),
+        base: str = typer.Option("main", "--base"),
+        db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+        fork_point: str | None = typer.Option(None, "--fork-point", metavar="SHA",
+                                              help="Commit where BRANCH left BASE (default: git merge-base, if here)."),
+        use_git: bool = typer.Option(True, "--git/--no-git", help="Ask git for the fork point and its ancestors."),
+        gpu: str | None = typer.Option(None, "--gpu"),
+        threshold: str = typer.Option("0.5%", "--threshold", "-t", help="Smallest change that matters."),
+        alpha: float = typer.Option(0.05, "--alpha"),
+        fail_on: FailOn = typer.Option(FailOn.regression, "--fail-on",
+                                       help="Exit 1 on: any regression; any change; never."),
+        fmt: str = typer.Option("terminal", "--format", "-f", help="terminal, markdown or json."),
+        changed_only: bool = typer.Option(False, "--changed-only"),
+    ) -> None:
+        """BRANCH's latest run against BASE at (or before) the fork point, else BASE's latest;
+        verdicts from compare's statistics with run-to-run variability from BASE's history."""
+        if fmt not in ("terminal", "markdown", "json"):
+            raise typer.BadParameter("choose terminal, markdown or json", param_hint="--format")
+        if not 0 < alpha < 1:
+            raise typer.BadParameter(f"{alpha} must lie between 0 and 1", param_hint="--alpha")
+        fraction = _fraction(threshold, "--threshold")
+        from history.branch_compare import branch_comparison
+
+        bc = _call(branch_comparison, db, branch, base, fork_point=fork_point, use_git=use_git, gpu=gpu,
+                   threshold=fraction, alpha=alpha)
+        from compare import render
+
+        h = bc.header()
+        line = (f"{branch} @ {(h['head_commit'] or '?')[:12]} vs {base} @ {(h['base_commit'] or '?')[:12]} "
+                f"({h['base_selection']}); run-to-run variability from history: {h['run_to_run']}")
+        if fmt == "json":
+            for n in h["notes"]:
+                typer.echo(f"primbench history: warning: {n}", err=True)
+            typer.echo(json.dumps(bc.to_dict(), indent=2, default=str))
+        elif fmt == "markdown":
+            typer.echo(f"**{line}**\n")
+            typer.echo(render.render_markdown(bc.comparison, changed_only=changed_only), nl=False)
+        else:
+            from primbench.console import make_console
+
+            console = make_console()
+            console.print(line, markup=False)
+            for n in h["notes"]:
+                console.print(f"warning: {n}", style="yellow", markup=False)
+            render.render_terminal(bc.comparison, console, changed_only=changed_only)
+        raise typer.Exit(EXIT_FAILED if bc.comparison.failed(fail_on.value) else EXIT_OK)
+
+    @history.command("regressions")
+    def regressions_cmd(
+        db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+        branch: str = typer.Option("main", "--branch", "-b"),
+        name: str | None = typer.Option(None, "--name", help="One specialization only."),
+        algorithm: str | None = typer.Option(None, "--algorithm", "-a"),
+        gpu: str | None = typer.Option(None, "--gpu"),
+        metric: str = typer.Option("bytes_per_second", "--metric", "-m"),
+        alpha: float = typer.Option(0.001, "--alpha", help="False change points per shift-free series."),
+        min_shift: str = typer.Option("1%", "--min-shift", help="Smallest shift of level reported."),
+        min_size: int = typer.Option(3, "--min-size", help="Commits needed on each side of a shift."),
+        last: int | None = typer.Option(None, "--last", help="Only shifts among the newest N commits."),
+        fail_on: FailOn = typer.Option(FailOn.never, "--fail-on",
+                                       help="Exit 1 on: a regression; any shift; never (default)."),
+        fmt: Format = typer.Option(Format.table, "--format", "-f"),
+    ) -> None:
+        """Change points per specialization on a branch: the commit where the level shifted, the
+        size of the shift and its confidence."""
+        from history.queries import regressions
+
+        df = _call(regressions, db, branch=branch, name=name, algorithm=algorithm, gpu=gpu, metric=metric,
+                   alpha=alpha, min_shift=_fraction(min_shift, "--min-shift"), min_size=min_size, last=last)
+        _emit(df, fmt, ["algorithm", "name", "gpu_name", "kind", "commit", "date", "before", "after", "shift",
+                        "confidence"], title=f"{len(df)} change point(s) on {branch}")
+        kinds = set(df["kind"]) if not df.empty else set()
+        failed = (fail_on is FailOn.regression and "regression" in kinds) or (fail_on is FailOn.change and bool(kinds))
+        raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
+
+    @history.command("plot")
+    def plot_cmd(
+        name: str | None = typer.Argument(None, metavar="[NAME]", help="Specialization (default: all of them)."),
+        db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+        out: Path = typer.Option(Path("history-plots"), "--out", "-o",
+                                 help="A .png file (with NAME), or a folder for one PNG per specialization."),
+        branch: str = typer.Option("main", "--branch", "-b"),
+        algorithm: str | None = typer.Option(None, "--algorithm", "-a"),
+        gpu: str | None = typer.Option(None, "--gpu"),
+        metric: str = typer.Option("bytes_per_second", "--metric", "-m"),
+    ) -> None:
+        """Trend charts (PNG): runs, per-commit medians, noise, change points."""
+        from history.plots import plot_series
+
+        written = _call(plot_series, db, name, out, branch=branch, algorithm=algorithm, gpu=gpu, metric=metric)
+        for p in written:
+            typer.echo(f"Wrote {p}")
+
+    @history.command("report")
+    def report_cmd(
+        db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+        branch: str = typer.Option("main", "--branch", "-b"),
+        base: str = typer.Option("main", "--base"),
+        out: Path = typer.Option(Path("history-report.html"), "--out", "-o"),
+        gpu: str | None = typer.Option(None, "--gpu"),
+        metric: str = typer.Option("bytes_per_second", "--metric", "-m"),
+        use_git: bool = typer.Option(True, "--git/--no-git"),
+    ) -> None:
+        """A static HTML report for a branch: latest verdicts, change points, trend charts."""
+        from history.plots import write_report
+
+        report = _call(write_report, db, out, branch=branch, base=base, gpu=gpu, metric=metric, use_git=use_git)
+        typer.echo(f"Wrote {report.path} ({report.charts} charts, {report.change_points} change points)")
+
+    @history.command("merge")
+    def merge_cmd(
+        source: Path = typer.Argument(..., metavar="DIR", help="Parquet parts written by ingest --shared."),
+        db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+        wait_secs: float | None = typer.Option(None, "--wait-secs", help=WAIT_HELP),
+    ) -> None:
+        """Add the runs of a shared Parquet history to a DuckDB store (idempotent)."""
+        from history.shared import merge
+
+        report = _call(merge, source, db, wait_secs=wait_secs)
+        typer.echo(f"{report.added_runs} run(s) added from {report.source} to {report.target}")
+
+    @history.command("migrate")
+    def migrate_cmd(
+        db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+        wait_secs: float | None = typer.Option(None, "--wait-secs", help=WAIT_HELP),
+    ) -> None:
+        """Bring a store to this primbench's schema version."""
+        from history.info import migrate_store
+
+        applied = _call(migrate_store, db, wait_secs=wait_secs)
+        typer.echo(f"applied migrations: {', '.join(map(str, applied))}" if applied else "store is up to date")
+
+    @history.command("info")
+    def info_cmd(
+        db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+        fmt: Format = typer.Option(Format.table, "--format", "-f"),
+    ) -> None:
+        """The store's path, schema version, migrations and row counts."""
+        from history.info import store_info
+
+        info = _call(store_info, db)
+        if fmt is Format.json:
+            typer.echo(json.dumps(info, indent=2, default=str))
+        else:
+            for key, value in info.items():
+                typer.echo(f"{key}: {value}")

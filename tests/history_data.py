@@ -1,0 +1,136 @@
+"""Synthetic results documents (results.json schema 4.1.0) for the history tests and benchmarks."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+H200_A = {"name": "NVIDIA H200", "arch": "sm_90", "pci_bus_id": "00000000:00:06.0",
+          "uuid": "GPU-5d6e1a0c-aaaa-4b7f-9c1e-000000000001", "serial": "1655123000001"}
+H200_B = {"name": "NVIDIA H200", "arch": "sm_90", "pci_bus_id": "00000000:00:06.0",
+          "uuid": "GPU-5d6e1a0c-bbbb-4b7f-9c1e-000000000002", "serial": "1655123000002"}
+START = dt.datetime(2026, 1, 1, 8, 0, tzinfo=dt.timezone(dt.timedelta(hours=1)))
+
+
+def sha(label: str) -> str:
+    """A 40-hex-digit commit hash derived from a label ("main-3" -> always the same hash)."""
+    return hashlib.sha1(label.encode()).hexdigest()
+
+
+def spec_name(i: int) -> str:
+    return f"type: t{i}"
+
+
+def specialization(index: int, name: str, bytes_per_second: float, *, algo: str = "copy", noise: float = 0.05,
+                   batches: int = 0, temp: float = 41.0, clock_mhz: float | None = None,
+                   error: str | None = None) -> dict[str, Any]:
+    if error is not None:
+        return {"index": index, "name": name, "bytes_per_second": None, "items_per_second": None,
+                "bytes_per_item": None, "items": None, "noise_timeout": False, "noise_percent": None,
+                "meta": {"algo": algo, "type": name}, "elapsed_secs": None, "calls": None, "error": error}
+    out: dict[str, Any] = {
+        "index": index,
+        "name": name,
+        "bytes_per_second": bytes_per_second,
+        "items_per_second": bytes_per_second / 2,
+        "bytes_per_item": 2,
+        "items": 134217728,
+        "noise_timeout": False,
+        "noise_percent": noise,
+        "meta": {"algo": algo, "type": name},
+        "elapsed_secs": {"host": 1.01, "gpu": 0.51},
+        "gpu_temp_celsius": {"start": temp, "end": temp + 1},
+        "calls": {"kernel_calls_per_batch": 32, "ms_per_batch": 11.35, "batches": max(batches, 10),
+                  "kernel_calls": 32 * max(batches, 10)},
+    }
+    if batches:
+        out["batches"] = [
+            {"batch_ms": 11.35 + 0.001 * j, "iterations_ms": [0.35] * 4, "kernel_calls": 32, "host_secs": 0.012}
+            for j in range(batches)
+        ]
+    if clock_mhz is not None:
+        out["sm_clock"] = {"average_mhz": clock_mhz, "throttled": False}
+    return out
+
+
+def document(values: Mapping[str, float] | Sequence[float], *, algorithm: str = "copy", branch: str | None = "main",
+             commit: str | None = None, date: dt.datetime | str = START, gpu: Mapping[str, Any] = H200_A,
+             host: str = "runner-1", noise: float = 0.05, batches: int = 0, clock_mhz: float | None = 1978.0,
+             failed: Sequence[str] = (), version: str = "4.1.0") -> dict[str, Any]:
+    """A results document with one specialization per value (bytes per second)."""
+    if not isinstance(values, Mapping):
+        values = {spec_name(i): v for i, v in enumerate(values)}
+    specs = []
+    for i, (name, value) in enumerate(values.items()):
+        err = "RuntimeError: boom" if name in failed else None
+        specs.append(specialization(i, name, value, algo=algorithm, noise=noise, batches=batches,
+                                    clock_mhz=clock_mhz, error=err))
+    general: dict[str, Any] = {
+        "algorithm": algorithm,
+        "specialization_count": len(specs),
+        "library_build_type": "python",
+        "gpu": dict(gpu),
+        "backend": {"name": "cuda", "runtime_version": "13.0"},
+        "host_name": host,
+        "date": date if isinstance(date, str) else date.isoformat(),
+        "primbench_version": "0.1.0",
+        "python_version": "3.11.7",
+    }
+    if branch is not None:
+        general["branch_name"] = branch
+        general["branch_source"] = "option"
+    if commit is not None:
+        general["commit_hash"] = commit
+        general["commit_source"] = "option"
+    ok = [s for s in specs if s.get("error") is None]
+    return {
+        "context": {
+            "results_version": version,
+            "general": general,
+            "settings": {"size": 134217728, "hot": False, "min_gpu_ms_per_batch": 10, "output_batches": batches > 0},
+            "flags": {"sync": False},
+        },
+        "specializations": specs,
+        "summary": {"noise_timeouts": 0, "failures": len(specs) - len(ok),
+                    "elapsed_secs": {"host": 2.0, "gpu": 1.0}},
+    }
+
+
+def write(path: Path, doc: Mapping[str, Any], indent: int | None = 4) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, indent=indent), encoding="utf-8")
+    return path
+
+
+def branch_series(directory: Path, levels: Sequence[Mapping[str, float] | Sequence[float]], *, branch: str = "main",
+                  start: dt.datetime = START, step: dt.timedelta = dt.timedelta(hours=1), runs_per_commit: int = 1,
+                  gpu: Mapping[str, Any] = H200_A, prefix: str | None = None, **kw: Any) -> list[Path]:
+    """One results file per (commit, repeat): commit i of `branch` measures levels[i]."""
+    paths = []
+    prefix = prefix or branch
+    for i, values in enumerate(levels):
+        for r in range(runs_per_commit):
+            when = start + step * i + dt.timedelta(minutes=r)
+            doc = document(values, branch=branch, commit=sha(f"{prefix}-{i}"), date=when, gpu=gpu, **kw)
+            paths.append(write(directory / f"{prefix}-{i:04d}-{r}.json", doc))
+    return paths
+
+
+def noisy_levels(n: int, *, base: float = 1.0e12, cv: float = 0.005, shifts: Mapping[int, float] | None = None,
+                 seed: int = 0, specs: int = 1) -> list[list[float]]:
+    """n commits of `specs` specializations: level `base`, multiplied by (1+shift) from each
+    commit in `shifts` on, with Gaussian run-to-run noise of relative size `cv`."""
+    rng = np.random.default_rng(seed)
+    level = np.full(specs, base)
+    out = []
+    for i in range(n):
+        if shifts and i in shifts:
+            level = level * (1 + shifts[i])
+        out.append([float(v) for v in level * (1 + cv * rng.standard_normal(specs))])
+    return out
