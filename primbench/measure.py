@@ -20,9 +20,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from primbench.device import Device
+from primbench.errors import UsageError
 
 #: Calls between two synchronizations (and event pairs in flight).
 SYNC_EVERY = 64
+#: A batch of this many calls that measures no GPU time at all is an error, not a size to double.
+EMPTY_CALLS_LIMIT = 1024
 
 
 @dataclass(frozen=True)
@@ -139,10 +142,19 @@ def measure(
 
     calls = 1
     sizing = 0
+    sizing_start = device.now()
     while True:
         sizing += 1
-        if math.fsum(run_batch(calls)) > min_gpu_ms_per_batch:
+        total = math.fsum(run_batch(calls))
+        if total > min_gpu_ms_per_batch:
             break
+        if total <= 0.0 and calls >= EMPTY_CALLS_LIMIT:
+            raise UsageError(
+                f"{calls} calls of the benchmarked function took no GPU time between the events: "
+                "launch the kernel on state.stream (it is the current stream inside state.run)"
+            )
+        if device.now() - sizing_start > noise_timeout_secs:
+            break  # enqueueing is slower than the GPU: keep this size rather than grow forever
         calls *= 2
 
     batches: list[BatchRecord] = []

@@ -134,3 +134,38 @@ def noisy_levels(n: int, *, base: float = 1.0e12, cv: float = 0.005, shifts: Map
             level = level * (1 + shifts[i])
         out.append([float(v) for v in level * (1 + cv * rng.standard_normal(specs))])
     return out
+
+
+def standard_history(directory: Path, db: Path | None = None) -> Path:
+    """A store with a known story, for the query, compare, plot and CLI tests:
+
+    * ``main`` on GPU A: 30 commits (``main-0`` .. ``main-29``), specializations t0..t2 at
+      1, 2 and 3 TB/s with 0.2 % run-to-run noise; t0 drops 5 % from ``main-20`` on;
+    * ``main`` on GPU B (same model, other physical GPU, 3 % slower): 8 commits ``mainB-*``;
+    * ``feat`` on GPU A, forked at ``main-24``: 2 commits, t1 4 % slower than main, t2 added;
+    * ``copy2``, a second algorithm on main GPU A, 6 commits.
+    """
+    from history.ingest import ingest
+
+    db = db or directory / "history.duckdb"
+    main = noisy_levels(30, specs=3, cv=0.002, seed=11)
+    for i, row in enumerate(main):
+        row[1] *= 2
+        row[2] *= 3
+        if i >= 20:
+            row[0] *= 0.95
+    files = branch_series(directory / "main", main)
+    gpu_b = [[v * 0.97 for v in row] for row in noisy_levels(8, specs=3, cv=0.002, seed=12)]
+    files += branch_series(directory / "mainB", gpu_b, gpu=H200_B, prefix="mainB",
+                           start=START + dt.timedelta(minutes=20), step=dt.timedelta(hours=3))
+    feat_levels = noisy_levels(2, specs=4, cv=0.002, seed=13)
+    feat = []
+    for row in feat_levels:
+        feat.append({spec_name(0): row[0] * 0.95, spec_name(1): row[1] * 2 * 0.96, spec_name(2): row[2] * 3,
+                     "type: new": row[3]})
+    files += branch_series(directory / "feat", feat, branch="feat", start=START + dt.timedelta(days=2))
+    files += branch_series(directory / "copy2", noisy_levels(6, specs=2, seed=14), algorithm="copy2",
+                           prefix="main", start=START + dt.timedelta(minutes=5))
+    report = ingest(files, db)
+    assert not report.errors, report.errors
+    return db

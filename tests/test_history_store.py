@@ -44,7 +44,7 @@ def test_wait_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_query_on_missing_store_is_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(StoreMissingError, match="no history store here.*primbench history ingest"), \
+    with pytest.raises(StoreMissingError, match=r"no history store here.*primbench history ingest"), \
             open_for_query(tmp_path / "none.duckdb"):
         pass
     assert not (tmp_path / "none.duckdb").exists()  # queries never create a store

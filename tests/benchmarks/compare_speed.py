@@ -1,0 +1,95 @@
+"""How long `primbench compare` takes on two files of 10,000 specializations each.
+
+Run: ``python tests/benchmarks/compare_speed.py`` (writes compare_speed.txt beside it).
+Target (issue 5): load + compare under 2 s on the 2-core development machine.
+Timed: `load_side` of both files plus `compare_runs` (median and max of 5 repetitions in one
+process, SciPy already imported), and the whole CLI once as a fresh process
+(interpreter start, imports, rendering of the JSON output included).
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from compare.core import compare_runs, load_side  # noqa: E402
+from tests.compare_data import batch_times, document, run_from_batches, spec, write  # noqa: E402
+
+N = 10_000
+REPS = 5
+
+
+def make_side(rng: np.random.Generator, n: int, batches: int, shift: float) -> dict:
+    specs = []
+    for i in range(n):
+        if batches:
+            ms = 0.25 * (1 + i / n) * float(np.exp(rng.normal(0, 0.001) - (shift if i % 500 == 0 else 0.0)))
+            specs.append(run_from_batches(f"size: {i}, type: char", batch_times(rng, ms, n=batches)))
+        else:
+            bps = 1e12 * float(np.exp(rng.normal(0, 0.001) + (shift if i % 500 == 0 else 0.0)))
+            specs.append(spec(f"size: {i}, type: char", bps))
+    return document(specs)
+
+
+def time_case(tmp: Path, batches: int) -> list[str]:
+    rng = np.random.default_rng(batches)
+    base = write(tmp / f"base-{batches}.json", make_side(rng, N, batches, 0.0))
+    head = write(tmp / f"head-{batches}.json", make_side(rng, N, batches, 0.03))
+    size = (base.stat().st_size + head.stat().st_size) / 2**20
+    load_t, cmp_t, total_t = [], [], []
+    for _ in range(REPS):
+        t0 = time.perf_counter()
+        b, h = load_side(base), load_side(head)
+        t1 = time.perf_counter()
+        c = compare_runs(b, h)
+        t2 = time.perf_counter()
+        load_t.append(t1 - t0)
+        cmp_t.append(t2 - t1)
+        total_t.append(t2 - t0)
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "primbench.cli", "compare", str(base), str(head), "--format", "json"],
+                          capture_output=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    cli = time.perf_counter() - t0
+    assert proc.returncode == 1, proc.stderr  # the planted slowdowns are regressions
+    counts = c.summary.counts
+    label = f"{batches} batches per specialization" if batches else "summary only (no batches)"
+    return [
+        f"{label}: two files of {N:,} specializations, {size:.1f} MiB each",
+        f"  load both   median {statistics.median(load_t):.3f} s  max {max(load_t):.3f} s",
+        f"  compare     median {statistics.median(cmp_t):.3f} s  max {max(cmp_t):.3f} s",
+        f"  load+compare median {statistics.median(total_t):.3f} s  max {max(total_t):.3f} s  "
+        f"({'under' if max(total_t) < 2 else 'OVER'} the 2 s target)",
+        f"  whole CLI as a new process (--format json): {cli:.3f} s",
+        "  verdicts: " + ", ".join(f"{v.value} {n}" for v, n in counts.items()),
+    ]
+
+
+def main() -> None:
+    lines = [
+        "primbench compare: speed on 10,000 specializations (tests/benchmarks/compare_speed.py)",
+        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
+        f"Python {platform.python_version()}",
+        "",
+    ]
+    with tempfile.TemporaryDirectory() as d:
+        for batches in (0, 30):
+            lines += time_case(Path(d), batches)
+            lines.append("")
+    text = "\n".join(lines)
+    print(text)
+    (Path(__file__).with_suffix(".txt")).write_text(text)
+
+
+if __name__ == "__main__":
+    main()

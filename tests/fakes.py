@@ -1,0 +1,162 @@
+"""A fake GPU at the device seam: programmable kernel times, noise, temperatures and clocks.
+
+Time is virtual and exact: every host operation costs `host_op_secs`, and a synchronize
+adds the GPU time enqueued since the last one, so stopping rules can be checked to the call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from primbench.device import Device
+from primbench.errors import StreamBlockingTimeout
+
+KernelTime = Callable[[int, bool], float]  # (kernel call number, cache cold?) -> ms
+
+
+class FakeDevice(Device):
+    backend_name = "fake"
+
+    def __init__(
+        self,
+        kernel_ms: float | KernelTime = 0.25,
+        *,
+        clear_ms: float = 0.02,
+        host_op_secs: float = 2e-6,
+        temperature: float | None = 40.0,
+        idle_temp: float = 38.0,
+        heat_per_sec: float = 1.0,
+        cool_per_sec: float = 2.0,
+        max_temp: float | None = None,
+        sm_clock_mhz: float = 1980.0,
+        default_clock_mhz: float = 1980.0,
+        log_ops: bool = True,
+    ) -> None:
+        self._kernel = kernel_ms if callable(kernel_ms) else (lambda n, cold, ms=kernel_ms: ms)
+        self.clear_ms = clear_ms
+        self.host_op_secs = host_op_secs
+        self.t = 0.0  # host seconds
+        self.gpu_ms = 0.0  # GPU timeline, ms
+        self._unsynced_ms = 0.0
+        self.ops: list[str] = []
+        self.log_ops = log_ops
+        self.calls = 0  # kernel launches
+        self.cold = True
+        self.blocked = False
+        self.block_timed_out = False
+        self.blocking_timeout = 10.0
+        self.prepared: dict[str, Any] | None = None
+        self._starts: dict[int, float] = {}
+        self._stops: dict[int, float] = {}
+        self.temp = temperature
+        self.idle_temp = idle_temp
+        self.heat_per_sec = heat_per_sec
+        self.cool_per_sec = cool_per_sec
+        self.max_temp_reached = max_temp
+        self.sm_clock_mhz = sm_clock_mhz
+        self.default_clock_mhz = default_clock_mhz
+        self.heated_secs = 0.0
+        self.slept_secs = 0.0
+        self.closed = False
+
+    # ----- helpers for tests
+    def _op(self, name: str) -> None:
+        self.t += self.host_op_secs
+        if self.log_ops:
+            self.ops.append(name)
+
+    def _gpu(self, ms: float) -> None:
+        self.gpu_ms += ms
+        self._unsynced_ms += ms
+
+    def launch(self, ms: float | None = None) -> None:
+        """The benchmarked kernel: a test benchmark's fn calls this."""
+        self._op("kernel")
+        ms = self._kernel(self.calls, self.cold) if ms is None else ms
+        self.calls += 1
+        self.cold = False
+        self._gpu(ms)
+
+    def synchronous_kernel(self) -> None:
+        """A kernel that synchronizes inside: deadlocks against a blocked stream."""
+        self.launch()
+        if self.blocked:
+            self.t += self.blocking_timeout
+            self.block_timed_out = True
+            self.blocked = False
+        self.synchronize(check=False)
+
+    # ----- Device
+    @property
+    def stream(self) -> str:
+        return "fake-stream"
+
+    def context(self) -> dict[str, Any]:
+        return {
+            "gpu": {"name": "Fake GPU", "arch": "sm_00", "pci_bus_id": "0000:00:00.0", "uuid": "GPU-fake"},
+            "backend": {"name": "fake", "runtime_version": "0"},
+        }
+
+    def now(self) -> float:
+        return self.t
+
+    def sleep(self, secs: float) -> None:
+        self.t += secs
+        self.slept_secs += secs
+        if self.temp is not None:
+            self.temp = max(self.idle_temp, self.temp - self.cool_per_sec * secs)
+
+    def prepare(self, *, cache_size: int, blocking_timeout_secs: float, slots: int) -> None:
+        self.prepared = {"cache_size": cache_size, "blocking_timeout_secs": blocking_timeout_secs, "slots": slots}
+        self.blocking_timeout = blocking_timeout_secs
+
+    def clear_cache(self) -> None:
+        self._op("clear")
+        self._gpu(self.clear_ms)
+        self.cold = True
+
+    def block(self) -> None:
+        self._op("block")
+        self.blocked = True
+
+    def unblock(self) -> None:
+        self._op("unblock")
+        self.blocked = False
+
+    def record_start(self, slot: int) -> None:
+        self._op("start")
+        self._starts[slot] = self.gpu_ms
+
+    def record_stop(self, slot: int) -> None:
+        self._op("stop")
+        self._stops[slot] = self.gpu_ms
+
+    def synchronize(self, check: bool = True) -> None:
+        self._op("sync")
+        self.t += self._unsynced_ms / 1000.0
+        self._unsynced_ms = 0.0
+        if check and self.block_timed_out:
+            self.block_timed_out = False
+            raise StreamBlockingTimeout(self.blocking_timeout)
+
+    def elapsed_ms(self, slot: int) -> float:
+        return self._stops[slot] - self._starts[slot]
+
+    def temperature(self) -> float | None:
+        return self.temp
+
+    def heat(self, secs: float) -> None:
+        self.t += secs
+        self.heated_secs += secs
+        if self.temp is not None:
+            self.temp += self.heat_per_sec * secs
+            if self.max_temp_reached is not None:
+                self.temp = min(self.temp, self.max_temp_reached)
+
+    def clock_sample(self) -> tuple[int, int]:
+        ns = int(round(self.t * 1e9))
+        return ns, int(round(self.t * self.sm_clock_mhz * 1e6))
+
+    def close(self) -> None:
+        self.closed = True

@@ -1,0 +1,123 @@
+"""Many machines, one history: each runner writes its own Parquet parts; readers see the union."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from history.errors import HistoryError
+from history.queries import branches, list_runs, regressions, series
+from history.shared import ingest_shared, merge, runner_name
+from history.store import connect, open_for_query
+from tests import history_data as hd
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_runners_write_their_own_parts_and_queries_read_the_union(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    a = hd.branch_series(tmp_path / "a", hd.noisy_levels(12, specs=3, shifts={6: -0.05}, cv=0.002), batches=2)
+    b = hd.branch_series(tmp_path / "b", hd.noisy_levels(4, specs=3, seed=5), branch="feat",
+                         start=hd.START.replace(day=5))
+    ra = ingest_shared(a, shared, runner="gpu-box-1")
+    rb = ingest_shared([*b, a[0]], shared, runner="gpu box 2!")  # a[0] is already in the dataset
+    assert len(ra.stored) == 12 and len(rb.stored) == 4 and len(rb.duplicates) == 1
+    assert sorted(p.name for p in (shared / "runs").iterdir()) == ["runner=gpu-box-1", "runner=gpu_box_2"]
+    assert not list(shared.rglob("*.tmp"))
+    runs = list_runs(shared)
+    assert len(runs) == 16
+    assert set(branches(shared)["branch"]) == {"main", "feat"}
+    assert len(series(shared, "type: t0")) == 12
+    cps = regressions(shared)
+    assert set(cps["position"]) == {6}
+    with open_for_query(shared) as con:
+        assert con.execute("SELECT count(*) FROM batches").fetchone()[0] == 12 * 3 * 2
+
+
+def test_the_same_run_written_by_two_runners_counts_once(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    files = hd.branch_series(tmp_path / "a", hd.noisy_levels(3, specs=2))
+    # both runners check the dataset before either writes: both write the runs
+    from history import shared as shared_mod
+
+    ingest_shared(files, shared, runner="r1")
+    original = shared_mod.dataset_run_ids
+    shared_mod.dataset_run_ids = lambda directory: set()  # simulate the race
+    try:
+        ingest_shared(files, shared, runner="r2")
+    finally:
+        shared_mod.dataset_run_ids = original
+    assert len(list((shared / "runs").glob("*/*.parquet"))) == 2
+    assert len(list_runs(shared)) == 3
+    with open_for_query(shared) as con:
+        assert con.execute("SELECT count(*) FROM specializations").fetchone()[0] == 6
+
+
+def test_merge_into_a_duckdb_store_is_idempotent(tmp_path: Path) -> None:
+    shared, db = tmp_path / "shared", tmp_path / "h.duckdb"
+    ingest_shared(hd.branch_series(tmp_path / "a", hd.noisy_levels(5, specs=2)), shared, runner="r1")
+    assert merge(shared, db).added_runs == 5
+    ingest_shared(hd.branch_series(tmp_path / "b", hd.noisy_levels(2, specs=2, seed=9), branch="x"), shared,
+                  runner="r2")
+    assert merge(shared, db).added_runs == 2
+    assert merge(shared, db).added_runs == 0
+    assert len(list_runs(db)) == 7
+    with open_for_query(db) as con:
+        assert con.execute("SELECT count(*) FROM specializations").fetchone()[0] == 14
+
+
+def test_runners_writing_at_the_same_moment_lose_nothing(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    groups = [hd.branch_series(tmp_path / f"g{i}", hd.noisy_levels(10, specs=5, seed=i), prefix=f"g{i}")
+              for i in range(3)]
+    at = time.time() + 1.5
+    procs = []
+    for i, files in enumerate(groups):
+        code = textwrap.dedent(f"""
+            import sys, time
+            sys.path.insert(0, {str(ROOT)!r})
+            from history.shared import ingest_shared
+            files = {[str(f) for f in files]!r}
+            while time.time() < {at!r}:
+                time.sleep(0.001)
+            for j in range(0, len(files), 2):
+                ingest_shared(files[j:j + 2], {str(shared)!r}, runner="runner-{i}")
+        """)
+        procs.append(subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True))
+    for p in procs:
+        _, err = p.communicate(timeout=120)
+        assert p.returncode == 0, err
+    assert len(list_runs(shared)) == 30
+    with open_for_query(shared) as con:
+        assert con.execute("SELECT count(*) FROM specializations").fetchone()[0] == 150
+
+
+def test_parts_from_a_newer_schema_are_refused(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    ingest_shared(hd.branch_series(tmp_path / "a", hd.noisy_levels(2)), shared, runner="r1")
+    part = next((shared / "runs").glob("*/*.parquet"))
+    con = connect(tmp_path / "tmp.duckdb", read_only=False)
+    try:
+        con.execute("COPY (SELECT * REPLACE (99 AS store_schema) FROM read_parquet(?)) TO ? (FORMAT parquet)",
+                    [str(part), str(part.with_name("part-future.parquet"))])
+    finally:
+        con.close()
+    with pytest.raises(HistoryError, match="schema version 99, newer"):
+        list_runs(shared)
+
+
+def test_a_directory_that_is_not_a_dataset(tmp_path: Path) -> None:
+    with pytest.raises(HistoryError, match="not a primbench Parquet history"):
+        list_runs(tmp_path)
+
+
+def test_runner_names_are_safe_folder_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert runner_name("ci/../../etc") == "ci_.._.._etc"
+    assert runner_name("..") == "runner"
+    monkeypatch.setenv("PRIMBENCH_RUNNER", "from-env")
+    assert runner_name(None) == "from-env"

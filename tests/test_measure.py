@@ -1,0 +1,206 @@
+"""The measurement loop's rules, checked exactly against the fake device."""
+
+from __future__ import annotations
+
+import math
+import statistics
+
+import pytest
+
+from primbench.errors import StreamBlockingTimeout, UsageError
+from primbench.measure import SYNC_EVERY, coefficient_of_variation, measure, timed_calls
+from tests.fakes import FakeDevice
+
+DEFAULTS = dict(
+    min_gpu_ms_per_batch=10.0,
+    min_secs=0.0,
+    noise_timeout_secs=10.0,
+    batch_window_size=10,
+    noise_tolerance_percent=1.0,
+    hot=False,
+    sync=False,
+)
+
+
+def run(dev: FakeDevice, **kw):
+    opts = {**DEFAULTS, **kw}
+    return measure(dev, dev.launch, **opts)
+
+
+def test_cv_is_sample_std_over_mean():
+    values = [1.0, 2.0, 3.0, 4.0]
+    assert coefficient_of_variation(values) == pytest.approx(statistics.stdev(values) / 2.5)
+    assert coefficient_of_variation([5.0]) == 0.0
+    assert coefficient_of_variation([]) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("kernel_ms", "calls", "sizing"),
+    [(3.0, 4, 3), (2.5, 8, 4), (11.0, 1, 1), (0.001, 16384, 15)],
+)
+def test_batch_doubling_until_strictly_above_minimum(kernel_ms, calls, sizing):
+    dev = FakeDevice(kernel_ms)
+    m = run(dev)
+    assert m.kernel_calls_per_batch == calls
+    assert m.sizing_batches == sizing
+    # Sizing batches are discarded: every kept batch has the final size.
+    assert all(b.kernel_calls == calls for b in m.batches)
+    assert dev.calls == (calls * 2 - 1) + calls * len(m.batches)
+
+
+def test_quiet_kernel_stops_when_window_is_full():
+    m = run(FakeDevice(1.0))
+    assert len(m.batches) == 10
+    assert m.noise_percent == pytest.approx(0.0, abs=1e-9)
+    assert not m.noise_timeout
+
+
+def test_window_size_is_respected():
+    assert len(run(FakeDevice(1.0), batch_window_size=4).batches) == 4
+
+
+def test_tolerance_uses_only_the_last_window():
+    # Ten noisy batches, then quiet: stops once the window holds only quiet batches.
+    per_call = 1.0
+    noisy_batches = 10
+    calls_per_batch = 16  # 1 ms kernels: 16 calls > 10 ms
+
+    def kernel(n: int, cold: bool) -> float:
+        sizing_calls = 31
+        if n < sizing_calls:
+            return per_call
+        batch = (n - sizing_calls) // calls_per_batch
+        if batch < noisy_batches:
+            return per_call * (1.5 if batch % 2 else 1.0)
+        return per_call
+
+    m = run(FakeDevice(kernel))
+    assert m.kernel_calls_per_batch == calls_per_batch
+    assert len(m.batches) == noisy_batches + 10
+    assert m.noise_percent == pytest.approx(0.0, abs=1e-9)
+
+
+def test_noise_above_tolerance_runs_until_timeout():
+    dev = FakeDevice(lambda n, cold: 1.0 + 0.5 * (n // 16 % 2), host_op_secs=0.0)
+    m = run(dev, noise_timeout_secs=2.0)
+    assert m.noise_timeout
+    assert m.noise_percent >= 1.0
+    assert m.host_secs > 2.0
+    # It stops at the first batch past the timeout: one batch earlier was not past it.
+    assert m.batches[-2].host_secs <= 2.0
+
+
+def test_min_secs_keeps_a_quiet_run_going():
+    dev = FakeDevice(1.0, host_op_secs=0.0, clear_ms=0.0)
+    m = run(dev, min_secs=1.0)
+    assert not m.noise_timeout
+    assert m.host_secs >= 1.0
+    assert m.batches[-2].host_secs < 1.0
+    # 16 ms batches of pure GPU time: 63 batches reach 1.008 s.
+    assert len(m.batches) == math.ceil(1.0 / 0.016)
+
+
+def test_timeout_is_not_flagged_for_a_quiet_run():
+    m = run(FakeDevice(1.0, host_op_secs=0.0), min_secs=3.0, noise_timeout_secs=1.0)
+    assert not m.noise_timeout
+    assert m.host_secs >= 3.0
+
+
+def test_throughput_fields_come_from_all_measured_batches():
+    m = run(FakeDevice(lambda n, cold: 1.0 if n % 2 else 1.001))
+    assert m.kernel_calls == m.kernel_calls_per_batch * len(m.batches)
+    assert m.gpu_secs == pytest.approx(sum(b.batch_ms for b in m.batches) / 1000)
+    assert m.ms_per_batch == pytest.approx(m.gpu_secs * 1000 / len(m.batches))
+
+
+def test_per_call_protocol_order_cold():
+    dev = FakeDevice(1.0)
+    timed_calls(dev, dev.launch, 2, hot=False, block=True)
+    assert dev.ops == ["clear", "block", "start", "kernel", "stop", "unblock"] * 2 + ["sync"]
+
+
+def test_hot_skips_cache_clearing():
+    dev = FakeDevice(1.0)
+    timed_calls(dev, dev.launch, 3, hot=True, block=True)
+    assert "clear" not in dev.ops
+
+
+def test_sync_flag_skips_blocking():
+    dev = FakeDevice(1.0)
+    timed_calls(dev, dev.launch, 3, hot=False, block=False)
+    assert "block" not in dev.ops and "unblock" not in dev.ops
+    assert dev.ops.count("clear") == 3
+
+
+def test_cache_clearing_changes_kernel_time():
+    dev = FakeDevice(lambda n, cold: 2.0 if cold else 1.0)
+    assert sum(timed_calls(dev, dev.launch, 4, hot=False, block=True)) == pytest.approx(8.0)
+    assert sum(timed_calls(dev, dev.launch, 4, hot=True, block=True)) == pytest.approx(4.0)
+
+
+def test_events_exclude_clear_and_spin():
+    dev = FakeDevice(1.0, clear_ms=5.0)
+    assert timed_calls(dev, dev.launch, 3, hot=False, block=True) == [1.0, 1.0, 1.0]
+
+
+def test_synchronizes_every_so_many_calls_not_each():
+    dev = FakeDevice(0.01)
+    timed_calls(dev, dev.launch, SYNC_EVERY * 2 + 5, hot=True, block=True)
+    assert dev.ops.count("sync") == 3
+
+
+def test_before_each_runs_before_every_call_outside_the_events():
+    dev = FakeDevice(1.0)
+    seen = []
+
+    def restore() -> None:
+        seen.append(len(dev.ops))
+        dev.launch(7.0)  # restoring inputs costs GPU time that must not be counted
+
+    times = timed_calls(dev, dev.launch, 3, hot=False, block=True, before_each=restore)
+    assert times == [1.0, 1.0, 1.0]
+    assert len(seen) == 3
+
+
+def test_synchronous_kernel_with_blocking_raises_clear_error():
+    dev = FakeDevice(1.0)
+    dev.blocking_timeout = 2.0
+    with pytest.raises(StreamBlockingTimeout, match="flags.sync"):
+        timed_calls(dev, dev.synchronous_kernel, 1, hot=True, block=True)
+    assert dev.t >= 2.0
+
+
+def test_synchronous_kernel_without_blocking_runs():
+    dev = FakeDevice(1.0)
+    assert timed_calls(dev, dev.synchronous_kernel, 3, hot=True, block=False) == [1.0, 1.0, 1.0]
+
+
+def test_before_batch_hook_runs_once_per_measured_batch():
+    dev = FakeDevice(1.0)
+    count = 0
+
+    def hook() -> None:
+        nonlocal count
+        count += 1
+
+    m = measure(dev, dev.launch, before_batch=hook, **DEFAULTS)
+    assert count == len(m.batches)
+
+
+def test_progress_reports_every_batch():
+    seen = []
+    dev = FakeDevice(1.0)
+    m = measure(dev, dev.launch, on_batch=seen.append, **DEFAULTS)
+    assert [p.batch for p in seen] == list(range(1, len(m.batches) + 1))
+
+
+def test_function_that_launches_nothing_on_the_stream_is_an_error():
+    dev = FakeDevice(1.0)
+    with pytest.raises(UsageError, match="state.stream"):
+        measure(dev, lambda: None, **DEFAULTS)
+
+
+def test_sizing_gives_up_doubling_after_the_noise_timeout():
+    dev = FakeDevice(0.001, host_op_secs=0.001)  # enqueueing is far slower than the kernel
+    m = run(dev, noise_timeout_secs=0.5)
+    assert m.kernel_calls_per_batch < 10 / 0.001
