@@ -19,7 +19,7 @@ Method: binary segmentation on the logarithm of the values (so shifts are relati
    dropped until none changes. ``before``, ``after`` and ``shift`` are the medians of the
    neighbouring segments and their relative change; ``confidence`` is ``1 - p``.
 
-A shift needs `min_size` points after it (default 2) before it can be confirmed: one
+A shift needs `min_size` points after it (default 3) before it can be confirmed: one
 low point at the tip of a branch is indistinguishable from a bad run. (`compare`, with the
 run-to-run variability, is the tool for a single new run.) The test assumes the points
 within a segment are independent with equal spread; a steady drift will be cut into steps.
@@ -33,6 +33,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+#: Defaults: the chance that a shift-free series yields a false change point; commits needed
+#: on each side of a shift; smallest relative shift of level reported.
+DEFAULT_ALPHA = 0.001
+DEFAULT_MIN_SIZE = 3
+DEFAULT_MIN_SHIFT = 0.01
 
 
 @dataclass(frozen=True)
@@ -100,8 +106,8 @@ def _relative_shift(values: np.ndarray, start: int, split: int, stop: int) -> tu
     return before, after, after / before - 1
 
 
-def detect(values: Sequence[float], *, alpha: float = 0.01, min_size: int = 2, min_shift: float = 0.01,
-           max_points: int = 20) -> list[ChangePoint]:
+def detect(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
+           min_shift: float = DEFAULT_MIN_SHIFT, max_points: int = 20) -> list[ChangePoint]:
     """The change points of a series (ordered oldest first), oldest change first.
 
     `alpha`: the chance a shift-free segment yields a false change point; `min_size`: points

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from history.changepoints import DEFAULT_ALPHA, DEFAULT_MIN_SHIFT, DEFAULT_MIN_SIZE
 from history.errors import HistoryError
 from history.queries import METRICS, change_points_of, connection, per_commit, series
 
@@ -45,7 +46,8 @@ def _short(commit: str) -> str:
 
 
 def trend_figure(frame: pd.DataFrame, *, metric: str = "bytes_per_second", title: str | None = None,
-                 alpha: float = 0.001, min_size: int = 3, min_shift: float = 0.01) -> Any:
+                 alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
+                 min_shift: float = DEFAULT_MIN_SHIFT) -> Any:
     """A matplotlib Figure: one specialization's runs (dots), per-commit medians (line),
     noise (error bars), and change points (dashed lines, segment levels, labels); one colour
     per physical GPU. `frame` is what `history.queries.series` returns for one name."""
@@ -141,8 +143,8 @@ def file_name(algorithm: str, name: str) -> str:
 
 def plot_series(db: Any = None, name: str | None = None, out: str | os.PathLike[str] = "history-plots", *,
                 branch: str = "main", algorithm: str | None = None, gpu: str | None = None,
-                metric: str = "bytes_per_second", alpha: float = 0.001, min_size: int = 3,
-                min_shift: float = 0.01) -> list[Path]:
+                metric: str = "bytes_per_second", alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
+                min_shift: float = DEFAULT_MIN_SHIFT) -> list[Path]:
     """Trend chart PNGs. With `name`, one chart written to `out` (a ``.png`` path, or a folder);
     without, one chart per specialization of the branch into the folder `out`."""
     frame = series(db, name, branch=branch, algorithm=algorithm, gpu=gpu, metric=metric)
@@ -211,8 +213,8 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], classes: Seque
 
 def write_report(db: Any = None, out: str | os.PathLike[str] = "history-report.html", *, branch: str = "main",
                  base: str = "main", gpu: str | None = None, metric: str = "bytes_per_second",
-                 alpha: float = 0.001, min_size: int = 3, min_shift: float = 0.01, use_git: bool = False,
-                 max_charts: int = 200) -> Report:
+                 alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE, min_shift: float = DEFAULT_MIN_SHIFT,
+                 use_git: bool = False, max_charts: int = 200) -> Report:
     """A static HTML report for `branch`: latest verdicts against `base` (for the base itself:
     its newest commit against the one before), change points, and a trend chart per
     specialization."""

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from history.changepoints import DEFAULT_ALPHA, DEFAULT_MIN_SHIFT, DEFAULT_MIN_SIZE
 from primbench.errors import UsageError
 
 if TYPE_CHECKING:
@@ -208,8 +209,9 @@ def branches(db: Any = None, *, gpu: str | None = None, algorithm: str | None = 
 
 
 def regressions(db: Any = None, *, branch: str = "main", name: str | None = None, algorithm: str | None = None,
-                gpu: str | None = None, metric: str = "bytes_per_second", alpha: float = 0.001, min_size: int = 3,
-                min_shift: float = 0.01, last: int | None = None) -> pd.DataFrame:
+                gpu: str | None = None, metric: str = "bytes_per_second", alpha: float = DEFAULT_ALPHA,
+                min_size: int = DEFAULT_MIN_SIZE, min_shift: float = DEFAULT_MIN_SHIFT,
+                last: int | None = None) -> pd.DataFrame:
     """Change points of every specialization's per-commit series on `branch` (per GPU): the
     commit where the level shifted, the size of the shift and its confidence. `kind` is
     regression or improvement for metrics with a better direction, else up or down. `last`
@@ -259,8 +261,8 @@ def _cp_row(key: tuple[Any, ...], group: pd.DataFrame, cp: ChangePoint, better: 
     }
 
 
-def change_points_of(points: pd.DataFrame, *, alpha: float = 0.001, min_size: int = 3,
-                     min_shift: float = 0.01) -> list[ChangePoint]:
+def change_points_of(points: pd.DataFrame, *, alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
+                     min_shift: float = DEFAULT_MIN_SHIFT) -> list[ChangePoint]:
     """Change points of one per-commit series (as `per_commit` returns it)."""
     from history.changepoints import detect
 

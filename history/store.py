@@ -95,8 +95,8 @@ def connect(path: str | os.PathLike[str], *, read_only: bool,
         )
     if path.is_dir():
         raise HistoryError(f"{path}: is a directory, not a DuckDB history file")
-    if not read_only:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    if not read_only and not path.exists():
+        _create(path, duckdb)
     limit = resolve_wait(wait_secs)
     deadline = time.monotonic() + limit
     pause = 0.02
@@ -121,6 +121,32 @@ def connect(path: str | os.PathLike[str], *, read_only: bool,
             raise HistoryError(f"{path}: cannot open the history store ({exc})") from None
     con.execute("SET TimeZone = 'UTC'")
     return con
+
+
+def _create(path: Path, duckdb: Any) -> None:
+    """Create an empty store so that no other process ever sees a half-made file: build it
+    under a temporary name, then hard-link it into place (which fails if another process
+    got there first; its store is then used)."""
+    from history.schema import migrate
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{random.getrandbits(32):08x}.tmp")
+    try:
+        con = duckdb.connect(str(tmp), config=CONFIG)
+        try:
+            migrate(con, source=str(path))
+        finally:
+            con.close()
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass
+        except OSError:  # a file system without hard links: a rename may replace a racing twin, still whole
+            if not path.exists():
+                os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+        Path(str(tmp) + ".wal").unlink(missing_ok=True)
 
 
 def _holder(exc: BaseException) -> str:

@@ -1,0 +1,112 @@
+"""Every query, on a real DuckDB file with a known story (tests/history_data.standard_history)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from history.queries import branches, list_runs, names, per_commit, regressions, series
+from primbench.errors import UsageError
+from tests import history_data as hd
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return hd.standard_history(tmp_path_factory.mktemp("history"))
+
+
+def test_list_runs_filters(db: Path) -> None:
+    all_runs = list_runs(db)
+    assert len(all_runs) == 30 + 8 + 2 + 6
+    assert list(all_runs["date"]) == sorted(all_runs["date"], reverse=True)
+    assert len(list_runs(db, branch="feat")) == 2
+    assert len(list_runs(db, algorithm="copy2")) == 6
+    assert len(list_runs(db, gpu=hd.H200_B["uuid"])) == 8
+    assert len(list_runs(db, gpu=hd.H200_B["serial"])) == 8
+    assert len(list_runs(db, gpu="GPU-5d6e1a0c-bbbb")) == 8  # a prefix of the uuid
+    assert len(list_runs(db, gpu="NVIDIA H200")) == 46
+    assert len(list_runs(db, branch="main", since="2026-01-01T10:00:00+00:00", until="2026-01-01T12:30Z",
+                         algorithm="copy", gpu=hd.H200_A["uuid"])) == 3
+    assert len(list_runs(db, limit=5)) == 5
+    assert {"run_id", "date", "branch", "commit", "gpu_name", "host", "specializations"} <= set(all_runs.columns)
+
+
+def test_user_strings_are_parameters_not_sql(db: Path) -> None:
+    evil = "main' OR '1'='1"
+    assert list_runs(db, branch=evil).empty
+    assert series(db, "x'; DROP TABLE runs; --").empty
+    assert len(list_runs(db)) == 46
+
+
+def test_bad_dates_and_metrics_are_usage_errors(db: Path) -> None:
+    with pytest.raises(UsageError, match="--since 'yesterday'"):
+        list_runs(db, since="yesterday")
+    with pytest.raises(UsageError, match="unknown metric 'speed'"):
+        series(db, "type: t0", metric="speed")
+    with pytest.raises(UsageError, match="--limit"):
+        list_runs(db, limit=0)
+
+
+def test_series_of_one_specialization_on_a_branch(db: Path) -> None:
+    assert len(series(db, "type: t0", branch="main", gpu=hd.H200_A["uuid"])) == 36  # copy and copy2
+    s = series(db, "type: t0", branch="main", gpu=hd.H200_A["uuid"], algorithm="copy")
+    assert len(s) == 30
+    assert list(s["commit"]) == [hd.sha(f"main-{i}") for i in range(30)]
+    assert s["value"].iloc[25] == pytest.approx(0.95e12, rel=0.01)
+    assert {"noise_percent", "gpu_temp_start", "gpu_temp_end", "sm_clock_mhz", "host"} <= set(s.columns)
+    both = series(db, "type: t0", branch="main", algorithm="copy")
+    assert set(both["gpu_key"]) == {hd.H200_A["uuid"], hd.H200_B["uuid"]}  # physical GPUs kept apart
+    assert series(db, "type: t0", branch="main", metric="gpu_temp_end")["value"].eq(42.0).all()
+
+
+def test_per_commit_takes_the_median_of_repeated_runs(tmp_path: Path) -> None:
+    frame = pd.DataFrame({
+        "algorithm": ["a"] * 5, "name": ["n"] * 5, "gpu_key": ["g"] * 5, "gpu_name": ["G"] * 5,
+        "branch": ["main"] * 5, "commit": ["c1", "c1", "c1", "c2", None],
+        "run_id": ["r1", "r2", "r3", "r4", "r5"], "date": pd.to_datetime([1, 2, 3, 4, 5], unit="h", utc=True),
+        "value": [1.0, 10.0, 2.0, 5.0, 6.0], "noise_percent": [0.1] * 5,
+    })
+    pc = per_commit(frame)
+    assert list(pc["commit"]) == ["c1", "c2", "run:r5"]
+    assert list(pc["value"]) == [2.0, 5.0, 6.0]
+    assert list(pc["runs"]) == [3, 1, 1]
+    assert list(pc["position"]) == [0, 1, 2]
+
+
+def test_branches_with_their_latest_run(db: Path) -> None:
+    b = branches(db)
+    assert len(b) == 4  # (main, copy, GPU A), (main, copy, GPU B), (main, copy2), (feat, copy)
+    feat = b[b["branch"] == "feat"].iloc[0]
+    assert feat["latest_commit"] == hd.sha("feat-1") and feat["runs"] == 2
+    main_a = b[(b["branch"] == "main") & (b["algorithm"] == "copy") & (b["gpu_key"] == hd.H200_A["uuid"])].iloc[0]
+    assert main_a["latest_commit"] == hd.sha("main-29") and main_a["commits"] == 30
+    assert b.iloc[0]["branch"] == "feat"  # newest first
+
+
+def test_regressions_finds_the_planted_shift_at_its_commit(db: Path) -> None:
+    r = regressions(db, branch="main")
+    assert len(r) == 1
+    row = r.iloc[0]
+    assert (row["algorithm"], row["name"], row["gpu_key"]) == ("copy", "type: t0", hd.H200_A["uuid"])
+    assert row["commit"] == hd.sha("main-20") and row["previous_commit"] == hd.sha("main-19")
+    assert row["kind"] == "regression"
+    assert row["shift"] == pytest.approx(-0.05, abs=0.005)
+    assert row["confidence"] > 0.999
+    assert regressions(db, branch="main", last=5).empty  # the shift is 10 commits old
+    assert len(regressions(db, branch="main", last=10)) == 1
+    assert regressions(db, branch="main", name="type: t1").empty
+    assert regressions(db, branch="main", gpu=hd.H200_B["uuid"]).empty
+
+
+def test_names(db: Path) -> None:
+    assert names(db, branch="feat") == ["type: new", "type: t0", "type: t1", "type: t2"]
+
+
+def test_queries_accept_an_open_connection(db: Path) -> None:
+    from history.store import open_for_query
+
+    with open_for_query(db) as con:
+        assert len(list_runs(con, branch="feat")) == 2
+        assert len(series(con, "type: t1", branch="feat")) == 2
