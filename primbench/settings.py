@@ -188,19 +188,15 @@ def build_parser(prog: str, custom: list[CustomOption]) -> argparse.ArgumentPars
         flag = "--" + _opt(f.name)
         default = getattr(defaults, f.name)
         text = f"{_HELP[f.name]}"
-        if f.type in ("bool",) or isinstance(default, bool):
+        if str(f.type) == "bool":
             group.add_argument(flag, dest=f.name, action="store_true", help=text)
             continue
         conv: Any
         if f.name in ("size", "cache_size"):
             conv = parse_size
-        elif f.name == "device" or isinstance(default, int):
-            conv = int
-        elif isinstance(default, float):
-            conv = float
         else:
-            conv = str
-        shown = "" if f.name in ("size", "cache_size") else f" (default {default!r})" if default not in ("", None) else ""
+            conv = {"int": int, "int | None": int, "float": float}.get(str(f.type), str)
+        shown = "" if f.name in ("size", "cache_size") or default in ("", None) else f" (default {default!r})"
         group.add_argument(flag, dest=f.name, type=conv, metavar=f.name.upper(), help=text + shown)
     if custom:
         cgroup = parser.add_argument_group("benchmark options")

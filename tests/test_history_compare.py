@@ -1,0 +1,136 @@
+"""`history compare`: a branch against its base, with compare's statistics and history's variability."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from history.branch_compare import branch_comparison, compare_branch
+from history.errors import HistoryError
+from history.forkpoint import from_git
+from history.ingest import ingest
+from history.variability import robust_cv
+from tests import history_data as hd
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return hd.standard_history(tmp_path_factory.mktemp("history"))
+
+
+def test_branch_against_the_base_at_the_fork_point(db: Path) -> None:
+    bc = branch_comparison(db, "feat", "main", fork_point=hd.sha("main-24"))
+    assert bc.base_commit == hd.sha("main-24") and bc.head_commit == hd.sha("feat-1")
+    assert bc.base_selection == "fork point"
+    assert bc.gpu_key == hd.H200_A["uuid"]
+    verdicts = {(r.algorithm, r.name): str(r.verdict) for r in bc.comparison.rows}
+    assert verdicts[("copy", "type: t1")] == "regression"  # 4 % slower than main
+    assert verdicts[("copy", "type: t0")] == "unchanged"   # main had already dropped 5 % at main-20
+    assert verdicts[("copy", "type: new")] == "added"
+    assert bc.comparison.failed("regression")
+    # the run-to-run CV came from main's history (0.2 % planted), not the prior
+    row = bc.comparison.row("copy", "type: t1")
+    assert row.run_to_run_source == "history"
+    assert 0.001 < bc.run_to_run_cv[("copy", "type: t1")] < 0.004
+
+
+def test_fork_point_before_the_shift_shows_the_shift(db: Path) -> None:
+    bc = branch_comparison(db, "feat", "main", fork_point=hd.sha("main-10"))
+    assert str(bc.comparison.row("copy", "type: t0").verdict) == "regression"  # main-10 was before the drop
+
+
+def test_nearest_measured_ancestor_of_the_fork_point(db: Path) -> None:
+    ancestors = ["unmeasured-1", "unmeasured-2", hd.sha("main-22"), hd.sha("main-21")]
+    bc = branch_comparison(db, "feat", "main", fork_point="unmeasured-1", ancestors=ancestors)
+    assert bc.base_commit == hd.sha("main-22")
+    assert bc.base_selection == "nearest measured ancestor of the fork point"
+
+
+def test_unknown_fork_point_falls_back_to_the_base_latest(db: Path) -> None:
+    bc = branch_comparison(db, "feat", "main")
+    assert bc.base_commit == hd.sha("main-29")
+    assert "fork point unknown" in bc.base_selection
+    bc = branch_comparison(db, "feat", "main", fork_point="deadbeef")
+    assert bc.base_commit == hd.sha("main-29") and "no run at or before the fork point" in bc.base_selection
+
+
+def test_base_against_itself_compares_the_newest_commit_with_the_one_before(db: Path) -> None:
+    bc = branch_comparison(db, "main", "main", gpu=hd.H200_A["uuid"])
+    assert bc.head_commit == hd.sha("main-29") and bc.base_commit == hd.sha("main-28")
+
+
+def test_physical_gpus_are_kept_apart(db: Path) -> None:
+    bc = branch_comparison(db, "main", "main", gpu=hd.H200_B["uuid"])
+    assert bc.gpu_key == hd.H200_B["uuid"]
+    assert bc.head_commit == hd.sha("mainB-7") and bc.base_commit == hd.sha("mainB-6")
+    # GPU B is 3 % slower than A: comparing across GPUs would call that a regression
+    assert not bc.comparison.failed("regression")
+
+
+def test_several_algorithms_each_get_their_base(db: Path) -> None:
+    bc = branch_comparison(db, "main", "main", gpu=hd.H200_A["uuid"])
+    assert {r.algorithm for r in bc.comparison.rows} == {"copy"}  # copy2's newest commit is older
+    assert len(bc.head_runs) == len(bc.base_runs) == 2
+
+
+def test_frame_and_dict(db: Path) -> None:
+    df = compare_branch(db, "feat", "main", fork_point=hd.sha("main-24"))
+    assert {"algorithm", "name", "verdict", "base_value", "head_value", "change", "p_value", "reason"} <= set(df.columns)
+    assert df.attrs["base_commit"] == hd.sha("main-24")
+    d = branch_comparison(db, "feat", "main", fork_point=hd.sha("main-24")).to_dict()
+    assert d["history"]["fork_point"] == hd.sha("main-24") and d["summary"]["counts"]["regression"] == 1
+
+
+def test_unknown_branches_are_clear_errors(db: Path) -> None:
+    with pytest.raises(HistoryError, match="no runs of branch 'nope'.*branches stored: feat, main"):
+        branch_comparison(db, "nope", "main")
+    with pytest.raises(HistoryError, match="no runs of base branch 'nope'"):
+        branch_comparison(db, "feat", "nope")
+
+
+def test_robust_cv_ignores_level_shifts_and_outliers() -> None:
+    rng = np.random.default_rng(0)
+    values = list(1e12 * (1 + 0.002 * rng.standard_normal(40)))
+    plain = robust_cv(values)
+    assert plain == pytest.approx(0.002, rel=0.35)
+    shifted = [v * (0.9 if i >= 20 else 1.0) for i, v in enumerate(values)]
+    shifted[7] *= 0.8
+    assert robust_cv(shifted) == pytest.approx(plain, rel=0.25)
+    assert robust_cv(values[:5]) is None
+
+
+def test_fork_point_from_git(tmp_path: Path) -> None:
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True, text=True).stdout.strip()
+
+    git("init", "-q", "-b", "main")
+    git("config", "user.email", "t@example.com")
+    git("config", "user.name", "t")
+    for i in range(3):
+        git("commit", "-q", "--allow-empty", "-m", f"m{i}")
+    fork = git("rev-parse", "HEAD")
+    git("checkout", "-q", "-b", "feat")
+    git("commit", "-q", "--allow-empty", "-m", "f1")
+    git("checkout", "-q", "main")
+    git("commit", "-q", "--allow-empty", "-m", "m3")
+    fp = from_git("main", "feat", cwd=str(tmp_path))
+    assert fp.commit == fork and fp.ancestors[0] == fork and len(fp.ancestors) == 3
+    assert from_git("main", "nope", cwd=str(tmp_path)).commit is None
+    assert from_git("--help", "feat", cwd=str(tmp_path)).commit is None
+
+
+def test_results_rebuilt_from_the_store_match_the_files(tmp_path: Path) -> None:
+    from history.branch_compare import _results
+    from history.store import open_for_query
+    from primbench.results import load_results
+
+    f = hd.write(tmp_path / "r.json", hd.document([1e12, 2e12], commit=hd.sha("c"), batches=2))
+    report = ingest([f], tmp_path / "s.duckdb")
+    with open_for_query(tmp_path / "s.duckdb") as con:
+        rebuilt = _results(con, report.stored[0].run_id or "")
+    original = load_results(f)
+    assert rebuilt.specializations == original.specializations
+    assert rebuilt.context == original.context
