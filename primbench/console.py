@@ -118,7 +118,9 @@ class Reporter:
         parts = [
             f"{summary.get('specializations', 0)} run",
             f"[red]{failed} failed[/]" if failed else "0 failed",
-            f"[yellow]{summary['noise_timeouts']} noise timeouts[/]" if summary["noise_timeouts"] else "0 noise timeouts",
+            f"[yellow]{summary['noise_timeouts']} noise timeouts[/]"
+            if summary["noise_timeouts"]
+            else "0 noise timeouts",
             f"{el['host']:.2f} s host",
             f"{el['gpu']:.3f} s GPU",
         ]

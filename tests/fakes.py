@@ -155,8 +155,8 @@ class FakeDevice(Device):
                 self.temp = min(self.temp, self.max_temp_reached)
 
     def clock_sample(self) -> tuple[int, int]:
-        ns = int(round(self.t * 1e9))
-        return ns, int(round(self.t * self.sm_clock_mhz * 1e6))
+        ns = round(self.t * 1e9)
+        return ns, round(self.t * self.sm_clock_mhz * 1e6)
 
     def close(self) -> None:
         self.closed = True

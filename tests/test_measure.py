@@ -165,7 +165,7 @@ def test_before_each_runs_before_every_call_outside_the_events():
 def test_synchronous_kernel_with_blocking_raises_clear_error():
     dev = FakeDevice(1.0)
     dev.blocking_timeout = 2.0
-    with pytest.raises(StreamBlockingTimeout, match="flags.sync"):
+    with pytest.raises(StreamBlockingTimeout, match=r"flags\.sync"):
         timed_calls(dev, dev.synchronous_kernel, 1, hot=True, block=True)
     assert dev.t >= 2.0
 
@@ -196,7 +196,7 @@ def test_progress_reports_every_batch():
 
 def test_function_that_launches_nothing_on_the_stream_is_an_error():
     dev = FakeDevice(1.0)
-    with pytest.raises(UsageError, match="state.stream"):
+    with pytest.raises(UsageError, match=r"state\.stream"):
         measure(dev, lambda: None, **DEFAULTS)
 
 
