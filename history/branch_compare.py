@@ -106,7 +106,7 @@ def _results(con: duckdb.DuckDBPyConnection, run_id: str) -> Results:
 
 def branch_comparison(db: Any, branch: str, base: str = "main", *, fork_point: str | None = None,
                       ancestors: Sequence[str] | None = None, use_git: bool = False, gpu: str | None = None,
-                      threshold: float | None = None, alpha: float | None = None,
+                      algorithm: str | None = None, threshold: float | None = None, alpha: float | None = None,
                       window: int = WINDOW) -> BranchComparison:
     """Compare `branch`'s latest run with `base` (see the module's description)."""
     from compare.core import compare_runs
@@ -121,22 +121,24 @@ def branch_comparison(db: Any, branch: str, base: str = "main", *, fork_point: s
             notes.append(f"fork point unknown ({fp.note})")
     with connection(db) as con:
         head = _latest_per_algorithm(con, branch, None if gpu is None else _gpu_key(con, branch, gpu))
+        if algorithm is not None:
+            head = [h for h in head if h[0] == algorithm]
         if not head:
             known = [r[0] for r in con.execute("SELECT DISTINCT branch FROM runs ORDER BY 1").fetchall()]
-            on_gpu = f" on GPU {gpu!r}" if gpu else ""
+            on_gpu = (f" on GPU {gpu!r}" if gpu else "") + (f" of algorithm {algorithm!r}" if algorithm else "")
             raise HistoryError(f"no runs of branch {branch!r}{on_gpu}; branches stored: {', '.join(map(str, known))}")
         head.sort(key=lambda r: r[3], reverse=True)
         gpu_key = head[0][4]
         head = [h for h in head if h[4] == gpu_key]
         head_commit = head[0][2]
-        exclude = head_commit if branch == base else None
         commits: list[str] = []
         if ancestors:
             commits = list(ancestors)
         elif fork_point:
             commits = [fork_point]
         base_rows, selections = [], set()
-        for algorithm, *_ in head:
+        for algorithm, _, h_commit, *_ in head:
+            exclude = h_commit if branch == base else None  # the base itself: an earlier commit
             found = _base_run(con, base, algorithm, gpu_key, commits, exclude) if commits else None
             if found is not None:
                 selections.add("fork point" if found[1] == (fork_point or commits[0]) else "nearest measured ancestor "

@@ -249,6 +249,7 @@ def register(app: typer.Typer) -> None:
                                               help="Commit where BRANCH left BASE (default: git merge-base, if here)."),
         use_git: bool = typer.Option(True, "--git/--no-git", help="Ask git for the fork point and its ancestors."),
         gpu: str | None = typer.Option(None, "--gpu"),
+        algorithm: str | None = typer.Option(None, "--algorithm", "-a"),
         threshold: str = typer.Option("0.5%", "--threshold", "-t", help="Smallest change that matters."),
         alpha: float = typer.Option(0.05, "--alpha"),
         fail_on: FailOn = typer.Option(FailOn.regression, "--fail-on",
@@ -266,7 +267,7 @@ def register(app: typer.Typer) -> None:
         from history.branch_compare import branch_comparison
 
         bc = _call(branch_comparison, db, branch, base, fork_point=fork_point, use_git=use_git, gpu=gpu,
-                   threshold=fraction, alpha=alpha)
+                   algorithm=algorithm, threshold=fraction, alpha=alpha)
         from compare import render
 
         h = bc.header()
