@@ -93,6 +93,14 @@ class Device(ABC):
     def heat(self, secs: float) -> None:  # noqa: B027 - optional hook, default does nothing
         """Run a heating workload for about `secs` seconds."""
 
+    def default_clock_mhz(self) -> float | None:
+        """The SM clock the device runs at by default (the reference for the clock check)."""
+        return None
+
+    def clock_event_reasons(self) -> list[str] | None:
+        """Why clocks are held down right now (NVML clock-event reasons); None if unsupported."""
+        return None
+
     def clock_sample(self) -> tuple[int, int] | None:
         """(global timer ns, SM 0 clock ticks), for the average SM clock; None if unsupported."""
         return None

@@ -14,6 +14,7 @@ from typing import Any
 
 from primbench import __version__
 from primbench.benchmark import Benchmark, checked_meta, specialization_name
+from primbench.clocks import clock_record
 from primbench.console import Reporter, set_active
 from primbench.device import Device, open_device
 from primbench.errors import (
@@ -329,9 +330,10 @@ def _record(index: int, q: _Queued, state: State, settings: Settings) -> dict[st
             }
             for b in m.batches
         ]
-    clock = getattr(state, "clock_record", None)
-    if clock:
-        record.update(clock)
+    clock = clock_record(out.clock_start, out.clock_end, state.device.default_clock_mhz(),
+                         out.reasons_start, out.reasons_end, settings.min_clock_fraction)
+    if clock is not None:
+        record["sm_clock"] = clock
     return record
 
 
@@ -376,7 +378,7 @@ def _clock_note(record: Mapping[str, Any]) -> str:
     if not clock or clock.get("average_mhz") is None:
         return ""
     note = f"  SM {clock['average_mhz']:.0f} MHz"
-    if clock.get("throttled"):
+    if clock.get("below_expected"):
         note += " [red](below expected clock)[/]"
     return note
 

@@ -6,6 +6,10 @@ The schema is the seed's 4.0.0, key for key. Later versions only add keys:
   ``python_version``, ``gpu.uuid``, ``gpu.serial``, ``cache_size`` in settings; per
   specialization ``error`` (a failed run, metrics null) and, with ``--output-batches``,
   ``batches[].kernel_calls`` and ``batches[].host_secs``.
+* 4.2.0 - per specialization ``sm_clock`` (average SM clock over the measurement from
+  ``%globaltimer``/``clock64``, the default clock, NVML clock-event reasons at start and
+  end, ``below_expected``); ``context.general.thermal`` (effective temperature range and
+  the time spent warming and cooling); ``min_clock_fraction`` in settings.
 
 The loader reads every version this project has written and rejects any other, naming the
 file and the field (the habit of pyperf). `compare` and `history` read results only here.
@@ -25,8 +29,8 @@ from typing import Any
 
 from primbench.errors import PrimbenchError
 
-RESULTS_VERSION = "4.1.0"
-KNOWN_VERSIONS = ("4.0.0", "4.1.0")
+RESULTS_VERSION = "4.2.0"
+KNOWN_VERSIONS = ("4.0.0", "4.1.0", "4.2.0")
 
 CSV_HEADER = (
     "index",

@@ -76,6 +76,7 @@ class Settings:
     no_monitoring: bool = False
     branch: str = ""
     commit: str = ""
+    min_clock_fraction: float = 0.9
 
     def validate(self) -> None:
         """Raise UsageError for values that make no sense."""
@@ -141,6 +142,7 @@ _HELP = {
     "no_test": "Skip the benchmarks' test() checks",
     "no_monitoring": "Do not read temperatures or clocks; no warming or cooling",
     "branch": "Branch name for the results (else $PRIMBENCH_BRANCH, the CI's variables, git)",
+    "min_clock_fraction": "Flag a specialization whose average SM clock is below this fraction of the default clock",
     "commit": "Commit hash for the results (else $PRIMBENCH_COMMIT, the CI's variables, git)",
 }
 

@@ -35,6 +35,8 @@ class RunOutcome:
     temp_end: float | None
     clock_start: tuple[int, int] | None
     clock_end: tuple[int, int] | None
+    reasons_start: list[str] | None = None
+    reasons_end: list[str] | None = None
 
 
 class State:
@@ -131,6 +133,7 @@ class State:
                 device.synchronize()
             self._thermal.before_specialization()
             temp_start = self._thermal.temperature()
+            reasons_start = device.clock_event_reasons()
             clock_start = device.clock_sample()
             m = measure(
                 device,
@@ -147,5 +150,6 @@ class State:
                 on_batch=self._on_batch,
             )
             clock_end = device.clock_sample()
+            reasons_end = device.clock_event_reasons()
             temp_end = self._thermal.temperature()
-        self.outcome = RunOutcome(m, temp_start, temp_end, clock_start, clock_end)
+        self.outcome = RunOutcome(m, temp_start, temp_end, clock_start, clock_end, reasons_start, reasons_end)

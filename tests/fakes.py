@@ -55,7 +55,8 @@ class FakeDevice(Device):
         self.cool_per_sec = cool_per_sec
         self.max_temp_reached = max_temp
         self.sm_clock_mhz = sm_clock_mhz
-        self.default_clock_mhz = default_clock_mhz
+        self.default_mhz = default_clock_mhz
+        self.reasons: list[str] | None = []
         self.heated_secs = 0.0
         self.slept_secs = 0.0
         self.closed = False
@@ -157,6 +158,12 @@ class FakeDevice(Device):
     def clock_sample(self) -> tuple[int, int]:
         ns = round(self.t * 1e9)
         return ns, round(self.t * self.sm_clock_mhz * 1e6)
+
+    def default_clock_mhz(self) -> float | None:
+        return self.default_mhz
+
+    def clock_event_reasons(self) -> list[str] | None:
+        return None if self.reasons is None else list(self.reasons)
 
     def close(self) -> None:
         self.closed = True

@@ -101,7 +101,9 @@ def test_results_json_has_the_seed_schema_key_for_key(tmp_path):
     assert ctx["flags"] == {"sync": False}
     assert "custom_settings" not in ctx
     for i, spec in enumerate(doc["specializations"]):
-        assert list(spec) == SEED_EXAMPLE_KEYS["specialization"]
+        keys = SEED_EXAMPLE_KEYS["specialization"]
+        assert list(spec)[: len(keys)] == keys
+        assert set(list(spec)[len(keys):]) <= {"batches", "sm_clock"}  # additions come after
         assert list(spec["calls"]) == SEED_EXAMPLE_KEYS["calls"]
         assert list(spec["elapsed_secs"]) == ["host", "gpu"]
         assert list(spec["gpu_temp_celsius"]) == ["start", "end"]
@@ -479,3 +481,24 @@ def test_results_record_provenance_sources(tmp_path):
 def test_json_write_is_atomic_and_leaves_no_temp_files(tmp_path):
     run_copy(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results.json"]
+
+
+def test_average_sm_clock_is_recorded_and_checked(tmp_path):
+    doc = run_copy(tmp_path, device=FakeDevice(0.25, sm_clock_mhz=1978.0, default_clock_mhz=1980.0))
+    clock = doc["specializations"][0]["sm_clock"]
+    assert clock["average_mhz"] == pytest.approx(1978.0, rel=1e-6)
+    assert clock["default_mhz"] == 1980.0
+    assert not clock["below_expected"]
+
+
+def test_a_throttled_clock_is_flagged(tmp_path):
+    dev = FakeDevice(0.25, sm_clock_mhz=1500.0, default_clock_mhz=1980.0)
+    dev.reasons = ["sw_thermal_slowdown"]
+    doc = run_copy(tmp_path, device=dev)
+    clock = doc["specializations"][0]["sm_clock"]
+    assert clock["below_expected"]
+    assert clock["throttle_reasons"] == ["sw_thermal_slowdown"]
+    assert clock["clock_event_reasons"] == {"start": ["sw_thermal_slowdown"], "end": ["sw_thermal_slowdown"]}
+    # Not below a looser threshold.
+    doc = run_copy(tmp_path, "--min-clock-fraction", "0.7", device=FakeDevice(0.25, sm_clock_mhz=1500.0))
+    assert not doc["specializations"][0]["sm_clock"]["below_expected"]

@@ -1,0 +1,88 @@
+"""The seed's copy benchmark in Python: char and long long, 128 MiB by default.
+
+    python examples/copy_benchmark.py                 # or: primbench run examples/copy_benchmark.py
+    python examples/copy_benchmark.py --help          # every option, no GPU needed
+
+``--extra-percent X`` copies X % more elements than it reports (a planted slowdown, used to
+test `primbench compare`); the default 0 is the seed's kernel.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import primbench as pb
+
+# All benchmarked types are registered with the name they print as.
+pb.register_type(np.int8, "char")
+pb.register_type(np.int64, "long long")
+
+CODE = r"""
+template<typename T, unsigned int BlockSize, unsigned int ItemsPerThread>
+__global__ __launch_bounds__(BlockSize)
+void copy_kernel(const T* input, T* output)
+{
+    unsigned int idx = threadIdx.x + blockIdx.x * BlockSize * ItemsPerThread;
+#pragma unroll
+    for(unsigned int i = 0; i < ItemsPerThread; ++i)
+        output[idx + i * BlockSize] = input[idx + i * BlockSize];
+}
+"""
+C_TYPES = {np.dtype(np.int8): "char", np.dtype(np.int64): "long long"}
+BLOCK_SIZE = 256
+ITEMS_PER_THREAD = 4
+
+
+class CopyBenchmark(pb.Benchmark):
+    def __init__(self, dtype: type, extra_percent: float = 0.0) -> None:
+        self.dtype = np.dtype(dtype)
+        self.extra_percent = extra_percent
+
+    def meta(self) -> dict:
+        # `algo` is the same for every specialization; the rest forms the name.
+        return {"algo": "copy", "type": pb.type_name(self.dtype)}
+
+    def run(self, state: pb.State) -> None:
+        import cupy as cp
+
+        pb.log("Calculating items")
+        n = state.size // self.dtype.itemsize
+        items_per_block = BLOCK_SIZE * ITEMS_PER_THREAD
+        items = items_per_block * ((n + items_per_block - 1) // items_per_block)
+        # A planted slowdown moves more bytes but reports the same items.
+        moved = items_per_block * round(items * (1 + self.extra_percent / 100) / items_per_block)
+
+        pb.log("Generating input data")
+        h_input = np.arange(moved).astype(self.dtype)  # wraps like T(i) in C++
+
+        pb.log("Allocating device memory and copying to device")
+        d_input = cp.asarray(h_input)
+        d_output = cp.empty_like(d_input)
+
+        pb.log("Compiling")
+        expr = f"copy_kernel<{C_TYPES[self.dtype]}, {BLOCK_SIZE}, {ITEMS_PER_THREAD}>"
+        kernel = cp.RawModule(code=CODE, options=("-std=c++17",), name_expressions=[expr]).get_function(expr)
+
+        # Items and bytes per call give items/s and bytes/s.
+        state.set_items(items)
+        state.add_reads(self.dtype, items)
+        state.add_writes(self.dtype, items)
+
+        # Checked once, after the warmup call.
+        state.test(lambda: pb.assert_equal(d_output[:3], [0, 1, 2]))
+
+        grid = (moved // items_per_block,)
+        # Called many times; the harness's stream is current, so the kernel launches on it.
+        state.run(lambda: kernel(grid, (BLOCK_SIZE,), (d_input, d_output)))
+
+
+def main() -> None:
+    executor = pb.Executor()
+    extra = executor.get("extra_percent", 0.0, "Copy this many percent more elements than reported")
+    executor.queue(CopyBenchmark(np.int8, extra))
+    executor.queue(CopyBenchmark(np.int64, extra))
+    executor.run()
+
+
+if __name__ == "__main__":
+    main()
