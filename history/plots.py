@@ -47,24 +47,33 @@ def _short(commit: str) -> str:
 
 def trend_figure(frame: pd.DataFrame, *, metric: str = "bytes_per_second", title: str | None = None,
                  alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
-                 min_shift: float = DEFAULT_MIN_SHIFT) -> Any:
+                 min_shift: float = DEFAULT_MIN_SHIFT, reference: pd.DataFrame | None = None,
+                 reference_label: str = "base") -> Any:
     """A matplotlib Figure: one specialization's runs (dots), per-commit medians (line),
     noise (error bars), and change points (dashed lines, segment levels, labels); one colour
-    per physical GPU. `frame` is what `history.queries.series` returns for one name."""
+    per physical GPU. `frame` is what `history.queries.series` returns for one name;
+    `reference` (the same for the base branch) is drawn in grey on the same time-ordered axis."""
     plt = _pyplot()
     unit, scale = UNITS.get(metric, ("", 1.0))
     better = METRICS.get(metric)
     fig, ax = plt.subplots(figsize=(10, 4.8), dpi=110)
+    import pandas as pd
+
     points = per_commit(frame)
+    ref = per_commit(reference) if reference is not None and not reference.empty else None
     gpus = list(dict.fromkeys(points["gpu_key"])) if not points.empty else []
-    # one x axis for all GPUs: every commit of the frame, by its first run
-    order = points.groupby("commit", sort=False)["date"].min().sort_values(kind="stable") if gpus else None
+    # one x axis for all GPUs (and the reference): every commit, by its first run
+    both = pd.concat([points, ref]) if ref is not None else points
+    order = both.groupby("commit", sort=False)["date"].min().sort_values(kind="stable") if len(both) else None
     all_commits: list[str] = list(order.index) if order is not None else []
     x_of = {c: i for i, c in enumerate(all_commits)}
+    if ref is not None:
+        ax.plot([x_of[c] for c in ref["commit"]], ref["value"] / scale, color="#999999", marker=".", lw=1,
+                zorder=1, label=f"{reference_label}: median per commit")
     for g_i, gpu_key in enumerate(gpus):
         pts = points[points["gpu_key"] == gpu_key].reset_index(drop=True)
         color = COLORS[g_i % len(COLORS)]
-        label_gpu = str(pts["gpu_name"].iloc[0])
+        label_gpu = f"{pts['branch'].iloc[0]} on {pts['gpu_name'].iloc[0]}"
         if len(gpus) > 1:
             label_gpu += f" ({str(gpu_key)[:16]})"
         runs = frame[frame["gpu_key"] == gpu_key]
@@ -236,6 +245,9 @@ def write_report(db: Any = None, out: str | os.PathLike[str] = "history-report.h
             notes.append(f"no verdicts: {exc}")
         runs = con.execute('SELECT count(*), count(DISTINCT "commit"), min(date), max(date) FROM runs '
                            "WHERE branch = ?", [branch]).fetchone()
+        reference = None
+        if branch != base:
+            reference = series(con, None, branch=base, gpu=comparison.gpu_key if comparison else gpu, metric=metric)
     parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>primbench history: {_e(branch)}</title>"
              f"<style>{_CSS}</style></head><body>",
              f"<h1>primbench history: <code>{_e(branch)}</code></h1>",
@@ -265,6 +277,7 @@ def write_report(db: Any = None, out: str | os.PathLike[str] = "history-report.h
                             rows, classes))
     else:
         parts.append(f"<p>{_e('; '.join(notes))}</p>")
+
     parts.append("<h2>Change points</h2>")
     if changes.empty:
         parts.append(f"<p>None found (alpha {alpha:g}, at least {min_size} commits each side, shifts of "
@@ -282,8 +295,14 @@ def write_report(db: Any = None, out: str | os.PathLike[str] = "history-report.h
         notes.append(f"{len(keys)} specializations: charts for the first {max_charts} only")
     for algorithm, name in keys[:max_charts]:
         part = frame[(frame["algorithm"] == algorithm) & (frame["name"] == name)]
+        ref = None
+        if reference is not None and not reference.empty:
+            ref = reference[(reference["algorithm"] == algorithm) & (reference["name"] == name)]
+            ref = ref[ref["date"] <= part["date"].max()]
+            keep = set(ref["commit"].dropna().drop_duplicates().iloc[-30:])  # the base's newest 30 commits
+            ref = ref[ref["commit"].isin(keep)]
         fig = trend_figure(part, metric=metric, title=f"{algorithm} / {name} on {branch}", alpha=alpha,
-                           min_size=min_size, min_shift=min_shift)
+                           min_size=min_size, min_shift=min_shift, reference=ref, reference_label=base)
         data = base64.b64encode(_png_bytes(fig)).decode("ascii")
         parts.append(f"<figure><img alt='{_e(algorithm)} / {_e(name)}' src='data:image/png;base64,{data}'>"
                      f"</figure>")

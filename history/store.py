@@ -124,19 +124,13 @@ def connect(path: str | os.PathLike[str], *, read_only: bool,
 
 
 def _create(path: Path, duckdb: Any) -> None:
-    """Create an empty store so that no other process ever sees a half-made file: build it
+    """Create an empty DuckDB file so that no other process ever sees a half-made one: build it
     under a temporary name, then hard-link it into place (which fails if another process
-    got there first; its store is then used)."""
-    from history.schema import migrate
-
+    got there first; its file is then used). The schema comes with the first migration."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{random.getrandbits(32):08x}.tmp")
     try:
-        con = duckdb.connect(str(tmp), config=CONFIG)
-        try:
-            migrate(con, source=str(path))
-        finally:
-            con.close()
+        duckdb.connect(str(tmp), config=CONFIG).close()
         try:
             os.link(tmp, path)
         except FileExistsError:

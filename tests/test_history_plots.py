@@ -1,0 +1,92 @@
+"""Trend charts (PNG) and the static HTML report."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import pytest
+
+from history.errors import HistoryError
+from history.plots import file_name, plot_series, write_report
+from history.queries import series
+from tests import history_data as hd
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return hd.standard_history(tmp_path_factory.mktemp("history"))
+
+
+def _png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()
+    assert data[:8] == PNG
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def test_one_trend_chart(db: Path, tmp_path: Path) -> None:
+    out = plot_series(db, "type: t0", tmp_path / "t0.png", algorithm="copy")
+    assert out == [tmp_path / "t0.png"]
+    width, height = _png_size(out[0])
+    assert width > 800 and height > 400
+
+
+def test_one_chart_per_specialization(db: Path, tmp_path: Path) -> None:
+    out = plot_series(db, None, tmp_path / "charts")
+    names = sorted(p.name for p in out)
+    assert names == sorted([file_name("copy", f"type: t{i}") for i in range(3)]
+                           + [file_name("copy2", f"type: t{i}") for i in range(2)])
+    for p in out:
+        _png_size(p)
+
+
+def test_chart_of_nothing_is_an_error(db: Path, tmp_path: Path) -> None:
+    with pytest.raises(HistoryError, match="no runs of specialization 'nope'"):
+        plot_series(db, "nope", tmp_path / "x.png")
+
+
+def test_chart_draws_the_change_point(db: Path) -> None:
+    from history.plots import trend_figure
+
+    frame = series(db, "type: t0", algorithm="copy", gpu=hd.H200_A["uuid"])
+    fig = trend_figure(frame, title="t0")
+    ax = fig.axes[0]
+    texts = [t.get_text() for t in ax.texts]
+    assert any(t.startswith("-5.") and "% at " + hd.sha("main-20")[:8] in t for t in texts), texts
+    assert len(ax.get_xticklabels()) > 5
+
+
+def test_file_names_are_safe() -> None:
+    assert file_name("copy", "type: long long / x") == "copy-type_long_long_x.png"
+    assert "/" not in file_name("a", "../../etc/passwd")
+
+
+def test_html_report_for_a_branch(db: Path, tmp_path: Path) -> None:
+    report = write_report(db, tmp_path / "report.html", branch="feat", base="main")
+    text = report.path.read_text()
+    assert text.startswith("<!DOCTYPE html>")
+    assert "Latest verdicts" in text and "Change points" in text and "Trends" in text
+    assert "class='regression'" in text  # t1 is 4 % slower on feat
+    assert len(re.findall(r"src='data:image/png;base64,", text)) == report.charts == 4
+    assert report.verdicts.get("regression") == 1
+
+
+def test_html_report_for_main_lists_the_change_point(db: Path, tmp_path: Path) -> None:
+    report = write_report(db, tmp_path / "main.html", branch="main", gpu=hd.H200_A["uuid"])
+    text = report.path.read_text()
+    assert report.change_points == 1
+    assert hd.sha("main-20")[:12] in text
+
+
+def test_html_report_escapes_names(tmp_path: Path) -> None:
+    evil = "<script>alert(1)</script>"
+    files = hd.branch_series(tmp_path / "in", [{evil: 1e12}] * 3, branch=evil)
+    from history.ingest import ingest
+
+    ingest(files, tmp_path / "s.duckdb")
+    report = write_report(tmp_path / "s.duckdb", tmp_path / "r.html", branch=evil, base=evil)
+    text = report.path.read_text()
+    assert evil not in text and html.escape(evil) in text
