@@ -99,44 +99,52 @@ def _multi_algorithm(c: Comparison) -> bool:
 
 
 def render_terminal(c: Comparison, console: Console, *, changed_only: bool = False) -> None:
-    """A Rich table with one row per specialization, warnings above it, the summary below."""
-    from rich.table import Table
+    """A table with one row per specialization, warnings above it, the summary below.
+
+    The table is laid out here and printed as one styled text (a Rich Table takes seconds
+    for 10,000 rows)."""
     from rich.text import Text
 
-    if not console.is_terminal:
-        console.width = max(console.width, 160)
-    console.print(Text("base: ", style="bold") + Text(_side_label(c, "base")))
-    console.print(Text("head: ", style="bold") + Text(_side_label(c, "head")))
+    console.print(Text.assemble(("base: ", "bold"), _side_label(c, "base")))
+    console.print(Text.assemble(("head: ", "bold"), _side_label(c, "head")))
     for w in c.warnings:
-        console.print(Text("warning: ", style="bold yellow") + Text(w))
+        console.print(Text.assemble(("warning: ", "bold yellow"), w))
     multi = _multi_algorithm(c)
-    table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
-    if multi:
-        table.add_column("Algorithm")
-    table.add_column("Specialization")
-    for col in ("Base", "Head", "Change", "Noise base", "Noise head"):
-        table.add_column(col, justify="right")
-    table.add_column("Verdict")
-    for r in _rows(c, changed_only):
+    header = (["Algorithm"] if multi else []) + [
+        "Specialization", "Base", "Head", "Change", "Noise base", "Noise head", "Verdict"]
+    right = ([False] if multi else []) + [False, True, True, True, True, True, False]
+    rows = _rows(c, changed_only)
+    table: list[tuple[list[str], SpecComparison]] = []
+    for r in rows:
+        cells = [r.name, _value(r, r.base_value), _value(r, r.head_value), _change(r.change),
+                 _noise(r.base_noise, r.base_noise_timeout), _noise(r.head_noise, r.head_noise_timeout),
+                 r.verdict.value]
+        table.append((([r.algorithm] if multi else []) + cells, r))
+    widths = [max([len(h)] + [len(cells[i]) for cells, _ in table]) for i, h in enumerate(header)]
+    change_col, verdict_col = len(header) - 4, len(header) - 1
+
+    def pad(i: int, text: str) -> str:
+        return text.rjust(widths[i]) if right[i] else text.ljust(widths[i])
+
+    out = Text()
+    out.append("  ".join(pad(i, h) for i, h in enumerate(header)).rstrip(), style="bold")
+    for cells, r in table:
+        out.append("\n")
         style = STYLES[r.verdict]
-        cells = [
-            Text(r.name),
-            Text(_value(r, r.base_value)),
-            Text(_value(r, r.head_value)),
-            Text(_change(r.change), style=style if r.verdict in (Verdict.REGRESSION, Verdict.IMPROVEMENT) else ""),
-            Text(_noise(r.base_noise, r.base_noise_timeout)),
-            Text(_noise(r.head_noise, r.head_noise_timeout)),
-            Text(r.verdict.value, style=style),
-        ]
-        if multi:
-            cells.insert(0, Text(r.algorithm))
-        table.add_row(*cells)
-    console.print(table)
+        for i, cell in enumerate(cells):
+            if i:
+                out.append("  ")
+            text = pad(i, cell) if i < len(cells) - 1 else cell
+            colour = style if i == verdict_col or (i == change_col and r.verdict in _CHANGES) else ""
+            out.append(text, style=colour or None)
+    console.print(out, no_wrap=True, overflow="ignore", crop=False)
     counts = c.summary.counts
-    line = Text("Summary: ", style="bold")
-    line.append(summary_line(c), style="bold red" if counts.get(Verdict.REGRESSION) else "")
-    console.print(line)
+    console.print(Text.assemble(("Summary: ", "bold"),
+                                (summary_line(c), "bold red" if counts.get(Verdict.REGRESSION) else "")))
     console.print(Text(method_line(c), style="grey50"))
+
+
+_CHANGES = (Verdict.REGRESSION, Verdict.IMPROVEMENT)
 
 
 # --------------------------------------------------------------------------- markdown
@@ -189,5 +197,6 @@ def render_markdown(c: Comparison, *, changed_only: bool = False) -> str:
 
 
 def render_json(c: Comparison) -> str:
-    """The whole comparison, every verdict with its reason, test and p-values."""
-    return json.dumps(c.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    """The whole comparison, every verdict with its reason, test and p-values, on one line
+    (the C encoder: 10,000 rows in well under a second; pipe through ``jq`` to read it)."""
+    return json.dumps(c.to_dict(), ensure_ascii=False, allow_nan=False, separators=(",", ":")) + "\n"
