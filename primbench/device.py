@@ -93,6 +93,10 @@ class Device(ABC):
     def heat(self, secs: float) -> None:  # noqa: B027 - optional hook, default does nothing
         """Run a heating workload for about `secs` seconds."""
 
+    def slowdown_temperature(self) -> float | None:
+        """Temperature (°C) at which the GPU starts to slow down, where the monitor says."""
+        return None
+
     def default_clock_mhz(self) -> float | None:
         """The SM clock the device runs at by default (the reference for the clock check)."""
         return None

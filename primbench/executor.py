@@ -227,7 +227,7 @@ class Executor:
         finally:
             if device is not None and self._device is device and not settings.dry:
                 device.close()
-        document = self._document(settings, algorithm, records, device)
+        document = self._document(settings, algorithm, records, device, thermal)
         outputs = self._write(settings, document)
         failed = sum(1 for r in records if r.get("error") is not None)
         reporter.summary({**document["summary"], "specializations": len(records)}, failed, outputs)
@@ -238,7 +238,7 @@ class Executor:
         return document
 
     def _document(self, settings: Settings, algorithm: str, records: list[dict[str, Any]],
-                  device: Device | None) -> dict[str, Any]:
+                  device: Device | None, thermal: Thermal | None) -> dict[str, Any]:
         general: dict[str, Any] = {
             "algorithm": algorithm,
             "specialization_count": len(records),
@@ -248,6 +248,9 @@ class Executor:
         for key in ("gpu", "backend", "monitoring", "temperature_type"):
             if key in dev_ctx and not (settings.no_monitoring and key in ("monitoring", "temperature_type")):
                 general[key] = dev_ctx[key]
+        thermal_record = thermal.record() if thermal is not None else None
+        if thermal_record is not None:
+            general["thermal"] = thermal_record
         general["host_name"] = host_name()
         general["date"] = now_iso()
         general.update(provenance(settings.branch, settings.commit, _benchmark_dir()))

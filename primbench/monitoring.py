@@ -6,6 +6,8 @@ never by index. The libraries are imported here, lazily, and only when a run ask
 
 from __future__ import annotations
 
+import contextlib
+import contextlib
 from abc import ABC, abstractmethod
 from typing import Any
 
@@ -136,7 +138,5 @@ class NvmlMonitor(Monitor):
         return float(value) if value else None
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(Exception):
             self.nvml.nvmlShutdown()
-        except Exception:  # noqa: BLE001 - shutting down is best effort
-            pass

@@ -62,8 +62,8 @@ class Settings:
     noise_timeout_secs: float = 10
     batch_window_size: int = 10
     noise_tolerance_percent: float = 1
-    min_gpu_temp: float = 50
-    max_gpu_temp: float = 60
+    min_gpu_temp: float | None = None  # None: auto (see primbench.thermal)
+    max_gpu_temp: float | None = None  # None: auto
     max_warming_secs: float = 60
     max_cooling_secs: float = 60
     output_batches: bool = False
@@ -93,7 +93,7 @@ class Settings:
                 raise UsageError(f"--{_opt(name)} must not be negative, got {getattr(self, name)}")
         if self.batch_window_size < 2:
             raise UsageError(f"--batch-window-size must be at least 2, got {self.batch_window_size}")
-        if self.min_gpu_temp > self.max_gpu_temp:
+        if self.min_gpu_temp is not None and self.max_gpu_temp is not None and self.min_gpu_temp > self.max_gpu_temp:
             raise UsageError(
                 f"--min-gpu-temp ({self.min_gpu_temp}) is above --max-gpu-temp ({self.max_gpu_temp})"
             )
@@ -130,8 +130,11 @@ _HELP = {
     "noise_timeout_secs": "Stop a specialization that is still noisy after this long, flagged noise_timeout",
     "batch_window_size": "Number of recent batches over which noise is measured",
     "noise_tolerance_percent": "Stop once the noise (coefficient of variation) is below this",
-    "min_gpu_temp": "Warm the GPU to at least this temperature (°C) before measuring",
-    "max_gpu_temp": "Let the GPU cool to at most this temperature (°C) before measuring",
+    "min_gpu_temp": "Warm the GPU to at least this temperature (°C) before each specialization, or abort "
+    "after --max-warming-secs (default auto: warm toward 50 °C for at most 10 s, until the temperature "
+    "stops rising; never aborts)",
+    "max_gpu_temp": "Let the GPU cool to at most this temperature (°C) before each specialization and batch "
+    "(default auto: 10 °C below the GPU's slowdown temperature, else 80)",
     "max_warming_secs": "Abort if warming takes longer than this",
     "max_cooling_secs": "Abort if cooling takes longer than this",
     "output_batches": "Write per-batch GPU times to results.json",
@@ -197,7 +200,7 @@ def build_parser(prog: str, custom: list[CustomOption]) -> argparse.ArgumentPars
         if f.name in ("size", "cache_size"):
             conv = parse_size
         else:
-            conv = {"int": int, "int | None": int, "float": float}.get(str(f.type), str)
+            conv = {"int": int, "int | None": int, "float": float, "float | None": float}.get(str(f.type), str)
         shown = "" if f.name in ("size", "cache_size") or default in ("", None) else f" (default {default!r})"
         group.add_argument(flag, dest=f.name, type=conv, metavar=f.name.upper(), help=text + shown)
     if custom:

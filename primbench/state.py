@@ -25,6 +25,10 @@ class Thermal:
     def temperature(self) -> float | None:
         return None
 
+    def record(self) -> dict[str, object] | None:
+        """What to write to ``context.general.thermal``; None without thermal control."""
+        return None
+
 
 @dataclass(frozen=True)
 class RunOutcome:

@@ -1,55 +1,94 @@
 """Thermal control: warm the GPU into, or let it cool into, the temperature range.
 
-Checked before each specialization (announced, and the time spent is recorded) and again,
-silently, before each measured batch, so that a long specialization that heats the GPU
-past the range waits for it to cool instead of measuring throttled batches.
+When: warming before each specialization; cooling before each specialization and again,
+silently, before each measured batch. Batches run back to back, so a GPU warmed at the
+start of a specialization is kept warm by the measurement itself, and a heating workload
+between measured batches would only disturb them; a GPU that overheats mid-run must wait,
+because throttled batches are exactly the noise this avoids.
+
+Defaults ("auto") that work on datacenter GPUs: the seed's 50–60 °C range was chosen on a
+desktop Radeon. An H200 idles at 35–43 °C and reached only 47–48 °C after 45 s of
+full-bandwidth copying, so a fixed 50 °C floor would abort every default run there. Auto:
+
+* minimum: warm toward 50 °C for at most `AUTO_WARMING_SECS`, stopping early once the
+  temperature stops rising; the level reached becomes the floor for later specializations
+  (minus `AUTO_SLACK_C`); never aborts.
+* maximum: `AUTO_MARGIN_C` below the GPU's slowdown temperature when the monitor knows it
+  (89 °C on the H200, so 79 °C), else `AUTO_MAX_FALLBACK_C`.
+
+Explicit ``--min-gpu-temp`` / ``--max-gpu-temp`` behave as the seed says: reach the range
+or abort after ``--max-warming-secs`` / ``--max-cooling-secs`` with a message.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from primbench.device import Device
 from primbench.errors import ThermalError
 from primbench.settings import Settings
 from primbench.state import Thermal
 
-#: Seconds between two temperature reads while cooling.
 COOL_POLL_SECS = 0.1
-#: Seconds of heating workload between two reads while warming.
 HEAT_STEP_SECS = 0.05
+AUTO_TARGET_C = 50.0
+AUTO_WARMING_SECS = 10.0
+AUTO_PLATEAU_SECS = 3.0
+AUTO_SLACK_C = 2.0
+AUTO_MARGIN_C = 10.0
+AUTO_MAX_FALLBACK_C = 80.0
 
 
 class ThermalControl(Thermal):
     """Warming and cooling against a device's temperature sensor."""
 
-    def __init__(self, device: Device, settings: Settings) -> None:
+    def __init__(self, device: Device, settings: Settings, slowdown_c: float | None = None) -> None:
         self.device = device
-        self.min_temp = settings.min_gpu_temp
-        self.max_temp = settings.max_gpu_temp
+        self.auto_min = settings.min_gpu_temp is None
+        self.auto_max = settings.max_gpu_temp is None
+        self.min_temp = AUTO_TARGET_C if self.auto_min else float(settings.min_gpu_temp)  # type: ignore[arg-type]
+        if self.auto_max:
+            self.max_temp = slowdown_c - AUTO_MARGIN_C if slowdown_c else AUTO_MAX_FALLBACK_C
+        else:
+            self.max_temp = float(settings.max_gpu_temp)  # type: ignore[arg-type]
+        self.min_temp = min(self.min_temp, self.max_temp)
         self.max_warming_secs = settings.max_warming_secs
         self.max_cooling_secs = settings.max_cooling_secs
         self.warming_secs = 0.0
         self.cooling_secs = 0.0
+        self.reached: float | None = None  # auto: the level the first warming got to
 
     def temperature(self) -> float | None:
         return self.device.temperature()
 
-    def _settle(self) -> None:
+    def _warm(self, temp: float) -> float:
         dev = self.device
-        temp = dev.temperature()
-        if temp is None:
-            return
         start = dev.now()
-        while temp < self.min_temp:
+        target = self.min_temp
+        if self.auto_min and self.reached is not None:
+            target = min(target, self.reached - AUTO_SLACK_C)
+        best, best_at = temp, start
+        while temp < target:
             waited = dev.now() - start
-            if waited > self.max_warming_secs:
+            if self.auto_min:
+                if waited >= AUTO_WARMING_SECS or dev.now() - best_at >= AUTO_PLATEAU_SECS:
+                    break
+            elif waited > self.max_warming_secs:
                 raise ThermalError(
                     f"warming stopped at {temp:g} °C after {waited:.1f} s, below --min-gpu-temp "
                     f"{self.min_temp:g}: lower --min-gpu-temp or raise --max-warming-secs"
                 )
             dev.heat(HEAT_STEP_SECS)
-            temp = dev.temperature()
-            assert temp is not None
+            temp = dev.temperature() or temp
+            if temp >= best + 1.0:
+                best, best_at = temp, dev.now()
         self.warming_secs += dev.now() - start
+        if self.auto_min and self.reached is None:
+            self.reached = temp
+        return temp
+
+    def _cool(self, temp: float) -> None:
+        dev = self.device
         start = dev.now()
         while temp > self.max_temp:
             waited = dev.now() - start
@@ -59,19 +98,34 @@ class ThermalControl(Thermal):
                     f"{self.max_temp:g}: raise --max-gpu-temp or --max-cooling-secs"
                 )
             dev.sleep(COOL_POLL_SECS)
-            temp = dev.temperature()
-            assert temp is not None
+            temp = dev.temperature() or temp
         self.cooling_secs += dev.now() - start
 
     def before_specialization(self) -> None:
-        self._settle()
+        temp = self.device.temperature()
+        if temp is None:
+            return
+        self._cool(self._warm(temp))
 
     def before_batch(self) -> None:
-        self._settle()
+        temp = self.device.temperature()
+        if temp is not None and temp > self.max_temp:
+            self._cool(temp)
+
+    def record(self) -> dict[str, Any]:
+        """``context.general.thermal``: the effective range and the time spent in it."""
+        return {
+            "min_gpu_temp": self.min_temp,
+            "min_mode": "auto" if self.auto_min else "explicit",
+            "max_gpu_temp": self.max_temp,
+            "max_mode": "auto" if self.auto_max else "explicit",
+            "warming_secs": self.warming_secs,
+            "cooling_secs": self.cooling_secs,
+        }
 
 
 def thermal_for(device: Device, settings: Settings) -> Thermal:
     """Thermal control for `device`, or none when monitoring is off or unsupported."""
     if settings.no_monitoring or device.temperature() is None:
         return Thermal()
-    return ThermalControl(device, settings)
+    return ThermalControl(device, settings, device.slowdown_temperature())

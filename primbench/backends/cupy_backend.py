@@ -130,7 +130,7 @@ class CupyDevice(Device):
 
                 major, minor = _nvrtc.getVersion()
                 nvrtc = f"{major}.{minor}"
-            except Exception:  # noqa: BLE001 - version only
+            except Exception:
                 nvrtc = "unknown"
             backend = {
                 "name": "cuda",
@@ -240,6 +240,9 @@ class CupyDevice(Device):
 
     def temperature(self) -> float | None:
         return self.monitor.temperature() if self.monitor is not None else None
+
+    def slowdown_temperature(self) -> float | None:
+        return self.monitor.slowdown_temperature() if self.monitor is not None else None
 
     def default_clock_mhz(self) -> float | None:
         return self.monitor.default_sm_clock_mhz() if self.monitor is not None else None
