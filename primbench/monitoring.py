@@ -7,7 +7,6 @@ never by index. The libraries are imported here, lazily, and only when a run ask
 from __future__ import annotations
 
 import contextlib
-import contextlib
 from abc import ABC, abstractmethod
 from typing import Any
 
