@@ -38,7 +38,7 @@ METHOD_DESCRIPTION = (
     "+ 2 * run-to-run CV^2; regression/improvement when |d| exceeds ln(1+threshold) "
     "(minimum-effect test, Benjamini-Hochberg across specializations, q <= alpha); "
     "unchanged when the TOST equivalence test at alpha puts |d| below the threshold; "
-    "otherwise, or after a noise timeout, inconclusive"
+    "otherwise, or after a noise timeout or a throttled SM clock, inconclusive"
 )
 
 
@@ -235,6 +235,33 @@ def _valid_cv(value: Any) -> float | None:
     return v if math.isfinite(v) and v >= 0 else None
 
 
+def _slow_clock(spec: Specialization) -> str | None:
+    """The 4.2.0 ``sm_clock`` check: a description when the SM clock fell below expectations."""
+    clock = spec.raw.get("sm_clock") if isinstance(spec.raw, Mapping) else None
+    if not isinstance(clock, Mapping) or clock.get("below_expected") is not True:
+        return None
+    avg, frac = clock.get("average_mhz"), clock.get("fraction_of_default")
+    parts = []
+    if isinstance(avg, int | float) and not isinstance(avg, bool):
+        parts.append(f"{avg:.0f} MHz")
+    if isinstance(frac, int | float) and not isinstance(frac, bool):
+        parts.append(f"{frac * 100:.0f} % of default")
+    return ", ".join(parts) or "below expected"
+
+
+def _untrusted(b: Specialization, h: Specialization) -> str | None:
+    """Why a side's measurement cannot carry a verdict (noise timeout, throttled SM clock), or None."""
+    reasons = []
+    timeouts = [side for side, s in (("base", b), ("head", h)) if s.noise_timeout]
+    if timeouts:
+        reasons.append(f"noise timeout in {' and '.join(timeouts)}")
+    for side, s in (("base", b), ("head", h)):
+        slow = _slow_clock(s)
+        if slow:
+            reasons.append(f"SM clock below expected in {side} ({slow})")
+    return "; ".join(reasons) or None
+
+
 def compare_runs(
     base: Sequence[Results],
     head: Sequence[Results],
@@ -303,7 +330,9 @@ def compare_runs(
             "run_to_run_cv": r2r, "run_to_run_source": r2r_source,
             "test": f"z-test on ln(head/base), within-run SE from {wb.source}/{wh.source}",
         }
-        tested.append((key, {"fields": fields, "d": math.log(hv / bv), "se_b": wb.se, "se_h": wh.se, "r2r": r2r}))
+        untrusted = _untrusted(b, h)
+        tested.append((key, {"fields": fields, "d": math.log(hv / bv), "se_b": wb.se, "se_h": wh.se, "r2r": r2r,
+                             "untrusted": untrusted}))
 
     if tested:
         d = np.array([t[1]["d"] for t in tested])
@@ -315,11 +344,8 @@ def compare_runs(
         p_change = stats.minimum_effect_p(d, se, delta)
         p_equiv = stats.equivalence_p(d, se, delta)
         low, high = stats.change_interval(d, se, alpha)
-        timed_out = np.array([
-            t[1]["fields"]["base_noise_timeout"] or t[1]["fields"]["head_noise_timeout"] for t in tested
-        ])
         q = np.full(d.shape, np.nan)
-        family = ~timed_out
+        family = np.array([not t[1]["untrusted"] for t in tested], dtype=bool)
         q[family] = stats.benjamini_hochberg(p_change[family])
         level = f"{(1 - 2 * alpha) * 100:g} % interval"
         thr = f"±{threshold * 100:g} % threshold"
@@ -329,10 +355,9 @@ def compare_runs(
             stats_text = (f"p={_p(p_change[i])}" + (f", BH q={_p(q[i])}" if family[i] else "")
                           + f", TOST p={_p(p_equiv[i])}, σ={se[i] * 100:.3f} % "
                           f"(run-to-run {f['run_to_run_cv'] * 100:.3f} %, {f['run_to_run_source']})")
-            if timed_out[i]:
-                sides = " and ".join(s for s in ("base", "head") if f[f"{s}_noise_timeout"])
+            if t["untrusted"]:
                 verdict = Verdict.INCONCLUSIVE
-                reason = f"noise timeout in {sides}: change {_pct(f['change'])} not trusted; {stats_text}"
+                reason = f"{t['untrusted']}: change {_pct(f['change'])} not trusted; {stats_text}"
             elif q[i] <= alpha:
                 verdict = Verdict.REGRESSION if d[i] < 0 else Verdict.IMPROVEMENT
                 reason = f"change {_pct(f['change'])} beyond the {thr} (BH q <= α={alpha:g}); {stats_text}"

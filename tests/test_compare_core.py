@@ -305,3 +305,18 @@ def test_to_dict_is_json_with_a_reason_for_every_verdict() -> None:
     assert all(r["reason"] for r in data["specializations"])
     assert data["summary"]["counts"]["regression"] == 1
     assert data["method"]["threshold"] == 0.005 and data["method"]["alpha"] == 0.05
+
+
+def test_a_throttled_sm_clock_makes_a_verdict_inconclusive() -> None:
+    slow = spec("a", TB * 0.9)
+    slow["sm_clock"] = {"average_mhz": 1500.0, "default_mhz": 1980.0, "fraction_of_default": 0.758,
+                        "below_expected": True, "throttle_reasons": ["hw_slowdown"]}
+    ok = spec("b", TB * 0.9)
+    ok["sm_clock"] = {"average_mhz": 1978.0, "default_mhz": 1980.0, "fraction_of_default": 0.999,
+                      "below_expected": False}
+    c = compare_runs([res(spec("a", TB), spec("b", TB))], [res(slow, ok, version="4.2.0")])
+    row = c.row("copy", "a")
+    assert row.verdict is Verdict.INCONCLUSIVE
+    assert row.reason.startswith("SM clock below expected in head (1500 MHz, 76 % of default)")
+    assert row.q_value is None
+    assert c.row("copy", "b").verdict is Verdict.REGRESSION
