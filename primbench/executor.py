@@ -177,6 +177,8 @@ class Executor:
 
     def _run(self, settings: Settings, selected: list[_Queued], reporter: Reporter) -> dict[str, Any]:
         device = self._open_device(settings)
+        # Read the device's context now: it needs the monitor, which close() shuts down.
+        dev_ctx = device.context() if device is not None else {}
         algorithm = str(selected[0].meta["algo"])
         count = len(selected)
         reporter.header(algorithm, count, settings.dry)
@@ -227,7 +229,7 @@ class Executor:
         finally:
             if device is not None and self._device is device and not settings.dry:
                 device.close()
-        document = self._document(settings, algorithm, records, device, thermal)
+        document = self._document(settings, algorithm, records, dev_ctx, thermal)
         outputs = self._write(settings, document)
         failed = sum(1 for r in records if r.get("error") is not None)
         reporter.summary({**document["summary"], "specializations": len(records)}, failed, outputs)
@@ -238,13 +240,12 @@ class Executor:
         return document
 
     def _document(self, settings: Settings, algorithm: str, records: list[dict[str, Any]],
-                  device: Device | None, thermal: Thermal | None) -> dict[str, Any]:
+                  dev_ctx: Mapping[str, Any], thermal: Thermal | None) -> dict[str, Any]:
         general: dict[str, Any] = {
             "algorithm": algorithm,
             "specialization_count": len(records),
             "library_build_type": "python",
         }
-        dev_ctx = device.context() if device is not None else {}
         for key in ("gpu", "backend", "monitoring", "temperature_type"):
             if key in dev_ctx and not (settings.no_monitoring and key in ("monitoring", "temperature_type")):
                 general[key] = dev_ctx[key]
