@@ -34,11 +34,11 @@ RESULT_SETTINGS = (
 )
 
 METHOD_DESCRIPTION = (
-    "z-tests on d = ln(head/base) with variance = within-run SE(base)^2 + SE(head)^2 "
-    "+ 2 * run-to-run CV^2; regression/improvement when |d| exceeds ln(1+threshold) "
-    "(minimum-effect test, Benjamini-Hochberg across specializations, q <= alpha); "
-    "unchanged when the TOST equivalence test at alpha puts |d| below the threshold; "
-    "otherwise, or after a noise timeout or a throttled SM clock, inconclusive"
+    "d = ln(head/base), variance = within-run SE(base)^2 + SE(head)^2 + 2 * run-to-run CV^2; "
+    "regression/improvement when |d| >= ln(1+threshold) and the z-test of d = 0 is significant "
+    "after Benjamini-Hochberg across specializations (q <= alpha); unchanged when the TOST "
+    "equivalence test at alpha puts |d| inside the threshold; otherwise, or after a noise "
+    "timeout or a throttled SM clock, inconclusive"
 )
 
 
@@ -341,34 +341,39 @@ def compare_runs(
             np.array([t[1]["se_h"] for t in tested]),
             np.array([t[1]["r2r"] for t in tested]),
         )
-        p_change = stats.minimum_effect_p(d, se, delta)
+        p_zero = stats.z_test_p(d, se)
         p_equiv = stats.equivalence_p(d, se, delta)
         low, high = stats.change_interval(d, se, alpha)
         q = np.full(d.shape, np.nan)
         family = np.array([not t[1]["untrusted"] for t in tested], dtype=bool)
-        q[family] = stats.benjamini_hochberg(p_change[family])
+        q[family] = stats.benjamini_hochberg(p_zero[family])
         level = f"{(1 - 2 * alpha) * 100:g} % interval"
         thr = f"±{threshold * 100:g} % threshold"
         for i, (key, t) in enumerate(tested):
             f = t["fields"]
+            change = _pct(f["change"])
             interval = f"{level} [{_pct(low[i])}, {_pct(high[i])}]"
-            stats_text = (f"p={_p(p_change[i])}" + (f", BH q={_p(q[i])}" if family[i] else "")
+            stats_text = (f"z-test p={_p(p_zero[i])}" + (f", BH q={_p(q[i])}" if family[i] else "")
                           + f", TOST p={_p(p_equiv[i])}, σ={se[i] * 100:.3f} % "
                           f"(run-to-run {f['run_to_run_cv'] * 100:.3f} %, {f['run_to_run_source']})")
+            beyond = abs(d[i]) >= delta
             if t["untrusted"]:
                 verdict = Verdict.INCONCLUSIVE
-                reason = f"{t['untrusted']}: change {_pct(f['change'])} not trusted; {stats_text}"
-            elif q[i] <= alpha:
+                reason = f"{t['untrusted']}: change {change} not trusted; {stats_text}"
+            elif beyond and q[i] <= alpha:
                 verdict = Verdict.REGRESSION if d[i] < 0 else Verdict.IMPROVEMENT
-                reason = f"change {_pct(f['change'])} beyond the {thr} (BH q <= α={alpha:g}); {stats_text}"
+                reason = f"change {change} beyond the {thr} and significant (BH q <= α={alpha:g}); {stats_text}"
             elif p_equiv[i] <= alpha:
                 verdict = Verdict.UNCHANGED
                 reason = f"{interval} within the {thr} (TOST p <= α={alpha:g}); {stats_text}"
+            elif beyond:
+                verdict = Verdict.INCONCLUSIVE
+                reason = f"too noisy to tell: change {change} beyond the {thr} but not significant; {stats_text}"
             else:
                 verdict = Verdict.INCONCLUSIVE
                 reason = f"too noisy to tell: {interval} straddles the {thr}; {stats_text}"
             rows[key] = SpecComparison(
-                verdict=verdict, reason=reason, p_value=float(p_change[i]),
+                verdict=verdict, reason=reason, p_value=float(p_zero[i]),
                 q_value=float(q[i]) if family[i] else None, p_equivalence=float(p_equiv[i]),
                 standard_error=float(se[i]), change_low=float(low[i]), change_high=float(high[i]), **f,
             )

@@ -73,12 +73,24 @@ def test_a_change_below_the_threshold_is_unchanged_however_significant() -> None
     assert verdict_of(TB, TB * 0.999) is Verdict.UNCHANGED
 
 
-def test_a_change_near_the_threshold_is_inconclusive() -> None:
-    row = compare_runs(*pair(TB, TB * 0.995)).rows[0]
+def test_a_change_just_inside_the_threshold_is_inconclusive() -> None:
+    row = compare_runs(*pair(TB, TB * 0.996)).rows[0]
     assert row.verdict is Verdict.INCONCLUSIVE
-    assert "straddles" in row.reason
+    assert "straddles the ±0.5 % threshold" in row.reason
     assert row.change_low is not None and row.change_high is not None
     assert row.change_low < -0.005 < row.change_high
+
+
+def test_a_change_at_the_threshold_that_is_significant_is_flagged() -> None:
+    row = compare_runs(*pair(TB, TB * 0.995)).rows[0]
+    assert row.verdict is Verdict.REGRESSION
+
+
+def test_a_large_change_that_is_not_significant_is_inconclusive() -> None:
+    b, h = pair(TB, TB * 0.97, noise_percent=3.0)
+    row = compare_runs(b, h).rows[0]
+    assert row.verdict is Verdict.INCONCLUSIVE
+    assert "beyond the ±0.5 % threshold but not significant" in row.reason
 
 
 def test_threshold_decides_what_matters() -> None:

@@ -11,21 +11,13 @@ from scipy import stats as sps
 from compare import stats
 
 
-def test_minimum_effect_p_is_one_half_at_the_threshold_and_small_far_beyond() -> None:
-    delta = math.log1p(0.005)
-    se = np.array([0.001, 0.001, 0.001])
-    d = np.array([delta, -3 * delta, 0.0])
-    p = stats.minimum_effect_p(d, se, delta)
-    assert p[0] == pytest.approx(0.5 + sps.norm.sf(2 * delta / 0.001), rel=1e-9)
-    assert p[1] == pytest.approx(sps.norm.sf(2 * delta / 0.001) + sps.norm.sf(4 * delta / 0.001), rel=1e-9)
-    assert p[1] < 1e-20
-    assert p[2] == pytest.approx(1.0)  # no change at all: no evidence of a change beyond the threshold
-
-
-def test_minimum_effect_p_is_symmetric_in_direction() -> None:
-    d = np.array([0.012, -0.012])
-    p = stats.minimum_effect_p(d, np.array([0.002, 0.002]), 0.005)
-    assert p[0] == pytest.approx(p[1])
+def test_z_test_p_is_two_sided_normal() -> None:
+    d = np.array([0.0, 0.002, -0.002, 0.01])
+    se = np.full(4, 0.001)
+    p = stats.z_test_p(d, se)
+    assert p[0] == pytest.approx(1.0)
+    assert p[1] == pytest.approx(2 * sps.norm.sf(2.0)) and p[1] == pytest.approx(p[2])
+    assert p[3] < 1e-20
 
 
 def test_equivalence_p_is_tost() -> None:
@@ -42,7 +34,8 @@ def test_equivalence_p_is_tost() -> None:
 def test_zero_standard_error_gives_certain_answers() -> None:
     d = np.array([0.01, 0.001])
     se = np.zeros(2)
-    assert list(stats.minimum_effect_p(d, se, 0.005)) == [0.0, 1.0]
+    assert list(stats.z_test_p(d, se)) == [0.0, 0.0]
+    assert list(stats.z_test_p(np.zeros(1), np.zeros(1))) == [1.0]
     assert list(stats.equivalence_p(d, se, 0.005)) == [1.0, 0.0]
 
 
