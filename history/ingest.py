@@ -39,7 +39,7 @@ SPEC_COLUMNS = (
     "run_id", "idx", "name", "algorithm", "meta", "bytes_per_second", "items_per_second", "bytes_per_item", "items",
     "noise_percent", "noise_timeout", "elapsed_host_secs", "elapsed_gpu_secs", "kernel_calls_per_batch",
     "ms_per_batch", "batch_count", "kernel_calls", "gpu_temp_start", "gpu_temp_end", "sm_clock_mhz",
-    "sm_clock_throttled", "sm_clock", "error", "extra",
+    "sm_clock_fraction", "sm_clock_below_expected", "sm_clock", "error", "extra",
 )
 BATCH_COLUMNS = ("run_id", "name", "batch", "batch_ms", "kernel_calls", "host_secs", "iterations_ms")
 COLUMNS = {"runs": RUN_COLUMNS, "specializations": SPEC_COLUMNS, "batches": BATCH_COLUMNS}
@@ -181,6 +181,11 @@ def gpu_key(gpu: Mapping[str, Any]) -> str:
     return f"{name}@{bus}" if bus else name
 
 
+def _flag(obj: Mapping[str, Any] | None, key: str) -> bool | None:
+    value = obj.get(key) if obj else None
+    return value if isinstance(value, bool) else None
+
+
 def _finite(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return None
@@ -254,7 +259,8 @@ class Staged:
                 s.elapsed_host_secs, s.elapsed_gpu_secs, s.kernel_calls_per_batch, s.ms_per_batch, s.batch_count,
                 s.kernel_calls, s.gpu_temp_start, s.gpu_temp_end,
                 _finite(clock.get("average_mhz")) if clock else None,
-                clock.get("throttled") if clock and isinstance(clock.get("throttled"), bool) else None,
+                _finite(clock.get("fraction_of_default")) if clock else None,
+                _flag(clock, "below_expected"),
                 _json(clock), s.error, _json(extra) if extra else None,
             )
             for key, value in zip(SPEC_COLUMNS, row, strict=True):

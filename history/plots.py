@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from history.changepoints import ChangePoint
 
 UNITS = {"bytes_per_second": ("GB/s", 1e9), "items_per_second": ("G items/s", 1e9), "noise_percent": ("%", 1.0),
-         "sm_clock_mhz": ("MHz", 1.0), "gpu_temp_start": ("°C", 1.0), "gpu_temp_end": ("°C", 1.0),
+         "sm_clock_mhz": ("MHz", 1.0), "sm_clock_fraction": ("of default", 1.0), "gpu_temp_start": ("°C", 1.0),
+         "gpu_temp_end": ("°C", 1.0),
          "ms_per_batch": ("ms", 1.0), "elapsed_gpu_secs": ("s", 1.0), "elapsed_host_secs": ("s", 1.0)}
 COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#17becf"]
 

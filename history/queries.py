@@ -36,6 +36,7 @@ METRICS: dict[str, bool | None] = {
     "gpu_temp_start": None,
     "gpu_temp_end": None,
     "sm_clock_mhz": True,
+    "sm_clock_fraction": True,
 }
 
 

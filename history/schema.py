@@ -86,8 +86,9 @@ _V1_TABLES = (
         kernel_calls BIGINT,
         gpu_temp_start DOUBLE,
         gpu_temp_end DOUBLE,
-        sm_clock_mhz DOUBLE,                 -- sm_clock.average_mhz when the run measured it
-        sm_clock_throttled BOOLEAN,
+        sm_clock_mhz DOUBLE,                 -- sm_clock.average_mhz (results 4.2.0) when measured
+        sm_clock_fraction DOUBLE,            -- sm_clock.fraction_of_default
+        sm_clock_below_expected BOOLEAN,     -- sm_clock.below_expected: the clock fell well below default
         sm_clock JSON,
         error VARCHAR,
         extra JSON,                          -- keys this schema has no column for

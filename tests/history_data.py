@@ -55,7 +55,9 @@ def specialization(index: int, name: str, bytes_per_second: float, *, algo: str 
             for j in range(batches)
         ]
     if clock_mhz is not None:
-        out["sm_clock"] = {"average_mhz": clock_mhz, "throttled": False}
+        out["sm_clock"] = {"average_mhz": clock_mhz, "default_mhz": 1980.0, "fraction_of_default": clock_mhz / 1980,
+                           "below_expected": clock_mhz / 1980 < 0.9,
+                           "clock_event_reasons": {"start": [], "end": []}, "throttle_reasons": []}
     return out
 
 

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from history.ingest import ingest, run_id_of
 from history.store import open_for_query
+from primbench.results import KNOWN_VERSIONS
 from tests import history_data as hd
 
 
@@ -34,9 +35,11 @@ def test_ingest_stores_runs_specializations_and_batches(tmp_path: Path) -> None:
         date = con.execute("SELECT date FROM runs").fetchone()[0]
         assert date.isoformat() == "2026-01-01T07:00:00+00:00"
         specs = con.execute("SELECT name, bytes_per_second, noise_percent, gpu_temp_start, gpu_temp_end, sm_clock_mhz, "
-                            "error, extra FROM specializations ORDER BY idx").fetchall()
+                            "error, extra, sm_clock_below_expected, sm_clock_fraction, "
+                            "sm_clock->>'$.default_mhz' FROM specializations ORDER BY idx").fetchall()
         assert specs[0][:7] == ("type: t0", 1.0e12, 0.05, 41.0, 42.0, 1978.0, None)
         assert json.loads(specs[0][7]) == {"future_key": {"x": 1}}
+        assert specs[0][8:] == (False, pytest.approx(1978 / 1980), "1980.0")
         assert specs[1][1] is None and specs[1][6] == "RuntimeError: boom"
         batches = con.execute("SELECT batch, batch_ms, kernel_calls, host_secs, iterations_ms FROM batches "
                               "ORDER BY batch").fetchall()
@@ -142,7 +145,7 @@ def test_any_order_and_repetition_of_files_stores_each_run_once(tmp_path: Path, 
     assert _count(db, "batches") == 2 * distinct  # one batch per specialization
 
 
-@pytest.mark.parametrize("version", ["4.0.0", "4.1.0"])
+@pytest.mark.parametrize("version", KNOWN_VERSIONS)
 def test_every_known_results_version_is_ingested(tmp_path: Path, version: str) -> None:
     doc = hd.document([1e12], commit=hd.sha(version), version=version)
     report = ingest([hd.write(tmp_path / "r.json", doc)], tmp_path / "s.duckdb")

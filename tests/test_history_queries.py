@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from history.queries import branches, list_runs, names, per_commit, regressions, series
 from primbench.errors import UsageError
@@ -110,3 +112,19 @@ def test_queries_accept_an_open_connection(db: Path) -> None:
     with open_for_query(db) as con:
         assert len(list_runs(con, branch="feat")) == 2
         assert len(series(con, "type: t1", branch="feat")) == 2
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(branch=st.text(min_size=1, max_size=30), name=st.text(min_size=1, max_size=30))
+def test_any_branch_and_name_round_trip_as_parameters(tmp_path: Path, branch: str, name: str) -> None:
+    """Quotes, semicolons, SQL keywords, NULs, emoji: what goes in comes back, nothing else."""
+    db = tmp_path / f"h{abs(hash((branch, name)))}.duckdb"
+    files = hd.branch_series(tmp_path / f"in{abs(hash((branch, name)))}", [{name: 1e12}, {name: 1.1e12}],
+                             branch=branch, prefix="x")
+    from history.ingest import ingest
+
+    assert not ingest(files, db).errors
+    assert len(list_runs(db, branch=branch)) == 2
+    got = series(db, name, branch=branch)
+    assert list(got["name"]) == [name, name] and list(got["branch"]) == [branch, branch]
+    assert series(db, name + "x", branch=branch).empty
