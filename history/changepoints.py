@@ -34,6 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from history.deps import require
+
 #: Defaults: the chance that a shift-free series yields a false change point; commits needed
 #: on each side of a shift; smallest relative shift of level reported.
 DEFAULT_ALPHA = 0.001
@@ -79,8 +81,7 @@ def _best_split(y: np.ndarray, start: int, stop: int, min_size: int) -> int | No
 
 def _test(y: np.ndarray, start: int, split: int, stop: int, min_size: int) -> float:
     """Bonferroni-adjusted two-sided p-value of a level difference at `split` within [start, stop)."""
-    from scipy import stats
-
+    stats = require("scipy.stats")
     left, right = y[start:split], y[split:stop]
     n1, n2 = len(left), len(right)
     candidates = max(1, (stop - start) - 2 * min_size + 1)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from history.changepoints import DEFAULT_ALPHA, DEFAULT_MIN_SHIFT, DEFAULT_MIN_SIZE
+from history.deps import require
 from history.errors import HistoryError
 from history.queries import METRICS, change_points_of, connection, per_commit, series
 
@@ -34,8 +35,7 @@ COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f
 
 
 def _pyplot() -> Any:
-    import matplotlib
-
+    matplotlib = require("matplotlib")
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
 

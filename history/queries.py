@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from history.changepoints import DEFAULT_ALPHA, DEFAULT_MIN_SHIFT, DEFAULT_MIN_SIZE
+from history.deps import require
 from primbench.errors import UsageError
 
 if TYPE_CHECKING:
@@ -43,6 +44,7 @@ METRICS: dict[str, bool | None] = {
 @contextmanager
 def connection(db: Any = None) -> Iterator[duckdb.DuckDBPyConnection]:
     """`db` as an open read-only connection (an open connection is used as is, not closed)."""
+    require("pandas")  # every query hands back a DataFrame
     if db is not None and hasattr(db, "execute") and not isinstance(db, (str, os.PathLike)):
         yield db
         return

@@ -25,8 +25,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from history.deps import require
 from history.errors import HistoryError, StoreLockedError, StoreMissingError
-from primbench.errors import MissingDependencyError
 
 if TYPE_CHECKING:
     import duckdb
@@ -44,11 +44,7 @@ CONFIG: dict[str, Any] = {
 
 def duckdb_module() -> Any:
     """The ``duckdb`` module, or a MissingDependencyError that names the extra to install."""
-    try:
-        import duckdb
-    except ImportError:
-        raise MissingDependencyError("duckdb", "history", "primbench history") from None
-    return duckdb
+    return require("duckdb")
 
 
 def resolve_db(db: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None) -> Path:

@@ -128,3 +128,12 @@ def test_missing_duckdb_names_the_extra(monkeypatch: pytest.MonkeyPatch, tmp_pat
     monkeypatch.setitem(sys.modules, "duckdb", None)
     with pytest.raises(MissingDependencyError, match=r"primbench\[history\]"):
         connect(tmp_path / "s.duckdb", read_only=False)
+
+
+@pytest.mark.parametrize("module", ["pandas", "matplotlib", "scipy.stats"])
+def test_every_missing_library_names_the_extra(monkeypatch: pytest.MonkeyPatch, module: str) -> None:
+    from history.deps import require
+
+    monkeypatch.setitem(sys.modules, module, None)
+    with pytest.raises(MissingDependencyError, match=rf"'{module.split('.')[0]}'.*primbench\[history\]"):
+        require(module)
