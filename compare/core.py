@@ -33,8 +33,12 @@ RESULT_SETTINGS = (
     "dry",
 )
 
+#: Widening of the standard errors (empirical null) above which compare warns.
+WIDEN_WARNING = 1.25
+
 METHOD_DESCRIPTION = (
-    "d = ln(head/base), variance = within-run SE(base)^2 + SE(head)^2 + 2 * run-to-run CV^2; "
+    "d = ln(head/base), variance = within-run SE(base)^2 + SE(head)^2 + 2 * run-to-run CV^2, "
+    "widened when a suite's changes spread wider than that predicts (empirical null, 20+ specializations); "
     "regression/improvement when |d| >= ln(1+threshold) and the z-test of d = 0 is significant "
     "after Benjamini-Hochberg across specializations (q <= alpha); unchanged when the TOST "
     "equivalence test at alpha puts |d| inside the threshold; otherwise, or after a noise "
@@ -275,7 +279,9 @@ def compare_runs(
     `threshold`: the smallest change (fraction of throughput) that matters; `alpha`: the
     false-discovery rate for regressions and improvements and the level of the equivalence
     test; `run_to_run_cv`: per (algorithm, name), the relative run-to-run CV of a run's mean
-    estimated from history; where absent, `stats.default_run_to_run_cv` (the prior).
+    estimated from history; where absent, `stats.default_run_to_run_cv` (the prior). History
+    can only raise the variability above the prior: an estimate from a few runs falls below
+    the truth about as often as not, and a z-test that trusts it flags A/A pairs.
 
     Raises UsageError for bad parameters, ResultsFileError for a (algorithm, name) present
     twice on one side, NothingToCompareError when the sides share no specialization."""
@@ -293,6 +299,8 @@ def compare_runs(
     delta = stats.log_threshold(threshold)
     rows: dict[tuple[str, str], SpecComparison] = {}
     tested: list[tuple[tuple[str, str], dict[str, Any]]] = []
+    extra_warnings: list[str] = []
+    se_scale = 1.0
     for key in common:
         be, he = b_index[key], h_index[key]
         b, h = be.spec, he.spec
@@ -321,10 +329,13 @@ def compare_runs(
         bv, hv = float(getattr(b, metric)), float(getattr(h, metric))
         wb, wh = _within(b, be.results), _within(h, he.results)
         given = _valid_cv(run_to_run_cv.get(key)) if run_to_run_cv else None
-        if given is not None:
+        prior = stats.default_run_to_run_cv(wb.cv, wh.cv)
+        if given is None:
+            r2r, r2r_source = prior, "default prior"
+        elif given >= prior:
             r2r, r2r_source = given, "history"
-        else:
-            r2r, r2r_source = stats.default_run_to_run_cv(wb.cv, wh.cv), "default prior"
+        else:  # history may raise the variability above the prior, never lower it below
+            r2r, r2r_source = prior, f"default prior (history's {given * 100:.3f} % is lower)"
         fields = {
             **common_fields, "metric": metric, "base_value": bv, "head_value": hv, "change": hv / bv - 1,
             "run_to_run_cv": r2r, "run_to_run_source": r2r_source,
@@ -341,11 +352,20 @@ def compare_runs(
             np.array([t[1]["se_h"] for t in tested]),
             np.array([t[1]["r2r"] for t in tested]),
         )
+        q = np.full(d.shape, np.nan)
+        family = np.array([not t[1]["untrusted"] for t in tested], dtype=bool)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            se_scale = stats.empirical_null_scale((d / se)[family & (se > 0)])
+        se = se * se_scale
+        if se_scale > WIDEN_WARNING:
+            extra_warnings.append(
+                f"the changes of the {int(family.sum())} specializations spread {se_scale:.2f}x wider than "
+                "within-run noise and the run-to-run prior predict: standard errors widened "
+                f"{se_scale:.2f}x (empirical null); run-to-run variability from history would sharpen the verdicts"
+            )
         p_zero = stats.z_test_p(d, se)
         p_equiv = stats.equivalence_p(d, se, delta)
         low, high = stats.change_interval(d, se, alpha)
-        q = np.full(d.shape, np.nan)
-        family = np.array([not t[1]["untrusted"] for t in tested], dtype=bool)
         q[family] = stats.benjamini_hochberg(p_zero[family])
         level = f"{(1 - 2 * alpha) * 100:g} % interval"
         thr = f"±{threshold * 100:g} % threshold"
@@ -395,10 +415,11 @@ def compare_runs(
         geomean_ratio=stats.geometric_mean([x for x in ratios if x is not None]),
     )
     method = Method(threshold=float(threshold), alpha=float(alpha),
-                    default_run_to_run_cv=stats.DEFAULT_RUN_TO_RUN_CV, description=METHOD_DESCRIPTION)
+                    default_run_to_run_cv=stats.DEFAULT_RUN_TO_RUN_CV, description=METHOD_DESCRIPTION,
+                    standard_error_scale=float(se_scale))
     return Comparison(
         rows=tuple(ordered),
-        warnings=_all_context_warnings(base, head),
+        warnings=_all_context_warnings(base, head) + extra_warnings,
         summary=summary,
         method=method,
         base_sources=tuple(r.source for r in base),

@@ -139,12 +139,14 @@ class Method:
     alpha: float
     default_run_to_run_cv: float
     description: str
+    standard_error_scale: float = 1.0  # empirical-null widening applied to every standard error
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "threshold": self.threshold,
             "alpha": self.alpha,
             "default_run_to_run_cv": self.default_run_to_run_cv,
+            "standard_error_scale": self.standard_error_scale,
             "description": self.description,
         }
 

@@ -9,6 +9,8 @@ change and its inverse weigh the same and variances of relative quantities add.
   when the caller has it, else a documented prior.
 * A z-test of "no change" and an equivalence test (TOST: is |d| smaller than the
   threshold?), both on ``d``; the threshold itself is applied to the point estimate.
+* An empirical-null check across a suite: standard errors widened when the changes spread
+  wider than the noise model predicts.
 * Benjamini–Hochberg false-discovery control across specializations.
 * For evaluation only: NVBench's legacy rule and a Mann–Whitney U test on batches.
 
@@ -155,6 +157,25 @@ def z_test_p(d: np.ndarray, se: np.ndarray) -> np.ndarray:
         p = 2.0 * norm.sf(a / se)
     p = np.where(se > 0, p, np.where(a > 0, 0.0, 1.0))
     return np.clip(p, 0.0, 1.0)
+
+
+#: Smallest number of specializations for the empirical-null check of the noise model.
+EMPIRICAL_NULL_MIN = 20
+
+
+def empirical_null_scale(z: np.ndarray, min_n: int = EMPIRICAL_NULL_MIN) -> float:
+    """How much wider than N(0, 1) the z-scores d/se of a suite spread (Efron's empirical
+    null, scale only): 1.4826 x their median absolute deviation around their median.
+
+    Most specializations of a suite do not change, so their z-scores should spread like
+    N(0, 1); a wider spread means the noise model (within-run SE plus the run-to-run prior)
+    is too optimistic. Centred on the median, so a suite-wide shift (every kernel slower)
+    does not count as spread. 1 for fewer than `min_n` values or a narrower spread."""
+    z = z[np.isfinite(z)]
+    if z.size < min_n:
+        return 1.0
+    mad = float(np.median(np.abs(z - np.median(z))))
+    return max(1.0, 1.482602218505602 * mad)
 
 
 def equivalence_p(d: np.ndarray, se: np.ndarray, delta: float) -> np.ndarray:

@@ -108,6 +108,10 @@ def test_run_to_run_variability_from_history_widens_the_interval() -> None:
     # a key for another specialization leaves the prior in place
     other = compare_runs(b, h, run_to_run_cv={("copy", "other"): 0.01}).rows[0]
     assert other.run_to_run_source == "default prior"
+    # history cannot lower the variability below the prior
+    low = compare_runs(b, h, run_to_run_cv={("copy", "type: char"): 0.0001}).rows[0]
+    assert low.run_to_run_cv == 0.001
+    assert low.run_to_run_source == "default prior (history's 0.010 % is lower)"
 
 
 def test_noisy_kernels_get_a_larger_run_to_run_prior() -> None:
@@ -225,7 +229,34 @@ def test_a_thousand_a_a_specializations_flag_nothing_and_planted_changes_are_fou
     flagged = {int(r.name.split()[-1]): r.verdict for r in c.rows
                if r.verdict in (Verdict.REGRESSION, Verdict.IMPROVEMENT)}
     assert flagged == {10: Verdict.REGRESSION, 200: Verdict.REGRESSION, 500: Verdict.IMPROVEMENT}
-    assert c.summary.counts[Verdict.UNCHANGED] > 900
+    assert c.summary.counts[Verdict.UNCHANGED] > 850
+    assert c.method.standard_error_scale < 1.2
+
+
+def test_a_suite_noisier_than_the_prior_widens_its_standard_errors_and_says_so() -> None:
+    # run-to-run 0.4 % per run, four times the prior: a 0.57 % SD on every difference
+    rng = np.random.default_rng(5)
+    base, head = suite(rng, 300, {}, run_sigma=0.004), suite(rng, 300, {}, run_sigma=0.004)
+    c = compare_runs([base], [head])
+    assert c.method.standard_error_scale > 2.5
+    assert any("spread" in w and "empirical null" in w for w in c.warnings)
+    assert c.summary.regressions + c.summary.improvements <= 3
+    assert c.to_dict()["method"]["standard_error_scale"] == c.method.standard_error_scale
+
+
+def test_a_suite_wide_slowdown_is_not_mistaken_for_noise() -> None:
+    rng = np.random.default_rng(6)
+    base = suite(rng, 100, {})
+    head = suite(rng, 100, dict.fromkeys(range(100), -0.02))
+    c = compare_runs([base], [head])
+    assert c.method.standard_error_scale < 1.5
+    assert c.summary.regressions == 100
+
+
+def test_small_suites_keep_the_prior() -> None:
+    rng = np.random.default_rng(7)
+    c = compare_runs([suite(rng, 10, {}, run_sigma=0.004)], [suite(rng, 10, {}, run_sigma=0.004)])
+    assert c.method.standard_error_scale == 1.0
 
 
 def test_batch_only_noise_would_flag_a_a_pairs_but_run_to_run_keeps_them_quiet() -> None:

@@ -124,3 +124,13 @@ def test_mann_whitney_on_batches() -> None:
     p_diff, shift = stats.mann_whitney_batches(base, 1.001 + rng.normal(0, 0.0002, 30))
     assert p_diff < 1e-6 < p_same
     assert shift == pytest.approx(0.001, abs=2e-4)
+
+
+def test_empirical_null_scale() -> None:
+    rng = np.random.default_rng(11)
+    assert stats.empirical_null_scale(rng.normal(0, 1, 5000)) == pytest.approx(1.0, abs=0.05)
+    assert stats.empirical_null_scale(rng.normal(0, 3, 5000)) == pytest.approx(3.0, rel=0.05)
+    assert stats.empirical_null_scale(rng.normal(0, 0.2, 5000)) == 1.0  # never narrows
+    assert stats.empirical_null_scale(rng.normal(0, 3, 19)) == 1.0  # too few to tell
+    shifted = np.concatenate([rng.normal(-40, 1, 900), rng.normal(0, 1, 100)])
+    assert stats.empirical_null_scale(shifted) < 1.3  # a suite-wide shift is not spread
