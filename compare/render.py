@@ -79,7 +79,10 @@ def method_line(c: Comparison) -> str:
 def _side_label(c: Comparison, side: str) -> str:
     ctx = c.context.get(side) or {}
     files = ", ".join(ctx.get("files") or [])
-    ref = "@".join(str(x) for x in (ctx.get("branch"), ctx.get("commit")) if x)
+    commit = ctx.get("commit")
+    if isinstance(commit, str) and len(commit) > 12 and all(ch in "0123456789abcdef" for ch in commit.lower()):
+        commit = commit[:12]
+    ref = "@".join(str(x) for x in (ctx.get("branch"), commit) if x)
     gpu = ctx.get("gpu")
     extra = ", ".join(str(x) for x in (ref, gpu) if x)
     return f"{files}" + (f" ({extra})" if extra else "")
