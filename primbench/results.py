@@ -323,7 +323,7 @@ def _batch(raw: Any, source: str, where: str) -> Batch:
     if type(raw) is dict:
         ms, calls, host, iters = (raw.get("batch_ms"), raw.get("kernel_calls"), raw.get("host_secs"),
                                   raw.get("iterations_ms"))
-        if (_plain_ms(ms) and (calls is None or (type(calls) is int and calls >= 0))
+        if (_plain_ms(ms) and (calls is None or (type(calls) is int and 0 <= calls < 2**63))
                 and (host is None or _plain_ms(host))
                 and (iters is None or (type(iters) is list and all(_plain_ms(v) for v in iters)))):
             return Batch(ms, calls, host, None if iters is None else tuple(iters))

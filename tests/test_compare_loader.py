@@ -169,3 +169,9 @@ def test_the_valid_document_loads_and_compares(tmp_path: Path) -> None:
     c = compare_runs([results], [results_from_dict(VALID)])
     assert c.summary.compared == 3
     assert all(math.isfinite(r.change) for r in c.rows if r.change is not None)
+
+
+def test_huge_kernel_calls_in_a_batch_are_refused(tmp_path: Path) -> None:
+    # found by test_a_field_replaced_or_deleted: the loader's fast path for batches let it through
+    message = _error_for(tmp_path, _mutate(VALID, ("specializations", 0, "batches", 3, "kernel_calls"), 10**400, False))
+    assert "specializations[0].batches[3].kernel_calls: must be finite" in message
