@@ -6,6 +6,8 @@ Written once against `primbench.device.Device`. The rules, as in the seed:
   ``min_gpu_ms_per_batch`` of GPU time. Sizing batches are discarded; the size is fixed
   from then on.
 * A batch's GPU time is the sum of its calls' event times (start to stop around each call).
+  Hot calls are synchronized every `SYNC_EVERY` calls; cold calls one by one (see
+  `timed_calls`).
 * Stop when the window (the last ``batch_window_size`` batches) is full, its coefficient of
   variation (sample std, n-1, over mean) is below ``noise_tolerance_percent`` and at least
   ``min_secs`` of wall time have passed since the first measured batch began.
@@ -22,7 +24,7 @@ from dataclasses import dataclass
 from primbench.device import Device
 from primbench.errors import UsageError
 
-#: Calls between two synchronizations (and event pairs in flight).
+#: Calls between two synchronizations (and event pairs in flight) when the cache is hot.
 SYNC_EVERY = 64
 #: A batch of this many calls that measures no GPU time at all is an error, not a size to double.
 EMPTY_CALLS_LIMIT = 1024
@@ -98,8 +100,12 @@ def timed_calls(
     """Run `fn` `calls` times under the per-call protocol; each call's GPU ms."""
     out: list[float] = []
     pending = 0
+    # Cold calls are synchronized one by one: on the H200 a small kernel queued right behind
+    # the previous call's cache clear read up to 15 % slower than one started from an idle
+    # GPU, as NVBench's cold measurement does (tests/benchmarks/protocol_variants.md).
+    every = SYNC_EVERY if hot else 1
     for i in range(calls):
-        slot = i % SYNC_EVERY
+        slot = i % every
         if before_each is not None:
             before_each()
         if not hot:
@@ -112,7 +118,7 @@ def timed_calls(
         if block:
             device.unblock()
         pending += 1
-        if pending == SYNC_EVERY or i == calls - 1:
+        if pending == every or i == calls - 1:
             device.synchronize()
             out.extend(device.elapsed_ms(s) for s in range(pending))
             pending = 0

@@ -116,7 +116,7 @@ def test_throughput_fields_come_from_all_measured_batches():
 def test_per_call_protocol_order_cold():
     dev = FakeDevice(1.0)
     timed_calls(dev, dev.launch, 2, hot=False, block=True)
-    assert dev.ops == ["clear", "block", "start", "kernel", "stop", "unblock"] * 2 + ["sync"]
+    assert dev.ops == ["clear", "block", "start", "kernel", "stop", "unblock", "sync"] * 2
 
 
 def test_hot_skips_cache_clearing():
@@ -143,10 +143,16 @@ def test_events_exclude_clear_and_spin():
     assert timed_calls(dev, dev.launch, 3, hot=False, block=True) == [1.0, 1.0, 1.0]
 
 
-def test_synchronizes_every_so_many_calls_not_each():
+def test_hot_calls_synchronize_every_so_many_calls_not_each():
     dev = FakeDevice(0.01)
     timed_calls(dev, dev.launch, SYNC_EVERY * 2 + 5, hot=True, block=True)
     assert dev.ops.count("sync") == 3
+
+
+def test_cold_calls_synchronize_one_by_one():
+    dev = FakeDevice(0.01)
+    timed_calls(dev, dev.launch, 10, hot=False, block=True)
+    assert dev.ops.count("sync") == 10
 
 
 def test_before_each_runs_before_every_call_outside_the_events():
