@@ -1,0 +1,88 @@
+"""GPU tests of the examples: each runs on the device and shows the effect it is about."""
+
+from __future__ import annotations
+
+import json
+import os
+import runpy
+from pathlib import Path
+
+import pytest
+
+import primbench as pb
+
+pytestmark = pytest.mark.gpu
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def example(name: str) -> dict:
+    return runpy.run_path(str(ROOT / "examples" / f"{name}.py"), run_name=name)
+
+
+def run(benches, path: Path, *args: str, settings: pb.Settings | None = None,
+        flags: pb.flags = pb.flags.none) -> dict:
+    ex = pb.Executor(["--json-out", str(path), "--min-secs", "0.2", *args], settings=settings, flags=flags)
+    for b in benches:
+        ex.queue(b)
+    try:
+        return ex.run()
+    except SystemExit:
+        return json.loads(path.read_text())
+
+
+@pytest.fixture
+def out_dir(tmp_path: Path) -> Path:
+    env = os.environ.get("PRIMBENCH_GPU_OUT")
+    path = Path(env) if env else tmp_path
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def by_name(doc: dict) -> dict:
+    assert all(s.get("error") is None for s in doc["specializations"]), doc["specializations"]
+    return {s["name"]: s for s in doc["specializations"]}
+
+
+def test_divergent_warps_run_at_about_half_speed(out_dir):
+    ex = example("branch_penalty")
+    doc = run([ex["BranchPenalty"](0.0, 256), ex["BranchPenalty"](0.5, 256), ex["BranchPenalty"](1.0, 256)],
+              out_dir / "gpu-branch.json", settings=pb.Settings(hot=True))
+    s = by_name(doc)
+    uniform0, divergent, uniform1 = (s[f"p: {p}"]["items_per_second"] for p in ("0.0000", "0.5000", "1.0000"))
+    assert abs(uniform0 / uniform1 - 1) < 0.05  # same instruction count on either branch
+    assert 1.6 < uniform0 / divergent < 2.4
+
+
+def test_latency_grows_from_l1_to_hbm(out_dir):
+    ex = example("memory_latency")
+    lat = ex["Latency"]
+    doc = run([lat(16 * 1024, False, 2048), lat(32 << 20, False, 2048), lat(1 << 30, False, 2048),
+               lat(16 * 1024, False, 2048, shared=True)], out_dir / "gpu-latency.json",
+              settings=pb.Settings(hot=True))
+    ns = {k: 1e9 / v["items_per_second"] for k, v in by_name(doc).items()}
+    l1 = ns["bytes: 16384, memory: global, threads: one"]
+    l2 = ns["bytes: 33554432, memory: global, threads: one"]
+    hbm = ns["bytes: 1073741824, memory: global, threads: one"]
+    shared = ns["bytes: 16384, memory: shared, threads: one"]
+    assert shared < l1 < l2 < hbm
+    assert hbm > 300 and l1 < 100
+
+
+def test_synchronous_sum_runs_with_the_sync_flag(out_dir):
+    ex = example("sync_benchmark")
+    import numpy as np
+
+    doc = run([ex["SumToHost"](np.float32)], out_dir / "gpu-sync-example.json", "--size", "64MiB",
+              flags=pb.flags.sync)
+    spec = by_name(doc)["type: float"]
+    assert spec["bytes_per_second"] > 1e11
+
+
+def test_torch_and_triton_add_on_the_harness_stream(out_dir):
+    ex = example("torch_triton")
+    doc = run([ex["VectorAdd"]("torch"), ex["VectorAdd"]("triton")], out_dir / "gpu-torch-triton.json",
+              "--size", "256MiB")
+    s = by_name(doc)
+    t, tr = s["impl: torch, type: float"]["bytes_per_second"], s["impl: triton, type: float"]["bytes_per_second"]
+    assert t > 1e12 and tr > 1e12
+    assert 0.7 < t / tr < 1.3
