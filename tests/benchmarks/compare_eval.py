@@ -63,6 +63,7 @@ class Tally:
     ours_verdicts: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     changes: list[float] = field(default_factory=list)
     available: set[str] = field(default_factory=set)
+    per_spec: dict[str, list[tuple[float, str]]] = field(default_factory=lambda: defaultdict(list))
 
 
 def _times(spec: Specialization) -> np.ndarray | None:
@@ -84,6 +85,7 @@ def judge_pair(base: Results, head: Results, tally: Tally,
         tally.ours_verdicts[r.verdict.value] += 1
         if r.change is not None:
             tally.changes.append(r.change)
+            tally.per_spec[r.name].append((r.change, r.verdict.value))
     if history_cv is not None:
         hist = compare_runs([base], [head], run_to_run_cv=history_cv)
         methods["ours + history"] = {
@@ -213,6 +215,17 @@ def real_data(data: Path) -> list[str]:
     lines += ["", "Our verdicts, all pairs:"]
     for label, t, _ in rows:
         lines.append(f"  {label}: " + ", ".join(f"{k} {v}" for k, v in sorted(t.ours_verdicts.items())))
+    lines += ["", "Per specialization: change (min / mean / max over the pairs) and our verdicts:", ""]
+    body = []
+    for label, t, _ in rows:
+        for name, items in t.per_spec.items():
+            ch = np.array([c for c, _ in items]) * 100
+            counts = defaultdict(int)
+            for _, v in items:
+                counts[v] += 1
+            body.append([label, name, f"{ch.min():+.3f} / {ch.mean():+.3f} / {ch.max():+.3f} %",
+                         ", ".join(f"{k} {n}" for k, n in sorted(counts.items()))])
+    lines += md_table(["pairs", "specialization", "change", "ours"], body)
     lines.append("")
     return lines
 
