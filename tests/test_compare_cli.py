@@ -186,3 +186,14 @@ def test_importing_primbench_and_its_cli_does_not_import_scipy_or_pandas() -> No
             "bad = [m for m in sys.modules if m.split('.')[0] in ('scipy', 'pandas')]; "
             "assert not bad, bad; assert 'compare' in [c.name for c in primbench.cli.app.registered_commands]")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_without_scipy_compare_names_the_extra_and_exits_2(same: tuple[str, str]) -> None:
+    # a fresh interpreter in which `import scipy` fails, as on a GPU box with only the harness
+    code = ("import sys; sys.modules['scipy'] = None; sys.argv = ['primbench', 'compare', *sys.argv[1:]]; "
+            "from primbench.cli import main; main()")
+    proc = subprocess.run([sys.executable, "-c", code, *same], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert "needs the Python module 'scipy'" in proc.stderr
+    assert "pip install 'primbench[compare]'" in proc.stderr

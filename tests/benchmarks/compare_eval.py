@@ -210,6 +210,11 @@ def real_data(data: Path) -> list[str]:
             if k in runs:
                 judge_pair(runs[k], load_results(path), t, history_for({k}))
         rows.append((f"slowdown {planted} % (detected)", t, True))
+    aa_t = rows[0][1]
+    planted_ok = [t.slower["ours"] == t.specs for label, t, _ in rows[1:] if float(label.split()[1]) >= 1]
+    lines += ["", f"Targets: no A/A pair flagged: {'MET' if aa_t.pairs_flagged['ours'] == 0 else 'NOT MET'} "
+              f"({aa_t.pairs_flagged['ours']}/{aa_t.pairs} pairs); every planted slowdown of 1 % or more flagged: "
+              f"{'MET' if planted_ok and all(planted_ok) else 'NOT MET' if planted_ok else 'no such pairs'}."]
     lines += ["", "Specializations flagged (A/A: any direction) or found slower (planted), per method:", ""]
     lines += table(rows, METHODS)
     lines += ["", "Our verdicts, all pairs:"]
