@@ -31,6 +31,7 @@ class FakeDevice(Device):
         max_temp: float | None = None,
         sm_clock_mhz: float = 1980.0,
         default_clock_mhz: float = 1980.0,
+        slowdown: float | None = None,
         log_ops: bool = True,
     ) -> None:
         self._kernel = kernel_ms if callable(kernel_ms) else (lambda n, cold, ms=kernel_ms: ms)
@@ -56,6 +57,7 @@ class FakeDevice(Device):
         self.max_temp_reached = max_temp
         self.sm_clock_mhz = sm_clock_mhz
         self.default_mhz = default_clock_mhz
+        self.slowdown = slowdown  # °C where the monitor says the GPU slows down; None: not known
         self.reasons: list[str] | None = []
         self.heated_secs = 0.0
         self.slept_secs = 0.0
@@ -154,6 +156,9 @@ class FakeDevice(Device):
             self.temp += self.heat_per_sec * secs
             if self.max_temp_reached is not None:
                 self.temp = min(self.temp, self.max_temp_reached)
+
+    def slowdown_temperature(self) -> float | None:
+        return self.slowdown
 
     def clock_sample(self) -> tuple[int, int]:
         ns = round(self.t * 1e9)

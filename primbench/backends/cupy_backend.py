@@ -94,7 +94,9 @@ class CupyDevice(Device):
 
     def arch(self) -> str:
         if self.is_hip:
-            return _text(self.props.get("gcnArchName", b"")).split(":")[0] or "gfx?"
+            from primbench.backends.hip import gfx_arch
+
+            return gfx_arch(self.props)
         return f"sm_{self.props['major']}{self.props['minor']}"
 
     def context(self) -> dict[str, Any]:
@@ -117,13 +119,9 @@ class CupyDevice(Device):
         driver = rt.driverGetVersion()
         backend: dict[str, Any]
         if self.is_hip:
-            backend = {
-                "name": "hip",
-                "hip_version": str(runtime),
-                "runtime_version": str(runtime),
-                "driver_version": str(driver),
-                "compiler": {"name": "hiprtc", "version": str(runtime)},
-            }
+            from primbench.backends.hip import backend_context, rocm_path
+
+            backend = backend_context(rt, rocm_path(cupy))
         else:
             try:
                 from cupy_backends.cuda.libs import nvrtc as _nvrtc

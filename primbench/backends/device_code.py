@@ -7,21 +7,44 @@
   cycle counter, for the average SM clock over a measurement (seed 003).
 * ``primbench_heat``: a transcendental-heavy workload for warming the GPU.
 
-The platform differences are isolated in two macros: the constant-rate timer
+The platform differences are isolated in the first block: the constant-rate timer
 (``%globaltimer`` in ns on NVIDIA; ``wall_clock64()`` at the device's wall-clock rate on
-AMD) and the SM/CU id.
+AMD, ``hipDeviceAttributeWallClockRate``), which SM/CU counts as "SM 0", and the sleep
+between polls. The kernels below it are the same text on both platforms.
+
+On AMD, `clock64()` is the 64-bit shader clock counter (``s_memtime``) on gfx9 (CDNA,
+Vega) and gfx10 (RDNA 1/2). gfx11 and later have no ``s_memtime``: there `clock64()` reads
+the 20-bit ``SHADER_CYCLES`` register, which wraps within a millisecond, so no CU counts as
+"SM 0", the timestamps kernel writes nothing, and the clock check reports no sample. "SM 0"
+is CU 0 of shader array 0 of shader engine 0 (gfx9: ``HW_ID`` CU/SH/SE fields, and XCC 0
+on gfx94x/gfx950; gfx10: ``HW_ID1`` WGP/SA/SE fields). The HIP branch is checked with hipcc for gfx90a and gfx1100
+(tests/test_device_code_hip.py); hiprtc (CuPy on ROCm) pre-includes the HIP runtime header.
 """
 
 from __future__ import annotations
 
 SOURCE = r"""
-#if defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC__)
+#if defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC__) || defined(__HIP__)
   #define PB_WALL_TICKS() ((unsigned long long)wall_clock64())
-  __device__ inline unsigned int pb_smid() {
-      unsigned int id;
-      asm volatile("s_getreg_b32 %0, hwreg(HW_REG_HW_ID)" : "=s"(id));
-      return (id >> 8) & 0xF;  /* CU id within its shader engine */
-  }
+  #if __has_builtin(__builtin_amdgcn_s_memtime)
+    __device__ inline unsigned int pb_smid() {
+        unsigned int id;
+    #if defined(__GFX10__)
+        asm volatile("s_getreg_b32 %0, hwreg(HW_REG_HW_ID1)" : "=s"(id));
+        return id & 0x1D3C00u;  /* WGP_ID [13:10], SA_ID [16], SE_ID [20:18] */
+    #elif defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__) || defined(__gfx950__)
+        unsigned int xcc;
+        asm volatile("s_getreg_b32 %0, hwreg(HW_REG_HW_ID)" : "=s"(id));
+        asm volatile("s_getreg_b32 %0, hwreg(HW_REG_XCC_ID)" : "=s"(xcc));
+        return (id & 0xFF00u) | (xcc & 0xFu);  /* and XCC_ID [3:0]: one XCC of several */
+    #else
+        asm volatile("s_getreg_b32 %0, hwreg(HW_REG_HW_ID)" : "=s"(id));
+        return id & 0xFF00u;  /* CU_ID [11:8], SH_ID [12], SE_ID [15:13] */
+    #endif
+    }
+  #else
+    __device__ inline unsigned int pb_smid() { return 1u; }  /* no 64-bit cycle counter */
+  #endif
   #define PB_SLEEP() __builtin_amdgcn_s_sleep(1)
 #else
   __device__ inline unsigned long long pb_globaltimer() {
