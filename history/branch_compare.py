@@ -81,12 +81,16 @@ def _latest_per_algorithm(con: duckdb.DuckDBPyConnection, branch: str, gpu: str 
 
 
 def _base_run(con: duckdb.DuckDBPyConnection, base: str, algorithm: str, gpu_key: str | None,
-              commits: Sequence[str], exclude_commit: str | None) -> tuple[Any, ...] | None:
+              commits: Sequence[str], exclude_commit: str | None,
+              before_run: tuple[Any, str] | None = None) -> tuple[Any, ...] | None:
     """The latest base run of one of `commits` (the first commit in that order that has one),
-    or of any commit when `commits` is empty."""
+    or of any commit when `commits` is empty; `before_run` (date, run id): only runs before it."""
     params: list[Any] = [base, algorithm, gpu_key, gpu_key, exclude_commit, exclude_commit]
     sql = ('SELECT run_id, "commit", date, gpu_key FROM runs WHERE branch = ? AND algorithm = ? '
            'AND (? IS NULL OR gpu_key = ?) AND (? IS NULL OR "commit" IS DISTINCT FROM ?)')
+    if before_run is not None:
+        sql += " AND (date, run_id) < (?, ?)"
+        params += list(before_run)
     if commits:
         sql += ' AND list_contains(?, "commit") ORDER BY list_position(?, "commit"), date DESC, run_id LIMIT 1'
         params += [list(commits), list(commits)]
@@ -137,7 +141,7 @@ def branch_comparison(db: Any, branch: str, base: str = "main", *, fork_point: s
         elif fork_point:
             commits = [fork_point]
         base_rows, selections = [], set()
-        for algorithm, _, h_commit, *_ in head:
+        for algorithm, h_run, h_commit, h_date, _ in head:
             exclude = h_commit if branch == base else None  # the base itself: an earlier commit
             found = _base_run(con, base, algorithm, gpu_key, commits, exclude) if commits else None
             if found is not None:
@@ -149,6 +153,10 @@ def branch_comparison(db: Any, branch: str, base: str = "main", *, fork_point: s
                     selections.add("base's latest run" + (" (no run at or before the fork point)" if commits else
                                                            " (fork point unknown)" if branch != base else
                                                            " before the head commit"))
+            if found is None and branch == base:  # no earlier commit: an earlier run of the same one (A/A)
+                found = _base_run(con, base, algorithm, gpu_key, [], None, (h_date, h_run))
+                if found is not None:
+                    selections.add("an earlier run of the head commit (A/A)")
             if found is None:
                 other = _base_run(con, base, algorithm, None, [], exclude)
                 if other is not None:

@@ -140,3 +140,14 @@ def test_results_rebuilt_from_the_store_match_the_files(tmp_path: Path) -> None:
     original = load_results(f)
     assert rebuilt.specializations == original.specializations
     assert rebuilt.context == original.context
+
+
+def test_repeated_runs_of_one_commit_compare_as_a_and_a(tmp_path: Path) -> None:
+    files = hd.branch_series(tmp_path / "in", hd.noisy_levels(1, specs=2), runs_per_commit=3)
+    # three runs of one commit (the same values, other dates): the newest against the one before it
+    ingest(files, tmp_path / "s.duckdb")
+    bc = branch_comparison(tmp_path / "s.duckdb", "main", "main")
+    assert bc.base_selection == "an earlier run of the head commit (A/A)"
+    assert bc.head_commit == bc.base_commit == hd.sha("main-0")
+    assert bc.head_runs != bc.base_runs
+    assert not bc.comparison.failed("regression")

@@ -90,6 +90,10 @@ def _cell(value: Any, column: str) -> str:
         return f"{float(value):.2g}"
     if column == "noise_percent":
         return f"{float(value):.3f} %"
+    if column == "sm_clock_mhz":
+        return f"{float(value):.0f} MHz"
+    if column in ("gpu_temp_start", "gpu_temp_end"):
+        return f"{float(value):.0f} °C"
     return str(value)
 
 
