@@ -9,7 +9,8 @@ Each thread makes `reads` dependent loads, so one call takes `reads` x latency: 
 set to `reads`, and latency per access is 1 / items_per_second (with contention every thread
 runs its chain at the same time, so this is the latency each access sees under load).
 The permutation is a single cycle (each element points to the next in a shuffled order), so
-the chase visits the whole array instead of falling into a short loop.
+the chase visits the whole array instead of falling into a short loop, and each call goes on
+from where the last one stopped, so that no call re-reads addresses the last one cached.
 """
 
 from __future__ import annotations
@@ -19,24 +20,24 @@ import numpy as np
 import primbench as pb
 
 CODE = r"""
-extern "C" __global__ void chase(const unsigned long long* next, unsigned long long n, int reads,
-                                 unsigned long long* out)
+extern "C" __global__ void chase(const unsigned long long* next, int reads, unsigned long long* pos)
 {
     unsigned long long t = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
-    unsigned long long i = (t * 2654435761ull) % n;
+    unsigned long long i = pos[t];
     for (int k = 0; k < reads; ++k) i = next[i];
-    out[t] = i;
+    pos[t] = i;  /* the next call goes on from here: no call repeats the last one's addresses */
 }
 
 extern "C" __global__ void chase_shared(const unsigned long long* next, int n, int reads,
-                                        unsigned long long* out)
+                                        unsigned long long* pos)
 {
     extern __shared__ unsigned int s[];
     for (int k = threadIdx.x; k < n; k += blockDim.x) s[k] = (unsigned int)next[k];
     __syncthreads();
-    unsigned int i = (threadIdx.x * 2654435761u) % n;
+    unsigned long long t = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+    unsigned int i = (unsigned int)pos[t];
     for (int k = 0; k < reads; ++k) i = s[i];
-    out[blockIdx.x * blockDim.x + threadIdx.x] = i;
+    pos[t] = i;
 }
 """
 KiB, MiB, GiB = pb.KiB, pb.MiB, pb.GiB
@@ -70,18 +71,21 @@ class Latency(pb.Benchmark):
         pb.log(f"Building a {n}-element cyclic permutation")
         nxt = cp.asarray(cyclic_permutation(n, np.random.default_rng(state.seed)))
         blocks, threads = (CONTENTION_BLOCKS, CONTENTION_THREADS) if self.contention else (1, 1)
-        out = cp.empty(blocks * threads, dtype=cp.uint64)
+        # Each thread's place on the cycle; the kernel moves it on, so successive calls
+        # chase new addresses instead of re-reading (and caching) the same few.
+        starts = np.arange(blocks * threads, dtype=np.uint64) * np.uint64(2654435761) % np.uint64(n)
+        pos = cp.asarray(starts)
         module = cp.RawModule(code=CODE)
         state.set_items(self.reads)
         if self.shared:
             kernel = module.get_function("chase_shared")
-            args = (nxt, np.int32(n), np.int32(self.reads), out)
+            args = (nxt, np.int32(n), np.int32(self.reads), pos)
             launch = lambda: kernel((blocks,), (threads,), args, shared_mem=n * 4)  # noqa: E731
         else:
             kernel = module.get_function("chase")
-            args = (nxt, np.uint64(n), np.int32(self.reads), out)
+            args = (nxt, np.int32(self.reads), pos)
             launch = lambda: kernel((blocks,), (threads,), args)  # noqa: E731
-        state.test(lambda: pb.assert_equal(int((out < n).all()), 1))
+        state.test(lambda: pb.assert_equal(int((pos < n).all()), 1))
         state.run(launch)
 
 

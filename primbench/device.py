@@ -76,6 +76,9 @@ class Device(ABC):
     @abstractmethod
     def record_stop(self, slot: int) -> None: ...
 
+    def synchronize_device(self) -> None:  # noqa: B027 - optional hook
+        """Wait for all work on the device, on every stream (setup done before measuring)."""
+
     @abstractmethod
     def synchronize(self) -> None:
         """Wait until the stream is idle; raise StreamBlockingTimeout if a spin kernel gave up."""

@@ -210,7 +210,10 @@ class Executor:
                     on_batch=lambda p, i=index: reporter.batch(i, count, p),
                 )
                 try:
-                    q.benchmark.run(state)
+                    # Setup runs with the harness stream current too, so that the
+                    # benchmark's uploads are ordered before its kernels.
+                    with device.activate():
+                        q.benchmark.run(state)
                     if state.outcome is None:
                         raise UsageError(f"{type(q.benchmark).__name__}.run() never called state.run(fn)")
                     record = _record(index, q, state, settings)

@@ -126,6 +126,9 @@ class State:
         device = self._device
         s = self.settings
         with device.activate():
+            # Setup may have used other streams (the runtime's default stream, PyTorch's):
+            # let it all finish before anything runs on the harness stream.
+            device.synchronize_device()
             # Unblocked warmup: lazy compilation and module loading must not happen
             # under a blocked stream.
             if self._before_each is not None:

@@ -143,6 +143,11 @@ class FakeDevice(Device):
             self.block_timed_out = False
             raise StreamBlockingTimeout(self.blocking_timeout)
 
+    def synchronize_device(self) -> None:
+        self._op("device_sync")
+        self.t += self._unsynced_ms / 1000.0
+        self._unsynced_ms = 0.0
+
     def elapsed_ms(self, slot: int) -> float:
         return self._stops[slot] - self._starts[slot]
 

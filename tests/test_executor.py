@@ -261,8 +261,9 @@ def test_test_runs_once_after_the_unblocked_warmup(tmp_path):
     ex.queue(Checked(np.int8))
     ex.run()
     assert order == ["test after 1 calls, blocked=False"]
-    # The warmup call is the first kernel, with no block and no cache clear before it.
-    assert dev.ops[:2] == ["kernel", "sync"]
+    # Setup is waited for; the warmup call is the first kernel, with no block and no
+    # cache clear before it.
+    assert dev.ops[:3] == ["device_sync", "kernel", "sync"]
 
 
 def test_before_every_iteration_runs_before_each_call_including_warmup(tmp_path):

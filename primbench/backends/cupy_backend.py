@@ -231,6 +231,9 @@ class CupyDevice(Device):
             self._host[1] = 0
             raise StreamBlockingTimeout(self._timeout_secs)
 
+    def synchronize_device(self) -> None:
+        self._cupy_device.synchronize()
+
     def elapsed_ms(self, slot: int) -> float:
         return self.rt.eventElapsedTime(self._start_ptrs[slot], self._stop_ptrs[slot])
 
