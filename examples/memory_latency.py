@@ -29,12 +29,14 @@ extern "C" __global__ void chase(const unsigned long long* next, int reads, unsi
 }
 
 extern "C" __global__ void chase_shared(const unsigned long long* next, int n, int reads,
-                                        unsigned long long* pos)
+                                        unsigned long long* pos, int chasers)
 {
+    /* The whole block fills shared memory (fast), then `chasers` threads of it chase. */
     extern __shared__ unsigned int s[];
     for (int k = threadIdx.x; k < n; k += blockDim.x) s[k] = (unsigned int)next[k];
     __syncthreads();
-    unsigned long long t = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+    if ((int)threadIdx.x >= chasers) return;
+    unsigned long long t = blockIdx.x * (unsigned long long)chasers + threadIdx.x;
     unsigned int i = (unsigned int)pos[t];
     for (int k = 0; k < reads; ++k) i = s[i];
     pos[t] = i;
@@ -79,8 +81,9 @@ class Latency(pb.Benchmark):
         state.set_items(self.reads)
         if self.shared:
             kernel = module.get_function("chase_shared")
-            args = (nxt, np.int32(n), np.int32(self.reads), pos)
-            launch = lambda: kernel((blocks,), (threads,), args, shared_mem=n * 4)  # noqa: E731
+            args = (nxt, np.int32(n), np.int32(self.reads), pos, np.int32(threads))
+            block = max(threads, 256)  # one chaser still gets a full block to fill shared memory
+            launch = lambda: kernel((blocks,), (block,), args, shared_mem=n * 4)  # noqa: E731
         else:
             kernel = module.get_function("chase")
             args = (nxt, np.int32(self.reads), pos)
