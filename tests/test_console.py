@@ -1,0 +1,73 @@
+"""Colours of the run's progress output: on for a terminal only, NO_COLOR off, CLICOLOR_FORCE on."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+
+import primbench as pb
+from primbench.console import Reporter, color_enabled, make_console
+from tests.fakes import FakeDevice
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(
+    ("env", "tty", "expected"),
+    [
+        ({}, False, False),
+        ({}, True, True),
+        ({"NO_COLOR": "1"}, True, False),
+        ({"CLICOLOR_FORCE": "1"}, False, True),
+        ({"CLICOLOR_FORCE": "0"}, False, False),
+        ({"NO_COLOR": "1", "CLICOLOR_FORCE": "1"}, False, False),
+    ],
+)
+def test_color_rules(env, tty, expected):
+    stream = _Tty() if tty else io.StringIO()
+    assert color_enabled(stream, env) is expected
+
+
+class Copy(pb.Benchmark):
+    def meta(self):
+        return {"algo": "copy", "type": "char"}
+
+    def run(self, state):
+        pb.log("Generating input data")
+        state.set_items(1000)
+        state.add_reads(np.int8, 1000)
+        state.run(state.device.launch)
+
+
+def _run(tmp_path, monkeypatch, **env) -> str:
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    out = io.StringIO()
+    ex = pb.Executor(["--json-out", str(tmp_path / "r.json"), "--min-secs", "0"], device=FakeDevice(),
+                     reporter=Reporter(make_console(out)))
+    ex.queue(Copy())
+    ex.run()
+    return out.getvalue()
+
+
+def test_progress_is_plain_when_not_a_terminal(tmp_path, monkeypatch):
+    text = _run(tmp_path, monkeypatch)
+    assert "\x1b[" not in text
+    assert "ok    [1/1] type: char" in text and "Generating input data" in text
+    assert "Summary: 1 run, 0 failed, 0 noise timeouts" in text
+
+
+def test_clicolor_force_colours_a_pipe(tmp_path, monkeypatch):
+    text = _run(tmp_path, monkeypatch, CLICOLOR_FORCE="1")
+    assert "\x1b[" in text
+
+
+def test_no_color_wins_over_clicolor_force(tmp_path, monkeypatch):
+    text = _run(tmp_path, monkeypatch, CLICOLOR_FORCE="1", NO_COLOR="1")
+    assert "\x1b[" not in text
