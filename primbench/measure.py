@@ -112,11 +112,16 @@ def timed_calls(
             device.clear_cache()
         if block:
             device.block()
-        device.record_start(slot)
-        fn()
-        device.record_stop(slot)
-        if block:
-            device.unblock()
+            try:
+                device.record_start(slot)
+                fn()
+                device.record_stop(slot)
+            finally:  # an exception or Ctrl-C in fn must not leave the stream held
+                device.unblock()
+        else:
+            device.record_start(slot)
+            fn()
+            device.record_stop(slot)
         pending += 1
         if pending == every or i == calls - 1:
             device.synchronize()

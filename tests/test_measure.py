@@ -210,3 +210,15 @@ def test_sizing_gives_up_doubling_after_the_noise_timeout():
     dev = FakeDevice(0.001, host_op_secs=0.001)  # enqueueing is far slower than the kernel
     m = run(dev, noise_timeout_secs=0.5)
     assert m.kernel_calls_per_batch < 10 / 0.001
+
+
+def test_an_exception_in_fn_releases_the_blocked_stream():
+    dev = FakeDevice(1.0)
+
+    def boom() -> None:
+        raise RuntimeError("kernel exploded")
+
+    with pytest.raises(RuntimeError):
+        timed_calls(dev, boom, 3, hot=True, block=True)
+    assert dev.ops == ["block", "start", "unblock"]
+    assert not dev.blocked
