@@ -408,3 +408,19 @@ def test_ingest_step_writes_the_runners_parquet_parts(tmp_path: Path) -> None:
     assert listed.exit_code == 0, listed.output
     assert sorted(r["algorithm"] for r in json.loads(listed.output)) == ["branch_penalty", "copy", "memory_latency"]
     assert BY_NAME["Ingest into history"]["if"] == "github.event_name == 'push' && github.ref == 'refs/heads/main'"
+
+
+def test_readme_shows_the_real_compare_output(tmp_path: Path) -> None:
+    """examples/ci/README.md quotes compare's markdown for aa-1 vs slow-2-1: it must be what compare prints."""
+    readme = (REPO / "examples" / "ci" / "README.md").read_text(encoding="utf-8")
+    command = "$ primbench compare base/ results/ --format markdown\n"
+    quoted = readme.split(command, 1)[1].split("$ echo $?\n", 1)
+    assert quoted[1].startswith("1\n")
+    (tmp_path / "base").mkdir()
+    (tmp_path / "results").mkdir()
+    shutil.copy(H200 / "aa-1.json", tmp_path / "base" / "copy_benchmark.json")
+    shutil.copy(H200 / "slow-2-1.json", tmp_path / "results" / "copy_benchmark.json")
+    done = subprocess.run([str(BIN / "primbench"), "compare", "base/", "results/", "--format", "markdown"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert done.stdout == quoted[0]
