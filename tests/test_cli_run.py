@@ -87,3 +87,15 @@ def test_import_primbench_loads_no_heavy_or_gpu_module():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == "[]"
+
+
+def test_help_after_file_is_the_programs_help():
+    result = CliRunner().invoke(app, ["run", str(COPY), "--help"])
+    assert result.exit_code == 0
+    assert "--extra-percent" in result.output and "--min-gpu-ms-per-batch" in result.output
+
+
+def test_run_help_and_missing_file():
+    result = CliRunner().invoke(app, ["run", "--help"])
+    assert result.exit_code == 0 and "every option after FILE goes to the program" in result.output
+    assert CliRunner().invoke(app, ["run"]).exit_code == 2

@@ -23,19 +23,26 @@ def run_file(path: Path, args: list[str]) -> None:
 
 
 def register(app: typer.Typer) -> None:
+    # No --help option of its own: after FILE, --help belongs to the benchmark program.
     @app.command(
         "run",
+        add_help_option=False,
         context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
     )
     def run(
         ctx: typer.Context,
-        file: Path = typer.Argument(..., help="The benchmark program (a Python file)."),
+        file: Path = typer.Argument(None, metavar="FILE", help="The benchmark program (a Python file).",
+                                   show_default=False),
     ) -> None:
         """Run a benchmark program; every option after FILE goes to the program.
 
         `primbench run bench.py --size 64MiB` is the same as `python bench.py --size 64MiB`;
         `primbench run bench.py --help` lists the program's options."""
+        args = list(ctx.args)
+        if file is None or str(file) in ("--help", "-h"):
+            typer.echo(ctx.get_help())
+            raise typer.Exit(0 if file is not None or "--help" in args or "-h" in args else EXIT_USAGE)
         if not file.is_file():
             typer.echo(f"primbench run: error: {file}: no such file", err=True)
             raise typer.Exit(EXIT_USAGE)
-        run_file(file, list(ctx.args))
+        run_file(file, args)
