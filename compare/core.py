@@ -17,21 +17,8 @@ import numpy as np
 from compare import stats
 from compare.model import Comparison, Method, SpecComparison, Summary, Verdict, count_verdicts
 from primbench.errors import PrimbenchError, UsageError
+from primbench.resultconfig import setting_differences
 from primbench.results import Results, ResultsFileError, Specialization, load_results
-
-#: Settings that change what a benchmark measures (the others only change how long it runs
-#: or where it writes). A difference in any of them makes the comparison suspect.
-RESULT_SETTINGS = (
-    "size",
-    "hot",
-    "cache_size",
-    "seed",
-    "min_gpu_ms_per_batch",
-    "min_gpu_temp",
-    "max_gpu_temp",
-    "no_monitoring",
-    "dry",
-)
 
 #: Widening of the standard errors (empirical null) above which compare warns.
 WIDEN_WARNING = 1.25
@@ -140,17 +127,13 @@ def context_warnings(base: Results, head: Results) -> list[str]:
                     "two GPUs of one model can differ by several percent"
                 )
                 break
+    # which settings move results: primbench.resultconfig (also history's key of a series)
+    for section, key, b, h in setting_differences(base, head):
+        label = f"setting {key}" if section == "settings" else f"{section}.{key}"
+        out.append(f"{label} differs: base {_fmt(b)}, head {_fmt(h)}")
     bs, hs = _as_mapping(base.settings), _as_mapping(head.settings)
-    for key in RESULT_SETTINGS:
-        if key in bs and key in hs and bs[key] != hs[key]:
-            out.append(f"setting {key} differs: base {_fmt(bs[key])}, head {_fmt(hs[key])}")
     if bs.get("dry") or hs.get("dry"):
         out.append("a side is a dry run (--dry): its throughputs are zeros")
-    for section in ("flags", "custom_settings"):
-        bsec, hsec = _as_mapping(base.context.get(section)), _as_mapping(head.context.get(section))
-        for key in sorted(set(bsec) | set(hsec)):
-            if bsec.get(key) != hsec.get(key):
-                out.append(f"{section}.{key} differs: base {_fmt(bsec.get(key))}, head {_fmt(hsec.get(key))}")
     bm, hm = base.general.get("monitoring"), head.general.get("monitoring")
     if bm != hm:
         if bm is None or hm is None:
