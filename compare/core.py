@@ -194,11 +194,7 @@ def _metric(b: Specialization, h: Specialization) -> str | None:
 
 def _within(spec: Specialization, results: Results) -> stats.WithinRun:
     if spec.batches:
-        times = stats.per_call_times(
-            [bt.batch_ms for bt in spec.batches],
-            [bt.kernel_calls for bt in spec.batches],
-            spec.kernel_calls_per_batch,
-        )
+        times = stats.per_call_times(spec.batches.batch_ms, spec.batches.kernel_calls, spec.kernel_calls_per_batch)
         found = stats.within_run_from_batches(times)
         if found is not None:
             return found

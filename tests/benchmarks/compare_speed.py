@@ -47,7 +47,7 @@ def time_case(tmp: Path, batches: int) -> list[str]:
     rng = np.random.default_rng(batches)
     base = write(tmp / f"base-{batches}.json", make_side(rng, N, batches, 0.0))
     head = write(tmp / f"head-{batches}.json", make_side(rng, N, batches, 0.03))
-    size = (base.stat().st_size + head.stat().st_size) / 2**20
+    size = (base.stat().st_size + head.stat().st_size) / 2 / 2**20
     load_t, cmp_t, total_t = [], [], []
     for _ in range(REPS):
         t0 = time.perf_counter()
