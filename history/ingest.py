@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from history.schema import SCHEMA_VERSION
 from history.store import open_for_write, resolve_db
+from primbench.resultconfig import config_key
 from primbench.results import Results, ResultsFileError, load_results
 
 if TYPE_CHECKING:
@@ -34,6 +35,7 @@ RUN_COLUMNS = (
     "gpu_key", "gpu_name", "gpu_uuid", "gpu_serial", "gpu_pci_bus_id", "gpu_arch", "backend", "results_version",
     "primbench_version", "python_version", "general", "settings", "flags", "custom_settings",
     "specialization_count", "failures", "noise_timeouts", "document", "source_path", "ingested_at", "store_schema",
+    "config_key",
 )
 SPEC_COLUMNS = (
     "run_id", "idx", "name", "algorithm", "meta", "bytes_per_second", "items_per_second", "bytes_per_item", "items",
@@ -243,6 +245,7 @@ class Staged:
             "source_path": path,
             "ingested_at": ingested_at,
             "store_schema": SCHEMA_VERSION,
+            "config_key": config_key(results),
         }
         for key, value in values.items():
             run[key].append(value)

@@ -52,8 +52,9 @@ def trend_figure(frame: pd.DataFrame, *, metric: str = "bytes_per_second", title
                  reference_label: str = "base") -> Any:
     """A matplotlib Figure: one specialization's runs (dots), per-commit medians (line),
     noise (error bars), and change points (dashed lines, segment levels, labels); one colour
-    per physical GPU. `frame` is what `history.queries.series` returns for one name;
-    `reference` (the same for the base branch) is drawn in grey on the same time-ordered axis."""
+    per series: physical GPU and config (runs of other settings are never joined). `frame` is
+    what `history.queries.series` returns for one name; `reference` (the same for the base
+    branch) is drawn in grey on the same time-ordered axis, one line per series."""
     plt = _pyplot()
     unit, scale = UNITS.get(metric, ("", 1.0))
     better = METRICS.get(metric)
@@ -62,22 +63,28 @@ def trend_figure(frame: pd.DataFrame, *, metric: str = "bytes_per_second", title
 
     points = per_commit(frame)
     ref = per_commit(reference) if reference is not None and not reference.empty else None
-    gpus = list(dict.fromkeys(points["gpu_key"])) if not points.empty else []
+    lines = list(dict.fromkeys(zip(points["gpu_key"], points["config_key"], strict=True))) if not points.empty else []
+    several_gpus = len({g for g, _ in lines}) > 1
+    several_configs = len({c for _, c in lines}) > 1
     # one x axis for all GPUs (and the reference): every commit, by its first run
     both = pd.concat([points, ref]) if ref is not None else points
     order = both.groupby("commit", sort=False)["date"].min().sort_values(kind="stable") if len(both) else None
     all_commits: list[str] = list(order.index) if order is not None else []
     x_of = {c: i for i, c in enumerate(all_commits)}
     if ref is not None:
-        ax.plot([x_of[c] for c in ref["commit"]], ref["value"] / scale, color="#999999", marker=".", lw=1,
-                zorder=1, label=f"{reference_label}: median per commit")
-    for g_i, gpu_key in enumerate(gpus):
-        pts = points[points["gpu_key"] == gpu_key].reset_index(drop=True)
+        for r_i, (_, part) in enumerate(ref.groupby(["gpu_key", "config_key"], sort=False, dropna=False)):
+            ax.plot([x_of[c] for c in part["commit"]], part["value"] / scale, color="#999999", marker=".", lw=1,
+                    zorder=1, label=None if r_i else f"{reference_label}: median per commit")
+    configs = frame["config_key"].fillna("") if "config_key" in frame.columns else None
+    for g_i, (gpu_key, config) in enumerate(lines):
+        pts = points[(points["gpu_key"] == gpu_key) & (points["config_key"] == config)].reset_index(drop=True)
         color = COLORS[g_i % len(COLORS)]
         label_gpu = f"{pts['branch'].iloc[0]} on {pts['gpu_name'].iloc[0]}"
-        if len(gpus) > 1:
+        if several_gpus:
             label_gpu += f" ({str(gpu_key)[:16]})"
-        runs = frame[frame["gpu_key"] == gpu_key]
+        if several_configs:
+            label_gpu += f", {config}"
+        runs = frame[(frame["gpu_key"] == gpu_key) & ((configs == config) if configs is not None else True)]
         run_commits = runs["commit"].where(runs["commit"].notna(), "run:" + runs["run_id"].astype(str))
         ax.scatter([x_of[c] for c in run_commits], runs["value"] / scale, s=10, color=color, alpha=0.35,
                    zorder=2, label=None)
@@ -98,7 +105,7 @@ def trend_figure(frame: pd.DataFrame, *, metric: str = "bytes_per_second", title
     ax.grid(True, alpha=0.3)
     if title:
         ax.set_title(title, fontsize=11)
-    if gpus:
+    if lines:
         ax.legend(loc="best", fontsize=8)
     else:
         ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
@@ -154,13 +161,15 @@ def file_name(algorithm: str, name: str) -> str:
 def plot_series(db: Any = None, name: str | None = None, out: str | os.PathLike[str] = "history-plots", *,
                 branch: str = "main", algorithm: str | None = None, gpu: str | None = None,
                 metric: str = "bytes_per_second", alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
-                min_shift: float = DEFAULT_MIN_SHIFT) -> list[Path]:
+                min_shift: float = DEFAULT_MIN_SHIFT, config: str | None = None) -> list[Path]:
     """Trend chart PNGs. With `name`, one chart written to `out` (a ``.png`` path, or a folder);
-    without, one chart per specialization of the branch into the folder `out`."""
-    frame = series(db, name, branch=branch, algorithm=algorithm, gpu=gpu, metric=metric)
+    without, one chart per specialization of the branch into the folder `out`. A
+    specialization measured with several configs gets one line per config (`config`: one only)."""
+    frame = series(db, name, branch=branch, algorithm=algorithm, gpu=gpu, metric=metric, config=config)
     if frame.empty:
         what = f"specialization {name!r}" if name else "any specialization"
-        raise HistoryError(f"no runs of {what} on branch {branch!r}" + (f" on GPU {gpu!r}" if gpu else ""))
+        raise HistoryError(f"no runs of {what} on branch {branch!r}" + (f" on GPU {gpu!r}" if gpu else "")
+                           + (f" with config {config!r}" if config else ""))
     written = []
     keys = sorted({(a, n) for a, n in frame[["algorithm", "name"]].itertuples(index=False, name=None)})
     out = Path(out)
@@ -261,7 +270,8 @@ def write_report(db: Any = None, out: str | os.PathLike[str] = "history-report.h
         parts.append(
             f"<p>Head: <code>{_e(branch)}</code> at <code>{_e((h['head_commit'] or '?')[:12])}</code>; base: "
             f"<code>{_e(base)}</code> at <code>{_e((h['base_commit'] or '?')[:12])}</code> ({_e(h['base_selection'])})"
-            f". Run-to-run variability from history: {_e(h['run_to_run'])}.</p>")
+            f"; config <code>{_e(h['config_key'])}</code>. Run-to-run variability from history: "
+            f"{_e(h['run_to_run'])}.</p>")
         for w in [*comparison.comparison.warnings, *h["notes"]]:
             parts.append(f"<p class='muted'>warning: {_e(w)}</p>")
         rows, classes = [], []
@@ -284,11 +294,12 @@ def write_report(db: Any = None, out: str | os.PathLike[str] = "history-report.h
         parts.append(f"<p>None found (alpha {alpha:g}, at least {min_size} commits each side, shifts of "
                      f"{min_shift * 100:g} % or more).</p>")
     else:
-        rows = [[_e(c.algorithm), _e(c.name), f"<span class='{_e(c.kind)}'>{_e(c.kind)}</span>",
+        rows = [[_e(c.algorithm), _e(c.name), _e(c.config_key), f"<span class='{_e(c.kind)}'>{_e(c.kind)}</span>",
                  f"<code>{_e(str(c.commit)[:12])}</code>", f"<code>{_e(str(c.previous_commit)[:12])}</code>",
                  _e(_fmt_value(c.before, metric)), _e(_fmt_value(c.after, metric)), _e(f"{c.shift * 100:+.2f} %"),
                  _e(_conf(c.confidence))] for c in changes.itertuples()]
-        parts.append(_table(["algorithm", "specialization", "kind", "first commit at new level", "last commit before",
+        parts.append(_table(["algorithm", "specialization", "config", "kind", "first commit at new level",
+                             "last commit before",
                              "before", "after", "shift", "confidence"], rows))
     parts.append("<h2>Trends</h2>")
     keys = sorted({(a, n) for a, n in frame[["algorithm", "name"]].itertuples(index=False, name=None)})
@@ -298,7 +309,8 @@ def write_report(db: Any = None, out: str | os.PathLike[str] = "history-report.h
         part = frame[(frame["algorithm"] == algorithm) & (frame["name"] == name)]
         ref = None
         if reference is not None and not reference.empty:
-            ref = reference[(reference["algorithm"] == algorithm) & (reference["name"] == name)]
+            ref = reference[(reference["algorithm"] == algorithm) & (reference["name"] == name)
+                            & reference["config_key"].isin(set(part["config_key"]))]  # the same configs only
             ref = ref[ref["date"] <= part["date"].max()]
             keep = set(ref["commit"].dropna().drop_duplicates().iloc[-30:])  # the base's newest 30 commits
             ref = ref[ref["commit"].isin(keep)]

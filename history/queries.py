@@ -89,9 +89,11 @@ class _Where:
         self.params.extend(params)
 
     def runs(self, *, branch: str | None = None, gpu: str | None = None, algorithm: str | None = None,
-             since: Any = None, until: Any = None, alias: str = "r") -> _Where:
+             since: Any = None, until: Any = None, config: str | None = None, alias: str = "r") -> _Where:
         if branch is not None:
             self.add(f"{alias}.branch = ?", branch)
+        if config is not None:
+            self.add(f"{alias}.config_key = ?", config)
         if gpu is not None:
             self.add(f"(? IN ({alias}.gpu_key, {alias}.gpu_uuid, {alias}.gpu_serial, {alias}.gpu_name) "
                      f"OR starts_with({alias}.gpu_key, ?))", gpu, gpu)
@@ -112,11 +114,12 @@ class _Where:
 
 
 def list_runs(db: Any = None, *, branch: str | None = None, gpu: str | None = None, algorithm: str | None = None,
-              since: Any = None, until: Any = None, limit: int | None = None) -> pd.DataFrame:
-    """Stored runs, newest first: one row per run with its branch, commit, date, GPU and host."""
-    where = _Where().runs(branch=branch, gpu=gpu, algorithm=algorithm, since=since, until=until)
+              since: Any = None, until: Any = None, limit: int | None = None,
+              config: str | None = None) -> pd.DataFrame:
+    """Stored runs, newest first: one row per run with its branch, commit, date, GPU, config and host."""
+    where = _Where().runs(branch=branch, gpu=gpu, algorithm=algorithm, since=since, until=until, config=config)
     sql = (
-        'SELECT r.run_id, r.date, r.branch, r."commit", r.algorithm, r.gpu_name, r.gpu_key, r.host, '
+        'SELECT r.run_id, r.date, r.branch, r."commit", r.algorithm, r.gpu_name, r.gpu_key, r.config_key, r.host, '
         "r.specialization_count AS specializations, r.failures, r.noise_timeouts, r.results_version, "
         "r.source_path FROM runs r" + where.sql() + " ORDER BY r.date DESC, r.run_id"
     )
@@ -144,21 +147,23 @@ def names(db: Any = None, *, branch: str | None = None, algorithm: str | None = 
 
 def series(db: Any = None, name: str | None = None, *, branch: str | None = "main", algorithm: str | None = None,
            gpu: str | None = None, metric: str = "bytes_per_second", since: Any = None,
-           until: Any = None) -> pd.DataFrame:
+           until: Any = None, config: str | None = None) -> pd.DataFrame:
     """One specialization (or, with `name` None, every one) across the runs of a branch,
     oldest first: one row per (run, specialization) that did not fail, the chosen metric in
     `value`, and noise, temperatures and clock beside it. Different GPUs have different
-    `gpu_key` values: keep their series apart."""
+    `gpu_key` values and different measurement settings different `config_key` values
+    (`primbench.resultconfig`): keep their series apart (`SERIES_KEYS`). `config`: one
+    config key only (``size=1MiB``)."""
     metric = check_metric(metric)
-    where = _Where().runs(branch=branch, gpu=gpu, since=since, until=until)
+    where = _Where().runs(branch=branch, gpu=gpu, since=since, until=until, config=config)
     where.add("s.error IS NULL")
     if name is not None:
         where.add("s.name = ?", name)
     if algorithm is not None:
         where.add("s.algorithm = ?", algorithm)
     sql = (
-        f'SELECT r.date, r.branch, r."commit", r.run_id, r.gpu_key, r.gpu_name, r.host, s.algorithm, s.name, '
-        f"s.{metric} AS value, s.bytes_per_second, s.items_per_second, s.noise_percent, s.noise_timeout, "
+        'SELECT r.date, r.branch, r."commit", r.run_id, r.gpu_key, r.gpu_name, r.config_key, r.host, s.algorithm, '
+        f"s.name, s.{metric} AS value, s.bytes_per_second, s.items_per_second, s.noise_percent, s.noise_timeout, "
         f"s.gpu_temp_start, s.gpu_temp_end, s.sm_clock_mhz "
         f"FROM specializations s JOIN runs r USING (run_id){where.sql()} "
         f"ORDER BY r.date, r.run_id, s.idx"
@@ -167,17 +172,29 @@ def series(db: Any = None, name: str | None = None, *, branch: str | None = "mai
         return con.execute(sql, where.params).df()
 
 
-SERIES_KEYS = ["algorithm", "name", "gpu_key"]
+#: What makes one series: a specialization of an algorithm, on one physical GPU, measured with
+#: one configuration (`primbench.resultconfig.config_key`: size, hot, cache_size, sync, custom
+#: settings). Runs that differ in any of these are never mixed.
+SERIES_KEYS = ["algorithm", "name", "gpu_key", "config_key"]
+
+
+def _with_config(frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` with a config_key column (empty text where unknown: one config)."""
+    f = frame.copy()
+    f["config_key"] = f["config_key"].fillna("") if "config_key" in f.columns else ""
+    return f
 
 
 def per_commit(frame: pd.DataFrame) -> pd.DataFrame:
     """A series reduced to one point per commit (the median of its runs), ordered by each
-    commit's first run; runs with no commit hash count as commits of their own."""
+    commit's first run; runs with no commit hash count as commits of their own. Every
+    series (`SERIES_KEYS`) in `frame` gets its own points."""
     import pandas as pd
 
     if frame.empty:
-        return frame.assign(runs=pd.Series(dtype="int64"), position=pd.Series(dtype="int64"))
-    f = frame.copy()
+        f = frame.assign(runs=pd.Series(dtype="int64"), position=pd.Series(dtype="int64"))
+        return f if "config_key" in f.columns else f.assign(config_key=pd.Series(dtype="object"))
+    f = _with_config(frame)
     f["commit"] = f["commit"].where(f["commit"].notna(), "run:" + f["run_id"].astype(str))
     grouped = f.groupby([*SERIES_KEYS, "commit"], sort=False, dropna=False)
     out = grouped.agg(
@@ -193,16 +210,17 @@ def per_commit(frame: pd.DataFrame) -> pd.DataFrame:
 # --------------------------------------------------------------------------- branches
 
 
-def branches(db: Any = None, *, gpu: str | None = None, algorithm: str | None = None) -> pd.DataFrame:
-    """Each branch (per algorithm and GPU) with its run count and its latest run, newest first."""
-    where = _Where().runs(gpu=gpu, algorithm=algorithm)
+def branches(db: Any = None, *, gpu: str | None = None, algorithm: str | None = None,
+             config: str | None = None) -> pd.DataFrame:
+    """Each branch (per algorithm, GPU and config) with its run count and its latest run, newest first."""
+    where = _Where().runs(gpu=gpu, algorithm=algorithm, config=config)
     sql = (
-        "SELECT branch, algorithm, gpu_name, gpu_key, count(*) AS runs, count(DISTINCT \"commit\") AS commits, "
-        "min(date) AS first_date, max(date) AS latest_date, "
+        "SELECT branch, algorithm, gpu_name, gpu_key, config_key, count(*) AS runs, "
+        'count(DISTINCT "commit") AS commits, min(date) AS first_date, max(date) AS latest_date, '
         'arg_max("commit", date) AS latest_commit, arg_max(run_id, date) AS latest_run_id, '
         "arg_max(host, date) AS latest_host "
-        f"FROM runs r{where.sql()} GROUP BY branch, algorithm, gpu_name, gpu_key "
-        "ORDER BY latest_date DESC, branch"
+        f"FROM runs r{where.sql()} GROUP BY branch, algorithm, gpu_name, gpu_key, config_key "
+        "ORDER BY latest_date DESC, branch, config_key"
     )
     with connection(db) as con:
         return con.execute(sql, where.params).df()
@@ -214,11 +232,12 @@ def branches(db: Any = None, *, gpu: str | None = None, algorithm: str | None = 
 def regressions(db: Any = None, *, branch: str = "main", name: str | None = None, algorithm: str | None = None,
                 gpu: str | None = None, metric: str = "bytes_per_second", alpha: float = DEFAULT_ALPHA,
                 min_size: int = DEFAULT_MIN_SIZE, min_shift: float = DEFAULT_MIN_SHIFT,
-                last: int | None = None) -> pd.DataFrame:
-    """Change points of every specialization's per-commit series on `branch` (per GPU): the
-    commit where the level shifted, the size of the shift and its confidence. `kind` is
-    regression or improvement for metrics with a better direction, else up or down. `last`
-    keeps only shifts among the branch's `last` newest commits of each series."""
+                last: int | None = None, config: str | None = None) -> pd.DataFrame:
+    """Change points of every per-commit series on `branch` (one per specialization, GPU and
+    config: `SERIES_KEYS`): the commit where the level shifted, the size of the shift and its
+    confidence. `kind` is regression or improvement for metrics with a better direction, else
+    up or down. `last` keeps only shifts among the `last` newest commits of each series;
+    `config` looks at one config key only."""
     import pandas as pd
 
     from history.changepoints import detect
@@ -230,9 +249,9 @@ def regressions(db: Any = None, *, branch: str = "main", name: str | None = None
     if min_size < 1:
         raise UsageError(f"--min-size must be at least 1, got {min_size}")
     better = METRICS[check_metric(metric)]
-    points = per_commit(series(db, name, branch=branch, algorithm=algorithm, gpu=gpu, metric=metric))
+    points = per_commit(series(db, name, branch=branch, algorithm=algorithm, gpu=gpu, metric=metric, config=config))
     rows: list[dict[str, Any]] = []
-    for key, group in points.groupby(SERIES_KEYS, sort=True):
+    for key, group in points.groupby(SERIES_KEYS, sort=True, dropna=False):
         group = group.reset_index(drop=True)
         values = group["value"].astype(float).to_numpy()
         if len(values) < 2 * min_size or not (values == values).all():
@@ -241,8 +260,8 @@ def regressions(db: Any = None, *, branch: str = "main", name: str | None = None
             if last is not None and cp.index < len(values) - last:
                 continue
             rows.append(_cp_row(key, group, cp, better, metric))
-    columns = ["algorithm", "name", "gpu_key", "gpu_name", "kind", "commit", "previous_commit", "date", "position",
-               "commits", "before", "after", "shift", "p_value", "confidence", "metric"]
+    columns = ["algorithm", "name", "gpu_key", "gpu_name", "config_key", "kind", "commit", "previous_commit", "date",
+               "position", "commits", "before", "after", "shift", "p_value", "confidence", "metric"]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -254,9 +273,10 @@ def _kind(shift: float, better: bool | None) -> str:
 
 def _cp_row(key: tuple[Any, ...], group: pd.DataFrame, cp: ChangePoint, better: bool | None,
             metric: str) -> dict[str, Any]:
-    algorithm, name, gpu_key = key
+    algorithm, name, gpu_key, config = key
     return {
         "algorithm": algorithm, "name": name, "gpu_key": gpu_key, "gpu_name": group["gpu_name"].iloc[0],
+        "config_key": config,
         "kind": _kind(cp.shift, better), "commit": group["commit"].iloc[cp.index],
         "previous_commit": group["commit"].iloc[cp.index - 1], "date": group["date"].iloc[cp.index],
         "position": cp.index, "commits": len(group), "before": cp.before, "after": cp.after, "shift": cp.shift,
@@ -275,8 +295,8 @@ def change_points_of(points: pd.DataFrame, *, alpha: float = DEFAULT_ALPHA, min_
     return detect(values, alpha=alpha, min_size=min_size, min_shift=min_shift)
 
 
-def group_names(frame: pd.DataFrame) -> Sequence[tuple[str, str, str]]:
-    """The (algorithm, name, gpu_key) series in a frame, sorted."""
+def group_names(frame: pd.DataFrame) -> Sequence[tuple[str, str, str, str]]:
+    """The (algorithm, name, gpu_key, config_key) series in a frame, sorted."""
     if frame.empty:
         return []
-    return sorted({tuple(x) for x in frame[SERIES_KEYS].itertuples(index=False, name=None)})
+    return sorted({tuple(x) for x in _with_config(frame)[SERIES_KEYS].itertuples(index=False, name=None)})

@@ -13,9 +13,10 @@ Never edit a released migration: add a new one.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from history.errors import SchemaError
 
@@ -25,9 +26,12 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Migration:
+    """SQL statements, then (optionally) a Python step on the connection, in one transaction."""
+
     version: int
     description: str
     statements: tuple[str, ...]
+    apply: Callable[[duckdb.DuckDBPyConnection], None] | None = None
 
 
 _V1_TABLES = (
@@ -123,9 +127,67 @@ _V2_VIEWS = (
     """,
 )
 
+_V3_CONFIG = (
+    "ALTER TABLE runs ADD COLUMN config_key VARCHAR",  # primbench.resultconfig.config_key: size=128MiB, ...
+    """
+    CREATE OR REPLACE VIEW measurements AS
+    SELECT r.branch, r."commit", r.date, r.gpu_key, r.gpu_name, r.host, r.config_key, r.run_id, s.*
+        EXCLUDE (run_id)
+    FROM specializations s JOIN runs r USING (run_id)
+    """,
+    """
+    CREATE OR REPLACE VIEW latest_runs AS
+    SELECT * EXCLUDE (document) FROM runs
+    QUALIFY row_number() OVER (PARTITION BY branch, algorithm, gpu_key, config_key ORDER BY date DESC, run_id) = 1
+    """,
+)
+
+
+def _loads(text: Any) -> Any:
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def fill_config_keys(con: duckdb.DuckDBPyConnection) -> int:
+    """Set ``runs.config_key`` where it is NULL, from the stored ``settings``, ``flags`` and
+    ``custom_settings`` (the document's context where ``settings`` is missing), with
+    `primbench.resultconfig.config_key`: the same function ingest uses. Returns the rows set.
+    Runs inside the caller's transaction."""
+    from primbench.resultconfig import config_key
+
+    rows = con.execute(
+        "SELECT run_id, settings, flags, custom_settings, "
+        "CASE WHEN settings IS NULL THEN json_extract(document, '$.context') END FROM runs WHERE config_key IS NULL"
+    ).fetchall()
+    if not rows:
+        return 0
+    keys: dict[str, list[str]] = {"run_id": [], "config_key": []}
+    for run_id, settings, flags, custom, context in rows:
+        ctx = _loads(context) if settings is None else None
+        if not isinstance(ctx, dict):
+            ctx = {"settings": _loads(settings), "flags": _loads(flags), "custom_settings": _loads(custom)}
+        keys["run_id"].append(run_id)
+        keys["config_key"].append(config_key(ctx))
+    import pandas as pd
+
+    con.register("_primbench_config_keys", pd.DataFrame(keys))
+    try:
+        con.execute("UPDATE runs SET config_key = k.config_key FROM _primbench_config_keys k "
+                    "WHERE runs.run_id = k.run_id")
+    finally:
+        con.unregister("_primbench_config_keys")
+    return len(rows)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "tables runs, specializations, batches", _V1_TABLES),
     Migration(2, "views measurements (one row per specialization, with its run) and latest_runs", _V2_VIEWS),
+    Migration(3, "runs.config_key (the settings that make a run another measurement), filled in for stored runs; "
+                 "measurements and latest_runs with it", _V3_CONFIG, fill_config_keys),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 TABLES = ("runs", "specializations", "batches")
@@ -196,6 +258,8 @@ def migrate(con: duckdb.DuckDBPyConnection, *, source: str = "store",
         try:
             for statement in m.statements:
                 con.execute(statement)
+            if m.apply is not None:
+                m.apply(con)
             con.execute(
                 "INSERT INTO schema_migrations VALUES (?, ?, current_timestamp)", [m.version, m.description]
             )

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from history.errors import HistoryError
 from history.ingest import COLUMNS, IngestReport, _final, _insert_atomically, stage_files
-from history.schema import SCHEMA_VERSION, TABLES, migrate
+from history.schema import SCHEMA_VERSION, TABLES, fill_config_keys, migrate
 from history.store import memory, open_for_write, resolve_db
 
 if TYPE_CHECKING:
@@ -153,7 +153,10 @@ def load_dataset(con: duckdb.DuckDBPyConnection, directory: str | os.PathLike[st
         for table in TABLES:
             if not _has_parts(directory, table):
                 continue
-            cols = ", ".join(f'"{c}"' for c in COLUMNS[table])
+            present = {d[0] for d in con.execute("SELECT * FROM read_parquet(?, union_by_name = true) LIMIT 0",
+                                                 [_glob(directory, table)]).description}
+            # parts of an older schema lack newer columns (runs.config_key before version 3): NULL, filled below
+            cols = ", ".join(f'"{c}"' if c in present else f'NULL AS "{c}"' for c in COLUMNS[table])
             keys = ", ".join(f'"{c}"' for c in _KEYS[table])
             con.execute(
                 f"INSERT INTO {table} BY NAME SELECT {cols} FROM ("
@@ -164,6 +167,7 @@ def load_dataset(con: duckdb.DuckDBPyConnection, directory: str | os.PathLike[st
                 [_glob(directory, table)],
             )
         con.execute("DROP TABLE _primbench_new")
+        fill_config_keys(con)
         con.execute("COMMIT")
     except Exception as exc:
         con.execute("ROLLBACK")

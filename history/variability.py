@@ -40,11 +40,14 @@ def robust_cv(values: Sequence[float]) -> float | None:
 
 def run_to_run_cvs(frame: pd.DataFrame, window: int = WINDOW) -> dict[tuple[str, str], float]:
     """Per (algorithm, name): the robust CV over the newest `window` runs of a series frame
-    (`history.queries.series`, one GPU, oldest first)."""
+    (`history.queries.series`, one GPU, oldest first). Runs of one config only: where a
+    specialization was measured with several (``config_key``), the newest run's."""
     out: dict[tuple[str, str], float] = {}
     if frame.empty:
         return out
     for (algorithm, name), group in frame.groupby(["algorithm", "name"], sort=False):
+        if "config_key" in group.columns:
+            group = group[group["config_key"] == group["config_key"].iloc[-1]]
         cv = robust_cv(group["value"].astype(float).to_list()[-window:])
         if cv is not None:
             out[(str(algorithm), str(name))] = cv

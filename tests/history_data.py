@@ -64,8 +64,10 @@ def specialization(index: int, name: str, bytes_per_second: float, *, algo: str 
 def document(values: Mapping[str, float] | Sequence[float], *, algorithm: str = "copy", branch: str | None = "main",
              commit: str | None = None, date: dt.datetime | str = START, gpu: Mapping[str, Any] = H200_A,
              host: str = "runner-1", noise: float = 0.05, batches: int = 0, clock_mhz: float | None = 1978.0,
-             failed: Sequence[str] = (), version: str = "4.1.0") -> dict[str, Any]:
-    """A results document with one specialization per value (bytes per second)."""
+             failed: Sequence[str] = (), version: str = "4.1.0", settings: Mapping[str, Any] | None = None,
+             custom_settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A results document with one specialization per value (bytes per second); `settings`
+    update the default ones (128 MiB, cold), `custom_settings` are the program's own."""
     if not isinstance(values, Mapping):
         values = {spec_name(i): v for i, v in enumerate(values)}
     specs = []
@@ -91,13 +93,17 @@ def document(values: Mapping[str, float] | Sequence[float], *, algorithm: str = 
         general["commit_hash"] = commit
         general["commit_source"] = "option"
     ok = [s for s in specs if s.get("error") is None]
+    context: dict[str, Any] = {
+        "results_version": version,
+        "general": general,
+        "settings": {"size": 134217728, "hot": False, "min_gpu_ms_per_batch": 10, "output_batches": batches > 0,
+                     **(settings or {})},
+        "flags": {"sync": False},
+    }
+    if custom_settings is not None:
+        context["custom_settings"] = dict(custom_settings)
     return {
-        "context": {
-            "results_version": version,
-            "general": general,
-            "settings": {"size": 134217728, "hot": False, "min_gpu_ms_per_batch": 10, "output_batches": batches > 0},
-            "flags": {"sync": False},
-        },
+        "context": context,
         "specializations": specs,
         "summary": {"noise_timeouts": 0, "failures": len(specs) - len(ok),
                     "elapsed_secs": {"host": 2.0, "gpu": 1.0}},

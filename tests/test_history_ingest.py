@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from history.ingest import ingest, run_id_of
+from history.schema import SCHEMA_VERSION
 from history.store import open_for_query
 from primbench.results import KNOWN_VERSIONS
 from tests import history_data as hd
@@ -29,9 +30,10 @@ def test_ingest_stores_runs_specializations_and_batches(tmp_path: Path) -> None:
     assert [o.status for o in report.outcomes] == ["stored"]
     with open_for_query(db) as con:
         run = con.execute('SELECT branch, "commit", date_text, gpu_key, gpu_uuid, gpu_serial, host, results_version, '
-                          "specialization_count, failures, store_schema, settings->>'$.size' FROM runs").fetchone()
+                          "specialization_count, failures, store_schema, settings->>'$.size', config_key "
+                          "FROM runs").fetchone()
         assert run == ("main", hd.sha("c1"), "2026-01-01T08:00:00+01:00", hd.H200_A["uuid"], hd.H200_A["uuid"],
-                       hd.H200_A["serial"], "runner-1", "4.1.0", 2, 1, 2, "134217728")
+                       hd.H200_A["serial"], "runner-1", "4.1.0", 2, 1, SCHEMA_VERSION, "134217728", "size=128MiB")
         date = con.execute("SELECT date FROM runs").fetchone()[0]
         assert date.isoformat() == "2026-01-01T07:00:00+00:00"
         specs = con.execute("SELECT name, bytes_per_second, noise_percent, gpu_temp_start, gpu_temp_end, sm_clock_mhz, "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from history.info import migrate_store, store_info
 from history.ingest import ingest
 from history.queries import list_runs
 from history.store import connect, open_for_query
+from primbench.results import load_results
 from tests import history_data as hd
 
 
@@ -28,35 +30,86 @@ def test_fresh_store_is_at_the_latest_version(tmp_path: Path) -> None:
     assert info["runs"] == 2 and info["specializations"] == 4
 
 
-def test_migrating_an_old_store_keeps_its_data(tmp_path: Path) -> None:
-    db = tmp_path / "s.duckdb"
+def _fill_as_old_writer(db: Path, files: list[Path]) -> None:
+    """Store runs as a writer of schema 1 or 2 did: the tables' rows without runs.config_key."""
+    from history.ingest import Staged
+
+    staged = Staged()
+    for f in files:
+        staged.add(load_results(f), str(f), dt.datetime.now(dt.UTC))
     con = connect(db, read_only=False)
     try:
-        assert schema.migrate(con, target=1) == [1]
+        for table, df in staged.frames().items():
+            if df.empty:
+                continue
+            con.register("_old", df.drop(columns=["config_key"], errors="ignore"))
+            con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _old")
+            con.unregister("_old")
     finally:
         con.close()
+
+
+def _at_version(db: Path, version: int) -> None:
+    con = connect(db, read_only=False)
+    try:
+        assert schema.migrate(con, target=version) == list(range(1, version + 1))
+    finally:
+        con.close()
+
+
+def test_migrating_an_old_store_keeps_its_data(tmp_path: Path) -> None:
+    db = tmp_path / "s.duckdb"
+    _at_version(db, 1)
     # a version-1 store is refused by read-only queries, with the way out
     with pytest.raises(SchemaError, match=r"version 1, older .*primbench history migrate"), open_for_query(db):
         pass
     # ... and fill it as a version-1 writer would have: tables only
-    from history.ingest import Staged, insert_frames
-    from primbench.results import load_results
-
-    staged = Staged()
-    import datetime as dt
-
-    for f in _runs(tmp_path, 3):
-        staged.add(load_results(f), str(f), dt.datetime.now(dt.UTC))
-    con = connect(db, read_only=False)
-    try:
-        insert_frames(con, staged.frames())
-    finally:
-        con.close()
-    assert migrate_store(db) == [2]
+    _fill_as_old_writer(db, _runs(tmp_path, 3))
+    assert migrate_store(db) == [2, 3]
     assert migrate_store(db) == []
     with open_for_query(db) as con:
         assert con.execute("SELECT count(*) FROM measurements").fetchone()[0] == 6  # the view of migration 2
     assert len(list_runs(db)) == 3
+
+
+def test_migrating_a_version_2_store_fills_in_the_config_keys(tmp_path: Path) -> None:
+    db = tmp_path / "s.duckdb"
+    _at_version(db, 2)
+    plain = _runs(tmp_path, 2)
+    small = hd.document([1e12], commit=hd.sha("small"), date=hd.START + dt.timedelta(hours=5))
+    small["context"]["settings"].update(size=1048576, hot=True)
+    small["context"]["custom_settings"] = {"extra_percent": 1.0}
+    old = hd.document([1e12], commit=hd.sha("old"), version="4.0.0", date=hd.START + dt.timedelta(hours=6))
+    del old["context"]["flags"]  # an old file: no flags, no cache_size (then 256 MiB)
+    files = [*plain, hd.write(tmp_path / "small.json", small), hd.write(tmp_path / "old.json", old)]
+    _fill_as_old_writer(db, files)
+    con = connect(db, read_only=False)
+    try:
+        before = con.execute("SELECT * FROM runs ORDER BY run_id").fetchall()
+        specs = con.execute("SELECT * FROM specializations ORDER BY run_id, idx").fetchall()
+    finally:
+        con.close()
+    assert migrate_store(db) == [3]
+    with open_for_query(db) as con:
+        rows = con.execute("SELECT * EXCLUDE (config_key) FROM runs ORDER BY run_id").fetchall()
+        assert rows == before  # the data is kept
+        assert con.execute("SELECT * FROM specializations ORDER BY run_id, idx").fetchall() == specs
+        keys = dict(con.execute("SELECT source_path, config_key FROM runs").fetchall())
+        assert con.execute("SELECT count(*) FROM measurements WHERE config_key = 'size=1MiB hot extra_percent=1'"
+                           ).fetchone()[0] == 1  # the view has the column
+        assert con.execute("SELECT version FROM schema_migrations ORDER BY version").fetchall() == [(1,), (2,), (3,)]
+    assert keys == {str(plain[0]): "size=128MiB", str(plain[1]): "size=128MiB",
+                    str(files[2]): "size=1MiB hot extra_percent=1", str(files[3]): "size=128MiB"}
+    # the backfill and ingest agree: ingesting the same files again finds them all stored
+    report = ingest(files, db)
+    assert len(report.duplicates) == 4 and not report.stored
+    # and a new run of the small configuration is keyed like the migrated one
+    again = dict(small)
+    again["context"] = {**small["context"], "general": {**small["context"]["general"], "commit_hash": hd.sha("s2")}}
+    ingest([hd.write(tmp_path / "small2.json", again)], db)
+    from history.queries import list_runs as runs_of
+
+    assert (runs_of(db)["config_key"] == "size=1MiB hot extra_percent=1").sum() == 2
 
 
 def test_ingest_migrates_an_old_store(tmp_path: Path) -> None:
@@ -73,15 +126,29 @@ def test_ingest_migrates_an_old_store(tmp_path: Path) -> None:
 def test_a_failing_migration_is_rolled_back_with_its_record(tmp_path: Path) -> None:
     db = tmp_path / "s.duckdb"
     broken = (*schema.MIGRATIONS, schema.Migration(
-        3, "half-done", ("CREATE TABLE extra_notes (note VARCHAR)", "SELECT * FROM no_such_table")))
+        schema.SCHEMA_VERSION + 1, "half-done", ("CREATE TABLE extra_notes (note VARCHAR)",
+                                                 "SELECT * FROM no_such_table")))
     con = connect(db, read_only=False)
     try:
         schema.migrate(con)
-        with pytest.raises(SchemaError, match=r"migration 3 \(half-done\) failed and was rolled back.*version 2"):
+        latest = schema.SCHEMA_VERSION
+        with pytest.raises(SchemaError, match=rf"migration {latest + 1} \(half-done\) failed and was rolled back"
+                                              rf".*version {latest}"):
             schema.migrate(con, migrations=broken)
-        assert schema.stored_version(con) == 2
+        assert schema.stored_version(con) == latest
         tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
         assert "extra_notes" not in tables  # the DDL went with the failed transaction
+
+        def step(c: object) -> None:
+            raise RuntimeError("the Python step failed")
+
+        python_step = (*schema.MIGRATIONS, schema.Migration(
+            latest + 1, "column, then a failing step", ("ALTER TABLE runs ADD COLUMN note VARCHAR",), step))
+        with pytest.raises(SchemaError, match="the Python step failed"):
+            schema.migrate(con, migrations=python_step)
+        columns = {r[0] for r in con.execute("SELECT column_name FROM information_schema.columns "
+                                             "WHERE table_name = 'runs'").fetchall()}
+        assert "note" not in columns and "config_key" in columns
     finally:
         con.close()
 

@@ -121,3 +121,31 @@ def test_runner_names_are_safe_folder_names(monkeypatch: pytest.MonkeyPatch) -> 
     assert runner_name("..") == "runner"
     monkeypatch.setenv("PRIMBENCH_RUNNER", "from-env")
     assert runner_name(None) == "from-env"
+
+
+def test_parts_written_before_the_config_key_are_read_and_keyed(tmp_path: Path) -> None:
+    """Parts of schema 2 have no runs.config_key: readers and merge fill it in from the settings."""
+    shared = tmp_path / "shared"
+    old = hd.branch_series(tmp_path / "a", hd.noisy_levels(3, specs=1), settings={"size": 1048576})
+    new = hd.branch_series(tmp_path / "b", hd.noisy_levels(2, specs=1), prefix="b",
+                           start=hd.START.replace(day=3))
+    ingest_shared(old, shared, runner="old")
+    con = connect(tmp_path / "scratch.duckdb", read_only=False)
+    try:  # rewrite the old runner's runs part as a schema-2 writer wrote it
+        for part in (shared / "runs" / "runner=old").glob("*.parquet"):
+            con.execute("COPY (SELECT * EXCLUDE (config_key) REPLACE (2 AS store_schema) FROM read_parquet(?)) "
+                        "TO ? (FORMAT parquet)", [str(part), str(part) + ".v2"])
+            Path(str(part) + ".v2").replace(part)
+            assert "config_key" not in {d[0] for d in con.execute(
+                "SELECT * FROM read_parquet(?) LIMIT 0", [str(part)]).description}
+    finally:
+        con.close()
+    runs = list_runs(shared)  # old parts alone
+    assert list(runs["config_key"]) == ["size=1MiB"] * 3
+    ingest_shared(new, shared, runner="new")  # old and new parts together
+    runs = list_runs(shared)
+    assert sorted(runs["config_key"]) == ["size=128MiB"] * 2 + ["size=1MiB"] * 3
+    db = tmp_path / "merged.duckdb"
+    assert merge(shared, db).added_runs == 5
+    assert sorted(list_runs(db)["config_key"]) == ["size=128MiB"] * 2 + ["size=1MiB"] * 3
+    assert len(series(db, "type: t0", config="size=1MiB")) == 3

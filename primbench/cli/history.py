@@ -24,6 +24,8 @@ T = TypeVar("T")
 
 DB_HELP = "History store: a DuckDB file, or a directory of Parquet parts (default $PRIMBENCH_HISTORY_DB, else " \
           ".primbench/history.duckdb)."
+CONFIG_HELP = ("Only runs of this config key (the settings that change results, e.g. 'size=1MiB' or "
+               "'size=128MiB hot'; see the config_key column).")
 WAIT_HELP = "Seconds to wait while another process holds the store (default $PRIMBENCH_HISTORY_WAIT_SECS, else 60)."
 
 
@@ -196,15 +198,16 @@ def register(app: typer.Typer) -> None:
         since: str | None = typer.Option(None, "--since", help="ISO date, e.g. 2026-01-31."),
         until: str | None = typer.Option(None, "--until", help="ISO date."),
         limit: int | None = typer.Option(50, "--limit", "-n", help="Newest N runs (0: all)."),
+        config: str | None = typer.Option(None, "--config", metavar="KEY", help=CONFIG_HELP),
         fmt: Format = typer.Option(Format.table, "--format", "-f"),
     ) -> None:
         """List stored runs, newest first."""
         from history.queries import list_runs
 
         df = _call(list_runs, db, branch=branch, gpu=gpu, algorithm=algorithm, since=since, until=until,
-                   limit=limit or None)
-        _emit(df, fmt, ["date", "branch", "commit", "algorithm", "gpu_name", "host", "specializations", "failures",
-                        "noise_timeouts", "run_id"], title=f"{len(df)} run(s)")
+                   limit=limit or None, config=config)
+        _emit(df, fmt, ["date", "branch", "commit", "algorithm", "gpu_name", "config_key", "host", "specializations",
+                        "failures", "noise_timeouts", "run_id"], title=f"{len(df)} run(s)")
 
     @history.command("series")
     def series_cmd(
@@ -214,35 +217,38 @@ def register(app: typer.Typer) -> None:
         algorithm: str | None = typer.Option(None, "--algorithm", "-a"),
         gpu: str | None = typer.Option(None, "--gpu"),
         metric: str = typer.Option("bytes_per_second", "--metric", "-m"),
+        config: str | None = typer.Option(None, "--config", metavar="KEY", help=CONFIG_HELP),
         per_run: bool = typer.Option(False, "--per-run", help="One row per run instead of per commit."),
         fmt: Format = typer.Option(Format.table, "--format", "-f"),
     ) -> None:
-        """A specialization's values across the commits of a branch (median of each commit's runs)."""
+        """A specialization's values across the commits of a branch (median of each commit's runs);
+        one series per GPU and config (the settings that change results), never mixed."""
         from history.queries import per_commit, series
 
-        df = _call(series, db, name, branch=branch, algorithm=algorithm, gpu=gpu, metric=metric)
+        df = _call(series, db, name, branch=branch, algorithm=algorithm, gpu=gpu, metric=metric, config=config)
         if df.empty:
             typer.echo(f"primbench history: error: no runs of specialization {name!r} on branch {branch!r}"
-                       f"{_suggest(db, name, branch)}", err=True)
+                       + (f" with config {config!r}" if config else "") + f"{_suggest(db, name, branch)}", err=True)
             raise typer.Exit(EXIT_USAGE)
         if not per_run:
             df = per_commit(df)
-        _emit(df, fmt, ["date", "commit", "gpu_name", "algorithm", "value", "noise_percent", "runs", "host",
-                        "gpu_temp_start", "sm_clock_mhz"], title=f"{name} on {branch}: {metric}")
+        _emit(df, fmt, ["date", "commit", "gpu_name", "config_key", "algorithm", "value", "noise_percent", "runs",
+                        "host", "gpu_temp_start", "sm_clock_mhz"], title=f"{name} on {branch}: {metric}")
 
     @history.command("branches")
     def branches_cmd(
         db: Path | None = typer.Option(None, "--db", help=DB_HELP),
         gpu: str | None = typer.Option(None, "--gpu"),
         algorithm: str | None = typer.Option(None, "--algorithm", "-a"),
+        config: str | None = typer.Option(None, "--config", metavar="KEY", help=CONFIG_HELP),
         fmt: Format = typer.Option(Format.table, "--format", "-f"),
     ) -> None:
-        """Branches (per algorithm and GPU) with their latest run."""
+        """Branches (per algorithm, GPU and config) with their latest run."""
         from history.queries import branches
 
-        df = _call(branches, db, gpu=gpu, algorithm=algorithm)
-        _emit(df, fmt, ["branch", "algorithm", "gpu_name", "runs", "commits", "latest_date", "latest_commit",
-                        "latest_host"], title="branches")
+        df = _call(branches, db, gpu=gpu, algorithm=algorithm, config=config)
+        _emit(df, fmt, ["branch", "algorithm", "gpu_name", "config_key", "runs", "commits", "latest_date",
+                        "latest_commit", "latest_host"], title="branches")
 
     @history.command("compare")
     def compare_cmd(
@@ -254,6 +260,8 @@ def register(app: typer.Typer) -> None:
         use_git: bool = typer.Option(True, "--git/--no-git", help="Ask git for the fork point and its ancestors."),
         gpu: str | None = typer.Option(None, "--gpu"),
         algorithm: str | None = typer.Option(None, "--algorithm", "-a"),
+        config: str | None = typer.Option(None, "--config", metavar="KEY",
+                                          help="Head: BRANCH's latest run of this config key (default: latest)."),
         threshold: str = typer.Option("0.5%", "--threshold", "-t", help="Smallest change that matters."),
         alpha: float = typer.Option(0.05, "--alpha"),
         fail_on: FailOn = typer.Option(FailOn.regression, "--fail-on",
@@ -261,8 +269,9 @@ def register(app: typer.Typer) -> None:
         fmt: str = typer.Option("terminal", "--format", "-f", help="terminal, markdown or json."),
         changed_only: bool = typer.Option(False, "--changed-only"),
     ) -> None:
-        """BRANCH's latest run against BASE at (or before) the fork point, else BASE's latest;
-        verdicts from compare's statistics with run-to-run variability from BASE's history."""
+        """BRANCH's latest run against BASE at (or before) the fork point, else BASE's latest, with the
+        head's config (the settings that change results); verdicts from compare's statistics with
+        run-to-run variability from BASE's history."""
         if fmt not in ("terminal", "markdown", "json"):
             raise typer.BadParameter("choose terminal, markdown or json", param_hint="--format")
         if not 0 < alpha < 1:
@@ -271,12 +280,14 @@ def register(app: typer.Typer) -> None:
         from history.branch_compare import branch_comparison
 
         bc = _call(branch_comparison, db, branch, base, fork_point=fork_point, use_git=use_git, gpu=gpu,
-                   algorithm=algorithm, threshold=fraction, alpha=alpha)
+                   algorithm=algorithm, threshold=fraction, alpha=alpha, config=config)
         from compare import render
 
         h = bc.header()
+        configs = h["config_key"] if h["config_key"] == h["base_config_key"] else (
+            f"{h['config_key']} vs {h['base_config_key']}")
         line = (f"{branch} @ {(h['head_commit'] or '?')[:12]} vs {base} @ {(h['base_commit'] or '?')[:12]} "
-                f"({h['base_selection']}); run-to-run variability from history: {h['run_to_run']}")
+                f"({h['base_selection']}); config {configs}; run-to-run variability from history: {h['run_to_run']}")
         if fmt == "json":
             for n in h["notes"]:
                 typer.echo(f"primbench history: warning: {n}", err=True)
@@ -306,18 +317,20 @@ def register(app: typer.Typer) -> None:
         min_shift: str = typer.Option("1%", "--min-shift", help="Smallest shift of level reported."),
         min_size: int = typer.Option(3, "--min-size", help="Commits needed on each side of a shift."),
         last: int | None = typer.Option(None, "--last", help="Only shifts among the newest N commits."),
+        config: str | None = typer.Option(None, "--config", metavar="KEY", help=CONFIG_HELP),
         fail_on: FailOn = typer.Option(FailOn.never, "--fail-on",
                                        help="Exit 1 on: a regression; any shift; never (default)."),
         fmt: Format = typer.Option(Format.table, "--format", "-f"),
     ) -> None:
-        """Change points per specialization on a branch: the commit where the level shifted, the
-        size of the shift and its confidence."""
+        """Change points per series on a branch (specialization, GPU and config): the commit where the
+        level shifted, the size of the shift and its confidence."""
         from history.queries import regressions
 
         df = _call(regressions, db, branch=branch, name=name, algorithm=algorithm, gpu=gpu, metric=metric,
-                   alpha=alpha, min_shift=_fraction(min_shift, "--min-shift"), min_size=min_size, last=last)
-        _emit(df, fmt, ["algorithm", "name", "gpu_name", "kind", "commit", "date", "before", "after", "shift",
-                        "confidence"], title=f"{len(df)} change point(s) on {branch}")
+                   alpha=alpha, min_shift=_fraction(min_shift, "--min-shift"), min_size=min_size, last=last,
+                   config=config)
+        _emit(df, fmt, ["algorithm", "name", "gpu_name", "config_key", "kind", "commit", "date", "before", "after",
+                        "shift", "confidence"], title=f"{len(df)} change point(s) on {branch}")
         kinds = set(df["kind"]) if not df.empty else set()
         failed = (fail_on is FailOn.regression and "regression" in kinds) or (fail_on is FailOn.change and bool(kinds))
         raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
@@ -332,11 +345,13 @@ def register(app: typer.Typer) -> None:
         algorithm: str | None = typer.Option(None, "--algorithm", "-a"),
         gpu: str | None = typer.Option(None, "--gpu"),
         metric: str = typer.Option("bytes_per_second", "--metric", "-m"),
+        config: str | None = typer.Option(None, "--config", metavar="KEY", help=CONFIG_HELP),
     ) -> None:
-        """Trend charts (PNG): runs, per-commit medians, noise, change points."""
+        """Trend charts (PNG): runs, per-commit medians, noise, change points; one line per GPU and config."""
         from history.plots import plot_series
 
-        written = _call(plot_series, db, name, out, branch=branch, algorithm=algorithm, gpu=gpu, metric=metric)
+        written = _call(plot_series, db, name, out, branch=branch, algorithm=algorithm, gpu=gpu, metric=metric,
+                        config=config)
         for p in written:
             typer.echo(f"Wrote {p}")
 

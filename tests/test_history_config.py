@@ -1,0 +1,186 @@
+"""A series is one configuration: runs of one name measured with other settings (size, hot, cache
+size, sync, custom settings) are other series, in queries, change points and `history compare`."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from history.branch_compare import branch_comparison
+from history.changepoints import detect
+from history.ingest import ingest
+from history.queries import branches, group_names, per_commit, regressions, series
+from primbench.cli import app
+from tests import history_data as hd
+
+SMALL = {"size": 1048576}  # --size 1MiB
+CHAR = "type: char"
+GPU = hd.H200_A["uuid"]
+
+
+def _run(directory: Path, commit: str, hour: int, value: float, *, settings: Mapping[str, Any] | None = None,
+         minute: int = 0, branch: str = "main", custom: Mapping[str, Any] | None = None) -> Path:
+    doc = hd.document({CHAR: value}, branch=branch, commit=hd.sha(commit), settings=settings, custom_settings=custom,
+                      date=hd.START + dt.timedelta(hours=hour, minutes=minute))
+    return hd.write(directory / f"{branch.replace('/', '_')}-{commit}-{minute}.json", doc)
+
+
+def _noise(n: int, seed: int) -> list[float]:
+    return [row[0] for row in hd.noisy_levels(n, base=1.0, cv=0.002, seed=seed)]
+
+
+def _cli(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, ["history", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_two_sizes_of_one_name_on_one_gpu_and_branch_are_two_series(tmp_path: Path) -> None:
+    big, small = _noise(6, 1), _noise(6, 2)
+    files = []
+    for i in range(6):
+        files.append(_run(tmp_path / "in", f"c{i}", i, 1.1e12 * big[i]))
+        files.append(_run(tmp_path / "in", f"c{i}", i, 3.7e11 * small[i], settings=SMALL, minute=30))
+    db = tmp_path / "h.duckdb"
+    assert not ingest(files, db).errors
+    s = series(db, CHAR)
+    assert sorted(set(s["config_key"])) == ["size=128MiB", "size=1MiB"]
+    assert group_names(s) == [("copy", CHAR, GPU, "size=128MiB"), ("copy", CHAR, GPU, "size=1MiB")]
+    points = per_commit(s)
+    assert len(points) == 12  # 6 commits x 2 configs: no commit's median mixes the two sizes
+    by_config = {k: g["value"].to_numpy() for k, g in points.groupby("config_key")}
+    assert (by_config["size=1MiB"] < 4e11).all() and (by_config["size=128MiB"] > 1e12).all()
+    assert list(points.groupby("config_key")["position"].max()) == [5, 5]
+    b = branches(db)
+    assert sorted(b["config_key"]) == ["size=128MiB", "size=1MiB"] and list(b["runs"]) == [6, 6]
+    assert len(series(db, CHAR, config="size=1MiB")) == 6
+    assert series(db, CHAR, config="size=2MiB").empty
+    # the CLI: a config column, and --config selects
+    code, out, _ = _cli("series", CHAR, "--db", str(db), "--config", "size=1MiB", "--format", "json")
+    rows = json.loads(out)
+    assert code == 0 and len(rows) == 6 and {r["config_key"] for r in rows} == {"size=1MiB"}
+    code, out, _ = _cli("series", CHAR, "--db", str(db))
+    assert code == 0 and "config_key" in out and "size=1MiB" in out and "size=128MiB" in out
+    code, out, _ = _cli("branches", "--db", str(db))
+    assert code == 0 and "size=1MiB" in out and "size=128MiB" in out
+    code, out, err = _cli("series", CHAR, "--db", str(db), "--config", "size=2MiB")
+    assert code == 2 and "with config 'size=2MiB'" in err
+
+
+def test_a_change_point_is_not_invented_by_a_second_size(tmp_path: Path) -> None:
+    """CI measured 1 MiB from the start and added 128 MiB at commit 6: two flat series, no shift."""
+    small, big = _noise(12, 3), _noise(12, 4)
+    files = []
+    for i in range(12):
+        files.append(_run(tmp_path / "in", f"c{i}", i, 3.7e11 * small[i], settings=SMALL))
+        if i >= 6:
+            files.append(_run(tmp_path / "in", f"c{i}", i, 1.1e12 * big[i], minute=30))
+    db = tmp_path / "h.duckdb"
+    assert not ingest(files, db).errors
+    assert regressions(db, branch="main").empty
+    # what the old key (without the config) made of it: a +100 % "improvement" at commit 6
+    mixed = per_commit(series(db, CHAR).drop(columns=["config_key"]))
+    assert [cp.index for cp in detect(mixed["value"].to_numpy())] == [6]
+
+
+def test_alternating_sizes_keep_a_real_shift_at_its_commit(tmp_path: Path) -> None:
+    """Even commits at 1 MiB (10 % faster from commit 8 on), odd commits at 128 MiB (flat)."""
+    noise = _noise(16, 5)
+    files = []
+    for i in range(16):
+        if i % 2 == 0:
+            files.append(_run(tmp_path / "in", f"c{i}", i, 3.7e11 * noise[i] * (1.10 if i >= 8 else 1.0),
+                              settings=SMALL))
+        else:
+            files.append(_run(tmp_path / "in", f"c{i}", i, 1.1e12 * noise[i]))
+    db = tmp_path / "h.duckdb"
+    assert not ingest(files, db).errors
+    r = regressions(db, branch="main")
+    assert len(r) == 1
+    row = r.iloc[0]
+    assert row["config_key"] == "size=1MiB" and row["commit"] == hd.sha("c8") and row["previous_commit"] == hd.sha("c6")
+    assert row["kind"] == "improvement" and row["shift"] == pytest.approx(0.10, abs=0.01)
+    assert regressions(db, branch="main", config="size=128MiB").empty
+    code, out, _ = _cli("regressions", "--db", str(db), "--format", "json")
+    assert code == 0 and [x["config_key"] for x in json.loads(out)] == ["size=1MiB"]
+
+
+@pytest.fixture(scope="module")
+def two_configs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """main: m0..m8 measured at 128 MiB (1.1 TB/s) and at 1 MiB (370 GB/s); m9 at 1 MiB only.
+    feat (forked at m9) at 128 MiB, as fast as main; hot (forked at m9) at 128 MiB, cache-warm."""
+    directory = tmp_path_factory.mktemp("configs")
+    big, small = _noise(10, 6), _noise(10, 7)
+    files = []
+    for i in range(10):
+        if i < 9:
+            files.append(_run(directory, f"m{i}", i, 1.1e12 * big[i]))
+        files.append(_run(directory, f"m{i}", i, 3.7e11 * small[i], settings=SMALL, minute=30))
+    files.append(_run(directory, "f0", 12, 1.1e12 * 1.0003, branch="feat"))
+    files.append(_run(directory, "h0", 13, 1.3e12, branch="hot", settings={"hot": True}))
+    db = directory / "h.duckdb"
+    assert not ingest(files, db).errors
+    return db
+
+
+ANCESTORS = [hd.sha(f"m{i}") for i in range(9, -1, -1)]
+
+
+def test_history_compare_takes_a_base_run_of_the_heads_config(two_configs: Path) -> None:
+    bc = branch_comparison(two_configs, "feat", "main", fork_point=hd.sha("m9"), ancestors=ANCESTORS)
+    # the fork point m9 was measured at 1 MiB only: its nearest ancestor with a 128 MiB run is m8
+    assert bc.base_commit == hd.sha("m8") and bc.base_selection == "nearest measured ancestor of the fork point"
+    assert bc.config_key == bc.base_config_key == "size=128MiB"
+    assert any("another config (size=1MiB)" in n for n in bc.notes)
+    assert str(bc.comparison.row("copy", CHAR).verdict) in ("unchanged", "inconclusive")  # not a +197 % change
+    assert bc.comparison.warnings == []
+    # run-to-run variability from main's 128 MiB runs only (mixed with 1 MiB it would be ~100 %)
+    assert bc.run_to_run_cv[("copy", CHAR)] < 0.01
+    # without the ancestry: main's latest run of the head's config
+    bc = branch_comparison(two_configs, "feat", "main", fork_point=hd.sha("m9"))
+    assert bc.base_commit == hd.sha("m8") and "no run at or before the fork point" in bc.base_selection
+
+
+def test_base_against_itself_compares_runs_of_one_config(two_configs: Path) -> None:
+    bc = branch_comparison(two_configs, "main", "main")
+    assert (bc.head_commit, bc.base_commit, bc.config_key) == (hd.sha("m9"), hd.sha("m8"), "size=1MiB")
+    bc = branch_comparison(two_configs, "main", "main", config="size=128MiB")
+    assert (bc.head_commit, bc.base_commit, bc.base_config_key) == (hd.sha("m8"), hd.sha("m7"), "size=128MiB")
+    assert bc.comparison.warnings == []
+
+
+def test_no_base_run_of_the_heads_config_is_said(two_configs: Path) -> None:
+    bc = branch_comparison(two_configs, "hot", "main", fork_point=hd.sha("m9"), ancestors=ANCESTORS)
+    assert bc.config_key == "size=128MiB hot" and bc.base_config_key == "size=1MiB"
+    assert bc.base_selection == "fork point with another config"
+    assert any("no main run has the head's config (size=128MiB hot)" in n for n in bc.notes)
+    assert any("setting hot differs" in w for w in bc.comparison.warnings)
+    code, out, _ = _cli("compare", "hot", "--db", str(two_configs), "--no-git", "--fork-point", hd.sha("m9"))
+    assert code == 0 and "config size=128MiB hot vs size=1MiB" in out and "no main run has the head's config" in out
+
+
+def test_history_compare_cli_names_the_config(two_configs: Path) -> None:
+    code, out, _ = _cli("compare", "feat", "--db", str(two_configs), "--no-git", "--fork-point", hd.sha("m9"))
+    assert code == 0 and "config size=128MiB;" in out
+    code, out, _ = _cli("compare", "main", "--db", str(two_configs), "--no-git", "--config", "size=128MiB",
+                        "--format", "json")
+    history = json.loads(out)["history"]
+    assert history["config_key"] == history["base_config_key"] == "size=128MiB"
+
+
+def test_charts_draw_one_line_per_config(two_configs: Path, tmp_path: Path) -> None:
+    from history.plots import plot_series, trend_figure, write_report
+
+    fig = trend_figure(series(two_configs, CHAR))
+    labels = fig.axes[0].get_legend_handles_labels()[1]
+    assert sorted(labels) == ["main on NVIDIA H200, size=128MiB: median per commit",
+                              "main on NVIDIA H200, size=1MiB: median per commit"]
+    written = plot_series(two_configs, CHAR, tmp_path / "char.png", config="size=1MiB")
+    assert written == [tmp_path / "char.png"] and written[0].stat().st_size > 0
+    report = write_report(two_configs, tmp_path / "r.html", branch="feat", base="main")
+    assert report.charts == 1 and "size=128MiB" in (tmp_path / "r.html").read_text(encoding="utf-8")
