@@ -22,6 +22,7 @@ or abort after ``--max-warming-secs`` / ``--max-cooling-secs`` with a message.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from primbench.device import Device
@@ -61,6 +62,21 @@ class ThermalControl(Thermal):
     def temperature(self) -> float | None:
         return self.device.temperature()
 
+    def _step(self, wait: Callable[[float], object], secs: float, temp: float) -> float:
+        """Heat or idle for `secs`, then read the temperature (the last one if it cannot)."""
+        wait(secs)
+        return self.device.temperature() or temp
+
+    def _gave_up(self, kind: str, temp: float, waited: float) -> ThermalError:
+        """The error once warming or cooling ran past its limit: where it stopped, what to set."""
+        if kind == "warming":
+            bound = f"below --min-gpu-temp {self.min_temp:g}"
+            advice = "lower --min-gpu-temp or raise --max-warming-secs"
+        else:
+            bound = f"above --max-gpu-temp {self.max_temp:g}"
+            advice = "raise --max-gpu-temp or --max-cooling-secs"
+        return ThermalError(f"{kind} stopped at {temp:g} °C after {waited:.1f} s, {bound}: {advice}")
+
     def _warm(self, temp: float) -> float:
         dev = self.device
         start = dev.now()
@@ -74,12 +90,8 @@ class ThermalControl(Thermal):
                 if waited >= AUTO_WARMING_SECS or dev.now() - best_at >= AUTO_PLATEAU_SECS:
                     break
             elif waited > self.max_warming_secs:
-                raise ThermalError(
-                    f"warming stopped at {temp:g} °C after {waited:.1f} s, below --min-gpu-temp "
-                    f"{self.min_temp:g}: lower --min-gpu-temp or raise --max-warming-secs"
-                )
-            dev.heat(HEAT_STEP_SECS)
-            temp = dev.temperature() or temp
+                raise self._gave_up("warming", temp, waited)
+            temp = self._step(dev.heat, HEAT_STEP_SECS, temp)
             if temp >= best + 1.0:
                 best, best_at = temp, dev.now()
         self.warming_secs += dev.now() - start
@@ -93,12 +105,8 @@ class ThermalControl(Thermal):
         while temp > self.max_temp:
             waited = dev.now() - start
             if waited > self.max_cooling_secs:
-                raise ThermalError(
-                    f"cooling stopped at {temp:g} °C after {waited:.1f} s, above --max-gpu-temp "
-                    f"{self.max_temp:g}: raise --max-gpu-temp or --max-cooling-secs"
-                )
-            dev.sleep(COOL_POLL_SECS)
-            temp = dev.temperature() or temp
+                raise self._gave_up("cooling", temp, waited)
+            temp = self._step(dev.sleep, COOL_POLL_SECS, temp)
         self.cooling_secs += dev.now() - start
 
     def before_specialization(self) -> None:

@@ -78,6 +78,14 @@ def executor(tmp_path: Path, *args: str, device: FakeDevice | None = None, **kw)
     return pb.Executor(argv, device=device or FakeDevice(0.25), reporter=Reporter(make_console()), **kw)
 
 
+def first_error(ex: pb.Executor, tmp_path: Path) -> tuple[object, str]:
+    """Run `ex`, which exits; its exit code and the first specialization's error."""
+    with pytest.raises(SystemExit) as exit_info:
+        ex.run()
+    spec = json.loads((tmp_path / "results.json").read_text())["specializations"][0]
+    return exit_info.value.code, spec["error"]
+
+
 def run_copy(tmp_path: Path, *args: str, **kw) -> dict:
     ex = executor(tmp_path, *args, **kw)
     ex.queue(Copy(np.int8))
@@ -308,11 +316,9 @@ def test_synchronizing_kernel_without_sync_flag_fails_with_clear_error(tmp_path)
 
     ex = executor(tmp_path, "--stream-blocking-timeout-secs", "3", "--no-monitoring", device=dev)
     ex.queue(SyncBench(np.int8))
-    with pytest.raises(SystemExit) as exit_info:
-        ex.run()
-    assert exit_info.value.code == 1
-    spec = json.loads((tmp_path / "results.json").read_text())["specializations"][0]
-    assert "flags.sync" in spec["error"]
+    code, error = first_error(ex, tmp_path)
+    assert code == 1
+    assert "flags.sync" in error
     assert dev.t < 3 + 1  # ended at the timeout, no hang
 
 
@@ -417,10 +423,7 @@ def test_run_that_never_calls_state_run_fails(tmp_path):
 
     ex = executor(tmp_path)
     ex.queue(Lazy(np.int8))
-    with pytest.raises(SystemExit):
-        ex.run()
-    spec = json.loads((tmp_path / "results.json").read_text())["specializations"][0]
-    assert "never called state.run" in spec["error"]
+    assert "never called state.run" in first_error(ex, tmp_path)[1]
 
 
 def test_failed_test_check_shows_actual_values(tmp_path):
@@ -431,10 +434,7 @@ def test_failed_test_check_shows_actual_values(tmp_path):
 
     ex = executor(tmp_path)
     ex.queue(Wrong(np.int8))
-    with pytest.raises(SystemExit):
-        ex.run()
-    spec = json.loads((tmp_path / "results.json").read_text())["specializations"][0]
-    assert "actual values: [0, 1, 3]" in spec["error"]
+    assert "actual values: [0, 1, 3]" in first_error(ex, tmp_path)[1]
 
 
 # ----------------------------------------------------------------- names, context

@@ -16,7 +16,7 @@ import primbench.measure as measure
 from primbench.device import open_device
 
 sys.path.insert(0, __import__("os").path.dirname(__import__("os").path.abspath(__file__)))
-from _copy import copy_example  # noqa: E402
+from _copy import copy_example
 
 EX = copy_example()
 DRAIN = cp.RawKernel(r"""
@@ -51,7 +51,6 @@ VARIANTS = [
 
 
 def main() -> None:
-    out = open(sys.argv[1], "w") if len(sys.argv) > 1 else sys.stdout
     dev = open_device(None, monitoring=False)
     lines = ["| variant | size | GPU µs per call: mean | median | host µs per call |", "|---|---|---|---|---|"]
     for size, calls in ((64 << 10, 3000), (128 << 20, 600)):
@@ -79,7 +78,12 @@ def main() -> None:
             lines.append(f"| {name} | {size >> 10} KiB | {statistics.mean(us):.3f} | {statistics.median(us):.3f} "
                          f"| {host:.1f} |")
             print(lines[-1], flush=True)
-    out.write("\n".join(lines) + "\n")
+    text = "\n".join(lines) + "\n"
+    if len(sys.argv) > 1:
+        with open(sys.argv[1], "w", encoding="utf-8") as out:
+            out.write(text)
+    else:
+        sys.stdout.write(text)
 
 
 if __name__ == "__main__":
