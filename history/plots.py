@@ -68,8 +68,7 @@ def trend_figure(frame: pd.DataFrame, *, metric: str = "bytes_per_second", title
     several_configs = len({c for _, c in lines}) > 1
     # one x axis for all GPUs (and the reference): every commit, by its first run
     both = pd.concat([points, ref]) if ref is not None else points
-    order = both.groupby("commit", sort=False)["date"].min().sort_values(kind="stable") if len(both) else None
-    all_commits: list[str] = list(order.index) if order is not None else []
+    all_commits = commit_axis(both)
     x_of = {c: i for i, c in enumerate(all_commits)}
     if ref is not None:
         for r_i, (_, part) in enumerate(ref.groupby(["gpu_key", "config_key"], sort=False, dropna=False)):
@@ -112,6 +111,32 @@ def trend_figure(frame: pd.DataFrame, *, metric: str = "bytes_per_second", title
     ax.margins(x=0.02, y=0.15)
     fig.tight_layout()
     return fig
+
+
+def commit_axis(points: pd.DataFrame) -> list[str]:
+    """One x axis of commits for several series (`per_commit` rows): every series keeps its own
+    order (its commits by their first run in it), so no line runs backwards, and commits no
+    series orders are placed by their first run. The longest series sets the frame; the
+    others' commits go between their neighbours in their own series. (Ordering all commits
+    by their first run alone zigzags when a commit was measured with one config long before
+    another: the 128 MiB run of a commit first, its 1 MiB run in a later batch.)"""
+    if points.empty:
+        return []
+    first = points.groupby("commit", sort=False)["date"].min().to_dict()
+    keys = [k for k in ("gpu_key", "config_key", "branch") if k in points.columns]
+    groups = [list(g["commit"]) for _, g in points.groupby(keys, sort=False, dropna=False)] if keys else \
+        [list(points["commit"])]
+    axis: list[str] = []
+    for seq in sorted(groups, key=len, reverse=True):
+        for i, commit in enumerate(seq):
+            if commit in axis:
+                continue
+            position = {c: j for j, c in enumerate(axis)}
+            lo = next((position[c] + 1 for c in reversed(seq[:i]) if c in position), 0)
+            hi = next((position[c] for c in seq[i + 1:] if c in position and position[c] >= lo), len(axis))
+            at = next((j for j in range(lo, hi) if first[axis[j]] > first[commit]), hi)
+            axis.insert(at, commit)
+    return axis
 
 
 def _draw_change(ax: Any, cp: ChangePoint, pts: pd.DataFrame, xs: Sequence[int], scale: float,

@@ -184,3 +184,18 @@ def test_charts_draw_one_line_per_config(two_configs: Path, tmp_path: Path) -> N
     assert written == [tmp_path / "char.png"] and written[0].stat().st_size > 0
     report = write_report(two_configs, tmp_path / "r.html", branch="feat", base="main")
     assert report.charts == 1 and "size=128MiB" in (tmp_path / "r.html").read_text(encoding="utf-8")
+
+
+def test_the_chart_axis_keeps_each_series_in_its_own_order() -> None:
+    """c2 and c5 were measured at 128 MiB before the 1 MiB series c0..c6 was run: ordering every
+    commit by its first run would put c2 and c5 first and send the 1 MiB line backwards."""
+    import pandas as pd
+
+    from history.plots import commit_axis
+
+    t = pd.Timestamp("2026-11-30T04:00Z")
+    small = [(f"c{i}", t + pd.Timedelta(minutes=40 + i)) for i in range(7)]
+    big = [("c2", t), ("c5", t + pd.Timedelta(minutes=10)), ("x", t + pd.Timedelta(minutes=20))]
+    rows = [{"commit": c, "date": d, "gpu_key": "A", "config_key": "size=1MiB"} for c, d in small]
+    rows += [{"commit": c, "date": d, "gpu_key": "B", "config_key": "size=128MiB"} for c, d in big]
+    assert commit_axis(pd.DataFrame(rows)) == ["c0", "c1", "c2", "c3", "c4", "c5", "x", "c6"]
