@@ -12,6 +12,15 @@ from pathlib import Path
 import typer
 
 from compare.model import FailOn
+from primbench.cli.options import (
+    ALPHA_HELP,
+    CHANGED_ONLY_HELP,
+    FAIL_ON_HELP,
+    FORMAT_HELP,
+    THRESHOLD_HELP,
+    check_probability,
+    parse_fraction,
+)
 from primbench.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, PrimbenchError
 
 
@@ -21,47 +30,21 @@ class Format(StrEnum):
     json = "json"
 
 
-def parse_fraction(text: str, option: str) -> float:
-    """``0.5%`` or ``0.005`` -> 0.005; a bare number of 1 or more is refused as ambiguous."""
-    raw = text.strip()
-    try:
-        value = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
-    except ValueError:
-        raise typer.BadParameter(f"{text!r} is not a number (write 0.005 or 0.5%)", param_hint=option) from None
-    if not raw.endswith("%") and value >= 1:
-        raise typer.BadParameter(f"{text} is a fraction of 1 or more; did you mean {text}%?", param_hint=option)
-    if not 0 < value < 1:
-        raise typer.BadParameter(f"{text} must lie between 0 and 100 %", param_hint=option)
-    return value
-
-
 def register(app: typer.Typer) -> None:
     @app.command("compare")
     def compare(
         base: Path = typer.Argument(..., metavar="BASE", help="Base results: a results.json or a directory of them."),
         head: Path = typer.Argument(..., metavar="HEAD", help="Head results: a results.json or a directory of them."),
-        threshold: str = typer.Option(
-            "0.5%", "--threshold", "-t",
-            help="Smallest change of throughput that matters: 0.5% or 0.005.",
-        ),
-        alpha: float = typer.Option(
-            0.05, "--alpha",
-            help="False-discovery rate across specializations, and the level of the equivalence test.",
-        ),
-        output_format: Format = typer.Option(Format.terminal, "--format", "-f", help="terminal, markdown or json."),
-        fail_on: FailOn = typer.Option(
-            FailOn.REGRESSION, "--fail-on",
-            help="Exit 1 on: any regression; any change (regression or improvement); never.",
-        ),
-        changed_only: bool = typer.Option(
-            False, "--changed-only", help="Leave unchanged specializations out of the table (not out of JSON).",
-        ),
+        threshold: str = typer.Option("0.5%", "--threshold", "-t", help=THRESHOLD_HELP),
+        alpha: float = typer.Option(0.05, "--alpha", help=ALPHA_HELP),
+        output_format: Format = typer.Option(Format.terminal, "--format", "-f", help=FORMAT_HELP),
+        fail_on: FailOn = typer.Option(FailOn.REGRESSION, "--fail-on", help=FAIL_ON_HELP),
+        changed_only: bool = typer.Option(False, "--changed-only", help=CHANGED_ONLY_HELP),
     ) -> None:
         """Compare two runs: per specialization regression / improvement / unchanged / inconclusive
         / added / removed, with a CI exit code (0 none, 1 regression, 2 usage or bad input)."""
         fraction = parse_fraction(threshold, "--threshold")
-        if not 0 < alpha < 1:
-            raise typer.BadParameter(f"{alpha} must lie between 0 and 1", param_hint="--alpha")
+        check_probability(alpha, "--alpha")
         try:
             from compare.core import compare_runs, load_side
 

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 import typer
 
+from primbench.cli import options
 from primbench.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, PrimbenchError
 
 T = TypeVar("T")
@@ -27,6 +28,14 @@ DB_HELP = "History store: a DuckDB file, or a directory of Parquet parts (defaul
 CONFIG_HELP = ("Only runs of this config key (the settings that change results, e.g. 'size=1MiB' or "
                "'size=128MiB hot'; see the config_key column).")
 WAIT_HELP = "Seconds to wait while another process holds the store (default $PRIMBENCH_HISTORY_WAIT_SECS, else 60)."
+GPU_HELP = "Only this GPU: its uuid (or the uuid's start), serial or name."
+ALGORITHM_HELP = "Only this algorithm."
+SERIES_BRANCH_HELP = "The branch whose commits make the series."
+METRIC_HELP = ("The stored value to follow: bytes_per_second, items_per_second, noise_percent, ms_per_batch, "
+               "sm_clock_mhz, ... (an unknown name lists them all).")
+TABLE_HELP = "table, json or csv."
+BASE_HELP = "The branch to compare against."
+GIT_HELP = "Ask git for the fork point and its ancestors."
 
 
 class Format(StrEnum):
@@ -55,16 +64,8 @@ def _call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
 
 
 def _fraction(text: str, option: str) -> float:
-    raw = text.strip()
-    try:
-        value = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
-    except ValueError:
-        raise typer.BadParameter(f"{text!r} is not a number (write 0.01 or 1%)", param_hint=option) from None
-    if not raw.endswith("%") and value >= 1:
-        raise typer.BadParameter(f"{text} is a fraction of 1 or more; did you mean {text}%?", param_hint=option)
-    if not 0 <= value < 1:
-        raise typer.BadParameter(f"{text} must lie between 0 and 100 %", param_hint=option)
-    return value
+    """A fraction option of history: ``1%`` or ``0.01``, zero allowed."""
+    return options.parse_fraction(text, option, allow_zero=True, example="0.01 or 1%")
 
 
 def _json_frame(df: Any) -> str:
@@ -192,14 +193,14 @@ def register(app: typer.Typer) -> None:
     @history.command("runs")
     def runs(
         db: Path | None = typer.Option(None, "--db", help=DB_HELP),
-        branch: str | None = typer.Option(None, "--branch", "-b"),
-        gpu: str | None = typer.Option(None, "--gpu", help="GPU uuid (or its start), serial or name."),
-        algorithm: str | None = typer.Option(None, "--algorithm", "-a"),
+        branch: str | None = typer.Option(None, "--branch", "-b", help="Only runs of this branch."),
+        gpu: str | None = typer.Option(None, "--gpu", help=GPU_HELP),
+        algorithm: str | None = typer.Option(None, "--algorithm", "-a", help=ALGORITHM_HELP),
         since: str | None = typer.Option(None, "--since", help="ISO date, e.g. 2026-01-31."),
         until: str | None = typer.Option(None, "--until", help="ISO date."),
         limit: int | None = typer.Option(50, "--limit", "-n", help="Newest N runs (0: all)."),
         config: str | None = typer.Option(None, "--config", metavar="KEY", help=CONFIG_HELP),
-        fmt: Format = typer.Option(Format.table, "--format", "-f"),
+        fmt: Format = typer.Option(Format.table, "--format", "-f", help=TABLE_HELP),
     ) -> None:
         """List stored runs, newest first."""
         from history.queries import list_runs
@@ -213,13 +214,13 @@ def register(app: typer.Typer) -> None:
     def series_cmd(
         name: str = typer.Argument(..., metavar="NAME", help="Specialization name, e.g. 'type: char'."),
         db: Path | None = typer.Option(None, "--db", help=DB_HELP),
-        branch: str = typer.Option("main", "--branch", "-b"),
-        algorithm: str | None = typer.Option(None, "--algorithm", "-a"),
-        gpu: str | None = typer.Option(None, "--gpu"),
-        metric: str = typer.Option("bytes_per_second", "--metric", "-m"),
+        branch: str = typer.Option("main", "--branch", "-b", help=SERIES_BRANCH_HELP),
+        algorithm: str | None = typer.Option(None, "--algorithm", "-a", help=ALGORITHM_HELP),
+        gpu: str | None = typer.Option(None, "--gpu", help=GPU_HELP),
+        metric: str = typer.Option("bytes_per_second", "--metric", "-m", help=METRIC_HELP),
         config: str | None = typer.Option(None, "--config", metavar="KEY", help=CONFIG_HELP),
         per_run: bool = typer.Option(False, "--per-run", help="One row per run instead of per commit."),
-        fmt: Format = typer.Option(Format.table, "--format", "-f"),
+        fmt: Format = typer.Option(Format.table, "--format", "-f", help=TABLE_HELP),
     ) -> None:
         """A specialization's values across the commits of a branch (median of each commit's runs);
         one series per GPU and config (the settings that change results), never mixed."""
@@ -238,10 +239,10 @@ def register(app: typer.Typer) -> None:
     @history.command("branches")
     def branches_cmd(
         db: Path | None = typer.Option(None, "--db", help=DB_HELP),
-        gpu: str | None = typer.Option(None, "--gpu"),
-        algorithm: str | None = typer.Option(None, "--algorithm", "-a"),
+        gpu: str | None = typer.Option(None, "--gpu", help=GPU_HELP),
+        algorithm: str | None = typer.Option(None, "--algorithm", "-a", help=ALGORITHM_HELP),
         config: str | None = typer.Option(None, "--config", metavar="KEY", help=CONFIG_HELP),
-        fmt: Format = typer.Option(Format.table, "--format", "-f"),
+        fmt: Format = typer.Option(Format.table, "--format", "-f", help=TABLE_HELP),
     ) -> None:
         """Branches (per algorithm, GPU and config) with their latest run."""
         from history.queries import branches
@@ -252,30 +253,28 @@ def register(app: typer.Typer) -> None:
 
     @history.command("compare")
     def compare_cmd(
-        branch: str = typer.Argument(..., metavar="BRANCH"),
-        base: str = typer.Option("main", "--base"),
+        branch: str = typer.Argument(..., metavar="BRANCH", help="The branch whose latest run is the head."),
+        base: str = typer.Option("main", "--base", help=BASE_HELP),
         db: Path | None = typer.Option(None, "--db", help=DB_HELP),
         fork_point: str | None = typer.Option(None, "--fork-point", metavar="SHA",
                                               help="Commit where BRANCH left BASE (default: git merge-base, if here)."),
-        use_git: bool = typer.Option(True, "--git/--no-git", help="Ask git for the fork point and its ancestors."),
-        gpu: str | None = typer.Option(None, "--gpu"),
-        algorithm: str | None = typer.Option(None, "--algorithm", "-a"),
+        use_git: bool = typer.Option(True, "--git/--no-git", help=GIT_HELP),
+        gpu: str | None = typer.Option(None, "--gpu", help=GPU_HELP),
+        algorithm: str | None = typer.Option(None, "--algorithm", "-a", help=ALGORITHM_HELP),
         config: str | None = typer.Option(None, "--config", metavar="KEY",
                                           help="Head: BRANCH's latest run of this config key (default: latest)."),
-        threshold: str = typer.Option("0.5%", "--threshold", "-t", help="Smallest change that matters."),
-        alpha: float = typer.Option(0.05, "--alpha"),
-        fail_on: FailOn = typer.Option(FailOn.regression, "--fail-on",
-                                       help="Exit 1 on: any regression; any change; never."),
-        fmt: str = typer.Option("terminal", "--format", "-f", help="terminal, markdown or json."),
-        changed_only: bool = typer.Option(False, "--changed-only"),
+        threshold: str = typer.Option("0.5%", "--threshold", "-t", help=options.THRESHOLD_HELP),
+        alpha: float = typer.Option(0.05, "--alpha", help=options.ALPHA_HELP),
+        fail_on: FailOn = typer.Option(FailOn.regression, "--fail-on", help=options.FAIL_ON_HELP),
+        fmt: str = typer.Option("terminal", "--format", "-f", help=options.FORMAT_HELP),
+        changed_only: bool = typer.Option(False, "--changed-only", help=options.CHANGED_ONLY_HELP),
     ) -> None:
         """BRANCH's latest run against BASE at (or before) the fork point, else BASE's latest, with the
         head's config (the settings that change results); verdicts from compare's statistics with
         run-to-run variability from BASE's history."""
         if fmt not in ("terminal", "markdown", "json"):
             raise typer.BadParameter("choose terminal, markdown or json", param_hint="--format")
-        if not 0 < alpha < 1:
-            raise typer.BadParameter(f"{alpha} must lie between 0 and 1", param_hint="--alpha")
+        options.check_probability(alpha, "--alpha")
         fraction = _fraction(threshold, "--threshold")
         from history.branch_compare import branch_comparison
 
@@ -308,11 +307,11 @@ def register(app: typer.Typer) -> None:
     @history.command("regressions")
     def regressions_cmd(
         db: Path | None = typer.Option(None, "--db", help=DB_HELP),
-        branch: str = typer.Option("main", "--branch", "-b"),
+        branch: str = typer.Option("main", "--branch", "-b", help=SERIES_BRANCH_HELP),
         name: str | None = typer.Option(None, "--name", help="One specialization only."),
-        algorithm: str | None = typer.Option(None, "--algorithm", "-a"),
-        gpu: str | None = typer.Option(None, "--gpu"),
-        metric: str = typer.Option("bytes_per_second", "--metric", "-m"),
+        algorithm: str | None = typer.Option(None, "--algorithm", "-a", help=ALGORITHM_HELP),
+        gpu: str | None = typer.Option(None, "--gpu", help=GPU_HELP),
+        metric: str = typer.Option("bytes_per_second", "--metric", "-m", help=METRIC_HELP),
         alpha: float = typer.Option(0.001, "--alpha", help="False change points per shift-free series."),
         min_shift: str = typer.Option("1%", "--min-shift", help="Smallest shift of level reported."),
         min_size: int = typer.Option(3, "--min-size", help="Commits needed on each side of a shift."),
@@ -320,7 +319,7 @@ def register(app: typer.Typer) -> None:
         config: str | None = typer.Option(None, "--config", metavar="KEY", help=CONFIG_HELP),
         fail_on: FailOn = typer.Option(FailOn.never, "--fail-on",
                                        help="Exit 1 on: a regression; any shift; never (default)."),
-        fmt: Format = typer.Option(Format.table, "--format", "-f"),
+        fmt: Format = typer.Option(Format.table, "--format", "-f", help=TABLE_HELP),
     ) -> None:
         """Change points per series on a branch (specialization, GPU and config): the commit where the
         level shifted, the size of the shift and its confidence."""
@@ -341,10 +340,10 @@ def register(app: typer.Typer) -> None:
         db: Path | None = typer.Option(None, "--db", help=DB_HELP),
         out: Path = typer.Option(Path("history-plots"), "--out", "-o",
                                  help="A .png file (with NAME), or a folder for one PNG per specialization."),
-        branch: str = typer.Option("main", "--branch", "-b"),
-        algorithm: str | None = typer.Option(None, "--algorithm", "-a"),
-        gpu: str | None = typer.Option(None, "--gpu"),
-        metric: str = typer.Option("bytes_per_second", "--metric", "-m"),
+        branch: str = typer.Option("main", "--branch", "-b", help=SERIES_BRANCH_HELP),
+        algorithm: str | None = typer.Option(None, "--algorithm", "-a", help=ALGORITHM_HELP),
+        gpu: str | None = typer.Option(None, "--gpu", help=GPU_HELP),
+        metric: str = typer.Option("bytes_per_second", "--metric", "-m", help=METRIC_HELP),
         config: str | None = typer.Option(None, "--config", metavar="KEY", help=CONFIG_HELP),
     ) -> None:
         """Trend charts (PNG): runs, per-commit medians, noise, change points; one line per GPU and config."""
@@ -358,12 +357,12 @@ def register(app: typer.Typer) -> None:
     @history.command("report")
     def report_cmd(
         db: Path | None = typer.Option(None, "--db", help=DB_HELP),
-        branch: str = typer.Option("main", "--branch", "-b"),
-        base: str = typer.Option("main", "--base"),
-        out: Path = typer.Option(Path("history-report.html"), "--out", "-o"),
-        gpu: str | None = typer.Option(None, "--gpu"),
-        metric: str = typer.Option("bytes_per_second", "--metric", "-m"),
-        use_git: bool = typer.Option(True, "--git/--no-git"),
+        branch: str = typer.Option("main", "--branch", "-b", help="The branch reported on."),
+        base: str = typer.Option("main", "--base", help="The branch its latest run is compared against."),
+        out: Path = typer.Option(Path("history-report.html"), "--out", "-o", help="The HTML file to write."),
+        gpu: str | None = typer.Option(None, "--gpu", help=GPU_HELP),
+        metric: str = typer.Option("bytes_per_second", "--metric", "-m", help=METRIC_HELP),
+        use_git: bool = typer.Option(True, "--git/--no-git", help=GIT_HELP),
     ) -> None:
         """A static HTML report for a branch: latest verdicts, change points, trend charts."""
         from history.plots import write_report
@@ -397,7 +396,7 @@ def register(app: typer.Typer) -> None:
     @history.command("info")
     def info_cmd(
         db: Path | None = typer.Option(None, "--db", help=DB_HELP),
-        fmt: Format = typer.Option(Format.table, "--format", "-f"),
+        fmt: Format = typer.Option(Format.table, "--format", "-f", help="table (key: value lines) or json."),
     ) -> None:
         """The store's path, schema version, migrations and row counts."""
         from history.info import store_info

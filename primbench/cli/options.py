@@ -1,0 +1,33 @@
+"""What `primbench compare` and `primbench history` share: parsing of fractions and
+probabilities, and the help of the options both have (imports nothing heavy)."""
+
+from __future__ import annotations
+
+import typer
+
+THRESHOLD_HELP = "Smallest change of throughput that matters: 0.5% or 0.005."
+ALPHA_HELP = "False-discovery rate across specializations, and the level of the equivalence test."
+FAIL_ON_HELP = "Exit 1 on: any regression; any change (regression or improvement); never."
+FORMAT_HELP = "terminal, markdown or json."
+CHANGED_ONLY_HELP = "Leave unchanged specializations out of the table (not out of JSON)."
+
+
+def parse_fraction(text: str, option: str, *, allow_zero: bool = False, example: str = "0.005 or 0.5%") -> float:
+    """``0.5%`` or ``0.005`` -> 0.005; a bare number of 1 or more is refused as ambiguous."""
+    raw = text.strip()
+    try:
+        value = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
+    except ValueError:
+        raise typer.BadParameter(f"{text!r} is not a number (write {example})", param_hint=option) from None
+    if not raw.endswith("%") and value >= 1:
+        raise typer.BadParameter(f"{text} is a fraction of 1 or more; did you mean {text}%?", param_hint=option)
+    if not (0 <= value < 1 if allow_zero else 0 < value < 1):
+        raise typer.BadParameter(f"{text} must lie between 0 and 100 %", param_hint=option)
+    return value
+
+
+def check_probability(value: float, option: str) -> float:
+    """A level such as --alpha: strictly between 0 and 1."""
+    if not 0 < value < 1:
+        raise typer.BadParameter(f"{value} must lie between 0 and 1", param_hint=option)
+    return value
