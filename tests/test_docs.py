@@ -1,0 +1,97 @@
+"""The command-line documentation stays complete and current (the habit of sqlite-utils'
+tests/test_docs.py): every command and option explains itself, docs/cli.md is exactly what
+`primbench.cli.reference` generates, and every command is written about somewhere besides it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import typer.main
+from typer.testing import CliRunner
+
+from primbench.cli import app
+from primbench.cli.reference import ENV, WIDTH, cli_reference, command_tree, help_text, title
+
+ROOT = Path(__file__).resolve().parents[1]
+CLI_MD = ROOT / "docs" / "cli.md"
+REGENERATE = "python -m primbench.cli.reference > docs/cli.md"
+
+COMMANDS = list(command_tree(app))
+IDS = [title(path) for path, _ in COMMANDS]
+
+
+def _params(command: typer.main.TyperCommand) -> list[tuple[str, str | None]]:
+    """(the parameter as a user writes it, its help) of every option and argument but --help."""
+    out = []
+    for p in command.params:
+        if p.hidden if hasattr(p, "hidden") else False:
+            continue
+        name = max(p.opts, key=len) if p.param_type_name == "option" else (p.metavar or p.name or "?")
+        if name == "--help":
+            continue
+        out.append((name, getattr(p, "help", None)))
+    return out
+
+
+def test_the_tree_holds_every_command() -> None:
+    assert {"primbench", "primbench run", "primbench compare", "primbench history",
+            "primbench history ingest", "primbench history compare"} <= set(IDS)
+    assert len(IDS) == len(set(IDS))
+
+
+@pytest.mark.parametrize(("path", "command"), COMMANDS, ids=IDS)
+def test_every_command_has_help(path: tuple[str, ...], command: typer.main.TyperCommand) -> None:
+    assert (command.help or "").strip(), f"{title(path)} has no help text (give the function a docstring)"
+    assert (command.get_short_help_str() or "").strip()
+
+
+@pytest.mark.parametrize(("path", "command"), COMMANDS, ids=IDS)
+def test_every_option_and_argument_has_help(path: tuple[str, ...], command: typer.main.TyperCommand) -> None:
+    missing = [name for name, text in _params(command) if not (text or "").strip()]
+    assert not missing, f"{title(path)}: no help= for {', '.join(missing)}"
+
+
+def test_help_is_rendered_deterministically() -> None:
+    """The reference does not depend on the terminal it is generated in."""
+    wide = CliRunner().invoke(app, ["compare", "--help"], env={**ENV, "COLUMNS": "250"}, color=True,
+                              terminal_width=WIDTH, max_content_width=WIDTH)
+    assert wide.exit_code == 0
+    assert wide.output.rstrip() + "\n" == help_text(("compare",))
+    assert "\x1b[" not in wide.output
+    assert max(len(line) for line in help_text(("history", "compare")).splitlines()) <= WIDTH
+
+
+def test_docs_cli_md_is_current() -> None:
+    current = CLI_MD.read_text(encoding="utf-8") if CLI_MD.exists() else ""
+    assert current == cli_reference(), (
+        f"docs/cli.md is out of date with the commands' --help: regenerate it with `{REGENERATE}`"
+    )
+
+
+def test_docs_cli_md_has_every_help() -> None:
+    text = CLI_MD.read_text(encoding="utf-8")
+    for path, _ in COMMANDS:
+        assert f"## {title(path)}\n" in text
+        assert help_text(path) in text
+
+
+def _mention(path: tuple[str, ...]) -> re.Pattern[str]:
+    """``primbench history compare`` written out (any spacing), not as part of a longer word."""
+    words = ("primbench", *path)
+    return re.compile(r"(?<![\w-])" + r"\s+".join(map(re.escape, words)) + r"(?![\w-])")
+
+
+def _prose() -> dict[str, str]:
+    """README.md and docs/*.md, except the generated reference."""
+    files = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    return {str(f.relative_to(ROOT)): f.read_text(encoding="utf-8") for f in files
+            if f.exists() and f != CLI_MD}
+
+
+@pytest.mark.parametrize("path", [path for path, _ in COMMANDS], ids=IDS)
+def test_every_command_is_documented_besides_the_reference(path: tuple[str, ...]) -> None:
+    prose = _prose()
+    found = [name for name, text in prose.items() if _mention(path).search(text)]
+    assert found, f"`{title(path)}` is mentioned in none of {', '.join(prose)}: describe it in README.md or docs/"
