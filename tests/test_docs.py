@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
-import typer.main
 from typer.testing import CliRunner
 
 from primbench.cli import app
@@ -22,11 +22,11 @@ COMMANDS = list(command_tree(app))
 IDS = [title(path) for path, _ in COMMANDS]
 
 
-def _params(command: typer.main.TyperCommand) -> list[tuple[str, str | None]]:
+def _params(command: Any) -> list[tuple[str, str | None]]:
     """(the parameter as a user writes it, its help) of every option and argument but --help."""
     out = []
     for p in command.params:
-        if p.hidden if hasattr(p, "hidden") else False:
+        if getattr(p, "hidden", False):
             continue
         name = max(p.opts, key=len) if p.param_type_name == "option" else (p.metavar or p.name or "?")
         if name == "--help":
@@ -42,13 +42,13 @@ def test_the_tree_holds_every_command() -> None:
 
 
 @pytest.mark.parametrize(("path", "command"), COMMANDS, ids=IDS)
-def test_every_command_has_help(path: tuple[str, ...], command: typer.main.TyperCommand) -> None:
+def test_every_command_has_help(path: tuple[str, ...], command: Any) -> None:
     assert (command.help or "").strip(), f"{title(path)} has no help text (give the function a docstring)"
     assert (command.get_short_help_str() or "").strip()
 
 
 @pytest.mark.parametrize(("path", "command"), COMMANDS, ids=IDS)
-def test_every_option_and_argument_has_help(path: tuple[str, ...], command: typer.main.TyperCommand) -> None:
+def test_every_option_and_argument_has_help(path: tuple[str, ...], command: Any) -> None:
     missing = [name for name, text in _params(command) if not (text or "").strip()]
     assert not missing, f"{title(path)}: no help= for {', '.join(missing)}"
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from typing import Any
 
 import typer
 import typer.main
@@ -24,39 +25,37 @@ HEADER = """\
      tests/test_docs.py checks that this file is current. -->
 
 Every command's `--help`, as printed at a terminal width of {width}. How the commands fit
-together: README.md; `compare` in depth: [compare.md](compare.md); `history`:
+together: [README](../README.md); `compare` in depth: [compare.md](compare.md); `history`:
 [history.md](history.md).
 """
 
 
-def command_tree(app: typer.Typer | None = None) -> Iterator[tuple[tuple[str, ...], typer.main.TyperCommand]]:
-    """Every visible command as (path below ``primbench``, Click command), the root first,
+def _app() -> typer.Typer:
+    from primbench.cli import app
+
+    return app
+
+
+def command_tree(app: typer.Typer | None = None) -> Iterator[tuple[tuple[str, ...], Any]]:
+    """Every visible command as (path below ``primbench``, its Click command), the root first,
     then each command in the order its group lists them (a group before its commands)."""
-    if app is None:
-        from primbench.cli import app as primbench_app
+    root = typer.main.get_command(app or _app())
 
-        app = primbench_app
-    root = typer.main.get_command(app)
-
-    def walk(path: tuple[str, ...], command: typer.main.TyperCommand) -> Iterator[tuple[tuple[str, ...], object]]:
+    def walk(path: tuple[str, ...], command: Any) -> Iterator[tuple[tuple[str, ...], Any]]:
         yield path, command
         if isinstance(command, typer.main.TyperGroup):
-            ctx = command.make_context(" ".join(("primbench", *path)), [], resilient_parsing=True)
+            ctx = command.make_context(title(path), [], resilient_parsing=True)
             for name in command.list_commands(ctx):
                 sub = command.get_command(ctx, name)
                 if sub is not None and not sub.hidden:
                     yield from walk((*path, name), sub)
 
-    yield from walk((), root)  # type: ignore[misc]
+    yield from walk((), root)
 
 
 def help_text(path: tuple[str, ...], app: typer.Typer | None = None) -> str:
     """``primbench PATH --help`` as a user sees it, rendered deterministically."""
-    if app is None:
-        from primbench.cli import app as primbench_app
-
-        app = primbench_app
-    result = CliRunner().invoke(app, [*path, "--help"], prog_name="primbench", env=ENV, color=False,
+    result = CliRunner().invoke(app or _app(), [*path, "--help"], prog_name="primbench", env=ENV, color=False,
                                 terminal_width=WIDTH, max_content_width=WIDTH)
     if result.exit_code != 0:
         raise RuntimeError(f"primbench {' '.join(path)} --help exited {result.exit_code}: {result.output}")
