@@ -158,3 +158,12 @@ def _prune(x: np.ndarray, y: np.ndarray, points: list[int], alpha: float, min_si
         if weakest is None:
             return kept
         points = [p for p in points if p != weakest[1]]  # drop the weakest, then re-test the rest
+
+
+def confidence_text(confidence: float) -> str:
+    """1 - p as a percentage that never rounds up to 100 %."""
+    if confidence >= 0.999999:
+        return "> 99.9999 %"
+    if confidence >= 0.999:
+        return f"{confidence * 100:.4f} %"
+    return f"{confidence * 100:.4g} %"

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from history.changepoints import DEFAULT_ALPHA, DEFAULT_MIN_SHIFT, DEFAULT_MIN_SIZE
+from history.changepoints import DEFAULT_ALPHA, DEFAULT_MIN_SHIFT, DEFAULT_MIN_SIZE, confidence_text
 from history.deps import require
 from history.errors import HistoryError
 from history.queries import METRICS, change_points_of, connection, per_commit, series
@@ -149,15 +149,9 @@ def _draw_change(ax: Any, cp: ChangePoint, pts: pd.DataFrame, xs: Sequence[int],
     ax.hlines(cp.before / scale, xs[start] - 0.3, edge, colors=color, lw=2.5, alpha=0.45, zorder=1)
     ax.hlines(cp.after / scale, edge, xs[stop - 1] + 0.3, colors=color, lw=2.5, alpha=0.45, zorder=1)
     commit = _short(str(pts["commit"].iloc[cp.index]))
-    text = f"{cp.shift * 100:+.1f} % at {commit}\n(confidence {_conf(cp.confidence)})"
+    text = f"{cp.shift * 100:+.1f} % at {commit}\n(confidence {confidence_text(cp.confidence)})"
     ax.annotate(text, xy=(edge, cp.after / scale), xytext=(6, -28 if cp.shift < 0 else 12),
                 textcoords="offset points", fontsize=8, color=color)
-
-
-def _conf(confidence: float) -> str:
-    if confidence >= 0.999999:
-        return "> 99.9999 %"
-    return f"{confidence * 100:.4g} %"
 
 
 def save_png(fig: Any, path: str | os.PathLike[str]) -> Path:
@@ -322,7 +316,7 @@ def write_report(db: Any = None, out: str | os.PathLike[str] = "history-report.h
         rows = [[_e(c.algorithm), _e(c.name), _e(c.config_key), f"<span class='{_e(c.kind)}'>{_e(c.kind)}</span>",
                  f"<code>{_e(str(c.commit)[:12])}</code>", f"<code>{_e(str(c.previous_commit)[:12])}</code>",
                  _e(_fmt_value(c.before, metric)), _e(_fmt_value(c.after, metric)), _e(f"{c.shift * 100:+.2f} %"),
-                 _e(_conf(c.confidence))] for c in changes.itertuples()]
+                 _e(confidence_text(c.confidence))] for c in changes.itertuples()]
         parts.append(_table(["algorithm", "specialization", "config", "kind", "first commit at new level",
                              "last commit before",
                              "before", "after", "shift", "confidence"], rows))

@@ -95,3 +95,11 @@ def test_large_shifts_are_found_exactly_at_any_scale(seed: int, n: int, frac: fl
     cps = detect(values)
     assert [cp.index for cp in cps] == [at]
     assert cps[0].shift == pytest.approx(shift, abs=0.01)
+
+
+def test_confidence_text_never_rounds_up_to_certainty():
+    from history.changepoints import confidence_text
+
+    assert confidence_text(0.9999974) == "99.9997 %"
+    assert confidence_text(0.9999995) == "> 99.9999 %"
+    assert confidence_text(0.95) == "95 %"

@@ -88,7 +88,9 @@ def _cell(value: Any, column: str) -> str:
     if column in ("shift", "change"):
         return f"{float(value) * 100:+.2f} %"
     if column == "confidence":
-        return "> 99.9999 %" if value >= 0.999999 else f"{value * 100:.4g} %"
+        from history.changepoints import confidence_text
+
+        return confidence_text(float(value))
     if column in ("p_value", "q_value"):
         return f"{float(value):.2g}"
     if column == "noise_percent":
