@@ -22,10 +22,12 @@ from primbench.errors import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
+    DeviceError,
     PrimbenchError,
     ThermalError,
     UsageError,
 )
+from primbench.measure import SYNC_EVERY
 from primbench.provenance import host_name, now_iso, provenance
 from primbench.results import RESULTS_VERSION, write_csv, write_json
 from primbench.settings import CustomOption, Settings, build_parser, flags, parse_args
@@ -168,6 +170,19 @@ class Executor:
         self._device = self._guarded(open_device, settings.device, monitoring=not settings.no_monitoring)
         return self._device
 
+    @staticmethod
+    def _prepare(device: Device, settings: Settings) -> None:
+        try:
+            device.prepare(
+                cache_size=0 if settings.hot else settings.cache_size,
+                blocking_timeout_secs=settings.stream_blocking_timeout_secs,
+                slots=SYNC_EVERY,
+            )
+        except PrimbenchError:
+            raise
+        except Exception as exc:  # the runtime's own error, e.g. out of memory for the cache buffer
+            raise DeviceError(f"preparing the GPU failed: {type(exc).__name__}: {exc}") from exc
+
     def _thermal_control(self, device: Device, settings: Settings) -> Thermal:
         if self._thermal is not None:
             return self._thermal
@@ -187,11 +202,7 @@ class Executor:
         fatal: str | None = None
         thermal = None
         if device is not None and not settings.dry:
-            device.prepare(
-                cache_size=0 if settings.hot else settings.cache_size,
-                blocking_timeout_secs=settings.stream_blocking_timeout_secs,
-                slots=64,
-            )
+            self._guarded(self._prepare, device, settings)
             thermal = self._guarded(self._thermal_control, device, settings)
         try:
             for index, q in enumerate(selected):
@@ -230,7 +241,7 @@ class Executor:
             fatal = str(exc)
             reporter.error(fatal)
         finally:
-            if device is not None and self._device is device and not settings.dry:
+            if device is not None and not settings.dry:
                 device.close()
         document = self._document(settings, algorithm, records, dev_ctx, thermal)
         outputs = self._write(settings, document)

@@ -503,3 +503,17 @@ def test_a_throttled_clock_is_flagged(tmp_path):
     # Not below a looser threshold.
     doc = run_copy(tmp_path, "--min-clock-fraction", "0.7", device=FakeDevice(0.25, sm_clock_mhz=1500.0))
     assert not doc["specializations"][0]["sm_clock"]["below_expected"]
+
+
+def test_a_device_that_cannot_be_prepared_is_a_one_line_error(tmp_path, capsys):
+    class Broken(FakeDevice):
+        def prepare(self, **kw):
+            raise MemoryError("out of memory allocating 268435456 bytes")
+
+    ex = executor(tmp_path, device=Broken())
+    ex.queue(Copy(np.int8))
+    with pytest.raises(SystemExit) as exit_info:
+        ex.run()
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert "preparing the GPU failed: MemoryError" in err and len(err.splitlines()) == 1
