@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import importlib.util
+import os
+from pathlib import Path
 
 import pytest
 
@@ -38,3 +40,14 @@ def _no_color(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CLICOLOR_FORCE", raising=False)
     for name in ("PRIMBENCH_BRANCH", "PRIMBENCH_COMMIT", "GITHUB_HEAD_REF", "GITHUB_REF_NAME", "GITHUB_SHA"):
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def out_dir(tmp_path: Path) -> Path:
+    """Where GPU tests write results: $PRIMBENCH_GPU_OUT (kept, e.g. tests/gpu_results/), else a temp dir."""
+    env = os.environ.get("PRIMBENCH_GPU_OUT")
+    if not env:
+        return tmp_path
+    path = Path(env)
+    path.mkdir(parents=True, exist_ok=True)
+    return path

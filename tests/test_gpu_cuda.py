@@ -3,44 +3,23 @@
 
 from __future__ import annotations
 
-import json
-import os
-import runpy
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import primbench as pb
+from tests.gpu_support import example, run_benchmarks
 
 pytestmark = pytest.mark.gpu
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
 def copy_example() -> dict:
-    return runpy.run_path(str(ROOT / "examples" / "copy_benchmark.py"), run_name="copy_example")
+    return example("copy_benchmark")
 
 
-@pytest.fixture
-def out_dir(tmp_path: Path) -> Path:
-    env = os.environ.get("PRIMBENCH_GPU_OUT")
-    if not env:
-        return tmp_path
-    path = Path(env)
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-def run(benches: list[pb.Benchmark], json_out: Path, *args: str, flags: pb.flags = pb.flags.none) -> dict:
-    ex = pb.Executor(["--json-out", str(json_out), *args], flags=flags)
-    for b in benches:
-        ex.queue(b)
-    try:
-        return ex.run()
-    except SystemExit:
-        return json.loads(json_out.read_text())
+run = run_benchmarks
 
 
 class SyncCopy(pb.Benchmark):

@@ -2,40 +2,19 @@
 
 from __future__ import annotations
 
-import json
-import os
-import runpy
 from pathlib import Path
 
 import pytest
 
 import primbench as pb
+from tests.gpu_support import example, run_benchmarks
 
 pytestmark = pytest.mark.gpu
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def example(name: str) -> dict:
-    return runpy.run_path(str(ROOT / "examples" / f"{name}.py"), run_name=name)
 
 
 def run(benches, path: Path, *args: str, settings: pb.Settings | None = None,
         flags: pb.flags = pb.flags.none) -> dict:
-    ex = pb.Executor(["--json-out", str(path), "--min-secs", "0.2", *args], settings=settings, flags=flags)
-    for b in benches:
-        ex.queue(b)
-    try:
-        return ex.run()
-    except SystemExit:
-        return json.loads(path.read_text())
-
-
-@pytest.fixture
-def out_dir(tmp_path: Path) -> Path:
-    env = os.environ.get("PRIMBENCH_GPU_OUT")
-    path = Path(env) if env else tmp_path
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return run_benchmarks(benches, path, "--min-secs", "0.2", *args, settings=settings, flags=flags)
 
 
 def by_name(doc: dict) -> dict:

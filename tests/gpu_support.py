@@ -1,0 +1,28 @@
+"""Shared by the GPU tests: loading an example program and running benchmarks to a results file."""
+
+from __future__ import annotations
+
+import json
+import runpy
+from pathlib import Path
+
+import primbench as pb
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def example(name: str) -> dict:
+    """The globals of examples/<name>.py, loaded without running its main()."""
+    return runpy.run_path(str(ROOT / "examples" / f"{name}.py"), run_name=name)
+
+
+def run_benchmarks(benches: list[pb.Benchmark], json_out: Path, *args: str, settings: pb.Settings | None = None,
+                   flags: pb.flags = pb.flags.none) -> dict:
+    """Run `benches` writing `json_out`; the written document, also when a specialization failed."""
+    ex = pb.Executor(["--json-out", str(json_out), *args], settings=settings, flags=flags)
+    for b in benches:
+        ex.queue(b)
+    try:
+        return ex.run()
+    except SystemExit:
+        return json.loads(json_out.read_text())
