@@ -54,6 +54,14 @@ def si(value: float, unit: str) -> str:
     return f"{value:.2f} {unit}"
 
 
+def duration(secs: float) -> str:
+    """``5.716 µs`` style: the unit that keeps 1 to 3 digits before the point."""
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
+        if abs(secs) >= scale:
+            return f"{secs / scale:.4g} {unit}"
+    return f"{secs / 1e-9:.4g} ns"
+
+
 class Reporter:
     """Progress of an executor run. The executor calls it; it only prints."""
 
@@ -72,6 +80,20 @@ class Reporter:
     def header(self, algorithm: str, count: int, dry: bool) -> None:
         word = "specialization" if count == 1 else "specializations"
         self.console.print(f"[bold]{algorithm}[/]: {count} {word}{' (dry run)' if dry else ''}")
+
+    def round_started(self, r: int, rounds: int) -> None:
+        """A pass over every specialization begins (rounds are interleaved)."""
+        self._stop()
+        self.console.print(f"[bold]round {r + 1}/{rounds}[/]")
+
+    def round_finished(self, index: int, count: int, rnd: Mapping[str, Any]) -> None:
+        """A round of a specialization that has rounds to go: one dim line."""
+        self._stop()
+        self.console.print(
+            f"  [{index + 1}/{count}] {self._name}  {duration(rnd['gpu_ms_per_call'] / 1000.0)}/call  "
+            f"noise {rnd['noise_percent']:.3f}%  {rnd['elapsed_secs']['host']:.2f} s",
+            style="grey50", markup=False,
+        )
 
     def started(self, index: int, count: int, name: str) -> None:
         self._name = name
@@ -105,9 +127,13 @@ class Reporter:
         calls = record["calls"]
         noisy = record["noise_timeout"]
         status = "[yellow]NOISY[/]" if noisy else "[green]ok[/]   "
+        per_call = record["elapsed_secs"]["gpu"] / calls["kernel_calls"] if calls["kernel_calls"] else 0.0
+        spread = (record.get("between_rounds") or {}).get("cv_percent")
+        rounds = f"  between rounds {spread:.2f}%" if spread is not None else ""
         self.console.print(
             f"{status} {tag} {name}  [bold]{si(record['bytes_per_second'], 'B/s')}[/]  "
-            f"{si(record['items_per_second'], 'items/s')}  noise {record['noise_percent']:.3f}%  "
+            f"{si(record['items_per_second'], 'items/s')}  {duration(per_call)}/call  "
+            f"noise {record['noise_percent']:.3f}%{rounds}  "
             f"{calls['kernel_calls_per_batch']} calls x {calls['batches']} batches  "
             f"{record['elapsed_secs']['host']:.2f} s{extra}"
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import platform
 import re
@@ -27,11 +28,12 @@ from primbench.errors import (
     ThermalError,
     UsageError,
 )
-from primbench.measure import SYNC_EVERY
+from primbench.measure import SYNC_EVERY, Measurement
 from primbench.provenance import host_name, now_iso, provenance
 from primbench.results import RESULTS_VERSION, write_csv, write_json
+from primbench.rounds import log_sd
 from primbench.settings import CustomOption, Settings, build_parser, flags, parse_args
-from primbench.state import State, Thermal
+from primbench.state import RunOutcome, State, Thermal
 
 
 @dataclass
@@ -197,52 +199,59 @@ class Executor:
         algorithm = str(selected[0].meta["algo"])
         count = len(selected)
         reporter.header(algorithm, count, settings.dry)
-        records: list[dict[str, Any]] = []
+        done: dict[int, list[_Round]] = {i: [] for i in range(count)}
+        failures: dict[int, dict[str, Any]] = {}
         interrupted = False
         fatal: str | None = None
         thermal = None
         if device is not None and not settings.dry:
             self._guarded(self._prepare, device, settings)
             thermal = self._guarded(self._thermal_control, device, settings)
+        rounds = 1 if settings.dry else settings.rounds
         try:
-            for index, q in enumerate(selected):
-                reporter.started(index, count, q.name)
-                if settings.dry:
-                    record = _dry_record(index, q)
-                    reporter.finished(index, count, {**record, "dry": True})
-                    records.append(record)
-                    continue
-                assert device is not None
-                state = State(
-                    device,
-                    settings,
-                    sync=bool(self.flags & flags.sync),
-                    thermal=thermal,
-                    on_batch=lambda p, i=index: reporter.batch(i, count, p),
-                )
-                try:
-                    # Setup runs with the harness stream current too, so that the
-                    # benchmark's uploads are ordered before its kernels.
-                    with device.activate():
-                        q.benchmark.run(state)
-                    if state.outcome is None:
-                        raise UsageError(f"{type(q.benchmark).__name__}.run() never called state.run(fn)")
-                    record = _record(index, q, state, settings)
-                except (KeyboardInterrupt, ThermalError):
-                    raise
-                except Exception as exc:  # the benchmark's own fault: report it, go on
-                    record = _failed_record(index, q, exc)
-                reporter.finished(index, count, record, _clock_note(record))
-                records.append(record)
+            # Rounds are interleaved: round 1 of every specialization, then round 2, ...
+            for r in range(rounds):
+                if rounds > 1:
+                    reporter.round_started(r, rounds)
+                for index, q in enumerate(selected):
+                    if index in failures:
+                        continue
+                    reporter.started(index, count, q.name)
+                    if settings.dry:
+                        reporter.finished(index, count, {**_dry_record(index, q), "dry": True})
+                        continue
+                    assert device is not None
+                    try:
+                        done[index].append(self._round(device, settings, thermal, q, r, rounds, done[index],
+                                                       lambda p, i=index: reporter.batch(i, count, p)))
+                    except (KeyboardInterrupt, ThermalError):
+                        raise
+                    except Exception as exc:  # the benchmark's own fault: report it, go on
+                        failures[index] = _failed_record(index, q, exc)
+                        reporter.finished(index, count, failures[index])
+                        continue
+                    if r == rounds - 1:
+                        record = _record(index, q, done[index], settings)
+                        reporter.finished(index, count, record, _clock_note(record))
+                    else:
+                        reporter.round_finished(index, count, _round_record(r, done[index][-1], settings))
         except KeyboardInterrupt:
             interrupted = True
-            reporter.error("interrupted: writing the specializations that finished")
+            reporter.error("interrupted: writing the specializations that finished a round")
         except ThermalError as exc:
             fatal = str(exc)
             reporter.error(fatal)
         finally:
             if device is not None and not settings.dry:
                 device.close()
+        records: list[dict[str, Any]] = []
+        for index, q in enumerate(selected):
+            if settings.dry:
+                records.append(_dry_record(index, q))
+            elif index in failures:
+                records.append(failures[index])
+            elif done[index]:
+                records.append(_record(index, q, done[index], settings))
         document = self._document(settings, algorithm, records, dev_ctx, thermal)
         outputs = self._write(settings, document)
         failed = sum(1 for r in records if r.get("error") is not None)
@@ -252,6 +261,27 @@ class Executor:
         if code != EXIT_OK:
             raise SystemExit(code)
         return document
+
+    def _round(self, device: Device, settings: Settings, thermal: Thermal | None, q: _Queued, r: int, rounds: int,
+               earlier: list[_Round], on_batch: Any) -> _Round:
+        """One round of one specialization: a fresh ``run(state)``, measured to its own stop rule."""
+        state = State(
+            device,
+            settings,
+            sync=bool(self.flags & flags.sync),
+            thermal=thermal,
+            on_batch=on_batch,
+            round_index=r,
+            rounds=rounds,
+            calls_per_batch=earlier[0].outcome.measurement.kernel_calls_per_batch if earlier else None,
+        )
+        # Setup runs with the harness stream current too, so that the
+        # benchmark's uploads are ordered before its kernels.
+        with device.activate():
+            q.benchmark.run(state)
+        if state.outcome is None:
+            raise UsageError(f"{type(q.benchmark).__name__}.run() never called state.run(fn)")
+        return _Round(state.outcome, state.items, state.bytes_per_call, device.default_clock_mhz())
 
     def _document(self, settings: Settings, algorithm: str, records: list[dict[str, Any]],
                   dev_ctx: Mapping[str, Any], thermal: Thermal | None) -> dict[str, Any]:
@@ -311,48 +341,121 @@ def _number(value: float) -> float | int:
     return int(value) if float(value).is_integer() else value
 
 
-def _record(index: int, q: _Queued, state: State, settings: Settings) -> dict[str, Any]:
-    out = state.outcome
-    assert out is not None
-    m = out.measurement
-    gpu = m.gpu_secs
-    calls = m.kernel_calls
-    bytes_per_call = state.bytes_per_call
+@dataclass(frozen=True)
+class _Round:
+    """What one round of a specialization measured, with what its run() declared."""
+
+    outcome: RunOutcome
+    items: int
+    bytes_per_call: int
+    default_clock_mhz: float | None
+
+    @property
+    def gpu_secs(self) -> float:
+        return self.outcome.measurement.gpu_secs
+
+    @property
+    def calls(self) -> int:
+        return self.outcome.measurement.kernel_calls
+
+
+def _rate(per_call: float, calls: int, gpu_secs: float) -> float:
+    return per_call * calls / gpu_secs if gpu_secs > 0 else 0.0
+
+
+def _batch_records(r: int | None, m: Measurement) -> list[dict[str, Any]]:
+    return [
+        {
+            "batch_ms": b.batch_ms,
+            "iterations_ms": list(b.iterations_ms),
+            "kernel_calls": b.kernel_calls,
+            "host_secs": b.host_secs,
+            **({"round": r} if r is not None else {}),
+        }
+        for b in m.batches
+    ]
+
+
+def _round_record(r: int, rd: _Round, settings: Settings) -> dict[str, Any]:
+    """``rounds[r]`` of a specialization (results 4.3.0)."""
+    m, out = rd.outcome.measurement, rd.outcome
+    gpu, calls = m.gpu_secs, m.kernel_calls
     record: dict[str, Any] = {
-        "index": index,
-        "name": q.name,
-        "bytes_per_second": bytes_per_call * calls / gpu if gpu > 0 else 0.0,
-        "items_per_second": state.items * calls / gpu if gpu > 0 else 0.0,
-        "bytes_per_item": _number(bytes_per_call / state.items) if state.items else 0,
-        "items": state.items,
+        "round": r,
+        "gpu_ms_per_call": gpu * 1000.0 / calls if calls else 0.0,
+        "bytes_per_second": _rate(rd.bytes_per_call, calls, gpu),
+        "items_per_second": _rate(rd.items, calls, gpu),
         "noise_timeout": m.noise_timeout,
         "noise_percent": m.noise_percent,
-        "meta": q.meta,
+        "batches": len(m.batches),
+        "kernel_calls": calls,
+        "kernel_calls_per_batch": m.kernel_calls_per_batch,
         "elapsed_secs": {"host": m.host_secs, "gpu": gpu},
     }
     if out.temp_start is not None or out.temp_end is not None:
         record["gpu_temp_celsius"] = {"start": out.temp_start, "end": out.temp_end}
+    clock = clock_record(out.clock_start, out.clock_end, rd.default_clock_mhz,
+                         out.reasons_start, out.reasons_end, settings.min_clock_fraction)
+    if clock is not None:
+        record["sm_clock_mhz"] = clock["average_mhz"]
+    return record
+
+
+def _record(index: int, q: _Queued, rounds: Sequence[_Round], settings: Settings) -> dict[str, Any]:
+    """A specialization over all its rounds: the seed's fields for the whole measurement (every
+    call of every round), then the rounds and the spread between them."""
+    gpu = math.fsum(rd.gpu_secs for rd in rounds)
+    calls = sum(rd.calls for rd in rounds)
+    bytes_total = sum(rd.bytes_per_call * rd.calls for rd in rounds)
+    items_total = sum(rd.items * rd.calls for rd in rounds)
+    last = rounds[-1]
+    first_m = rounds[0].outcome.measurement
+    measurements = [rd.outcome.measurement for rd in rounds]
+    batches = sum(len(m.batches) for m in measurements)
+    record: dict[str, Any] = {
+        "index": index,
+        "name": q.name,
+        "bytes_per_second": bytes_total / gpu if gpu > 0 else 0.0,
+        "items_per_second": items_total / gpu if gpu > 0 else 0.0,
+        "bytes_per_item": _number(last.bytes_per_call / last.items) if last.items else 0,
+        "items": last.items,
+        "noise_timeout": any(m.noise_timeout for m in measurements),
+        "noise_percent": max(m.noise_percent for m in measurements),
+        "meta": q.meta,
+        "elapsed_secs": {"host": math.fsum(m.host_secs for m in measurements), "gpu": gpu},
+    }
+    temps_start = rounds[0].outcome.temp_start
+    temps_end = last.outcome.temp_end
+    if temps_start is not None or temps_end is not None:
+        record["gpu_temp_celsius"] = {"start": temps_start, "end": temps_end}
     record["calls"] = {
-        "kernel_calls_per_batch": m.kernel_calls_per_batch,
-        "ms_per_batch": m.ms_per_batch,
-        "batches": len(m.batches),
+        "kernel_calls_per_batch": first_m.kernel_calls_per_batch,
+        "ms_per_batch": gpu * 1000.0 / batches if batches else 0.0,
+        "batches": batches,
         "kernel_calls": calls,
     }
     if settings.output_batches:
-        record["batches"] = [
-            {
-                "batch_ms": b.batch_ms,
-                "iterations_ms": list(b.iterations_ms),
-                "kernel_calls": b.kernel_calls,
-                "host_secs": b.host_secs,
-            }
-            for b in m.batches
-        ]
-    clock = clock_record(out.clock_start, out.clock_end, state.device.default_clock_mhz(),
-                         out.reasons_start, out.reasons_end, settings.min_clock_fraction)
+        several = len(rounds) > 1
+        record["batches"] = [b for r, m in enumerate(measurements) for b in _batch_records(r if several else None, m)]
+    clock = _clock_over(rounds, settings)
     if clock is not None:
         record["sm_clock"] = clock
+    record["rounds"] = [_round_record(r, rd, settings) for r, rd in enumerate(rounds)]
+    per_call_ms = [rr["gpu_ms_per_call"] for rr in record["rounds"]]
+    spread = log_sd(per_call_ms)
+    record["between_rounds"] = {"count": len(rounds), "cv_percent": spread * 100.0 if spread is not None else None}
     return record
+
+
+def _clock_over(rounds: Sequence[_Round], settings: Settings) -> dict[str, Any] | None:
+    """The ``sm_clock`` of a specialization: cycles over time summed across its rounds."""
+    pairs = [(rd.outcome.clock_start, rd.outcome.clock_end) for rd in rounds]
+    if any(a is None or b is None for a, b in pairs):
+        return None
+    ns = sum(b[0] - a[0] for a, b in pairs if a is not None and b is not None)
+    ticks = sum(b[1] - a[1] for a, b in pairs if a is not None and b is not None)
+    return clock_record((0, 0), (ns, ticks), rounds[0].default_clock_mhz,
+                        rounds[0].outcome.reasons_start, rounds[-1].outcome.reasons_end, settings.min_clock_fraction)
 
 
 def _failed_record(index: int, q: _Queued, exc: BaseException) -> dict[str, Any]:

@@ -144,17 +144,19 @@ def measure(
     before_each: Callable[[], object] | None = None,
     before_batch: Callable[[], object] | None = None,
     on_batch: Callable[[Progress], object] | None = None,
+    calls_per_batch: int | None = None,
 ) -> Measurement:
-    """Size the batches, then measure batches until a stopping rule fires."""
+    """Size the batches (unless `calls_per_batch` is given: a later round of a specialization
+    keeps the size its first round found), then measure batches until a stopping rule fires."""
     block = not sync
 
     def run_batch(calls: int) -> list[float]:
         return timed_calls(device, fn, calls, hot=hot, block=block, before_each=before_each)
 
-    calls = 1
+    calls = calls_per_batch if calls_per_batch is not None and calls_per_batch > 0 else 1
     sizing = 0
     sizing_start = device.now()
-    while True:
+    while calls_per_batch is None:
         sizing += 1
         total = math.fsum(run_batch(calls))
         if total > min_gpu_ms_per_batch:

@@ -10,6 +10,14 @@ The schema is the seed's 4.0.0, key for key. Later versions only add keys:
   ``%globaltimer``/``clock64``, the default clock, NVML clock-event reasons at start and
   end, ``below_expected``); ``context.general.thermal`` (effective temperature range and
   the time spent warming and cooling); ``min_clock_fraction`` in settings.
+* 4.3.0 - rounds (`primbench.rounds`): ``rounds`` in settings; per specialization ``rounds``
+  (one object per round: ``round``, ``gpu_ms_per_call``, ``bytes_per_second``,
+  ``items_per_second``, ``noise_timeout``, ``noise_percent``, ``batches``, ``kernel_calls``,
+  ``kernel_calls_per_batch``, ``elapsed_secs``, optional ``gpu_temp_celsius`` and
+  ``sm_clock_mhz``) and ``between_rounds`` (``count``, ``cv_percent``: the spread of the
+  rounds' time per call); ``batches[].round``. The seed's fields of a specialization cover
+  every call of every round. A file without rounds is one measurement whose run-to-run
+  variability is unknown, not zero.
 
 The loader reads every version this project has written and rejects any other, naming the
 file and the field (the habit of pyperf). `compare` and `history` read results only here.
@@ -32,8 +40,8 @@ from typing import Any
 
 from primbench.errors import PrimbenchError
 
-RESULTS_VERSION = "4.2.0"
-KNOWN_VERSIONS = ("4.0.0", "4.1.0", "4.2.0")
+RESULTS_VERSION = "4.3.0"
+KNOWN_VERSIONS = ("4.0.0", "4.1.0", "4.2.0", "4.3.0")
 
 CSV_HEADER = (
     "index",
@@ -127,6 +135,27 @@ class Batches(Sequence[Batch]):
 
 
 @dataclass(frozen=True)
+class Round:
+    """One round of a specialization (results 4.3.0): a fresh ``run(state)``, measured alone."""
+
+    gpu_ms_per_call: float
+    bytes_per_second: float
+    items_per_second: float
+    noise_percent: float
+    noise_timeout: bool
+    batch_count: int | None = None
+    kernel_calls: int | None = None
+    gpu_temp_start: float | None = None
+    gpu_temp_end: float | None = None
+    sm_clock_mhz: float | None = None
+
+    def metric(self, name: str) -> float | None:
+        """The round's value of a specialization metric (``bytes_per_second``, ...)."""
+        value = getattr(self, name, None)
+        return float(value) if isinstance(value, int | float) else None
+
+
+@dataclass(frozen=True)
 class Specialization:
     """One measured (or failed) specialization of a results file."""
 
@@ -149,6 +178,7 @@ class Specialization:
     gpu_temp_end: float | None = None
     batches: Batches | None = None
     error: str | None = None
+    rounds: tuple[Round, ...] = ()
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -371,6 +401,8 @@ def _specialization(raw: Any, source: str, where: str) -> Specialization:
     temps = _get(raw, "gpu_temp_celsius", dict, source, where, optional=True) or {}
     raw_batches = _get(raw, "batches", list, source, where, optional=True)
     batches = None if raw_batches is None else _batches(raw_batches, source, f"{where}.batches")
+    raw_rounds = _get(raw, "rounds", list, source, where, optional=True) or []
+    rounds = tuple(_round(r, source, f"{where}.rounds[{k}]") for k, r in enumerate(raw_rounds))
     return Specialization(
         index=index or 0,
         name=name,
@@ -393,7 +425,26 @@ def _specialization(raw: Any, source: str, where: str) -> Specialization:
                              non_negative=False),
         batches=batches,
         error=error,
+        rounds=rounds,
         raw=raw,
+    )
+
+
+def _round(raw: Any, source: str, where: str) -> Round:
+    temps = _get(raw, "gpu_temp_celsius", dict, source, where, optional=True) or {}
+    return Round(
+        gpu_ms_per_call=_number(raw, "gpu_ms_per_call", source, where) or 0.0,
+        bytes_per_second=_number(raw, "bytes_per_second", source, where) or 0.0,
+        items_per_second=_number(raw, "items_per_second", source, where) or 0.0,
+        noise_percent=_number(raw, "noise_percent", source, where) or 0.0,
+        noise_timeout=bool(_get(raw, "noise_timeout", bool, source, where)),
+        batch_count=_count(raw, "batches", source, where, optional=True),
+        kernel_calls=_count(raw, "kernel_calls", source, where, optional=True),
+        gpu_temp_start=_number(temps, "start", source, f"{where}.gpu_temp_celsius", optional=True,
+                               non_negative=False),
+        gpu_temp_end=_number(temps, "end", source, f"{where}.gpu_temp_celsius", optional=True,
+                             non_negative=False),
+        sm_clock_mhz=_number(raw, "sm_clock_mhz", source, where, optional=True),
     )
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from primbench.errors import UsageError
+from primbench.rounds import DEFAULT_ROUNDS
 
 KiB = 1024
 MiB = 1024 * KiB
@@ -77,6 +78,7 @@ class Settings:
     branch: str = ""
     commit: str = ""
     min_clock_fraction: float = 0.9
+    rounds: int = DEFAULT_ROUNDS
 
     def validate(self) -> None:
         """Raise UsageError for values that make no sense."""
@@ -91,6 +93,8 @@ class Settings:
         for name in non_negative:
             if not getattr(self, name) >= 0:
                 raise UsageError(f"--{_opt(name)} must not be negative, got {getattr(self, name)}")
+        if self.rounds < 1:
+            raise UsageError(f"--rounds must be at least 1, got {self.rounds}")
         if self.batch_window_size < 2:
             raise UsageError(f"--batch-window-size must be at least 2, got {self.batch_window_size}")
         if self.min_gpu_temp is not None and self.max_gpu_temp is not None and self.min_gpu_temp > self.max_gpu_temp:
@@ -147,6 +151,9 @@ _HELP = {
     "branch": "Branch name for the results (else $PRIMBENCH_BRANCH, the CI's variables, git)",
     "min_clock_fraction": "Flag a specialization whose average SM clock is below this fraction of the default clock",
     "commit": "Commit hash for the results (else $PRIMBENCH_COMMIT, the CI's variables, git)",
+    "rounds": "Measure each specialization this many times, each from a fresh run(state) with its own "
+    "setup and warmup, interleaved across specializations; the budget (--min-secs, --noise-timeout-secs, "
+    "--batch-window-size) is split between them. compare tests changes against the spread between rounds",
 }
 
 

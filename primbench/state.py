@@ -9,6 +9,7 @@ from typing import Any
 from primbench.device import Device
 from primbench.errors import UsageError
 from primbench.measure import Measurement, Progress, measure
+from primbench.rounds import round_budget
 from primbench.settings import Settings
 from primbench.typenames import itemsize
 
@@ -44,7 +45,8 @@ class RunOutcome:
 
 
 class State:
-    """Per-specialization state. Create it through the executor, not by hand."""
+    """The state of one round of a specialization (each round calls ``run(state)`` with a new
+    one). Create it through the executor, not by hand."""
 
     def __init__(
         self,
@@ -54,8 +56,14 @@ class State:
         sync: bool,
         thermal: Thermal | None = None,
         on_batch: Callable[[Progress], object] | None = None,
+        round_index: int = 0,
+        rounds: int = 1,
+        calls_per_batch: int | None = None,
     ) -> None:
         self._device = device
+        self.round_index = round_index
+        self.rounds = rounds
+        self._calls_per_batch = calls_per_batch
         self.settings = settings
         self._sync = sync
         self._thermal = thermal or Thermal()
@@ -106,7 +114,7 @@ class State:
         return self.bytes_read + self.bytes_written
 
     def test(self, fn: Callable[[], object]) -> None:
-        """Check the output once, right after the warmup call (skipped with --no-test)."""
+        """Check the output once, right after the first round's warmup call (skipped with --no-test)."""
         if self.outcome is not None:
             # Registered after the measurement: run it now rather than never.
             if not self.settings.no_test:
@@ -135,26 +143,28 @@ class State:
                 self._before_each()
             fn()
             device.synchronize()
-            if self._test is not None and not s.no_test:
+            if self._test is not None and not s.no_test and self.round_index == 0:
                 self._test()
                 device.synchronize()
             self._thermal.before_specialization()
             temp_start = self._thermal.temperature()
             reasons_start = device.clock_event_reasons()
             clock_start = device.clock_sample()
+            budget = round_budget(s.min_secs, s.noise_timeout_secs, s.batch_window_size, self.rounds)
             m = measure(
                 device,
                 fn,
                 min_gpu_ms_per_batch=s.min_gpu_ms_per_batch,
-                min_secs=s.min_secs,
-                noise_timeout_secs=s.noise_timeout_secs,
-                batch_window_size=s.batch_window_size,
+                min_secs=budget.min_secs,
+                noise_timeout_secs=budget.noise_timeout_secs,
+                batch_window_size=budget.batch_window_size,
                 noise_tolerance_percent=s.noise_tolerance_percent,
                 hot=s.hot,
                 sync=self._sync,
                 before_each=self._before_each,
                 before_batch=self._thermal.before_batch,
                 on_batch=self._on_batch,
+                calls_per_batch=self._calls_per_batch,
             )
             clock_end = device.clock_sample()
             reasons_end = device.clock_event_reasons()

@@ -111,7 +111,8 @@ def test_results_json_has_the_seed_schema_key_for_key(tmp_path):
     for i, spec in enumerate(doc["specializations"]):
         keys = SEED_EXAMPLE_KEYS["specialization"]
         assert list(spec)[: len(keys)] == keys
-        assert set(list(spec)[len(keys):]) <= {"batches", "sm_clock"}  # additions come after
+        # additions come after the seed's keys
+        assert set(list(spec)[len(keys):]) <= {"batches", "sm_clock", "rounds", "between_rounds"}
         assert list(spec["calls"]) == SEED_EXAMPLE_KEYS["calls"]
         assert list(spec["elapsed_secs"]) == ["host", "gpu"]
         assert list(spec["gpu_temp_celsius"]) == ["start", "end"]

@@ -1,0 +1,192 @@
+"""Rounds: every specialization measured R times from a fresh run(state), interleaved, on a
+split budget (primbench.rounds), against the fake device."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import primbench as pb
+from primbench.results import load_results
+from primbench.rounds import MIN_ROUND_WINDOW, log_sd, round_budget
+from tests.fakes import FakeDevice
+from tests.test_executor import Copy, executor
+
+
+class Recording(Copy):
+    """A copy benchmark that logs each setup into a shared list and can slow down per round."""
+
+    def __init__(self, dtype, log: list[tuple[str, int]], round_ms: list[float] | None = None) -> None:
+        super().__init__(dtype)
+        self.log = log
+        self.round_ms = round_ms
+
+    def run(self, state: pb.State) -> None:
+        self.log.append((pb.type_name(self.dtype), state.round_index))
+        items = state.size // self.dtype.itemsize
+        state.set_items(items)
+        state.add_reads(self.dtype, items)
+        state.add_writes(self.dtype, items)
+        state.test(lambda: self.log.append(("test", state.round_index)))
+        dev = state.device
+        ms = None if self.round_ms is None else self.round_ms[state.round_index]
+        state.run(lambda: dev.launch(ms))
+
+
+def test_round_budget_splits_min_secs_timeout_and_window():
+    assert round_budget(1.0, 10.0, 10, 1) == round_budget(1.0, 10.0, 10, 1)
+    one = round_budget(1.0, 10.0, 10, 1)
+    assert (one.min_secs, one.noise_timeout_secs, one.batch_window_size) == (1.0, 10.0, 10)
+    three = round_budget(1.0, 10.0, 10, 3)
+    assert three.min_secs == pytest.approx(1 / 3)
+    assert three.noise_timeout_secs == pytest.approx(10 / 3)
+    assert three.batch_window_size == 4  # ceil(10 / 3)
+    assert round_budget(1.0, 10.0, 10, 50).batch_window_size == MIN_ROUND_WINDOW
+    assert round_budget(1.0, 10.0, 2, 5).batch_window_size == 2  # never above the user's window
+
+
+def test_log_sd_is_the_sample_sd_of_logs():
+    assert log_sd([1.0]) is None
+    assert log_sd([2.0, 2.0, 2.0]) == 0.0
+    values = [1.0, 1.01, 0.99, 1.02]
+    logs = np.log(values)
+    assert log_sd(values) == pytest.approx(float(np.std(logs, ddof=1)))
+    assert log_sd([0.0, -1.0, 1.0]) is None  # non-positive values are skipped
+
+
+def test_rounds_are_interleaved_and_each_calls_run_afresh(tmp_path):
+    log: list[tuple[str, int]] = []
+    ex = executor(tmp_path, "--rounds", "3")
+    ex.queue(Recording(np.int8, log))
+    ex.queue(Recording(np.int64, log))
+    ex.run()
+    setups = [entry for entry in log if entry[0] != "test"]
+    assert setups == [("char", 0), ("long long", 0), ("char", 1), ("long long", 1), ("char", 2), ("long long", 2)]
+    # the test check runs once per specialization, in its first round
+    assert [e for e in log if e[0] == "test"] == [("test", 0), ("test", 0)]
+
+
+def test_each_round_is_recorded_with_its_own_time_and_the_spread_between_them(tmp_path):
+    log: list[tuple[str, int]] = []
+    ex = executor(tmp_path, "--rounds", "3")
+    ex.queue(Recording(np.int8, log, round_ms=[0.25, 0.26, 0.24]))
+    doc = ex.run()
+    spec = doc["specializations"][0]
+    per_call = [r["gpu_ms_per_call"] for r in spec["rounds"]]
+    assert per_call == pytest.approx([0.25, 0.26, 0.24])
+    assert [r["round"] for r in spec["rounds"]] == [0, 1, 2]
+    assert spec["between_rounds"]["count"] == 3
+    assert spec["between_rounds"]["cv_percent"] == pytest.approx(log_sd([0.25, 0.26, 0.24]) * 100)
+    # the seed's fields cover every call of every round
+    calls = sum(r["kernel_calls"] for r in spec["rounds"])
+    gpu = sum(r["elapsed_secs"]["gpu"] for r in spec["rounds"])
+    assert spec["calls"]["kernel_calls"] == calls
+    assert spec["calls"]["batches"] == sum(r["batches"] for r in spec["rounds"])
+    assert spec["bytes_per_second"] == pytest.approx(2 * (128 << 20) * calls / gpu)
+    for r in spec["rounds"]:
+        assert r["bytes_per_second"] == pytest.approx(2 * (128 << 20) / (r["gpu_ms_per_call"] / 1000))
+    loaded = load_results(tmp_path / "results.json").specializations[0]
+    assert [r.gpu_ms_per_call for r in loaded.rounds] == pytest.approx([0.25, 0.26, 0.24])
+    assert doc["context"]["settings"]["rounds"] == 3
+    assert doc["context"]["results_version"] == "4.3.0"
+
+
+def test_later_rounds_keep_the_first_rounds_batch_size(tmp_path):
+    dev = FakeDevice(0.25)
+    ex = executor(tmp_path, "--rounds", "3", device=dev)
+    ex.queue(Copy(np.int8))
+    doc = ex.run()
+    sizes = {r["kernel_calls_per_batch"] for r in doc["specializations"][0]["rounds"]}
+    assert sizes == {64}  # 64 x 0.25 ms > 10 ms, found once
+    # sizing batches (1, 2, 4, ... 64 calls) ran once: count the launches
+    measured = doc["specializations"][0]["calls"]["kernel_calls"]
+    warmups = 3
+    assert dev.calls == measured + warmups + (1 + 2 + 4 + 8 + 16 + 32 + 64)
+
+
+def test_each_round_stops_on_its_share_of_the_budget(tmp_path):
+    ex = executor(tmp_path, "--rounds", "2", "--min-secs", "0", "--batch-window-size", "10")
+    ex.queue(Copy(np.int8))
+    doc = ex.run()
+    # a noiseless kernel stops as soon as its window (ceil(10 / 2) = 5 batches) is full
+    assert [r["batches"] for r in doc["specializations"][0]["rounds"]] == [5, 5]
+
+
+def test_one_round_is_the_seeds_protocol(tmp_path):
+    ex = executor(tmp_path, "--rounds", "1")
+    ex.queue(Copy(np.int8))
+    spec = ex.run()["specializations"][0]
+    assert spec["calls"]["batches"] == 10
+    assert spec["between_rounds"] == {"count": 1, "cv_percent": None}
+
+
+def test_a_round_that_fails_fails_the_specialization_and_skips_its_later_rounds(tmp_path):
+    class FailsLater(Copy):
+        calls = 0
+
+        def run(self, state):
+            FailsLater.calls += 1
+            if state.round_index == 1:
+                raise RuntimeError("out of memory in round 2")
+            super().run(state)
+
+    ex = executor(tmp_path, "--rounds", "3")
+    ex.queue(FailsLater(np.int8))
+    ex.queue(Copy(np.int64))
+    with pytest.raises(SystemExit) as exit_info:
+        ex.run()
+    assert exit_info.value.code == 1
+    assert FailsLater.calls == 2
+    doc = json.loads((tmp_path / "results.json").read_text())
+    failed, ok = doc["specializations"]
+    assert "out of memory in round 2" in failed["error"]
+    assert len(ok["rounds"]) == 3
+
+
+def test_ctrl_c_in_a_later_round_keeps_the_rounds_that_finished(tmp_path):
+    class StopsInRound2(Copy):
+        def run(self, state):
+            if state.round_index == 1:
+                raise KeyboardInterrupt
+            super().run(state)
+
+    ex = executor(tmp_path, "--rounds", "3")
+    ex.queue(Copy(np.int8))
+    ex.queue(StopsInRound2(np.int64))
+    with pytest.raises(SystemExit) as exit_info:
+        ex.run()
+    assert exit_info.value.code == 130
+    doc = json.loads((tmp_path / "results.json").read_text())
+    assert [len(s["rounds"]) for s in doc["specializations"]] == [2, 1]
+
+
+def test_rounds_must_be_positive(tmp_path, capsys):
+    ex = executor(tmp_path, "--rounds", "0")
+    ex.queue(Copy(np.int8))
+    with pytest.raises(SystemExit) as exit_info:
+        ex.run()
+    assert exit_info.value.code == 2
+    assert "--rounds must be at least 1" in capsys.readouterr().err
+    assert not Path(tmp_path / "results.json").exists()
+
+
+def test_output_batches_tags_each_batch_with_its_round(tmp_path):
+    ex = executor(tmp_path, "--rounds", "2", "--output-batches")
+    ex.queue(Copy(np.int8))
+    spec = ex.run()["specializations"][0]
+    rounds = [b["round"] for b in spec["batches"]]
+    assert rounds == sorted(rounds) and set(rounds) == {0, 1}
+    assert len(spec["batches"]) == spec["calls"]["batches"]
+
+
+def test_sm_clock_is_the_average_over_all_rounds(tmp_path):
+    dev = FakeDevice(0.25, sm_clock_mhz=1900.0)
+    ex = executor(tmp_path, "--rounds", "3", device=dev)
+    ex.queue(Copy(np.int8))
+    spec = ex.run()["specializations"][0]
+    assert spec["sm_clock"]["average_mhz"] == pytest.approx(1900.0, rel=1e-6)
+    assert all(math.isclose(r["sm_clock_mhz"], 1900.0, rel_tol=1e-6) for r in spec["rounds"])
