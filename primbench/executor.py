@@ -74,6 +74,7 @@ class Executor:
         self._custom: list[CustomOption] = []
         self._custom_values: dict[str, Any] = {}
         self._queue: list[_Queued] = []
+        self._renew_next = False  # the first round of a run uses the device as prepared
         self.exit_code: int | None = None
         self.settings = self._guarded(self._parse, allow_unknown=True)
 
@@ -264,7 +265,11 @@ class Executor:
 
     def _round(self, device: Device, settings: Settings, thermal: Thermal | None, q: _Queued, r: int, rounds: int,
                earlier: list[_Round], on_batch: Any) -> _Round:
-        """One round of one specialization: a fresh ``run(state)``, measured to its own stop rule."""
+        """One round of one specialization: a fresh ``run(state)`` on a renewed stream, measured to
+        its own stop rule."""
+        if self._renew_next:
+            device.renew()
+        self._renew_next = True
         state = State(
             device,
             settings,

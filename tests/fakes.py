@@ -62,6 +62,7 @@ class FakeDevice(Device):
         self.heated_secs = 0.0
         self.slept_secs = 0.0
         self.closed = False
+        self.renewals = 0
 
     # ----- helpers for tests
     def _op(self, name: str) -> None:
@@ -174,6 +175,10 @@ class FakeDevice(Device):
 
     def clock_event_reasons(self) -> list[str] | None:
         return None if self.reasons is None else list(self.reasons)
+
+    def renew(self) -> None:
+        self._op("renew")
+        self.renewals += 1
 
     def close(self) -> None:
         self.closed = True

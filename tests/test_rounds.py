@@ -190,3 +190,15 @@ def test_sm_clock_is_the_average_over_all_rounds(tmp_path):
     spec = ex.run()["specializations"][0]
     assert spec["sm_clock"]["average_mhz"] == pytest.approx(1900.0, rel=1e-6)
     assert all(math.isclose(r["sm_clock_mhz"], 1900.0, rel_tol=1e-6) for r in spec["rounds"])
+
+
+def test_every_round_but_the_first_measures_on_a_renewed_stream(tmp_path):
+    dev = FakeDevice(0.25)
+    ex = executor(tmp_path, "--rounds", "3", device=dev)
+    ex.queue(Copy(np.int8))
+    ex.queue(Copy(np.int64))
+    ex.run()
+    # 2 specializations x 3 rounds = 6 measurements; the first uses the device as prepared
+    assert dev.renewals == 5
+    kernels_before_first_renew = dev.ops[: dev.ops.index("renew")].count("kernel")
+    assert kernels_before_first_renew > 0  # the first round ran before any renewal

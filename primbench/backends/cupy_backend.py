@@ -159,6 +159,7 @@ class CupyDevice(Device):
 
     def prepare(self, *, cache_size: int, blocking_timeout_secs: float, slots: int) -> None:
         rt = self.rt
+        self._prepare_args = {"cache_size": cache_size, "blocking_timeout_secs": blocking_timeout_secs, "slots": slots}
         with self._cupy_device:
             self._module = cupy.RawModule(code=SOURCE, options=("-std=c++14",))
             self._spin = self._module.get_function("primbench_spin")
@@ -195,13 +196,27 @@ class CupyDevice(Device):
             self._host[1] = 0
         self._prepared = True
 
-    def close(self) -> None:
+    def renew(self) -> None:
+        if not self._prepared:
+            return
+        self._release()
+        self._stream = cupy.cuda.Stream(non_blocking=True)
+        self._stream_ptr = self._stream.ptr
+        self.prepare(**self._prepare_args)
+
+    def _release(self) -> None:
+        """Free what `prepare` allocated (the stream stays until it is replaced)."""
         if self._host_ptr:
             with contextlib.suppress(Exception):
                 self._stream.synchronize()
                 self.rt.freeHost(self._host_ptr)
             self._host_ptr = 0
         self._cache = None
+        self._cache_ptr = 0
+        self._prepared = False
+
+    def close(self) -> None:
+        self._release()
         if self.monitor is not None:
             self.monitor.close()
 

@@ -31,11 +31,11 @@ PLANTS = {
 }
 
 
-def run_suite(out: Path, size: str, env_extra: dict[str, str], log) -> None:
+def run_suite(out: Path, size: str, env_extra: dict[str, str], log, extra: list[str]) -> None:
     env = {**os.environ, "PRIMBENCH_BRANCH": "eval", "PRIMBENCH_COMMIT": os.environ.get("EVAL_COMMIT", "unknown"),
            "PYTHONUNBUFFERED": "1", **env_extra}
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, str(SUITE), "--size", size, "--json-out", str(out)],
+    proc = subprocess.run([sys.executable, str(SUITE), "--size", size, "--json-out", str(out), *extra],
                           env=env, capture_output=True, text=True)
     wall = time.perf_counter() - start
     out.with_suffix(".log").write_text(proc.stdout + proc.stderr)
@@ -68,12 +68,12 @@ def main() -> None:
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--aa", type=int, default=6)
     ap.add_argument("--planted", type=int, default=3)
-    args = ap.parse_args()
+    args, extra = ap.parse_known_args()  # the rest goes to every suite process
     args.out.mkdir(parents=True, exist_ok=True)
     with open(args.out / "collect.log", "a") as log:
         first = min(3, args.aa)
         for k in range(1, first + 1):
-            run_suite(args.out / f"aa-{k}.json", args.size, {}, log)
+            run_suite(args.out / f"aa-{k}.json", args.size, {}, log, extra)
         plant = calibrate([args.out / f"aa-{k}.json" for k in range(1, first + 1)])
         (args.out / "plant.json").write_text(json.dumps(plant, indent=2) + "\n")
         env = {"PRIMBENCH_EVAL_PLANT": json.dumps(plant["cycles"])}
@@ -81,10 +81,10 @@ def main() -> None:
         while aa < args.aa or pl < args.planted:
             if pl < args.planted:
                 pl += 1
-                run_suite(args.out / f"planted-{pl}.json", args.size, env, log)
+                run_suite(args.out / f"planted-{pl}.json", args.size, env, log, extra)
             if aa < args.aa:
                 aa += 1
-                run_suite(args.out / f"aa-{aa}.json", args.size, {}, log)
+                run_suite(args.out / f"aa-{aa}.json", args.size, {}, log, extra)
 
 
 if __name__ == "__main__":
