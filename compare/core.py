@@ -15,22 +15,35 @@ from typing import Any
 import numpy as np
 
 from compare import stats
-from compare.model import Comparison, Method, SpecComparison, Summary, Verdict, count_verdicts
+from compare.model import (
+    Comparison,
+    Method,
+    SpecComparison,
+    SuiteFinding,
+    Summary,
+    Verdict,
+    count_verdicts,
+)
 from primbench.errors import PrimbenchError, UsageError
 from primbench.resultconfig import setting_differences
 from primbench.results import Results, ResultsFileError, Specialization, load_results
 
-#: Widening of the standard errors (empirical null) above which compare warns.
-WIDEN_WARNING = 1.25
-
 METHOD_DESCRIPTION = (
-    "d = ln(head/base), variance = within-run SE(base)^2 + SE(head)^2 + 2 * run-to-run CV^2, "
-    "widened when a suite's changes spread wider than that predicts (empirical null, 20+ specializations); "
-    "regression/improvement when |d| >= ln(1+threshold) and the z-test of d = 0 is significant "
-    "after Benjamini-Hochberg across specializations (q <= alpha); unchanged when the TOST "
-    "equivalence test at alpha puts |d| inside the threshold; otherwise, or after a noise "
-    "timeout or a throttled SM clock, inconclusive"
+    "observations: ln(throughput) of every round of every run on a side (a run without rounds counts once); "
+    "d = mean(head) - mean(base); variance: the pooled sample variance of both sides' observations, "
+    "moderated toward a prior fitted across the suite (empirical Bayes, limma's squeezeVar), or history's "
+    "run-to-run variance where that is larger; with 5+ specializations, d is taken relative to the suite's "
+    "median change (a suite-wide shift is reported on its own); regression/improvement when |d| >= "
+    "ln(1+threshold) and the t-test of d = 0 is significant after Benjamini-Hochberg (q <= alpha); unchanged "
+    "when the TOST equivalence t-test at alpha puts |d| inside the threshold; otherwise, after a noise "
+    "timeout or a throttled SM clock, or without any run-to-run variability, inconclusive"
 )
+
+#: A suite-wide shift larger than this (a fraction) counts as a regression or improvement of
+#: its own for the exit code (``--suite-shift-limit``); smaller ones are reported only.
+DEFAULT_SUITE_SHIFT_LIMIT = 0.05
+#: Degrees of freedom of a history variability given without any.
+HISTORY_DEFAULT_DF = 2.0
 
 
 class NothingToCompareError(PrimbenchError):
@@ -68,19 +81,13 @@ def _spec_algorithm(spec: Specialization, results: Results) -> str:
     return spec.algorithm or results.algorithm
 
 
-def _index(side: Sequence[Results]) -> dict[tuple[str, str], _Entry]:
-    out: dict[tuple[str, str], _Entry] = {}
+def _index(side: Sequence[Results]) -> dict[tuple[str, str], list[_Entry]]:
+    """Entries by (algorithm, name); a specialization in several files of a side is a repeat."""
+    out: dict[tuple[str, str], list[_Entry]] = {}
     for results in side:
         for i, spec in enumerate(results.specializations):
             key = (_spec_algorithm(spec, results), spec.name)
-            if key in out:
-                other = out[key]
-                raise ResultsFileError(
-                    results.source, f"specializations[{i}].name",
-                    f"duplicate specialization {key[1]!r} of algorithm {key[0]!r} "
-                    f"(also in {other.results.source}, specializations[{other.index}])",
-                )
-            out[key] = _Entry(spec, results, i)
+            out.setdefault(key, []).append(_Entry(spec, results, i))
     return out
 
 
@@ -184,25 +191,6 @@ def _side_context(side: Sequence[Results]) -> dict[str, Any]:
 # --------------------------------------------------------------------------- per-specialization
 
 
-def _metric(b: Specialization, h: Specialization) -> str | None:
-    if (b.bytes_per_second or 0) > 0 and (h.bytes_per_second or 0) > 0:
-        return "bytes_per_second"
-    if (b.items_per_second or 0) > 0 and (h.items_per_second or 0) > 0:
-        return "items_per_second"
-    return None
-
-
-def _within(spec: Specialization, results: Results) -> stats.WithinRun:
-    if spec.batches:
-        times = stats.per_call_times(spec.batches.batch_ms, spec.batches.kernel_calls, spec.kernel_calls_per_batch)
-        found = stats.within_run_from_batches(times)
-        if found is not None:
-            return found
-    window = results.settings.get("batch_window_size")
-    window = int(window) if isinstance(window, int | float) and not isinstance(window, bool) and window > 0 else None
-    return stats.within_run_from_summary(spec.noise_percent or 0.0, spec.batch_count, window)
-
-
 def _pct(x: float) -> str:
     return f"{x * 100:+.2f} %"
 
@@ -211,11 +199,12 @@ def _p(x: float) -> str:
     return f"{x:.2g}"
 
 
-def _valid_cv(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
+def _history(value: Any) -> tuple[float, float] | None:
+    """History's variability: a CV, or (CV, degrees of freedom); None when unusable."""
+    cv, df = (value if isinstance(value, tuple) else (value, HISTORY_DEFAULT_DF))
+    if isinstance(cv, bool) or not isinstance(cv, int | float) or not isinstance(df, int | float):
         return None
-    v = float(value)
-    return v if math.isfinite(v) and v >= 0 else None
+    return (float(cv), float(df)) if math.isfinite(cv) and cv > 0 and df > 0 else None
 
 
 def _slow_clock(spec: Specialization) -> str | None:
@@ -245,29 +234,142 @@ def _untrusted(b: Specialization, h: Specialization) -> str | None:
     return "; ".join(reasons) or None
 
 
+@dataclass
+class _Tested:
+    """A specialization with measurements on both sides, on its way to a verdict."""
+
+    key: tuple[str, str]
+    fields: dict[str, Any]
+    base_obs: np.ndarray
+    head_obs: np.ndarray
+    base_runs: int
+    head_runs: int
+    untrusted: str | None
+    history: tuple[float, float] | None
+
+    @property
+    def d(self) -> float:
+        return float(self.head_obs.mean() - self.base_obs.mean())
+
+    def sample_variance(self) -> tuple[float, float]:
+        """Pooled sample variance of both sides' observations and its degrees of freedom."""
+        df = self.base_obs.size + self.head_obs.size - 2
+        if df <= 0:
+            return math.nan, 0.0
+        ss = float(np.sum((self.base_obs - self.base_obs.mean()) ** 2)
+                   + np.sum((self.head_obs - self.head_obs.mean()) ** 2))
+        return ss / df, float(df)
+
+
+def _observations(entries: Sequence[_Entry], metric: str) -> np.ndarray:
+    """ln(metric) of every round of every run (a run without rounds: its own value)."""
+    out: list[float] = []
+    for e in entries:
+        rounds = [r.metric(metric) for r in e.spec.rounds]
+        values = [v for v in rounds if v is not None and v > 0] or [float(getattr(e.spec, metric) or 0.0)]
+        out.extend(math.log(v) for v in values if v > 0 and math.isfinite(v))
+    return np.asarray(out, dtype=float)
+
+
+def _pair(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
+          history: Mapping[tuple[str, str], Any] | None) -> _Tested | SpecComparison:
+    """Pairing: both sides' observations of one specialization, or the row that ends it."""
+    b, h = base[0].spec, head[0].spec
+    common: dict[str, Any] = {
+        "algorithm": key[0], "name": key[1],
+        "base_source": ", ".join(e.results.source for e in base),
+        "head_source": ", ".join(e.results.source for e in head),
+        "base_noise_timeout": any(e.spec.noise_timeout for e in base),
+        "head_noise_timeout": any(e.spec.noise_timeout for e in head),
+        "base_noise": b.noise_percent / 100 if b.noise_percent is not None else None,
+        "head_noise": h.noise_percent / 100 if h.noise_percent is not None else None,
+    }
+    failed = [(side, e.spec) for side, es in (("base", base), ("head", head)) for e in es if e.spec.failed]
+    if failed:
+        which = " and ".join(dict.fromkeys(side for side, _ in failed))
+        return SpecComparison(verdict=Verdict.INCONCLUSIVE, reason=f"failed in {which}: {failed[0][1].error or ''}",
+                              **common)
+    metric = _metric_of(base, head)
+    if metric is None:
+        return SpecComparison(verdict=Verdict.INCONCLUSIVE,
+                              reason="no positive throughput on both sides (bytes_per_second and items_per_second)",
+                              **common)
+    bo, ho = _observations(base, metric), _observations(head, metric)
+    if bo.size == 0 or ho.size == 0:
+        return SpecComparison(verdict=Verdict.INCONCLUSIVE, reason="no finite positive throughput", **common)
+    fields = {**common, "metric": metric, "base_value": float(np.exp(bo.mean())),
+              "head_value": float(np.exp(ho.mean())),
+              "change": float(np.expm1(ho.mean() - bo.mean())), "base_observations": int(bo.size),
+              "head_observations": int(ho.size)}
+    reasons = [r for r in (_untrusted(e.spec, f.spec) for e in base for f in head[:1]) if r]
+    reasons += [r for r in (_untrusted(base[0].spec, f.spec) for f in head[1:]) if r]
+    return _Tested(key, fields, bo, ho, len(base), len(head), "; ".join(dict.fromkeys(reasons)) or None,
+                   _history(history.get(key)) if history else None)
+
+
+def _metric_of(base: Sequence[_Entry], head: Sequence[_Entry]) -> str | None:
+    for metric in ("bytes_per_second", "items_per_second"):
+        if all((getattr(e.spec, metric) or 0) > 0 for e in (*base, *head)):
+            return metric
+    return None
+
+
+@dataclass(frozen=True)
+class _Noise:
+    """The noise model of the tested specializations: SE of d and its degrees of freedom."""
+
+    se: np.ndarray
+    df: np.ndarray
+    source: list[str]
+
+
+def _noise(tested: Sequence[_Tested]) -> _Noise:
+    """Noise model: sample variances of rounds and repeats, moderated across the suite; history's
+    run-to-run variance instead where it is larger."""
+    s_sq = np.array([t.sample_variance()[0] for t in tested])
+    df = np.array([t.sample_variance()[1] for t in tested])
+    trusted = np.array([t.untrusted is None for t in tested], dtype=bool)
+    prior = stats.fit_prior(s_sq[trusted], df[trusted]) if trusted.any() else None
+    post, post_df = stats.moderated_variance(s_sq, df, prior)
+    n_factor = np.array([1 / t.base_obs.size + 1 / t.head_obs.size for t in tested])
+    se = np.sqrt(post * n_factor)
+    source = [f"{int(t.base_obs.size)}+{int(t.head_obs.size)} rounds/runs" + (", moderated" if prior else "")
+              for t in tested]
+    for i, t in enumerate(tested):
+        if t.history is not None:
+            cv, hdf = t.history
+            h_se = cv * math.sqrt(1 / t.base_runs + 1 / t.head_runs)
+            if not np.isfinite(se[i]) or h_se > se[i]:
+                se[i], post_df[i], source[i] = h_se, hdf, f"history ({hdf:.0f} df)"
+    return _Noise(se, post_df, source)
+
+
 def compare_runs(
     base: Sequence[Results],
     head: Sequence[Results],
     *,
     threshold: float = stats.DEFAULT_THRESHOLD,
     alpha: float = stats.DEFAULT_ALPHA,
-    run_to_run_cv: Mapping[tuple[str, str], float] | None = None,
+    run_to_run_cv: Mapping[tuple[str, str], Any] | None = None,
+    suite_shift_limit: float = DEFAULT_SUITE_SHIFT_LIMIT,
 ) -> Comparison:
     """Compare base and head, matched by (algorithm, specialization name).
 
-    `threshold`: the smallest change (fraction of throughput) that matters; `alpha`: the
-    false-discovery rate for regressions and improvements and the level of the equivalence
-    test; `run_to_run_cv`: per (algorithm, name), the relative run-to-run CV of a run's mean
-    estimated from history; where absent, `stats.default_run_to_run_cv` (the prior). History
-    can only raise the variability above the prior: an estimate from a few runs falls below
-    the truth about as often as not, and a z-test that trusts it flags A/A pairs.
+    Each side is one or more results files; a specialization found in several files of a side
+    is measured repeatedly and all its rounds are pooled. `threshold`: the smallest change (a
+    fraction of throughput) that matters; `alpha`: the false-discovery rate and the level of
+    the equivalence test; `run_to_run_cv`: per (algorithm, name), history's run-to-run CV of a
+    run's value, or (CV, degrees of freedom), used where larger than what the runs show;
+    `suite_shift_limit`: a suite-wide shift beyond it counts for the exit code.
 
-    Raises UsageError for bad parameters, ResultsFileError for a (algorithm, name) present
-    twice on one side, NothingToCompareError when the sides share no specialization."""
+    Raises UsageError for bad parameters, NothingToCompareError when the sides share no
+    specialization."""
     if not (isinstance(threshold, int | float) and 0 < threshold < 1):
         raise UsageError(f"--threshold must be a fraction between 0 and 1 (0.005 = 0.5 %), got {threshold}")
     if not (isinstance(alpha, int | float) and 0 < alpha < 1):
         raise UsageError(f"--alpha must be between 0 and 1, got {alpha}")
+    if not (isinstance(suite_shift_limit, int | float) and suite_shift_limit >= 0):
+        raise UsageError(f"--suite-shift-limit must be a fraction of at least 0, got {suite_shift_limit}")
     b_index, h_index = _index(base), _index(head)
     common = [k for k in b_index if k in h_index]
     if not common:
@@ -277,115 +379,21 @@ def compare_runs(
         )
     delta = stats.log_threshold(threshold)
     rows: dict[tuple[str, str], SpecComparison] = {}
-    tested: list[tuple[tuple[str, str], dict[str, Any]]] = []
-    extra_warnings: list[str] = []
-    se_scale = 1.0
+    tested: list[_Tested] = []
     for key in common:
-        be, he = b_index[key], h_index[key]
-        b, h = be.spec, he.spec
-        common_fields: dict[str, Any] = {
-            "algorithm": key[0], "name": key[1],
-            "base_source": be.results.source, "head_source": he.results.source,
-            "base_noise_timeout": b.noise_timeout, "head_noise_timeout": h.noise_timeout,
-            "base_noise": b.noise_percent / 100 if b.noise_percent is not None else None,
-            "head_noise": h.noise_percent / 100 if h.noise_percent is not None else None,
-        }
-        if b.failed or h.failed:
-            which = " and ".join(s for s, spec in (("base", b), ("head", h)) if spec.failed)
-            err = (b.error if b.failed else h.error) or ""
-            rows[key] = SpecComparison(
-                verdict=Verdict.INCONCLUSIVE, reason=f"failed in {which}: {err}", **common_fields
-            )
-            continue
-        metric = _metric(b, h)
-        if metric is None:
-            rows[key] = SpecComparison(
-                verdict=Verdict.INCONCLUSIVE,
-                reason="no positive throughput on both sides (bytes_per_second and items_per_second)",
-                **common_fields,
-            )
-            continue
-        bv, hv = float(getattr(b, metric)), float(getattr(h, metric))
-        wb, wh = _within(b, be.results), _within(h, he.results)
-        given = _valid_cv(run_to_run_cv.get(key)) if run_to_run_cv else None
-        prior = stats.default_run_to_run_cv(wb.cv, wh.cv)
-        if given is None:
-            r2r, r2r_source = prior, "default prior"
-        elif given >= prior:
-            r2r, r2r_source = given, "history"
-        else:  # history may raise the variability above the prior, never lower it below
-            r2r, r2r_source = prior, f"default prior (history's {given * 100:.3f} % is lower)"
-        fields = {
-            **common_fields, "metric": metric, "base_value": bv, "head_value": hv, "change": hv / bv - 1,
-            "run_to_run_cv": r2r, "run_to_run_source": r2r_source,
-            "test": f"z-test on ln(head/base), within-run SE from {wb.source}/{wh.source}",
-        }
-        untrusted = _untrusted(b, h)
-        tested.append((key, {"fields": fields, "d": math.log(hv / bv), "se_b": wb.se, "se_h": wh.se, "r2r": r2r,
-                             "untrusted": untrusted}))
-
-    if tested:
-        d = np.array([t[1]["d"] for t in tested])
-        se = stats.standard_error(
-            np.array([t[1]["se_b"] for t in tested]),
-            np.array([t[1]["se_h"] for t in tested]),
-            np.array([t[1]["r2r"] for t in tested]),
-        )
-        q = np.full(d.shape, np.nan)
-        family = np.array([not t[1]["untrusted"] for t in tested], dtype=bool)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            se_scale = stats.empirical_null_scale((d / se)[family & (se > 0)])
-        se = se * se_scale
-        if se_scale > WIDEN_WARNING:
-            extra_warnings.append(
-                f"the changes of the {int(family.sum())} specializations spread {se_scale:.2f}x wider than "
-                "within-run noise and the run-to-run prior predict: standard errors widened "
-                f"{se_scale:.2f}x (empirical null); run-to-run variability from history would sharpen the verdicts"
-            )
-        p_zero = stats.z_test_p(d, se)
-        p_equiv = stats.equivalence_p(d, se, delta)
-        low, high = stats.change_interval(d, se, alpha)
-        q[family] = stats.benjamini_hochberg(p_zero[family])
-        level = f"{(1 - 2 * alpha) * 100:g} % interval"
-        thr = f"±{threshold * 100:g} % threshold"
-        for i, (key, t) in enumerate(tested):
-            f = t["fields"]
-            change = _pct(f["change"])
-            interval = f"{level} [{_pct(low[i])}, {_pct(high[i])}]"
-            stats_text = (f"z-test p={_p(p_zero[i])}" + (f", BH q={_p(q[i])}" if family[i] else "")
-                          + f", TOST p={_p(p_equiv[i])}, σ={se[i] * 100:.3f} % "
-                          f"(run-to-run {f['run_to_run_cv'] * 100:.3f} %, {f['run_to_run_source']})")
-            beyond = abs(d[i]) >= delta
-            if t["untrusted"]:
-                verdict = Verdict.INCONCLUSIVE
-                reason = f"{t['untrusted']}: change {change} not trusted; {stats_text}"
-            elif beyond and q[i] <= alpha:
-                verdict = Verdict.REGRESSION if d[i] < 0 else Verdict.IMPROVEMENT
-                reason = f"change {change} beyond the {thr} and significant (BH q <= α={alpha:g}); {stats_text}"
-            elif p_equiv[i] <= alpha:
-                verdict = Verdict.UNCHANGED
-                reason = f"{interval} within the {thr} (TOST p <= α={alpha:g}); {stats_text}"
-            elif beyond:
-                verdict = Verdict.INCONCLUSIVE
-                reason = f"too noisy to tell: change {change} beyond the {thr} but not significant; {stats_text}"
-            else:
-                verdict = Verdict.INCONCLUSIVE
-                reason = f"too noisy to tell: {interval} straddles the {thr}; {stats_text}"
-            rows[key] = SpecComparison(
-                verdict=verdict, reason=reason, p_value=float(p_zero[i]),
-                q_value=float(q[i]) if family[i] else None, p_equivalence=float(p_equiv[i]),
-                standard_error=float(se[i]), change_low=float(low[i]), change_high=float(high[i]), **f,
-            )
+        paired = _pair(key, b_index[key], h_index[key], run_to_run_cv)
+        if isinstance(paired, SpecComparison):
+            rows[key] = paired
+        else:
+            tested.append(paired)
+    finding = _judge(tested, rows, delta, threshold, alpha, suite_shift_limit, base, head) if tested else None
 
     ordered: list[SpecComparison] = []
-    for key, entry in b_index.items():
-        if key in rows:
-            ordered.append(rows[key])
-        else:
-            ordered.append(_one_sided(key, entry, Verdict.REMOVED, "only in base"))
-    for key, entry in h_index.items():
+    for key, entries in b_index.items():
+        ordered.append(rows[key] if key in rows else _one_sided(key, entries[0], Verdict.REMOVED, "only in base"))
+    for key, entries in h_index.items():
         if key not in b_index:
-            ordered.append(_one_sided(key, entry, Verdict.ADDED, "only in head"))
+            ordered.append(_one_sided(key, entries[0], Verdict.ADDED, "only in head"))
 
     ratios = [r.ratio for r in ordered if r.metric is not None and r.ratio is not None]
     summary = Summary(
@@ -393,21 +401,101 @@ def compare_runs(
         compared=len(common),
         geomean_ratio=stats.geometric_mean([x for x in ratios if x is not None]),
     )
-    method = Method(threshold=float(threshold), alpha=float(alpha),
-                    default_run_to_run_cv=stats.DEFAULT_RUN_TO_RUN_CV, description=METHOD_DESCRIPTION,
-                    standard_error_scale=float(se_scale))
+    method = Method(threshold=float(threshold), alpha=float(alpha), description=METHOD_DESCRIPTION,
+                    suite_shift_limit=float(suite_shift_limit))
+    warnings = _all_context_warnings(base, head)
+    if finding is not None and finding.detected:
+        warnings.append(finding.describe())
     return Comparison(
         rows=tuple(ordered),
-        warnings=_all_context_warnings(base, head) + extra_warnings,
+        warnings=warnings,
         summary=summary,
         method=method,
         base_sources=tuple(r.source for r in base),
         head_sources=tuple(r.source for r in head),
         context={"base": _side_context(base), "head": _side_context(head)},
+        suite_shift=finding,
     )
 
 
+def _side_conditions(side: Sequence[Results]) -> tuple[float | None, float | None]:
+    """Mean GPU temperature at the start of the specializations and mean SM clock of a side."""
+    temps = [s.gpu_temp_start for r in side for s in r.specializations if s.gpu_temp_start is not None]
+    clocks = [c.get("average_mhz") for r in side for s in r.specializations
+              if isinstance(c := s.raw.get("sm_clock"), Mapping)]
+    mhz = [float(c) for c in clocks if isinstance(c, int | float) and not isinstance(c, bool)]
+    return (float(np.mean(temps)) if temps else None, float(np.mean(mhz)) if mhz else None)
+
+
+def _judge(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison], delta: float, threshold: float,
+           alpha: float, suite_shift_limit: float, base: Sequence[Results],
+           head: Sequence[Results]) -> SuiteFinding | None:
+    """Test and decision rules: every tested specialization gets its verdict in `rows`."""
+    noise = _noise(tested)
+    d = np.array([t.d for t in tested])
+    trusted = np.array([t.untrusted is None for t in tested], dtype=bool)
+    have_noise = np.isfinite(noise.se) & (noise.df > 0)
+    family = trusted & have_noise
+    shift = stats.suite_shift(d[family], delta)
+    finding = None
+    se = noise.se.copy()
+    centre = 0.0
+    if shift is not None:
+        centre = shift.shift
+        se = se * math.sqrt(stats.median_variance_factor(shift.count))
+        finding = SuiteFinding(change=math.expm1(shift.shift), specializations=shift.count,
+                               same_direction=shift.same_direction, detected=shift.detected,
+                               limit=suite_shift_limit, base_conditions=_side_conditions(base),
+                               head_conditions=_side_conditions(head))
+    rel = d - centre
+    p_zero = stats.t_test_p(rel, se, noise.df)
+    p_equiv = stats.equivalence_p(rel, se, noise.df, delta)
+    low, high = stats.change_interval(rel, se, noise.df, alpha)
+    mdc = stats.min_detectable_change(se, noise.df, alpha, int(family.sum()), delta)
+    q = np.full(d.shape, np.nan)
+    q[family] = stats.benjamini_hochberg(p_zero[family])
+    level = f"{(1 - 2 * alpha) * 100:g} % interval"
+    thr = f"±{threshold * 100:g} % threshold"
+    against = f" relative to the suite's {_pct(math.expm1(centre))}" if shift is not None else ""
+    for i, t in enumerate(tested):
+        f = t.fields
+        change = _pct(math.expm1(rel[i]))
+        common = dict(p_value=float(p_zero[i]), q_value=float(q[i]) if family[i] else None,
+                      p_equivalence=float(p_equiv[i]), standard_error=float(se[i]),
+                      degrees_of_freedom=float(noise.df[i]),
+                      change_low=float(low[i]), change_high=float(high[i]), min_detectable_change=float(mdc[i]),
+                      relative_change=float(math.expm1(rel[i])) if shift is not None else None,
+                      run_to_run_cv=float(se[i] / math.sqrt(1 / t.base_obs.size + 1 / t.head_obs.size)),
+                      run_to_run_source=noise.source[i],
+                      test=f"t-test on ln(head/base){against}, {noise.df[i]:.1f} df", **f)
+        stats_text = (f"t-test p={_p(p_zero[i])}" + (f", BH q={_p(q[i])}" if family[i] else "")
+                      + f", TOST p={_p(p_equiv[i])}, σ={se[i] * 100:.3f} % ({noise.df[i]:.1f} df, {noise.source[i]}), "
+                      f"smallest detectable {mdc[i] * 100:.2f} %")
+        beyond = abs(rel[i]) >= delta
+        if t.untrusted:
+            verdict, reason = Verdict.INCONCLUSIVE, f"{t.untrusted}: change {change} not trusted; {stats_text}"
+        elif not have_noise[i]:
+            verdict = Verdict.INCONCLUSIVE
+            reason = (f"no run-to-run variability: change {change} cannot be judged (one run without rounds on "
+                      "each side; measure with --rounds 2 or more, give repeated runs, or history)")
+        elif beyond and q[i] <= alpha:
+            verdict = Verdict.REGRESSION if rel[i] < 0 else Verdict.IMPROVEMENT
+            reason = f"change {change}{against} beyond the {thr} and significant (BH q <= α={alpha:g}); {stats_text}"
+        elif p_equiv[i] <= alpha:
+            verdict = Verdict.UNCHANGED
+            reason = f"{level} [{_pct(low[i])}, {_pct(high[i])}]{against} within the {thr}; {stats_text}"
+        elif beyond:
+            verdict = Verdict.INCONCLUSIVE
+            reason = f"too noisy to tell: change {change}{against} beyond the {thr} but not significant; {stats_text}"
+        else:
+            verdict = Verdict.INCONCLUSIVE
+            reason = f"too noisy to tell: {level} [{_pct(low[i])}, {_pct(high[i])}] straddles the {thr}; {stats_text}"
+        rows[t.key] = SpecComparison(verdict=verdict, reason=reason, **common)
+    return finding
+
+
 def _one_sided(key: tuple[str, str], entry: _Entry, verdict: Verdict, reason: str) -> SpecComparison:
+    """A specialization found on one side only."""
     spec = entry.spec
     value = spec.bytes_per_second if (spec.bytes_per_second or 0) > 0 else spec.items_per_second
     noise = spec.noise_percent / 100 if spec.noise_percent is not None else None

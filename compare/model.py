@@ -61,6 +61,11 @@ class SpecComparison:
     change_high: float | None = None
     base_source: str | None = None
     head_source: str | None = None
+    degrees_of_freedom: float | None = None
+    min_detectable_change: float | None = None
+    relative_change: float | None = None  # head/base - 1 relative to the suite's median change
+    base_observations: int | None = None  # rounds (or runs without rounds) pooled on each side
+    head_observations: int | None = None
 
     @property
     def key(self) -> tuple[str, str]:
@@ -103,6 +108,10 @@ class SpecComparison:
             "standard_error": _num(self.standard_error),
             "run_to_run_cv": _num(self.run_to_run_cv),
             "run_to_run_source": self.run_to_run_source,
+            "degrees_of_freedom": _num(self.degrees_of_freedom),
+            "min_detectable_change": _num(self.min_detectable_change),
+            "relative_change": _num(self.relative_change),
+            "observations": {"base": self.base_observations, "head": self.head_observations},
         }
 
 
@@ -137,17 +146,65 @@ class Method:
 
     threshold: float
     alpha: float
-    default_run_to_run_cv: float
     description: str
-    standard_error_scale: float = 1.0  # empirical-null widening applied to every standard error
+    suite_shift_limit: float = 0.05
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "threshold": self.threshold,
             "alpha": self.alpha,
-            "default_run_to_run_cv": self.default_run_to_run_cv,
-            "standard_error_scale": self.standard_error_scale,
+            "suite_shift_limit": self.suite_shift_limit,
             "description": self.description,
+        }
+
+
+@dataclass(frozen=True)
+class SuiteFinding:
+    """The suite's median change (head/base - 1): every specialization is judged against it.
+    `detected`: beyond the threshold and shared by most specializations, a finding of its own
+    (the environment, or a change in shared code); beyond `limit` it counts for the exit code.
+    Conditions are each side's mean start temperature (°C) and mean SM clock (MHz)."""
+
+    change: float
+    specializations: int
+    same_direction: int
+    detected: bool
+    limit: float
+    base_conditions: tuple[float | None, float | None] = (None, None)
+    head_conditions: tuple[float | None, float | None] = (None, None)
+
+    @property
+    def beyond_limit(self) -> bool:
+        return self.detected and abs(self.change) > self.limit
+
+    @property
+    def verdict(self) -> Verdict | None:
+        """REGRESSION or IMPROVEMENT when the shift counts for the exit code."""
+        if not self.beyond_limit:
+            return None
+        return Verdict.REGRESSION if self.change < 0 else Verdict.IMPROVEMENT
+
+    def describe(self) -> str:
+        def side(c: tuple[float | None, float | None]) -> str:
+            t, mhz = c
+            parts = (f"{t:.0f} °C" if t is not None else "", f"{mhz:.0f} MHz" if mhz else "")
+            return ", ".join(x for x in parts if x) or "no temperature or clock"
+
+        gate = (f"beyond the {self.limit * 100:g} % suite-shift limit: counts as a {self.verdict}"
+                if self.beyond_limit else f"within the {self.limit * 100:g} % suite-shift limit: reported only")
+        return (f"suite-wide shift {self.change * 100:+.2f} % ({self.same_direction} of {self.specializations} "
+                f"specializations moved this way; base {side(self.base_conditions)}, "
+                f"head {side(self.head_conditions)}): "
+                f"each specialization is judged relative to it; {gate}. The environment (temperature, clocks, "
+                "another GPU) or a change in shared code; run base and head interleaved on one runner to tell")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "change": _num(self.change), "specializations": self.specializations,
+            "same_direction": self.same_direction, "detected": self.detected, "limit": self.limit,
+            "counts_as": self.verdict.value if self.verdict else None,
+            "base": {"gpu_temp_celsius": _num(self.base_conditions[0]), "sm_clock_mhz": _num(self.base_conditions[1])},
+            "head": {"gpu_temp_celsius": _num(self.head_conditions[0]), "sm_clock_mhz": _num(self.head_conditions[1])},
         }
 
 
@@ -162,6 +219,7 @@ class Comparison:
     base_sources: tuple[str, ...] = ()
     head_sources: tuple[str, ...] = ()
     context: Mapping[str, Any] = field(default_factory=dict)
+    suite_shift: SuiteFinding | None = None
 
     @property
     def threshold(self) -> float:
@@ -186,9 +244,10 @@ class Comparison:
         fail_on = FailOn(fail_on)
         if fail_on is FailOn.NEVER:
             return False
+        shift = self.suite_shift.verdict if self.suite_shift is not None else None
         if fail_on is FailOn.CHANGE:
-            return self.summary.regressions + self.summary.improvements > 0
-        return self.summary.regressions > 0
+            return self.summary.regressions + self.summary.improvements > 0 or shift is not None
+        return self.summary.regressions > 0 or shift is Verdict.REGRESSION
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -197,6 +256,7 @@ class Comparison:
             "method": self.method.to_dict(),
             "context": dict(self.context),
             "warnings": list(self.warnings),
+            "suite_shift": self.suite_shift.to_dict() if self.suite_shift is not None else None,
             "summary": self.summary.to_dict(),
             "specializations": [r.to_dict() for r in self.rows],
         }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import TYPE_CHECKING
 
 from compare.model import Comparison, SpecComparison, Verdict
@@ -48,6 +49,14 @@ def _noise(value: float | None, timeout: bool) -> str:
     return f"{value * 100:.3f} %" + (" (timeout)" if timeout else "")
 
 
+def _detectable(row: SpecComparison) -> str:
+    """The smallest change these runs could have flagged (a noise timeout marks it)."""
+    if row.min_detectable_change is None or not math.isfinite(row.min_detectable_change):
+        return "—"
+    timeout = "*" if row.base_noise_timeout or row.head_noise_timeout else ""
+    return f"±{row.min_detectable_change * 100:.2f} %{timeout}"
+
+
 def _plural(n: int, word: str) -> str:
     if n == 1:
         return f"{n} {word}"
@@ -73,7 +82,8 @@ def summary_line(c: Comparison) -> str:
 
 def method_line(c: Comparison) -> str:
     return (f"threshold ±{c.threshold * 100:g} %, α = {c.alpha:g} (Benjamini–Hochberg across specializations), "
-            f"run-to-run CV prior {c.method.default_run_to_run_cv * 100:g} % unless history gives one")
+            "t-tests against the spread between rounds and repeats (moderated across the suite) or history's, "
+            f"whichever is larger; suite-wide shifts beyond {c.method.suite_shift_limit * 100:g} % count")
 
 
 def _side_label(c: Comparison, side: str) -> str:
@@ -114,17 +124,16 @@ def render_terminal(c: Comparison, console: Console, *, changed_only: bool = Fal
         console.print(Text.assemble(("warning: ", "bold yellow"), w))
     multi = _multi_algorithm(c)
     header = (["Algorithm"] if multi else []) + [
-        "Specialization", "Base", "Head", "Change", "Noise base", "Noise head", "Verdict"]
-    right = ([False] if multi else []) + [False, True, True, True, True, True, False]
+        "Specialization", "Base", "Head", "Change", "Detectable", "Verdict"]
+    right = ([False] if multi else []) + [False, True, True, True, True, False]
     rows = _rows(c, changed_only)
     table: list[tuple[list[str], SpecComparison]] = []
     for r in rows:
         cells = [r.name, _value(r, r.base_value), _value(r, r.head_value), _change(r.change),
-                 _noise(r.base_noise, r.base_noise_timeout), _noise(r.head_noise, r.head_noise_timeout),
-                 r.verdict.value]
+                 _detectable(r), r.verdict.value]
         table.append((([r.algorithm] if multi else []) + cells, r))
     widths = [max([len(h)] + [len(cells[i]) for cells, _ in table]) for i, h in enumerate(header)]
-    change_col, verdict_col = len(header) - 4, len(header) - 1
+    change_col, verdict_col = len(header) - 3, len(header) - 1
 
     def pad(i: int, text: str) -> str:
         return text.rjust(widths[i]) if right[i] else text.ljust(widths[i])
@@ -173,19 +182,17 @@ def render_markdown(c: Comparison, *, changed_only: bool = False) -> str:
     if c.warnings:
         lines.append("")
     multi = _multi_algorithm(c)
-    header = (["Algorithm"] if multi else []) + ["Specialization", "Base", "Head", "Change", "Noise (base / head)",
-                                                  "Verdict"]
+    header = (["Algorithm"] if multi else []) + ["Specialization", "Base", "Head", "Change", "Detectable", "Verdict"]
     align = (["---"] if multi else []) + ["---", "---:", "---:", "---:", "---:", "---"]
     lines.append("| " + " | ".join(header) + " |")
     lines.append("|" + "|".join(align) + "|")
     rows = _rows(c, changed_only)
     for r in rows:
-        noise = f"{_noise(r.base_noise, r.base_noise_timeout)} / {_noise(r.head_noise, r.head_noise_timeout)}"
         verdict = f"{ICONS[r.verdict]} {r.verdict.value}"
         if r.verdict is Verdict.REGRESSION:
             verdict = f"**{verdict}**"
         cells = ([_md(r.algorithm)] if multi else []) + [
-            _md(r.name), _value(r, r.base_value), _value(r, r.head_value), _change(r.change), noise, verdict,
+            _md(r.name), _value(r, r.base_value), _value(r, r.head_value), _change(r.change), _detectable(r), verdict,
         ]
         lines.append("| " + " | ".join(cells) + " |")
     if changed_only and len(rows) < len(c.rows):

@@ -28,24 +28,26 @@ from typing import Any
 import numpy as np
 
 from primbench.errors import MissingDependencyError
-
-#: Run-to-run coefficient of variation of a run's mean throughput assumed when no history
-#: is given: repeated runs of an unchanged copy kernel on the H200 differed by about 0.1 %
-#: (DESIGN.md, GPU-FIGURES.md). It is raised to the noisier side's batch-to-batch CV
-#: (see `default_run_to_run_cv`), since a kernel that is noisy within a run is not
-#: expected to be steadier between runs.
-DEFAULT_RUN_TO_RUN_CV = 0.001
+from primbench.rounds import log_sd
 
 #: Smallest change (a fraction of throughput) that counts as a regression or improvement.
-#: Midway between no change and the smallest slowdown CI must catch (1 %): with the H200's
-#: run-to-run CV of 0.1 % (0.14 % on a difference of two runs) both an A/A pair and a 1 %
-#: slowdown are 3.5 standard deviations away from it.
+#: A practical floor: a statistically sure change smaller than this is reported as unchanged
+#: or inconclusive, never as a regression.
 DEFAULT_THRESHOLD = 0.005
 
 DEFAULT_ALPHA = 0.05
 
 #: Window of the seed's noise estimate, used when a summary-only file does not say.
 DEFAULT_BATCH_WINDOW = 10
+
+
+def scipy_special() -> ModuleType:
+    """`scipy.special`, or MissingDependencyError naming the `compare` extra."""
+    try:
+        from scipy import special
+    except ImportError:
+        raise MissingDependencyError("scipy", "compare", "primbench compare") from None
+    return special
 
 
 def scipy_stats() -> ModuleType:
@@ -122,18 +124,77 @@ def within_run_from_summary(noise_percent: float, batches: int | None, window: i
     return WithinRun(se=cv / math.sqrt(n), cv=cv, n=n, n_eff=float(n), source="summary")
 
 
-def default_run_to_run_cv(base_cv: float, head_cv: float) -> float:
-    """The prior when history gives none: max(DEFAULT_RUN_TO_RUN_CV, either side's batch CV)."""
-    return max(DEFAULT_RUN_TO_RUN_CV, base_cv, head_cv)
-
-
 def run_to_run_cv_from_runs(values: Sequence[float]) -> float | None:
     """Coefficient of variation (SD of ln, n-1) of one specialization's throughput across
-    several runs: what a history of baseline runs estimates. None for fewer than 2 runs."""
-    v = np.asarray([x for x in values if x > 0], dtype=float)
-    if v.size < 2:
+    several runs or rounds. None for fewer than 2 values."""
+    return log_sd(values)
+
+
+# --------------------------------------------------------------------------- run-to-run variance
+
+
+def trigamma(x: np.ndarray | float) -> np.ndarray:
+    return np.asarray(scipy_special().polygamma(1, x), dtype=float)
+
+
+def trigamma_inverse(y: float) -> float:
+    """x with trigamma(x) = y (Newton's method on 1/x, as in Smyth 2004)."""
+    if y > 1e7:
+        return 1.0 / math.sqrt(y)
+    if y < 1e-6:
+        return 1.0 / y
+    x = 0.5 + 1.0 / y
+    for _ in range(50):
+        tri = float(trigamma(x))
+        dif = tri * (1.0 - tri / y) / float(scipy_special().polygamma(2, x))
+        x += dif
+        if -dif / x < 1e-8:
+            break
+    return x
+
+
+@dataclass(frozen=True)
+class Prior:
+    """The suite's prior of the run-to-run variance (limma's ``squeezeVar``): `df0` degrees of
+    freedom worth of variance `s0_sq` (of ln throughput per round or run)."""
+
+    df0: float
+    s0_sq: float
+
+
+#: Fewest specializations with a variance of their own to fit the suite's prior.
+PRIOR_MIN = 3
+
+
+def fit_prior(s_sq: np.ndarray, df: np.ndarray) -> Prior | None:
+    """Fit a scaled inverse-chi-square prior to per-specialization sample variances (Smyth
+    2004, moment estimates on log variances). None with fewer than `PRIOR_MIN` usable ones."""
+    ok = (df > 0) & (s_sq > 0) & np.isfinite(s_sq)
+    if int(ok.sum()) < PRIOR_MIN:
         return None
-    return float(np.std(np.log(v), ddof=1))
+    sp = scipy_special()
+    s2, d = s_sq[ok], df[ok]
+    e = np.log(s2) - sp.digamma(d / 2) + np.log(d / 2)
+    emean = float(e.mean())
+    evar = float(np.sum((e - emean) ** 2) / (e.size - 1) - np.mean(trigamma(d / 2)))
+    if evar > 0:
+        df0 = 2.0 * trigamma_inverse(evar)
+        s0_sq = math.exp(emean + float(sp.digamma(df0 / 2)) - math.log(df0 / 2))
+    else:
+        df0 = math.inf
+        s0_sq = math.exp(emean)
+    # limma caps the prior at the residual df of the whole suite: never worth more data than exists
+    return Prior(min(df0, float(d.sum())), s0_sq)
+
+
+def moderated_variance(s_sq: np.ndarray, df: np.ndarray, prior: Prior | None) -> tuple[np.ndarray, np.ndarray]:
+    """Posterior variances and their degrees of freedom: ``(df0 s0^2 + df s^2) / (df0 + df)``.
+    Without a prior, the sample variances as they are (df 0 where there is none)."""
+    if prior is None:
+        return np.where(df > 0, s_sq, np.nan), df.astype(float)
+    total = prior.df0 + df
+    post = (prior.df0 * prior.s0_sq + df * np.nan_to_num(s_sq)) / total
+    return post, total
 
 
 # --------------------------------------------------------------------------- the verdict tests
@@ -144,53 +205,36 @@ def log_threshold(threshold: float) -> float:
     return math.log1p(threshold)
 
 
-def standard_error(base_se: np.ndarray, head_se: np.ndarray, run_to_run_cv: np.ndarray) -> np.ndarray:
-    """SE of d = ln(head/base): each side's within-run SE and each run's own run-to-run deviation."""
-    return np.sqrt(base_se**2 + head_se**2 + 2.0 * run_to_run_cv**2)
-
-
-def z_test_p(d: np.ndarray, se: np.ndarray) -> np.ndarray:
-    """Two-sided p-value of H0: d = 0 (no change at all), z-test: 2 sf(|d| / se)."""
-    norm = scipy_stats().norm
+def t_test_p(d: np.ndarray, se: np.ndarray, df: np.ndarray) -> np.ndarray:
+    """Two-sided p-value of H0: d = 0, Student's t with `df` degrees of freedom."""
+    t = scipy_stats().t
     a = np.abs(d)
     with np.errstate(divide="ignore", invalid="ignore"):
-        p = 2.0 * norm.sf(a / se)
+        p = 2.0 * t.sf(a / se, df)
     p = np.where(se > 0, p, np.where(a > 0, 0.0, 1.0))
-    return np.clip(p, 0.0, 1.0)
+    return np.clip(np.nan_to_num(p, nan=1.0), 0.0, 1.0)
 
 
-#: Smallest number of specializations for the empirical-null check of the noise model.
-EMPIRICAL_NULL_MIN = 20
-
-
-def empirical_null_scale(z: np.ndarray, min_n: int = EMPIRICAL_NULL_MIN) -> float:
-    """How much wider than N(0, 1) the z-scores d/se of a suite spread (Efron's empirical
-    null, scale only): 1.4826 x their median absolute deviation around their median.
-
-    Most specializations of a suite do not change, so their z-scores should spread like
-    N(0, 1); a wider spread means the noise model (within-run SE plus the run-to-run prior)
-    is too optimistic. Centred on the median, so a suite-wide shift (every kernel slower)
-    does not count as spread. 1 for fewer than `min_n` values or a narrower spread."""
-    z = z[np.isfinite(z)]
-    if z.size < min_n:
-        return 1.0
-    mad = float(np.median(np.abs(z - np.median(z))))
-    return max(1.0, 1.482602218505602 * mad)
-
-
-def equivalence_p(d: np.ndarray, se: np.ndarray, delta: float) -> np.ndarray:
-    """TOST p-value of H0: |d| >= delta (the change is at least the threshold), z-tests."""
-    norm = scipy_stats().norm
+def equivalence_p(d: np.ndarray, se: np.ndarray, df: np.ndarray, delta: float) -> np.ndarray:
+    """TOST p-value of H0: |d| >= delta (the change is at least the threshold), t-tests."""
+    t = scipy_stats().t
     with np.errstate(divide="ignore", invalid="ignore"):
-        p = np.maximum(norm.sf((d + delta) / se), norm.cdf((d - delta) / se))
+        p = np.maximum(t.sf((d + delta) / se, df), t.cdf((d - delta) / se, df))
     p = np.where(se > 0, p, np.where(np.abs(d) < delta, 0.0, 1.0))
-    return np.clip(p, 0.0, 1.0)
+    return np.clip(np.nan_to_num(p, nan=1.0), 0.0, 1.0)
 
 
-def change_interval(d: np.ndarray, se: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+def change_interval(d: np.ndarray, se: np.ndarray, df: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     """The (1 - 2 alpha) interval of the change, head/base - 1: the one TOST at `alpha` uses."""
-    z = float(scipy_stats().norm.isf(alpha))
-    return np.expm1(d - z * se), np.expm1(d + z * se)
+    q = scipy_stats().t.isf(alpha, df)
+    return np.expm1(d - q * se), np.expm1(d + q * se)
+
+
+def min_detectable_change(se: np.ndarray, df: np.ndarray, alpha: float, tested: int, delta: float) -> np.ndarray:
+    """The smallest change these runs could flag: beyond the threshold and past the critical
+    value of a lone change among `tested` (BH's first step is Bonferroni's, alpha / tested)."""
+    q = scipy_stats().t.isf(alpha / (2 * max(1, tested)), df)
+    return np.expm1(np.maximum(delta, q * se))
 
 
 def benjamini_hochberg(p: np.ndarray) -> np.ndarray:
@@ -227,3 +271,40 @@ def mann_whitney_batches(base_times: Sequence[float], head_times: Sequence[float
     res: Any = scipy_stats().mannwhitneyu(h, b, alternative="two-sided")
     shift = float(np.median(h) / np.median(b) - 1.0)
     return float(res.pvalue), shift
+
+
+# --------------------------------------------------------------------------- suite-wide shifts
+
+#: Fewest specializations for a suite-wide shift to be estimated and taken out.
+SUITE_MIN = 5
+#: Share of specializations that must move in the direction of the median for a shift to be
+#: reported as a suite-wide finding.
+SUITE_AGREEMENT = 0.75
+
+
+@dataclass(frozen=True)
+class SuiteShift:
+    """The median change of a suite (log scale), how many moved its way, and whether that is
+    a suite-wide finding: beyond the threshold and shared by `SUITE_AGREEMENT` of them."""
+
+    shift: float
+    count: int
+    same_direction: int
+    detected: bool
+
+
+def suite_shift(d: np.ndarray, delta: float) -> SuiteShift | None:
+    """The suite's common move, or None for fewer than `SUITE_MIN` specializations. Separate
+    processes on the H200 moved whole suites together by 0.5-2 % (tests/benchmarks/rounds/);
+    each specialization is judged against the suite's median rather than against zero."""
+    d = d[np.isfinite(d)]
+    if d.size < SUITE_MIN:
+        return None
+    c = float(np.median(d))
+    same = int(np.sum(np.sign(d) == np.sign(c))) if c != 0 else 0
+    return SuiteShift(c, int(d.size), same, abs(c) >= delta and same >= SUITE_AGREEMENT * d.size)
+
+
+def median_variance_factor(n: int) -> float:
+    """Variance of (d_i - median(d)) over Var(d_i), for n values: 1 + pi / (2 n)."""
+    return 1.0 + math.pi / (2.0 * n)

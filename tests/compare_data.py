@@ -24,8 +24,10 @@ SETTINGS: dict[str, Any] = {
 def spec(name: str, bytes_per_second: float, *, algo: str = "copy", index: int = 0, noise_percent: float = 0.02,
          noise_timeout: bool = False, items_per_second: float | None = None, batches: Sequence[float] | None = None,
          kernel_calls_per_batch: int = 64, batch_count: int = 50, error: str | None = None,
-         **meta: Any) -> dict[str, Any]:
-    """One specialization record. `batches` are batch GPU times in ms (all with the same calls)."""
+         round_cv: float | None = 0.001, **meta: Any) -> dict[str, Any]:
+    """One specialization record. `batches` are batch GPU times in ms (all with the same calls).
+    `round_cv`: three rounds at exp(-cv), 1 and exp(cv) times the throughput (their log SD is
+    exactly `cv`); None writes no rounds (a file of before results 4.3.0)."""
     if error is not None:
         return {
             "index": index, "name": name, "bytes_per_second": None, "items_per_second": None,
@@ -42,6 +44,14 @@ def spec(name: str, bytes_per_second: float, *, algo: str = "copy", index: int =
         "calls": {"kernel_calls_per_batch": kernel_calls_per_batch, "ms_per_batch": 10.0, "batches": n,
                   "kernel_calls": kernel_calls_per_batch * n},
     }
+    if round_cv is not None:
+        record["rounds"] = [
+            {"round": k, "gpu_ms_per_call": 0.25 / f, "bytes_per_second": bytes_per_second * f,
+             "items_per_second": ips * f, "noise_timeout": noise_timeout, "noise_percent": noise_percent,
+             "batches": n // 3, "kernel_calls": kernel_calls_per_batch * (n // 3),
+             "kernel_calls_per_batch": kernel_calls_per_batch, "elapsed_secs": {"host": 0.3, "gpu": 0.15}}
+            for k, f in enumerate(np.exp(np.array([-1.0, 0.0, 1.0]) * round_cv))
+        ]
     if batches is not None:
         record["batches"] = [
             {"batch_ms": float(ms), "kernel_calls": kernel_calls_per_batch, "host_secs": 0.02} for ms in batches

@@ -89,9 +89,9 @@ def test_markdown_is_a_github_table_with_a_summary(regression: tuple[str, str]) 
     lines = r.stdout.splitlines()
     assert lines[0] == "### primbench compare"
     assert lines[2].startswith("**1 regression, 0 improvements, 1 unchanged")
-    header = lines.index("| Specialization | Base | Head | Change | Noise (base / head) | Verdict |")
+    header = lines.index("| Specialization | Base | Head | Change | Detectable | Verdict |")
     assert lines[header + 1] == "|---|---:|---:|---:|---:|---|"
-    assert lines[header + 2].startswith("| type: char | 1.00 TB/s | 980.00 GB/s | -2.00 % |")
+    assert lines[header + 2].startswith("| type: char | 1") and "| 980.00 GB/s | -2.00 % | ±" in lines[header + 2]
     assert "regression" in lines[header + 2]
     assert ANSI not in r.stdout
 
@@ -197,3 +197,33 @@ def test_without_scipy_compare_names_the_extra_and_exits_2(same: tuple[str, str]
     assert proc.stdout == ""
     assert "needs the Python module 'scipy'" in proc.stderr
     assert "pip install 'primbench[compare]'" in proc.stderr
+
+
+def test_repeats_per_side_separated_by_double_dash(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    from primbench.cli import main
+
+    data = Path(__file__).parent / "benchmarks" / "rounds" / "data" / "1MiB"
+    argv = ["primbench", "compare", "--format", "json", str(data / "aa-1.json"), str(data / "aa-2.json"), "--",
+            str(data / "aa-3.json"), str(data / "aa-4.json")]
+    monkeypatch.setattr(sys, "argv", argv)
+    with pytest.raises(SystemExit) as exit_info:
+        main()
+    assert exit_info.value.code == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert len(doc["base"]) == 2 and len(doc["head"]) == 2
+    assert {s["observations"]["base"] for s in doc["specializations"]} == {6}
+
+
+def test_three_paths_without_a_separator_is_a_usage_error(tmp_path: Path) -> None:
+    data = Path(__file__).parent / "benchmarks" / "rounds" / "data" / "1MiB"
+    r = invoke(str(data / "aa-1.json"), str(data / "aa-2.json"), str(data / "aa-3.json"))
+    assert r.exit_code == 2 and "BASE1 BASE2 -- HEAD1 HEAD2" in r.stderr
+
+
+def test_suite_shift_limit_is_an_option() -> None:
+    data = Path(__file__).parent / "benchmarks" / "rounds" / "data" / "1MiB"
+    r = invoke("--suite-shift-limit", "100%", "--format", "json", str(data / "aa-1.json"), str(data / "aa-2.json"))
+    assert r.exit_code == 0 and json.loads(r.stdout)["method"]["suite_shift_limit"] == 1.0

@@ -6,48 +6,8 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats as sps
 
 from compare import stats
-
-
-def test_z_test_p_is_two_sided_normal() -> None:
-    d = np.array([0.0, 0.002, -0.002, 0.01])
-    se = np.full(4, 0.001)
-    p = stats.z_test_p(d, se)
-    assert p[0] == pytest.approx(1.0)
-    assert p[1] == pytest.approx(2 * sps.norm.sf(2.0)) and p[1] == pytest.approx(p[2])
-    assert p[3] < 1e-20
-
-
-def test_equivalence_p_is_tost() -> None:
-    delta, se = 0.005, 0.0014
-    d = np.array([0.001, -0.004, 0.0])
-    p = stats.equivalence_p(d, np.full(3, se), delta)
-    for got, x in zip(p, d, strict=True):
-        expected = max(sps.norm.sf((x + delta) / se), sps.norm.cdf((x - delta) / se))
-        assert got == pytest.approx(expected)
-    assert p[2] < 0.001  # |d| = 0 is clearly inside +-0.5 % at sigma 0.14 %
-    assert p[1] > 0.05  # -0.4 % is too close to the edge
-
-
-def test_zero_standard_error_gives_certain_answers() -> None:
-    d = np.array([0.01, 0.001])
-    se = np.zeros(2)
-    assert list(stats.z_test_p(d, se)) == [0.0, 0.0]
-    assert list(stats.z_test_p(np.zeros(1), np.zeros(1))) == [1.0]
-    assert list(stats.equivalence_p(d, se, 0.005)) == [1.0, 0.0]
-
-
-def test_standard_error_adds_both_runs_run_to_run_variance() -> None:
-    se = stats.standard_error(np.array([0.0003]), np.array([0.0004]), np.array([0.001]))
-    assert se[0] == pytest.approx(math.sqrt(0.0003**2 + 0.0004**2 + 2 * 0.001**2))
-
-
-def test_change_interval_is_the_tost_interval() -> None:
-    low, high = stats.change_interval(np.array([0.0]), np.array([0.001]), 0.05)
-    assert low[0] == pytest.approx(math.expm1(-1.6448536 * 0.001), rel=1e-6)
-    assert high[0] == pytest.approx(math.expm1(1.6448536 * 0.001), rel=1e-6)
 
 
 def test_benjamini_hochberg_matches_hand_computation() -> None:
@@ -94,9 +54,6 @@ def test_within_run_from_summary() -> None:
     assert stats.within_run_from_summary(0.04, None, 25).n == 25
 
 
-def test_default_run_to_run_is_the_prior_or_the_batch_noise() -> None:
-    assert stats.default_run_to_run_cv(0.0002, 0.0003) == stats.DEFAULT_RUN_TO_RUN_CV
-    assert stats.default_run_to_run_cv(0.02, 0.001) == 0.02
 
 
 def test_run_to_run_cv_from_runs() -> None:
@@ -126,11 +83,62 @@ def test_mann_whitney_on_batches() -> None:
     assert shift == pytest.approx(0.001, abs=2e-4)
 
 
-def test_empirical_null_scale() -> None:
-    rng = np.random.default_rng(11)
-    assert stats.empirical_null_scale(rng.normal(0, 1, 5000)) == pytest.approx(1.0, abs=0.05)
-    assert stats.empirical_null_scale(rng.normal(0, 3, 5000)) == pytest.approx(3.0, rel=0.05)
-    assert stats.empirical_null_scale(rng.normal(0, 0.2, 5000)) == 1.0  # never narrows
-    assert stats.empirical_null_scale(rng.normal(0, 3, 19)) == 1.0  # too few to tell
-    shifted = np.concatenate([rng.normal(-40, 1, 900), rng.normal(0, 1, 100)])
-    assert stats.empirical_null_scale(shifted) < 1.3  # a suite-wide shift is not spread
+
+# --------------------------------------------------------------------------- moderated variance
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+def test_t_tests_match_scipy() -> None:
+    from scipy import stats as ss
+
+    d, se, df = np.array([0.01, -0.02, 0.0]), np.array([0.005, 0.01, 0.01]), np.array([4.0, 10.0, 3.0])
+    assert stats.t_test_p(d, se, df) == pytest.approx(2 * ss.t.sf(np.abs(d / se), df))
+    p = stats.equivalence_p(d, se, df, 0.005)
+    assert p[2] == pytest.approx(ss.t.sf(0.5, 3.0))
+    assert stats.t_test_p(np.array([0.0, 0.1]), np.array([0.0, 0.0]), np.array([2.0, 2.0])).tolist() == [1.0, 0.0]
+
+
+def test_fit_prior_recovers_a_common_variance() -> None:
+    rng = np.random.default_rng(1)
+    df = np.full(500, 4.0)
+    s_sq = 0.01**2 * rng.chisquare(4, 500) / 4
+    prior = stats.fit_prior(s_sq, df)
+    assert prior is not None
+    assert math.sqrt(prior.s0_sq) == pytest.approx(0.01, rel=0.1)
+    assert prior.df0 > 50  # one common variance: the prior is worth a lot
+
+
+def test_fit_prior_needs_a_few_variances() -> None:
+    assert stats.fit_prior(np.array([1e-4, 2e-4]), np.array([4.0, 4.0])) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(1e-8, 1e-1), min_size=3, max_size=30), st.integers(1, 10))
+def test_moderated_variances_lie_between_each_sample_and_the_prior(variances: list[float], dfs: int) -> None:
+    s_sq = np.array(variances)
+    df = np.full(s_sq.size, float(dfs))
+    prior = stats.fit_prior(s_sq, df)
+    assert prior is not None and prior.df0 > 0 and prior.s0_sq > 0
+    assert prior.df0 <= df.sum()
+    post, post_df = stats.moderated_variance(s_sq, df, prior)
+    lo, hi = np.minimum(s_sq, prior.s0_sq), np.maximum(s_sq, prior.s0_sq)
+    assert np.all(post >= lo * (1 - 1e-9)) and np.all(post <= hi * (1 + 1e-9))
+    assert np.all(post_df == pytest.approx(prior.df0 + df))
+
+
+def test_min_detectable_change_grows_with_noise_and_suite_size() -> None:
+    one = stats.min_detectable_change(np.array([0.01]), np.array([4.0]), 0.05, 1, 0.005)
+    many = stats.min_detectable_change(np.array([0.01]), np.array([4.0]), 0.05, 100, 0.005)
+    assert 0.005 < one[0] < many[0]
+    assert stats.min_detectable_change(np.array([1e-6]), np.array([4.0]), 0.05, 1, 0.005)[0] == pytest.approx(
+        math.expm1(0.005))
+
+
+def test_suite_shift_needs_agreement_and_size() -> None:
+    assert stats.suite_shift(np.array([-0.02] * 4), 0.005) is None
+    shift = stats.suite_shift(np.array([-0.02] * 9 + [0.01, 0.0]), 0.005)
+    assert shift is not None and shift.detected and shift.shift == -0.02
+    mixed = stats.suite_shift(np.array([-0.02, 0.02, -0.01, 0.01, 0.0, -0.015]), 0.005)
+    assert mixed is not None and not mixed.detected

@@ -54,4 +54,8 @@ except ImportError:  # pragma: no cover
 
 def main() -> None:
     """Console-script entry point."""
-    app()
+    import sys
+
+    from primbench.cli.compare import separate_sides
+
+    app(args=separate_sides(sys.argv[1:]), prog_name="primbench")

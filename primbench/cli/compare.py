@@ -33,22 +33,33 @@ class Format(StrEnum):
 def register(app: typer.Typer) -> None:
     @app.command("compare")
     def compare(
-        base: Path = typer.Argument(..., metavar="BASE", help="Base results: a results.json or a directory of them."),
-        head: Path = typer.Argument(..., metavar="HEAD", help="Head results: a results.json or a directory of them."),
+        paths: list[Path] = typer.Argument(
+            ..., metavar="BASE... [--] HEAD...",
+            help="Results files or directories: BASE HEAD, or several repeats per side separated by "
+            "--: BASE1 BASE2 -- HEAD1 HEAD2 (options go before --). A specialization found in several "
+            "files of a side is a repeat: all its rounds are pooled."),
         threshold: str = typer.Option("0.5%", "--threshold", "-t", help=THRESHOLD_HELP),
         alpha: float = typer.Option(0.05, "--alpha", help=ALPHA_HELP),
         output_format: Format = typer.Option(Format.terminal, "--format", "-f", help=FORMAT_HELP),
         fail_on: FailOn = typer.Option(FailOn.REGRESSION, "--fail-on", help=FAIL_ON_HELP),
         changed_only: bool = typer.Option(False, "--changed-only", help=CHANGED_ONLY_HELP),
+        suite_shift_limit: str = typer.Option(
+            "5%", "--suite-shift-limit",
+            help="A suite-wide shift (most specializations moving together) is reported and every verdict is "
+            "judged relative to it; a shift beyond this fraction also counts as a regression or improvement "
+            "for the exit code (default 5%; 100% never)"),
     ) -> None:
         """Compare two runs: per specialization regression / improvement / unchanged / inconclusive
         / added / removed, with a CI exit code (0 none, 1 regression, 2 usage or bad input)."""
         fraction = parse_fraction(threshold, "--threshold")
+        limit = parse_fraction(suite_shift_limit, "--suite-shift-limit", allow_one=True)
         check_probability(alpha, "--alpha")
+        base, head = _split_sides([str(p) for p in paths])
         try:
             from compare.core import compare_runs, load_side
 
-            comparison = compare_runs(load_side(base), load_side(head), threshold=fraction, alpha=alpha)
+            comparison = compare_runs([r for p in base for r in load_side(p)], [r for p in head for r in load_side(p)],
+                                      threshold=fraction, alpha=alpha, suite_shift_limit=limit)
         except PrimbenchError as exc:
             typer.echo(f"primbench compare: error: {exc}", err=True)
             raise typer.Exit(getattr(exc, "exit_code", EXIT_USAGE)) from None
@@ -66,3 +77,29 @@ def register(app: typer.Typer) -> None:
 
             render.render_terminal(comparison, make_console(), changed_only=changed_only)
         raise typer.Exit(EXIT_FAILED if comparison.failed(fail_on) else EXIT_OK)
+
+
+#: What `primbench.cli.main` turns the ``--`` between the sides into (Click swallows ``--``).
+SIDE_SEPARATOR = "::"
+
+
+def separate_sides(argv: list[str]) -> list[str]:
+    """``compare A B -- C D`` -> ``compare A B :: C D``: keep the separator past Click's parser."""
+    if "compare" in argv and "--" in argv[argv.index("compare"):]:
+        at = argv.index("--", argv.index("compare"))
+        return [*argv[:at], SIDE_SEPARATOR, *argv[at + 1:]]
+    return argv
+
+
+def _split_sides(paths: list[str]) -> tuple[list[str], list[str]]:
+    """BASE HEAD, or BASE... -- HEAD... (arriving as BASE... :: HEAD...)."""
+    if SIDE_SEPARATOR in paths:
+        at = paths.index(SIDE_SEPARATOR)
+        base, head = paths[:at], paths[at + 1:]
+        if base and head and SIDE_SEPARATOR not in head:
+            return base, head
+    elif len(paths) == 2:
+        return paths[:1], paths[1:]
+    typer.echo("primbench compare: error: give BASE HEAD, or several files per side as BASE1 BASE2 -- HEAD1 HEAD2 "
+               f"(got {len(paths)} path(s))", err=True)
+    raise typer.Exit(EXIT_USAGE)

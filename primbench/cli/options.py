@@ -12,13 +12,16 @@ FORMAT_HELP = "terminal, markdown or json."
 CHANGED_ONLY_HELP = "Leave unchanged specializations out of the table (not out of JSON)."
 
 
-def parse_fraction(text: str, option: str, *, allow_zero: bool = False, example: str = "0.005 or 0.5%") -> float:
+def parse_fraction(text: str, option: str, *, allow_zero: bool = False, example: str = "0.005 or 0.5%",
+                   allow_one: bool = False) -> float:
     """``0.5%`` or ``0.005`` -> 0.005; a bare number of 1 or more is refused as ambiguous."""
     raw = text.strip()
     try:
         value = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
     except ValueError:
         raise typer.BadParameter(f"{text!r} is not a number (write {example})", param_hint=option) from None
+    if allow_one and raw.endswith("%") and value == 1:
+        return value
     if not raw.endswith("%") and value >= 1:
         raise typer.BadParameter(f"{text} is a fraction of 1 or more; did you mean {text}%?", param_hint=option)
     if not (0 <= value < 1 if allow_zero else 0 < value < 1):
