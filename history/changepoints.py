@@ -1,35 +1,58 @@
-"""Change-point detection: at which commit did a series' level shift, by how much, how surely.
+"""Change-point detection: at which commit did a series' level shift, by how much, how surely;
+and where did it drift.
 
-Method: binary segmentation on the logarithm of the values (so shifts are relative and a
-5 % drop looks the same at 1 TB/s and at 10 GB/s), then a pruning pass.
+Everything works on the logarithm of the values (so shifts are relative and a 5 % drop looks
+the same at 1 TB/s and at 10 GB/s).
 
-1. **Where.** In a segment, the candidate split is the one that removes the most squared
-   error when the segment is modelled as two constant levels instead of one (the classic
-   least-squares / CUSUM statistic ``k (n-k) / n * (mean_left - mean_right)**2``), with at
-   least `min_size` points on each side.
-2. **Whether.** A two-sample t-test (pooled variance, SciPy) of the two sides at that split.
-   Because the split was chosen as the best of ``m`` candidates, its p-value is multiplied
-   by ``m`` (Bonferroni): the chance that a segment with no shift yields a "significant"
-   split stays below `alpha`. The split is kept if the adjusted p-value is below `alpha`
-   and the relative change of the median level is at least `min_shift` (a statistically
-   sure 0.05 % drift is not worth a CI failure); binary segmentation then recurses into
-   both sides of every significant split.
-3. **Pruning.** Each change point is re-tested on the segment between its neighbours
-   (the final segmentation, not the one it was found in); points that no longer pass are
-   dropped until none changes. ``before``, ``after`` and ``shift`` are the medians of the
-   neighbouring segments and their relative change; ``confidence`` is ``1 - p``.
+1. **Noise.** The point-to-point noise ``sigma`` is estimated robustly from the whole series,
+   from the successive differences of ``ln x`` less their median: a level shift touches only
+   one difference, a bad run two, and a steady drift only moves the median. Their spread
+   starts as ``1.4826 · MAD``; differences beyond 3 spreads (steps, bad runs) are dropped and
+   the spread recomputed from the rest until it settles; ``sigma = spread / √2``. Other steps
+   therefore do not inflate it. It counts as ``0.43 (n-1) - 1`` degrees of freedom (measured
+   by simulation; the minus one because a split's own difference is among those dropped).
+   Each point is then winsorized: pulled to within ``3 sigma`` of the running median of 5
+   points around it, so one bad run (a throttled GPU) moves no mean by more than ``3 sigma``.
+2. **Where.** Binary segmentation: in a segment, the best split ``k`` (two constant levels,
+   the one that removes the most squared error, ``k (n-k) / n * (mean_left - mean_right)**2``)
+   and the best bump ``[i, j)`` (one level inside, one outside: a regression fixed a few
+   commits later, which no single split separates cleanly), every piece at least `min_size`
+   points long, all on the winsorized points.
+3. **Whether.** Two tests of the difference between the two groups, both valid when the
+   segment has no shift: (a) the robust one, ``t = Δmean / (sigma √(1/n1 + 1/n2))`` on the
+   winsorized points, against Student's t with the noise estimate's degrees of freedom; and
+   (b) the classic two-sample t-test with the pooled variance of the groups (exact with one
+   shift and short series, but blind when other shifts inflate that variance). A candidate's
+   p-value is twice the smaller one, times the number of candidates it was the best of
+   (Bonferroni); the better of split and bump counts at twice its p-value. So a shift-free
+   segment yields a false cut with a chance below `alpha`. The cut is kept if that is below
+   `alpha`; the search recurses into every piece and stops after `max_points` change points
+   (the result says so: `Changes.capped`).
+4. **Pruning.** Each change point is re-tested between its final neighbours; the weakest one
+   that no longer passes is dropped until all pass. ``before``, ``after`` and ``shift`` are
+   the medians of the neighbouring segments and their relative change; ``confidence`` is 1 - p.
+   `min_shift` applies here, between the final neighbours (a shift diluted in the segment
+   where it was found still counts).
+5. **Drift.** Two or more neighbouring change points in the same direction may be a slow
+   drift cut into a staircase. Over the span of their segments, a ramp (a level, a straight
+   line, a level: two levels and two knots) is fitted against the steps (one level per
+   segment, a location per step); where the ramp's BIC is no worse, its change significant
+   (t-test of its size, Bonferroni over the knots tried) and at least `min_shift`, the steps
+   are replaced by one `Drift` with its start, end, total change, change per commit and
+   confidence. A real staircase (plateaus the ramp cannot follow) stays steps.
 
-A shift needs `min_size` points after it (default 3) before it can be confirmed: one
-low point at the tip of a branch is indistinguishable from a bad run. (`compare`, with the
-run-to-run variability, is the tool for a single new run.) The test assumes the points
-within a segment are independent with equal spread; a steady drift will be cut into steps.
+A shift needs `min_size` points after it (default 3) before it can be confirmed: one low
+point at the tip of a branch is indistinguishable from a bad run. (`compare`, with the
+run-to-run variability, is the tool for a single new run.) The tests assume the points are
+independent with equal spread.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -37,10 +60,19 @@ import numpy as np
 from history.deps import require
 
 #: Defaults: the chance that a shift-free series yields a false change point; commits needed
-#: on each side of a shift; smallest relative shift of level reported.
+#: on each side of a shift; smallest relative shift of level reported; most change points.
 DEFAULT_ALPHA = 0.001
 DEFAULT_MIN_SIZE = 3
 DEFAULT_MIN_SHIFT = 0.01
+DEFAULT_MAX_POINTS = 20
+
+#: Degrees of freedom of the noise estimate per successive difference (simulated with normal
+#: noise: 0.44 at 6 points, 0.51 at 10, 0.57 at 20, 0.59 from 100 on; the lowest is the cautious one).
+_DOF_PER_DIFF = 0.43
+_REJECT = 3.0  # a difference further than this many sds from the median holds a step or a bad run
+_CLIP = 3.0  # winsorize at this many sigma from the running median
+_MAD = 1.4826  # MAD -> standard deviation for normal data
+_MAX_BUMP_SEGMENT = 2000  # longer segments are searched for single splits only (memory: n**2)
 
 
 @dataclass(frozen=True)
@@ -60,8 +92,80 @@ class ChangePoint:
                 "p_value": self.p_value, "confidence": self.confidence, "segment": list(self.segment)}
 
 
-def _transform(values: np.ndarray) -> np.ndarray:
-    return np.log(values) if np.all(values > 0) else values.astype(float)
+@dataclass(frozen=True)
+class Drift:
+    """A slow, steady change: the level moves along a straight line from ``start`` to ``end``."""
+
+    start: int  # last point at the old level (where the ramp starts)
+    end: int  # first point at the new level (where it ends)
+    before: float  # fitted level at `start`
+    after: float  # fitted level at `end`
+    change: float  # after / before - 1, the total change
+    slope: float  # relative change per commit (geometric: (1 + slope) ** (end - start) == 1 + change)
+    p_value: float  # Bonferroni-adjusted over the knots tried, two-sided
+    confidence: float  # 1 - p_value
+    segment: tuple[int, int]  # [start, stop) of the span that was fitted
+    steps: int  # how many step change points the drift replaces
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"start": self.start, "end": self.end, "before": self.before, "after": self.after,
+                "change": self.change, "slope": self.slope, "p_value": self.p_value,
+                "confidence": self.confidence, "segment": list(self.segment), "steps": self.steps}
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What `analyse` found in one series: level shifts, drifts, and whether the search stopped
+    at the cap of `max_points` change points (later shifts may then be missing)."""
+
+    points: list[ChangePoint] = field(default_factory=list)
+    drifts: list[Drift] = field(default_factory=list)
+    capped: bool = False
+    max_points: int = DEFAULT_MAX_POINTS
+    noise: float = 0.0  # the robust point-to-point sigma of ln(value)
+
+    def note(self) -> str | None:
+        """A one-line note for output when the cap was reached, else None."""
+        if not self.capped:
+            return None
+        return f"stopped at the cap of {self.max_points} change points; further shifts may be missing"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"points": [p.to_dict() for p in self.points], "drifts": [d.to_dict() for d in self.drifts],
+                "capped": self.capped, "max_points": self.max_points, "noise": self.noise}
+
+
+@dataclass(frozen=True)
+class _Series:
+    x: np.ndarray  # the values
+    y: np.ndarray  # ln(values) (or the values, where some are not positive)
+    w: np.ndarray  # y winsorized around its running median
+    sigma: float  # robust point-to-point noise of y
+    dof: float  # degrees of freedom of sigma
+    log: bool
+
+
+def _prepare(x: np.ndarray) -> _Series:
+    log = bool(np.all(x > 0))
+    y = np.log(x) if log else x.astype(float)
+    n = len(y)
+    if n < 3:
+        return _Series(x, y, y, 0.0, 0.0, log)
+    dev = np.diff(y)
+    dev = dev - np.median(dev)  # a steady drift moves the median difference only
+    spread = _MAD * float(np.median(np.abs(dev)))  # robust sd of one difference
+    if spread <= 1e-15 * max(float(np.max(np.abs(y))), 1.0):  # mostly identical steps: no estimate
+        return _Series(x, y, y, 0.0, 0.0, log)
+    for _ in range(10):  # iterated clipping: drop the differences that hold a step or a bad run
+        kept = dev[np.abs(dev) <= _REJECT * spread]
+        spread, old = math.sqrt(float(np.sum(kept**2)) / max(len(kept) - 1, 1)), spread
+        if abs(spread - old) <= 1e-9 * old:
+            break
+    sigma = spread / math.sqrt(2)
+    running = np.array([np.median(y[max(0, i - 2):i + 3]) for i in range(n)])
+    w = running + np.clip(y - running, -_CLIP * sigma, _CLIP * sigma)
+    dof = _DOF_PER_DIFF * (n - 1) - 1  # minus one: a split's own difference is among those clipped
+    return _Series(x, y, w, sigma, dof if dof >= 1 else 0.0, log)
 
 
 def _best_split(y: np.ndarray, start: int, stop: int, min_size: int) -> int | None:
@@ -79,24 +183,67 @@ def _best_split(y: np.ndarray, start: int, stop: int, min_size: int) -> int | No
     return start + int(k[int(np.argmax(gain))])
 
 
-def _test(y: np.ndarray, start: int, split: int, stop: int, min_size: int) -> float:
-    """Bonferroni-adjusted two-sided p-value of a level difference at `split` within [start, stop)."""
+def _sides(y: np.ndarray, cuts: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """The two groups a split (start, split, stop) or a bump (start, i, j, stop) compares:
+    before and after the split; outside and inside the bump."""
+    if len(cuts) == 3:
+        return y[cuts[0]:cuts[1]], y[cuts[1]:cuts[2]]
+    return np.concatenate([y[cuts[0]:cuts[1]], y[cuts[2]:cuts[3]]]), y[cuts[1]:cuts[2]]
+
+
+def _pooled_p(y: np.ndarray, cuts: tuple[int, ...]) -> float:
+    """Two-sided p of the classic pooled-variance two-sample t-test of the two groups."""
     stats = require("scipy.stats")
-    left, right = y[start:split], y[split:stop]
+    left, right = _sides(y, cuts)
     n1, n2 = len(left), len(right)
-    candidates = max(1, (stop - start) - 2 * min_size + 1)
-    diff = float(np.mean(right) - np.mean(left))
     dof = n1 + n2 - 2
-    ss = float(np.sum((left - left.mean()) ** 2) + np.sum((right - right.mean()) ** 2))
-    scale = max(abs(float(np.mean(y[start:stop]))), 1.0)
     if dof <= 0:
         return 1.0
+    diff = float(np.mean(right) - np.mean(left))
+    ss = float(np.sum((left - left.mean()) ** 2) + np.sum((right - right.mean()) ** 2))
+    scale = max(abs(float(np.mean(y[cuts[0]:cuts[-1]]))), 1.0)
     var = ss / dof
     if var <= (1e-15 * scale) ** 2:  # no spread at all: any difference is certain, none is nothing
         return 0.0 if abs(diff) > 1e-12 * scale else 1.0
-    t = diff / math.sqrt(var * (1 / n1 + 1 / n2))
-    p = 2 * float(stats.t.sf(abs(t), dof))
-    return min(1.0, p * candidates)
+    return 2 * float(stats.t.sf(abs(diff) / math.sqrt(var * (1 / n1 + 1 / n2)), dof))
+
+
+def _robust_p(s: _Series, cuts: tuple[int, ...]) -> float:
+    """Two-sided p of the level difference of the winsorized groups against the robust noise."""
+    if s.sigma <= 0 or s.dof <= 0:
+        return 1.0
+    stats = require("scipy.stats")
+    left, right = _sides(s.w, cuts)
+    n1, n2 = len(left), len(right)
+    diff = float(np.mean(right) - np.mean(left))
+    return 2 * float(stats.t.sf(abs(diff) / (s.sigma * math.sqrt(1 / n1 + 1 / n2)), s.dof))
+
+
+def _test(s: _Series, cuts: tuple[int, ...], candidates: int) -> float:
+    """Adjusted p-value of the level difference of a split or bump: twice the smaller of the
+    two tests' p, times the number of candidates it was chosen from."""
+    return min(1.0, 2 * min(_pooled_p(s.y, cuts), _robust_p(s, cuts)) * max(candidates, 1))
+
+
+def _split_candidates(n: int, min_size: int) -> int:
+    return max(0, n - 2 * min_size + 1)
+
+
+def _best_bump(y: np.ndarray, start: int, stop: int, min_size: int) -> tuple[tuple[int, int, int, int], int] | None:
+    """The least-squares bump (i, j) of y[start:stop]: the points [i, j) at one level, those
+    outside at another, every piece at least `min_size` long; and the number of candidates."""
+    n = stop - start
+    if n < 3 * min_size or n > _MAX_BUMP_SEGMENT:
+        return None
+    c = np.concatenate([[0.0], np.cumsum(y[start:stop])])
+    i, j = np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij")
+    ok = (i >= min_size) & (j - i >= min_size) & (n - j >= min_size)
+    inside = np.maximum(j - i, 1)
+    mean_in = (c[j] - c[i]) / inside
+    mean_out = (c[n] - (c[j] - c[i])) / np.maximum(n - inside, 1)
+    gain = np.where(ok, inside * (n - inside) / n * (mean_in - mean_out) ** 2, -1.0)
+    at = np.unravel_index(int(np.argmax(gain)), gain.shape)
+    return (start, start + int(at[0]), start + int(at[1]), stop), int(np.sum(ok))
 
 
 def _relative_shift(values: np.ndarray, start: int, split: int, stop: int) -> tuple[float, float, float]:
@@ -107,50 +254,78 @@ def _relative_shift(values: np.ndarray, start: int, split: int, stop: int) -> tu
     return before, after, after / before - 1
 
 
-def detect(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
-           min_shift: float = DEFAULT_MIN_SHIFT, max_points: int = 20) -> list[ChangePoint]:
-    """The change points of a series (ordered oldest first), oldest change first.
-
-    `alpha`: the chance a shift-free segment yields a false change point; `min_size`: points
-    needed on each side of a change; `min_shift`: smallest relative change of level reported."""
+def _check(values: Sequence[float], alpha: float, min_size: int, max_points: int) -> np.ndarray:
     if not 0 < alpha < 1:
         raise ValueError("alpha must be between 0 and 1")
     if min_size < 1:
         raise ValueError("min_size must be at least 1")
+    if max_points < 1:
+        raise ValueError("max_points must be at least 1")
     x = np.asarray(values, dtype=float)
     if x.ndim != 1 or not np.all(np.isfinite(x)):
         raise ValueError("values must be a flat sequence of finite numbers")
-    y = _transform(x)
-    n = len(y)
+    return x
+
+
+def analyse(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
+            min_shift: float = DEFAULT_MIN_SHIFT, max_points: int = DEFAULT_MAX_POINTS) -> Changes:
+    """Level shifts and drifts of a series (ordered oldest first), each oldest first.
+
+    `alpha`: the chance a shift-free segment yields a false change point; `min_size`: points
+    needed on each side of a change; `min_shift`: smallest relative change of level reported;
+    `max_points`: the search stops after this many change points (`Changes.capped`)."""
+    x = _check(values, alpha, min_size, max_points)
+    s = _prepare(x)
     found: set[int] = set()
-    stack = [(0, n)]
+    stack = [(0, len(x))]
     while stack and len(found) < max_points:
         start, stop = stack.pop()
-        split = _best_split(y, start, stop, min_size)
-        if split is None:
+        cuts = _cut(s, start, stop, min_size, alpha)
+        if cuts is None:
             continue
-        p = _test(y, start, split, stop, min_size)
-        if p >= alpha:
-            continue
-        if abs(_relative_shift(x, start, split, stop)[2]) >= min_shift:
-            found.add(split)
-        stack.append((start, split))
-        stack.append((split, stop))
-    return _prune(x, y, sorted(found), alpha, min_size, min_shift)
+        found.update(cuts[1:-1])  # `min_shift` is applied by `_prune`, between the final neighbours
+        stack.extend(itertools.pairwise(cuts))
+    capped = len(found) >= max_points and bool(stack)
+    points = _prune(s, sorted(found), alpha, min_size, min_shift)
+    points, drifts = _drifts(s, points, alpha, min_shift)
+    return Changes(points, drifts, capped, max_points, s.sigma)
 
 
-def _prune(x: np.ndarray, y: np.ndarray, points: list[int], alpha: float, min_size: int,
-           min_shift: float) -> list[ChangePoint]:
+def _cut(s: _Series, start: int, stop: int, min_size: int, alpha: float) -> tuple[int, ...] | None:
+    """The significant split (start, k, stop) or bump (start, i, j, stop) of a segment, if any:
+    the better of the two, at twice its adjusted p (a bump finds a regression fixed a few
+    commits later, whose two steps no single split separates cleanly)."""
+    tests: list[tuple[float, tuple[int, ...]]] = []
+    split = _best_split(s.w, start, stop, min_size)
+    if split is not None:
+        cuts = (start, split, stop)
+        tests.append((_test(s, cuts, _split_candidates(stop - start, min_size)), cuts))
+    bump = _best_bump(s.w, start, stop, min_size)
+    if bump is not None:
+        tests.append((_test(s, bump[0], bump[1]), bump[0]))
+    if not tests:
+        return None
+    p, cuts = min(tests)
+    return cuts if min(1.0, p * len(tests)) < alpha else None
+
+
+def detect(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
+           min_shift: float = DEFAULT_MIN_SHIFT, max_points: int = DEFAULT_MAX_POINTS) -> list[ChangePoint]:
+    """The level shifts of a series (ordered oldest first), oldest first: `analyse` without the
+    drifts (steps that make up a drift are not listed) and without the cap flag."""
+    return analyse(values, alpha=alpha, min_size=min_size, min_shift=min_shift, max_points=max_points).points
+
+
+def _prune(s: _Series, points: list[int], alpha: float, min_size: int, min_shift: float) -> list[ChangePoint]:
     while True:
-        bounds = [0, *points, len(y)]
+        bounds = [0, *points, len(s.y)]
         kept: list[ChangePoint] = []
         weakest: tuple[float, int] | None = None
         for i, cp in enumerate(points):
             start, stop = bounds[i], bounds[i + 2]
-            p = _test(y, start, cp, stop, min_size)
-            before, after, shift = _relative_shift(x, start, cp, stop)
-            ok = p < alpha and abs(shift) >= min_shift
-            if not ok:
+            p = _test(s, (start, cp, stop), _split_candidates(stop - start, min_size))
+            before, after, shift = _relative_shift(s.x, start, cp, stop)
+            if not (p < alpha and abs(shift) >= min_shift):
                 score = p if p >= alpha else alpha + (min_shift - abs(shift))
                 if weakest is None or score > weakest[0]:
                     weakest = (score, cp)
@@ -158,6 +333,69 @@ def _prune(x: np.ndarray, y: np.ndarray, points: list[int], alpha: float, min_si
         if weakest is None:
             return kept
         points = [p for p in points if p != weakest[1]]  # drop the weakest, then re-test the rest
+
+
+# --------------------------------------------------------------------------- drifts
+
+
+def _drifts(s: _Series, points: list[ChangePoint], alpha: float,
+            min_shift: float) -> tuple[list[ChangePoint], list[Drift]]:
+    """Replace each run of two or more same-direction steps by a drift where a ramp fits as well."""
+    kept: list[ChangePoint] = []
+    drifts: list[Drift] = []
+    i = 0
+    while i < len(points):
+        j = i
+        while j + 1 < len(points) and (points[j + 1].shift > 0) == (points[i].shift > 0):
+            j += 1
+        group = points[i:j + 1]
+        drift = _ramp(s, group, alpha, min_shift) if len(group) >= 2 else None
+        if drift is None:
+            kept.extend(group)
+        else:
+            drifts.append(drift)
+        i = j + 1
+    return kept, drifts
+
+
+def _ramp(s: _Series, group: list[ChangePoint], alpha: float, min_shift: float) -> Drift | None:
+    """The best ramp over the span of `group`'s segments, if it beats the steps by BIC."""
+    stats = require("scipy.stats")
+    start, stop = group[0].segment[0], group[-1].segment[1]
+    y = s.w[start:stop]
+    n = len(y)
+    cuts = [0, *(cp.index - start for cp in group), n]
+    rss_steps = sum(float(np.sum((y[a:b] - y[a:b].mean()) ** 2)) for a, b in itertools.pairwise(cuts))
+    idx = np.arange(n, dtype=float)
+    best: tuple[float, int, int, float, float, float] | None = None  # rss, knot0, knot1, a, b, se(b - a)
+    tried = 0
+    for k0 in range(0, cuts[1]):  # the ramp starts at or before the first step ...
+        for k1 in range(max(k0 + 1, cuts[-2] - 1), n):  # ... and ends at or after the last
+            tried += 1
+            r = np.clip((idx - k0) / (k1 - k0), 0.0, 1.0)  # y = a + (b - a) r
+            design = np.column_stack([1.0 - r, r])
+            coef, *_ = np.linalg.lstsq(design, y, rcond=None)
+            rss = float(np.sum((y - design @ coef) ** 2))
+            if best is None or rss < best[0]:
+                inv = np.linalg.pinv(design.T @ design)
+                contrast = np.array([-1.0, 1.0])
+                best = (rss, k0, k1, float(coef[0]), float(coef[1]), float(math.sqrt(contrast @ inv @ contrast)))
+    if best is None or n <= 4:
+        return None
+    rss, k0, k1, a, b, unit_se = best
+    tiny = 1e-300
+    bic_steps = n * math.log(max(rss_steps / n, tiny)) + (2 * len(group) + 1) * math.log(n)
+    bic_ramp = n * math.log(max(rss / n, tiny)) + 4 * math.log(n)
+    if bic_ramp > bic_steps:
+        return None
+    se = math.sqrt(rss / (n - 4)) * unit_se
+    p = 0.0 if se <= 0 else min(1.0, 2 * float(stats.t.sf(abs(b - a) / se, n - 4)) * tried)
+    before, after = (math.exp(a), math.exp(b)) if s.log else (a, b)
+    change = after / before - 1 if before else math.inf
+    if p >= alpha or abs(change) < min_shift:
+        return None
+    slope = (1 + change) ** (1 / (k1 - k0)) - 1 if change > -1 else -1.0
+    return Drift(start + k0, start + k1, before, after, change, slope, p, 1.0 - p, (start, stop), len(group))
 
 
 def confidence_text(confidence: float) -> str:

@@ -17,15 +17,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from history.changepoints import DEFAULT_ALPHA, DEFAULT_MIN_SHIFT, DEFAULT_MIN_SIZE, confidence_text
+from history.changepoints import DEFAULT_ALPHA, DEFAULT_MAX_POINTS, DEFAULT_MIN_SHIFT, DEFAULT_MIN_SIZE, confidence_text
 from history.deps import require
 from history.errors import HistoryError
-from history.queries import METRICS, change_points_of, connection, per_commit, series
+from history.queries import METRICS, cap_notes, changes_of, connection, per_commit, series
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from history.changepoints import ChangePoint
+    from history.changepoints import ChangePoint, Drift
 
 UNITS = {"bytes_per_second": ("GB/s", 1e9), "items_per_second": ("G items/s", 1e9), "noise_percent": ("%", 1.0),
          "sm_clock_mhz": ("MHz", 1.0), "sm_clock_fraction": ("of default", 1.0), "gpu_temp_start": ("°C", 1.0),
@@ -92,8 +92,13 @@ def trend_figure(frame: pd.DataFrame, *, metric: str = "bytes_per_second", title
         xs = [x_of[c] for c in pts["commit"]]
         ax.errorbar(xs, y, yerr=yerr, color=color, marker="o", ms=4, lw=1.2, capsize=2, zorder=3,
                     label=f"{label_gpu}: median per commit")
-        for cp in change_points_of(pts, alpha=alpha, min_size=min_size, min_shift=min_shift):
+        changes = changes_of(pts, alpha=alpha, min_size=min_size, min_shift=min_shift)
+        for cp in changes.points:
             _draw_change(ax, cp, pts, xs, scale, better)
+        for d in changes.drifts:
+            _draw_drift(ax, d, pts, xs, scale, better)
+        if changes.capped:
+            ax.text(0.01, 0.01, changes.note(), transform=ax.transAxes, fontsize=7, color="#a60")
     n = len(all_commits)
     step = max(1, (n + 24) // 25)
     ax.set_xticks(range(0, n, step))
@@ -151,6 +156,19 @@ def _draw_change(ax: Any, cp: ChangePoint, pts: pd.DataFrame, xs: Sequence[int],
     commit = _short(str(pts["commit"].iloc[cp.index]))
     text = f"{cp.shift * 100:+.1f} % at {commit}\n(confidence {confidence_text(cp.confidence)})"
     ax.annotate(text, xy=(edge, cp.after / scale), xytext=(6, -28 if cp.shift < 0 else 12),
+                textcoords="offset points", fontsize=8, color=color)
+
+
+def _draw_drift(ax: Any, d: Drift, pts: pd.DataFrame, xs: Sequence[int], scale: float,
+                better: bool | None) -> None:
+    worse = better is not None and ((d.change > 0) != better)
+    color = "#d62728" if worse else "#2ca02c" if better is not None else "#555555"
+    ax.plot([xs[d.start], xs[d.end]], [d.before / scale, d.after / scale], color=color, ls="--", lw=2, alpha=0.7,
+            zorder=1)
+    text = (f"drift {d.change * 100:+.1f} % ({d.slope * 100:+.2f} %/commit)\n"
+            f"{_short(str(pts['commit'].iloc[d.start]))}..{_short(str(pts['commit'].iloc[d.end]))} "
+            f"(confidence {confidence_text(d.confidence)})")
+    ax.annotate(text, xy=(xs[d.end], d.after / scale), xytext=(-150, 12 if d.change > 0 else -28),
                 textcoords="offset points", fontsize=8, color=color)
 
 
@@ -252,7 +270,7 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], classes: Seque
 def write_report(db: Any = None, out: str | os.PathLike[str] = "history-report.html", *, branch: str = "main",
                  base: str = "main", gpu: str | None = None, metric: str = "bytes_per_second",
                  alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE, min_shift: float = DEFAULT_MIN_SHIFT,
-                 use_git: bool = False, max_charts: int = 200) -> Report:
+                 use_git: bool = False, max_charts: int = 200, max_points: int = DEFAULT_MAX_POINTS) -> Report:
     """A static HTML report for `branch`: latest verdicts against `base` (for the base itself:
     its newest commit against the one before), change points, and a trend chart per
     specialization."""
@@ -266,7 +284,7 @@ def write_report(db: Any = None, out: str | os.PathLike[str] = "history-report.h
         if frame.empty:
             raise HistoryError(f"no runs of branch {branch!r}" + (f" on GPU {gpu!r}" if gpu else ""))
         changes = regressions(con, branch=branch, gpu=gpu, metric=metric, alpha=alpha, min_size=min_size,
-                              min_shift=min_shift)
+                              min_shift=min_shift, max_points=max_points)
         try:
             comparison = branch_comparison(con, branch, base, gpu=gpu, use_git=use_git)
         except PrimbenchError as exc:
@@ -314,12 +332,15 @@ def write_report(db: Any = None, out: str | os.PathLike[str] = "history-report.h
                      f"{min_shift * 100:g} % or more).</p>")
     else:
         rows = [[_e(c.algorithm), _e(c.name), _e(c.config_key), f"<span class='{_e(c.kind)}'>{_e(c.kind)}</span>",
-                 f"<code>{_e(str(c.commit)[:12])}</code>", f"<code>{_e(str(c.previous_commit)[:12])}</code>",
+                 _e(c.shape), f"<code>{_e(str(c.end_commit)[:12])}</code>",
+                 f"<code>{_e(str(c.previous_commit)[:12])}</code>",
                  _e(_fmt_value(c.before, metric)), _e(_fmt_value(c.after, metric)), _e(f"{c.shift * 100:+.2f} %"),
+                 _e("—" if c.slope is None or c.slope != c.slope else f"{c.slope * 100:+.3f} %/commit"),
                  _e(confidence_text(c.confidence))] for c in changes.itertuples()]
-        parts.append(_table(["algorithm", "specialization", "config", "kind", "first commit at new level",
+        parts.append(_table(["algorithm", "specialization", "config", "kind", "shape", "first commit at new level",
                              "last commit before",
-                             "before", "after", "shift", "confidence"], rows))
+                             "before", "after", "change", "per commit", "confidence"], rows))
+        notes.extend(cap_notes(changes, max_points))
     parts.append("<h2>Trends</h2>")
     keys = sorted({(a, n) for a, n in frame[["algorithm", "name"]].itertuples(index=False, name=None)})
     if len(keys) > max_charts:
@@ -341,7 +362,8 @@ def write_report(db: Any = None, out: str | os.PathLike[str] = "history-report.h
     for n in notes:
         parts.append(f"<p class='muted'>{_e(n)}</p>")
     parts.append("<p class='muted'>Made by <code>primbench history report</code>. Change points: binary "
-                 "segmentation on ln(value), t-test with Bonferroni correction (docs/history.md).</p></body></html>")
+                 "segmentation on ln(value) with a robust noise estimate, t-tests with Bonferroni correction, "
+                 "drifts where a ramp fits as well as a staircase (docs/history.md).</p></body></html>")
     target = Path(out)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text("\n".join(parts), encoding="utf-8")

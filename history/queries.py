@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from history.changepoints import DEFAULT_ALPHA, DEFAULT_MIN_SHIFT, DEFAULT_MIN_SIZE
+from history.changepoints import DEFAULT_ALPHA, DEFAULT_MAX_POINTS, DEFAULT_MIN_SHIFT, DEFAULT_MIN_SIZE
 from history.deps import require
 from primbench.errors import UsageError
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import duckdb
     import pandas as pd
 
-    from history.changepoints import ChangePoint
+    from history.changepoints import ChangePoint, Changes, Drift
 
 DB = "str | os.PathLike[str] | duckdb.DuckDBPyConnection | None"
 
@@ -232,15 +232,19 @@ def branches(db: Any = None, *, gpu: str | None = None, algorithm: str | None = 
 def regressions(db: Any = None, *, branch: str = "main", name: str | None = None, algorithm: str | None = None,
                 gpu: str | None = None, metric: str = "bytes_per_second", alpha: float = DEFAULT_ALPHA,
                 min_size: int = DEFAULT_MIN_SIZE, min_shift: float = DEFAULT_MIN_SHIFT,
-                last: int | None = None, config: str | None = None) -> pd.DataFrame:
+                last: int | None = None, config: str | None = None,
+                max_points: int = DEFAULT_MAX_POINTS) -> pd.DataFrame:
     """Change points of every per-commit series on `branch` (one per specialization, GPU and
     config: `SERIES_KEYS`): the commit where the level shifted, the size of the shift and its
     confidence. `kind` is regression or improvement for metrics with a better direction, else
-    up or down. `last` keeps only shifts among the `last` newest commits of each series;
-    `config` looks at one config key only."""
+    up or down; `shape` is step (a level shift at `commit`) or drift (a steady change from
+    `previous_commit` to `end_commit`, `slope` per commit). `capped` is true for every row of a
+    series whose search stopped at the cap of `max_points` change points. `last` keeps only
+    changes that reach the `last` newest commits of each series; `config` looks at one
+    config key only."""
     import pandas as pd
 
-    from history.changepoints import detect
+    from history.changepoints import analyse
 
     if last is not None and last < 1:
         raise UsageError(f"--last must be at least 1, got {last}")
@@ -256,13 +260,30 @@ def regressions(db: Any = None, *, branch: str = "main", name: str | None = None
         values = group["value"].astype(float).to_numpy()
         if len(values) < 2 * min_size or not (values == values).all():
             continue
-        for cp in detect(values, alpha=alpha, min_size=min_size, min_shift=min_shift):
-            if last is not None and cp.index < len(values) - last:
+        changes = analyse(values, alpha=alpha, min_size=min_size, min_shift=min_shift, max_points=max_points)
+        found = [_cp_row(key, group, cp, better, metric) for cp in changes.points]
+        found += [_drift_row(key, group, d, better, metric) for d in changes.drifts]
+        for row in sorted(found, key=lambda r: r["position"]):
+            if last is not None and row["end_position"] < len(values) - last:
                 continue
-            rows.append(_cp_row(key, group, cp, better, metric))
-    columns = ["algorithm", "name", "gpu_key", "gpu_name", "config_key", "kind", "commit", "previous_commit", "date",
-               "position", "commits", "before", "after", "shift", "p_value", "confidence", "metric"]
-    return pd.DataFrame(rows, columns=columns)
+            rows.append({**row, "capped": changes.capped})
+    return pd.DataFrame(rows, columns=REGRESSION_COLUMNS)
+
+
+#: The columns of `regressions`.
+REGRESSION_COLUMNS = ["algorithm", "name", "gpu_key", "gpu_name", "config_key", "kind", "shape", "commit",
+                      "previous_commit", "end_commit", "date", "position", "end_position", "commits", "before",
+                      "after", "shift", "slope", "p_value", "confidence", "metric", "capped"]
+
+
+def cap_notes(changes: pd.DataFrame, max_points: int = DEFAULT_MAX_POINTS) -> list[str]:
+    """One line per series of a `regressions` frame whose search stopped at the cap."""
+    if changes.empty or "capped" not in changes.columns:
+        return []
+    capped = changes[changes["capped"].astype(bool)]
+    keys = dict.fromkeys(capped[["algorithm", "name", "gpu_name", "config_key"]].itertuples(index=False, name=None))
+    return [f"{a} / {n} on {g} ({c}): stopped at the cap of {max_points} change points; further shifts may be missing"
+            for a, n, g, c in keys]
 
 
 def _kind(shift: float, better: bool | None) -> str:
@@ -277,11 +298,40 @@ def _cp_row(key: tuple[Any, ...], group: pd.DataFrame, cp: ChangePoint, better: 
     return {
         "algorithm": algorithm, "name": name, "gpu_key": gpu_key, "gpu_name": group["gpu_name"].iloc[0],
         "config_key": config,
-        "kind": _kind(cp.shift, better), "commit": group["commit"].iloc[cp.index],
-        "previous_commit": group["commit"].iloc[cp.index - 1], "date": group["date"].iloc[cp.index],
-        "position": cp.index, "commits": len(group), "before": cp.before, "after": cp.after, "shift": cp.shift,
+        "kind": _kind(cp.shift, better), "shape": "step", "commit": group["commit"].iloc[cp.index],
+        "previous_commit": group["commit"].iloc[cp.index - 1], "end_commit": group["commit"].iloc[cp.index],
+        "date": group["date"].iloc[cp.index], "position": cp.index, "end_position": cp.index, "commits": len(group),
+        "before": cp.before, "after": cp.after, "shift": cp.shift, "slope": None,
         "p_value": cp.p_value, "confidence": cp.confidence, "metric": metric,
     }
+
+
+def _drift_row(key: tuple[Any, ...], group: pd.DataFrame, d: Drift, better: bool | None,
+               metric: str) -> dict[str, Any]:
+    """A drift as a `regressions` row: `commit` is the first that moved, `previous_commit` the
+    last at the old level, `end_commit` the first at the new level; `shift` the total change."""
+    algorithm, name, gpu_key, config = key
+    first = min(d.start + 1, d.end)
+    return {
+        "algorithm": algorithm, "name": name, "gpu_key": gpu_key, "gpu_name": group["gpu_name"].iloc[0],
+        "config_key": config,
+        "kind": _kind(d.change, better), "shape": "drift", "commit": group["commit"].iloc[first],
+        "previous_commit": group["commit"].iloc[d.start], "end_commit": group["commit"].iloc[d.end],
+        "date": group["date"].iloc[first], "position": first, "end_position": d.end, "commits": len(group),
+        "before": d.before, "after": d.after, "shift": d.change, "slope": d.slope,
+        "p_value": d.p_value, "confidence": d.confidence, "metric": metric,
+    }
+
+
+def changes_of(points: pd.DataFrame, *, alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
+               min_shift: float = DEFAULT_MIN_SHIFT) -> Changes:
+    """Level shifts, drifts and the cap flag of one per-commit series (as `per_commit` returns it)."""
+    from history.changepoints import Changes, analyse
+
+    values = points["value"].astype(float).to_numpy()
+    if len(values) < 2 * min_size:
+        return Changes()
+    return analyse(values, alpha=alpha, min_size=min_size, min_shift=min_shift)
 
 
 def change_points_of(points: pd.DataFrame, *, alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,

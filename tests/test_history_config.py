@@ -199,3 +199,32 @@ def test_the_chart_axis_keeps_each_series_in_its_own_order() -> None:
     rows = [{"commit": c, "date": d, "gpu_key": "A", "config_key": "size=1MiB"} for c, d in small]
     rows += [{"commit": c, "date": d, "gpu_key": "B", "config_key": "size=128MiB"} for c, d in big]
     assert commit_axis(pd.DataFrame(rows)) == ["c0", "c1", "c2", "c3", "c4", "c5", "x", "c6"]
+
+
+def test_regressions_report_a_drift_and_the_cap(tmp_path: Path) -> None:
+    """30 commits: -0.2 % per commit (a slow regression) is one drift row, not a staircase;
+    with --max-points 1 the search stops at the cap and the table says so."""
+    noise = _noise(30, 7)
+    files = [_run(tmp_path / "in", f"c{i}", i, 3.7e11 * 0.998**i * noise[i], settings=SMALL) for i in range(30)]
+    db = tmp_path / "h.duckdb"
+    assert not ingest(files, db).errors
+    r = regressions(db, branch="main")
+    assert list(r["shape"]) == ["drift"] and list(r["kind"]) == ["regression"] and not r["capped"].any()
+    row = r.iloc[0]
+    assert row["slope"] == pytest.approx(-0.002, abs=0.0006) and row["shift"] == pytest.approx(0.998**29 - 1, abs=0.01)
+    assert row["position"] < row["end_position"] and row["end_commit"] == hd.sha(f"c{row['end_position']}")
+    code, out, _ = _cli("regressions", "--db", str(db), "--format", "json")
+    assert code == 0 and [(x["shape"], x["capped"]) for x in json.loads(out)] == [("drift", False)]
+    code, out, _ = _cli("regressions", "--db", str(db), "--max-points", "1", "--format", "json")
+    capped = json.loads(out)
+    assert code == 0 and capped and all(x["capped"] for x in capped)
+    code, out, _ = _cli("regressions", "--db", str(db), "--max-points", "1")
+    assert code == 0 and "stopped at the cap of 1 change points" in out
+    code, out, _ = _cli("regressions", "--db", str(db), "--format", "csv")
+    assert code == 0 and "shape" in out.splitlines()[0] and ",drift," in out
+    from history.plots import write_report
+
+    text = write_report(db, tmp_path / "r.html", branch="main").path.read_text()
+    assert "<td>drift</td>" in text and "stopped at the cap" not in text
+    text = write_report(db, tmp_path / "r1.html", branch="main", max_points=1).path.read_text()
+    assert "stopped at the cap of 1 change points" in text

@@ -79,7 +79,8 @@ def _cell(value: Any, column: str) -> str:
         return "—"
     if hasattr(value, "strftime"):
         return value.strftime("%Y-%m-%d %H:%M")
-    if column in ("commit", "latest_commit", "previous_commit", "run_id", "latest_run_id") and isinstance(value, str):
+    if column in ("commit", "latest_commit", "previous_commit", "end_commit", "run_id", "latest_run_id") \
+            and isinstance(value, str):
         return value[:12]
     if column in ("value", "before", "after", "base_value", "head_value", "bytes_per_second", "items_per_second"):
         from primbench.console import si
@@ -87,6 +88,8 @@ def _cell(value: Any, column: str) -> str:
         return si(float(value), "")
     if column in ("shift", "change"):
         return f"{float(value) * 100:+.2f} %"
+    if column == "slope":
+        return f"{float(value) * 100:+.3f} %/commit"
     if column == "confidence":
         from history.changepoints import confidence_text
 
@@ -112,7 +115,7 @@ def _table(df: Any, columns: Sequence[str], title: str | None = None) -> None:
 
     table = Table(title=title, show_lines=False, title_justify="left")
     for c in columns:
-        table.add_column(c, justify="right" if c in ("value", "before", "after", "shift", "runs", "commits",
+        table.add_column(c, justify="right" if c in ("value", "before", "after", "shift", "slope", "runs", "commits",
                                                         "specializations", "confidence") else "left")
     for row in df[list(columns)].itertuples(index=False, name=None):
         style = next((STYLE[v] for v in row if isinstance(v, str) and v in STYLE), None)
@@ -319,19 +322,26 @@ def register(app: typer.Typer) -> None:
         min_size: int = typer.Option(3, "--min-size", help="Commits needed on each side of a shift."),
         last: int | None = typer.Option(None, "--last", help="Only shifts among the newest N commits."),
         config: str | None = typer.Option(None, "--config", metavar="KEY", help=CONFIG_HELP),
+        max_points: int = typer.Option(20, "--max-points", min=1,
+                                       help="Stop searching a series after this many change points (noted)."),
         fail_on: FailOn = typer.Option(FailOn.never, "--fail-on",
                                        help="Exit 1 on: a regression; any shift; never (default)."),
         fmt: Format = typer.Option(Format.table, "--format", "-f", help=TABLE_HELP),
     ) -> None:
         """Change points per series on a branch (specialization, GPU and config): the commit where the
-        level shifted, the size of the shift and its confidence."""
-        from history.queries import regressions
+        level shifted (shape step) or the commits over which it drifted (shape drift: previous_commit
+        to end_commit, slope per commit), the size of the change and its confidence."""
+        from history.queries import cap_notes, regressions
 
         df = _call(regressions, db, branch=branch, name=name, algorithm=algorithm, gpu=gpu, metric=metric,
                    alpha=alpha, min_shift=_fraction(min_shift, "--min-shift"), min_size=min_size, last=last,
-                   config=config)
-        _emit(df, fmt, ["algorithm", "name", "gpu_name", "config_key", "kind", "commit", "date", "before", "after",
-                        "shift", "confidence"], title=f"{len(df)} change point(s) on {branch}")
+                   config=config, max_points=max_points)
+        _emit(df, fmt, ["algorithm", "name", "gpu_name", "config_key", "kind", "shape", "commit", "end_commit",
+                        "date", "before", "after", "shift", "slope", "confidence"],
+              title=f"{len(df)} change point(s) on {branch}")
+        if fmt is Format.table:
+            for note in cap_notes(df, max_points):
+                typer.echo(f"note: {note}")
         kinds = set(df["kind"]) if not df.empty else set()
         failed = (fail_on is FailOn.regression and "regression" in kinds) or (fail_on is FailOn.change and bool(kinds))
         raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
