@@ -812,3 +812,30 @@ def test_interleaved_runs_then_pooled_compare(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert _outputs(tmp_path / "output")["code"] == "0", summary + done.stderr
     assert summary.startswith("### primbench compare") and "0 regressions" in summary
+
+
+def test_readme_cost_figures_come_from_the_h200_files() -> None:
+    """examples/ci/README.md's cost of the two modes: T is the sum of summary.elapsed_secs.host of the
+    committed H200 results of the programs in BENCHMARKS; every figure derived from it is written as computed."""
+    readme = (REPO / "examples" / "ci" / "README.md").read_text(encoding="utf-8")
+    files = {"copy_benchmark.py": "copy-run1.json", "memory_latency.py": "memory_latency.json",
+             "branch_penalty.py": "branch_penalty.json", "sync_benchmark.py": "sync_benchmark.json"}
+    assert set(files) == {Path(b).name for b in R_ENV["BENCHMARKS"].split()}
+    total = warming = gpu = 0.0
+    for program, name in files.items():
+        document = json.loads((EXAMPLES_H200 / name).read_text(encoding="utf-8"))
+        host = document["summary"]["elapsed_secs"]["host"]
+        warm = document["context"]["general"]["thermal"]["warming_secs"]
+        assert f"| `{program}` (`{name}`) | {host:.2f} s | {warm:.2f} s |" in readme
+        total, warming, gpu = total + host, warming + warm, gpu + document["summary"]["elapsed_secs"]["gpu"]
+    assert f"| **T** | **{total:.1f} s** | {warming:.1f} s |" in readme
+    assert f"for {gpu:.1f} s of the {total:.1f} s" in readme
+    for label, runs in (("artifact mode (1 × T)", 1), ("relative mode, N = 1 (2 × T)", 2),
+                        ("relative mode, N = 2, the default (4 × T)", 4), ("relative mode, N = 3 (6 × T)", 6)):
+        assert f"| {label} | {runs * total:.0f} s ({runs * total / 60:.1f} min) |" in readme
+    second = json.loads((EXAMPLES_H200 / "copy-run2.json").read_text(encoding="utf-8"))
+    assert f"took {second['summary']['elapsed_secs']['host']:.2f} s" in readme
+    assert f"(200 + 60) × {total:.0f} s ≈ {260 * total / 3600:.1f} GPU-hours" in readme
+    assert f"200 × {4 * total:.0f} s + 60 × {total:.0f} s ≈ {(800 + 60) * total / 3600:.1f} GPU-hours" in readme
+    top = (REPO / "README.md").read_text(encoding="utf-8")
+    assert f"take {total:.0f} s per run: {4 * total / 60:.1f} minutes with N = 2 against\n{total / 60:.1f})" in top
