@@ -223,6 +223,20 @@ def test_the_check_catches_what_does_not_exist() -> None:
     assert missing(["compare", "--formats", "markdown", "b1", "--", "h1"]) == ["--formats"]
 
 
+def test_gitlab_snippets_use_commands_and_options_that_exist() -> None:
+    """The GitLab CI snippets in examples/ci/README.md (artifact and relative mode) are not run here,
+    but their primbench commands and options are checked like the workflows'."""
+    readme = (REPO / "examples" / "ci" / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```yaml\n(.*?)```", readme, re.S)
+    assert len(blocks) == 2
+    calls = [words for block in blocks for line in block.splitlines() if line.strip().startswith("- ")
+             for words in primbench_calls(re.sub(r"\$\([^()]*\)", "X", line.strip()[2:]))]
+    assert {" ".join(split_command(w)[0]) for w in calls} == {"run", "compare", "history ingest"}
+    assert ["compare", "--format", "markdown", "runs/*/base-*.json", "--", "runs/*/head-*.json"] in calls
+    for words in calls:
+        assert missing(words) == [], f"primbench {' '.join(words)}"
+
+
 def test_run_options_exist_in_every_benchmark_program() -> None:
     calls = [w for _, w in ALL_CALLS + R_CALLS if split_command(w)[0] == ["run"]]
     assert calls
