@@ -31,6 +31,8 @@ WORKFLOW = REPO / "examples" / "ci" / "benchmarks.yml"
 RELATIVE = REPO / "examples" / "ci" / "benchmarks-relative.yml"
 INTERLEAVE = REPO / "examples" / "ci" / "run-interleaved.sh"
 H200 = REPO / "tests" / "benchmarks" / "data" / "h200"
+#: Runs with rounds (results 4.3.0): the suite at 128 MiB, an A/A run and a planted one.
+ROUNDS = REPO / "tests" / "benchmarks" / "rounds" / "data" / "128MiB"
 EXAMPLES_H200 = REPO / "examples" / "results" / "h200"
 BIN = Path(sys.executable).parent
 
@@ -391,11 +393,11 @@ def _compare(tmp_path: Path, base: Path, head: Path) -> tuple[subprocess.Complet
 
 
 def test_compare_step_records_a_regression_and_still_succeeds(tmp_path: Path) -> None:
-    done, code, summary = _compare(tmp_path, H200 / "aa-1.json", H200 / "slow-2-1.json")
+    done, code, summary = _compare(tmp_path, ROUNDS / "aa-1.json", ROUNDS / "planted-2.json")
     assert done.returncode == 0, done.stderr
     assert code == "1"
     assert summary.startswith("### primbench compare")
-    assert "| type: char | 1.08 TB/s | 1.06 TB/s | -1.86 % |" in summary
+    assert "| ipt: 1, op: copy, type: char | 535.00 GB/s | 529.64 GB/s | -1.00 % |" in summary
     assert "**🔴 regression**" in summary
     assert summary in done.stdout  # tee: the log shows it too
 
@@ -446,15 +448,16 @@ def test_ingest_step_writes_the_runners_parquet_parts(tmp_path: Path) -> None:
 
 
 def test_readme_shows_the_real_compare_output(tmp_path: Path) -> None:
-    """examples/ci/README.md quotes compare's markdown for aa-1 vs slow-2-1: it must be what compare prints."""
+    """examples/ci/README.md quotes compare's markdown for the 128 MiB suite's aa-1 vs planted-2: it must be what
+    compare prints."""
     readme = (REPO / "examples" / "ci" / "README.md").read_text(encoding="utf-8")
     command = "$ primbench compare base/ results/ --format markdown\n"
     quoted = readme.split(command, 1)[1].split("$ echo $?\n", 1)
     assert quoted[1].startswith("1\n")
     (tmp_path / "base").mkdir()
     (tmp_path / "results").mkdir()
-    shutil.copy(H200 / "aa-1.json", tmp_path / "base" / "copy_benchmark.json")
-    shutil.copy(H200 / "slow-2-1.json", tmp_path / "results" / "copy_benchmark.json")
+    shutil.copy(ROUNDS / "aa-1.json", tmp_path / "base" / "copy_benchmark.json")
+    shutil.copy(ROUNDS / "planted-2.json", tmp_path / "results" / "copy_benchmark.json")
     done = subprocess.run([str(BIN / "primbench"), "compare", "base/", "results/", "--format", "markdown"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.returncode == 1
@@ -753,11 +756,12 @@ def _relative_compare(tmp_path: Path, sides: dict[str, list[Path]],
 
 def test_relative_compare_step_one_pair_is_the_plain_compare(tmp_path: Path) -> None:
     """PAIRS=1 and one program: `compare --format markdown BASE -- HEAD` is today's two-file compare."""
-    done, code, summary = _relative_compare(tmp_path, {"base": [H200 / "aa-1.json"], "head": [H200 / "slow-2-1.json"]})
+    done, code, summary = _relative_compare(tmp_path, {"base": [ROUNDS / "aa-1.json"],
+                                                       "head": [ROUNDS / "planted-2.json"]})
     assert done.returncode == 0, done.stderr
     assert code == "1"
     assert summary.startswith("### primbench compare")
-    assert "| type: char | 1.08 TB/s | 1.06 TB/s | -1.86 % |" in summary
+    assert "| ipt: 1, op: copy, type: char | 535.00 GB/s | 529.64 GB/s | -1.00 % |" in summary
 
 
 def test_relative_compare_step_without_runs_is_code_2(tmp_path: Path) -> None:
