@@ -476,26 +476,12 @@ def dumps(document: Mapping[str, Any], spaces_per_indent: int = 4) -> str:
 
 
 def write_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Write `text` to `path` so that readers see the old file or the whole new one.
+    """Write `text` to `path` so that readers see the old file or the whole new one, with the
+    user's umask (an existing file keeps its mode), through a symlink to its target
+    (`primbench.atomicfile`). ``/dev/null`` and pipes are written directly."""
+    from primbench.atomicfile import write_atomic as write
 
-    ``/dev/null`` (and other non-regular targets such as pipes) are written directly."""
-    target = Path(path)
-    if target.exists() and not target.is_file():
-        with open(target, "w", encoding="utf-8") as f:
-            f.write(text)
-        return
-    directory = target.parent if str(target.parent) else Path(".")
-    directory.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write(path, text)
 
 
 def write_json(document: Mapping[str, Any], path: str | os.PathLike[str], spaces_per_indent: int = 4) -> None:
