@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from compare.model import Comparison, SpecComparison, Verdict
 from primbench.console import si
+from primbench.textsafe import md_escape, term_clean
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -108,10 +109,10 @@ def render_terminal(c: Comparison, console: Console, *, changed_only: bool = Fal
     for 10,000 rows)."""
     from rich.text import Text
 
-    console.print(Text.assemble(("base: ", "bold"), _side_label(c, "base")))
-    console.print(Text.assemble(("head: ", "bold"), _side_label(c, "head")))
+    console.print(Text.assemble(("base: ", "bold"), term_clean(_side_label(c, "base"))))
+    console.print(Text.assemble(("head: ", "bold"), term_clean(_side_label(c, "head"))))
     for w in c.warnings:
-        console.print(Text.assemble(("warning: ", "bold yellow"), w))
+        console.print(Text.assemble(("warning: ", "bold yellow"), term_clean(w)))
     multi = _multi_algorithm(c)
     header = (["Algorithm"] if multi else []) + [
         "Specialization", "Base", "Head", "Change", "Noise base", "Noise head", "Verdict"]
@@ -119,10 +120,10 @@ def render_terminal(c: Comparison, console: Console, *, changed_only: bool = Fal
     rows = _rows(c, changed_only)
     table: list[tuple[list[str], SpecComparison]] = []
     for r in rows:
-        cells = [r.name, _value(r, r.base_value), _value(r, r.head_value), _change(r.change),
+        cells = [term_clean(r.name), _value(r, r.base_value), _value(r, r.head_value), _change(r.change),
                  _noise(r.base_noise, r.base_noise_timeout), _noise(r.head_noise, r.head_noise_timeout),
                  r.verdict.value]
-        table.append((([r.algorithm] if multi else []) + cells, r))
+        table.append((([term_clean(r.algorithm)] if multi else []) + cells, r))
     widths = [max([len(h)] + [len(cells[i]) for cells, _ in table]) for i, h in enumerate(header)]
     change_col, verdict_col = len(header) - 4, len(header) - 1
 
@@ -153,8 +154,7 @@ _CHANGES = (Verdict.REGRESSION, Verdict.IMPROVEMENT)
 # --------------------------------------------------------------------------- markdown
 
 
-def _md(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("`", "\\`")
+_md = md_escape  # every value that comes from a results file, on one line
 
 
 def render_markdown(c: Comparison, *, changed_only: bool = False) -> str:

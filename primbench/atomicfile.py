@@ -60,18 +60,23 @@ def write_atomic(path: str | os.PathLike[str], text: str) -> Path:
     the file written (a symlink's target).
 
     ``/dev/null`` (and other non-regular targets such as pipes) are written directly."""
+    return write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
+    """`write_atomic` for bytes."""
     target = resolve(path)
     if target.exists() and not target.is_file():
-        with open(target, "w", encoding="utf-8") as f:
-            f.write(text)
+        with open(target, "wb") as f:
+            f.write(data)
         return target
     directory = target.parent if str(target.parent) else Path(".")
     directory.mkdir(parents=True, exist_ok=True)
     mode = _mode(target)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
             f.flush()
             os.fchmod(f.fileno(), mode)
             os.fsync(f.fileno())
@@ -116,4 +121,4 @@ def fallback_path(path: str | os.PathLike[str]) -> Path:
     return Path(tempfile.gettempdir()) / f"primbench-{stem}-{stamp}-{os.getpid()}{suffix}"
 
 
-__all__ = ["current_umask", "fallback_path", "resolve", "unwritable_reason", "write_atomic"]
+__all__ = ["current_umask", "fallback_path", "resolve", "unwritable_reason", "write_atomic", "write_bytes_atomic"]
