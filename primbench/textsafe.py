@@ -28,11 +28,13 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SPACE_LIKE = frozenset("\t\n\r\x0b\x0c\x85\u2028\u2029")
 
-# Markdown punctuation with a meaning inside a line: code spans, emphasis, links and images,
-# table cells, strike-through (angle brackets and ampersands are HTML-escaped after this).
-_MD_PUNCT = re.compile(r"([\\`*_\[\]!|~])")
+# Markdown punctuation with a meaning inside a line: code spans, emphasis with stars (bold that
+# could pass for a verdict), links and images, table cells, strike-through. Underscores stay:
+# inside a word they emphasise nothing, and file names are full of them. Angle brackets and
+# ampersands are HTML-escaped after this.
+_MD_PUNCT = re.compile(r"([\\`*\[\]!|~])")
 _AUTOLINK = re.compile(r"(?i)(://|www\.)")
-_MENTION = re.compile(r"@(?=[A-Za-z0-9_])")
+_MENTION = re.compile(r"(?<![A-Za-z0-9_])@(?=[A-Za-z0-9_])")  # not after a word character: main@1a2b is no mention
 
 
 def _replace_control(match: re.Match[str]) -> str:

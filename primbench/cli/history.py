@@ -56,12 +56,37 @@ def _fail(exc: BaseException) -> typer.Exit:
     return typer.Exit(getattr(exc, "exit_code", EXIT_USAGE))
 
 
+def _store_error(exc: BaseException) -> bool:
+    """A DuckDB or OS error that got past the core: one line and exit 2, never a traceback."""
+    return isinstance(exc, OSError) or type(exc).__module__.split(".")[0] in ("duckdb", "_duckdb")
+
+
 def _call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """Run one core function; a PrimbenchError becomes a message and exit 2."""
+    """Run one core function; a PrimbenchError (or a DuckDB or OS error) becomes a message
+    and exit 2; the warnings it gives (e.g. a skipped Parquet part) are printed as lines."""
+    import warnings
+
+    from history.errors import HistoryWarning
+
+    caught: list[warnings.WarningMessage] = []
     try:
-        return fn(*args, **kwargs)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", HistoryWarning)
+            return fn(*args, **kwargs)
     except PrimbenchError as exc:
         raise _fail(exc) from None
+    except Exception as exc:
+        if not _store_error(exc):
+            raise
+        from history.schema import one_line
+
+        raise _fail(PrimbenchError(one_line(exc))) from None
+    finally:  # outside catch_warnings: the others are shown as Python would have
+        for w in caught:
+            if issubclass(w.category, HistoryWarning):
+                typer.echo(f"primbench history: warning: {term_clean(w.message)}", err=True)
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 def _fraction(text: str, option: str) -> float:
@@ -385,6 +410,31 @@ def register(app: typer.Typer) -> None:
 
         report = _call(merge, source, db, wait_secs=wait_secs)
         typer.echo(f"{report.added_runs} run(s) added from {report.source} to {report.target}")
+
+    @history.command("quarantine")
+    def quarantine_cmd(
+        source: Path = typer.Argument(..., metavar="DIR", help="A shared Parquet history (ingest --shared)."),
+        max_age_secs: float = typer.Option(3600.0, "--max-age-secs",
+                                           help="Temporaries and orphan parts older than this are left by dead "
+                                                "writers."),
+        dry_run: bool = typer.Option(False, "--dry-run", help="Say what would be done; change nothing."),
+        fmt: Format = typer.Option(Format.table, "--format", "-f", help="table (lines) or json."),
+    ) -> None:
+        """Move unreadable and orphan Parquet parts into DIR/quarantine/ (readers skip them with a
+        warning until then) and delete temporaries left by writers that died."""
+        from history.shared import quarantine
+
+        report = _call(quarantine, source, max_age_secs=max_age_secs, dry_run=dry_run)
+        if fmt is Format.json:
+            typer.echo(json.dumps(report.to_dict(), indent=2))
+            return
+        verb = "would move" if dry_run else "moved"
+        for part, to, why in report.moved:
+            typer.echo(term_clean(f"{verb} {part} -> {to} ({why})"))
+        for tmp in report.removed:
+            typer.echo(term_clean(f"removed stale temporary {tmp}"))
+        typer.echo(f"{len(report.moved)} part(s) {verb} to quarantine, {len(report.removed)} temporary file(s) "
+                   "removed")
 
     @history.command("migrate")
     def migrate_cmd(
