@@ -122,7 +122,10 @@ def structural(rng: random.Random) -> bytes:
         elif op == 1:
             _set(doc, path, _random_value(rng))
         elif op == 2 and isinstance(parent, list):
-            parent.append(copy.deepcopy(parent[path[-1]]))
+            try:
+                parent.append(copy.deepcopy(parent[path[-1]]))
+            except RecursionError:  # a 5000-deep list from _random_value: repeat it by reference
+                parent.append(parent[path[-1]])
         elif op == 3 and isinstance(parent, list):
             parent.clear()
         elif op == 4 and isinstance(parent, dict):
