@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from compare.model import Comparison, SpecComparison, Verdict
 from primbench.console import si
+from primbench.textsafe import md_escape, term_clean
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -118,10 +119,10 @@ def render_terminal(c: Comparison, console: Console, *, changed_only: bool = Fal
     for 10,000 rows)."""
     from rich.text import Text
 
-    console.print(Text.assemble(("base: ", "bold"), _side_label(c, "base")))
-    console.print(Text.assemble(("head: ", "bold"), _side_label(c, "head")))
+    console.print(Text.assemble(("base: ", "bold"), term_clean(_side_label(c, "base"))))
+    console.print(Text.assemble(("head: ", "bold"), term_clean(_side_label(c, "head"))))
     for w in c.warnings:
-        console.print(Text.assemble(("warning: ", "bold yellow"), w))
+        console.print(Text.assemble(("warning: ", "bold yellow"), term_clean(w)))
     multi = _multi_algorithm(c)
     header = (["Algorithm"] if multi else []) + [
         "Specialization", "Base", "Head", "Change", "Detectable", "Verdict"]
@@ -129,9 +130,9 @@ def render_terminal(c: Comparison, console: Console, *, changed_only: bool = Fal
     rows = _rows(c, changed_only)
     table: list[tuple[list[str], SpecComparison]] = []
     for r in rows:
-        cells = [r.name, _value(r, r.base_value), _value(r, r.head_value), _change(r.change),
+        cells = [term_clean(r.name), _value(r, r.base_value), _value(r, r.head_value), _change(r.change),
                  _detectable(r), r.verdict.value]
-        table.append((([r.algorithm] if multi else []) + cells, r))
+        table.append((([term_clean(r.algorithm)] if multi else []) + cells, r))
     widths = [max([len(h)] + [len(cells[i]) for cells, _ in table]) for i, h in enumerate(header)]
     change_col, verdict_col = len(header) - 3, len(header) - 1
 
@@ -162,8 +163,7 @@ _CHANGES = (Verdict.REGRESSION, Verdict.IMPROVEMENT)
 # --------------------------------------------------------------------------- markdown
 
 
-def _md(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("`", "\\`")
+_md = md_escape  # every value that comes from a results file, on one line
 
 
 def render_markdown(c: Comparison, *, changed_only: bool = False) -> str:

@@ -81,7 +81,7 @@ class BranchComparison:
 def _latest_per_algorithm(con: duckdb.DuckDBPyConnection, branch: str, gpu: str | None,
                           config: str | None = None) -> list[tuple[Any, ...]]:
     """(algorithm, run id, commit, date, gpu key, config key) of the branch's latest run per algorithm."""
-    sql = ('SELECT algorithm, run_id, "commit", date, gpu_key, config_key FROM runs WHERE branch = ?'
+    sql = ('SELECT algorithm, run_id, "commit", date, gpu_key, config_key FROM runs WHERE coalesce(branch, \'\') = ?'
            " AND (? IS NULL OR gpu_key = ?) AND (? IS NULL OR config_key = ?)"
            " QUALIFY row_number() OVER (PARTITION BY algorithm ORDER BY date DESC, run_id) = 1 ORDER BY algorithm")
     return con.execute(sql, [branch, gpu, gpu, config, config]).fetchall()
@@ -94,7 +94,8 @@ def _base_run(con: duckdb.DuckDBPyConnection, base: str, algorithm: str, gpu_key
     (the first commit in that order that has one), or of any commit when `commits` is empty;
     `before_run` (date, run id): only runs before it; `config`: only runs of that config key."""
     params: list[Any] = [base, algorithm, gpu_key, gpu_key, exclude_commit, exclude_commit, config, config]
-    sql = ('SELECT run_id, "commit", date, gpu_key, config_key FROM runs WHERE branch = ? AND algorithm = ? '
+    sql = ('SELECT run_id, "commit", date, gpu_key, config_key FROM runs '
+           "WHERE coalesce(branch, '') = ? AND algorithm = ? "
            'AND (? IS NULL OR gpu_key = ?) AND (? IS NULL OR "commit" IS DISTINCT FROM ?) '
            "AND (? IS NULL OR config_key = ?)")
     if before_run is not None:
@@ -235,7 +236,7 @@ def branch_comparison(db: Any, branch: str, base: str = "main", *, fork_point: s
 
 def _gpu_key(con: duckdb.DuckDBPyConnection, branch: str, gpu: str) -> str:
     row = con.execute(
-        "SELECT gpu_key FROM runs WHERE branch = ? AND (? IN (gpu_key, gpu_uuid, gpu_serial, gpu_name) "
+        "SELECT gpu_key FROM runs WHERE coalesce(branch, '') = ? AND (? IN (gpu_key, gpu_uuid, gpu_serial, gpu_name) "
         "OR starts_with(gpu_key, ?)) ORDER BY date DESC LIMIT 1", [branch, gpu, gpu]).fetchone()
     if row is None:
         raise HistoryError(f"no runs of branch {branch!r} on GPU {gpu!r}")

@@ -19,3 +19,7 @@ class StoreLockedError(HistoryError):
 
 class SchemaError(HistoryError):
     """The store's schema is newer than this primbench, older than it (read-only), or a migration failed."""
+
+
+class HistoryWarning(UserWarning):
+    """Something was skipped (e.g. an unreadable Parquet part); the CLI prints it as a warning line."""

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import hashlib
 import json
@@ -21,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from history.schema import SCHEMA_VERSION
+from history.schema import SCHEMA_VERSION, one_line, rollback
 from history.store import open_for_write, resolve_db
 from primbench.resultconfig import config_key
 from primbench.results import Results, ResultsFileError, load_results
@@ -43,7 +44,7 @@ SPEC_COLUMNS = (
     "ms_per_batch", "batch_count", "kernel_calls", "gpu_temp_start", "gpu_temp_end", "sm_clock_mhz",
     "sm_clock_fraction", "sm_clock_below_expected", "sm_clock", "error", "extra",
 )
-BATCH_COLUMNS = ("run_id", "name", "batch", "batch_ms", "kernel_calls", "host_secs", "iterations_ms")
+BATCH_COLUMNS = ("run_id", "idx", "batch", "batch_ms", "kernel_calls", "host_secs", "iterations_ms")
 COLUMNS = {"runs": RUN_COLUMNS, "specializations": SPEC_COLUMNS, "batches": BATCH_COLUMNS}
 
 # Columns staged as JSON text that need an explicit cast (the rest cast implicitly).
@@ -161,7 +162,11 @@ def parse_date(results: Results) -> tuple[_dt.datetime, str]:
                                f"not an ISO 8601 date: {text!r}") from None
     if when.tzinfo is None:
         when = when.replace(tzinfo=_dt.UTC)
-    return when.astimezone(_dt.UTC), text
+    try:
+        return when.astimezone(_dt.UTC), text
+    except (OverflowError, ValueError):
+        raise ResultsFileError(results.source, "context.general.date",
+                               f"{text!r} lies outside the dates that can be stored") from None
 
 
 def _text(value: Any) -> str | None:
@@ -251,6 +256,7 @@ class Staged:
             run[key].append(value)
         spec_cols = self.columns["specializations"]
         batch_cols = self.columns["batches"]
+        _check_indexes(results)
         for s in results.specializations:
             clock = s.raw.get("sm_clock")
             clock = clock if isinstance(clock, Mapping) else None
@@ -271,7 +277,7 @@ class Staged:
             for j, b in enumerate(s.batches or ()):
                 for key, value in zip(
                     BATCH_COLUMNS,
-                    (run_id, s.name, j, b.batch_ms, b.kernel_calls, b.host_secs,
+                    (run_id, s.index, j, b.batch_ms, b.kernel_calls, b.host_secs,
                      None if b.iterations_ms is None else json.dumps(list(b.iterations_ms))),
                     strict=True,
                 ):
@@ -292,6 +298,18 @@ class Staged:
         return out
 
 
+def _check_indexes(results: Results) -> None:
+    """The store keys batches by the specialization's index: two specializations of one run
+    may not share one."""
+    seen: dict[int, int] = {}
+    for i, s in enumerate(results.specializations):
+        if s.index in seen:
+            raise ResultsFileError(results.source, f"specializations[{i}].index",
+                                   f"duplicate index {s.index} (also specializations[{seen[s.index]}]); the history "
+                                   "keys each specialization's batches by its index")
+        seen[s.index] = i
+
+
 def insert_frames(con: duckdb.DuckDBPyConnection, frames: Mapping[str, pd.DataFrame]) -> None:
     """Insert staged rows (inside the caller's transaction). Table names are constants."""
     for table, df in frames.items():
@@ -302,7 +320,10 @@ def insert_frames(con: duckdb.DuckDBPyConnection, frames: Mapping[str, pd.DataFr
         try:
             con.execute(f"INSERT INTO {table} BY NAME SELECT {select} FROM _primbench_stage")
         finally:
-            con.unregister("_primbench_stage")
+            # in a transaction the INSERT aborted, unregistering fails too ("Current transaction is
+            # aborted"): that error must not replace the INSERT's, which names the real cause
+            with contextlib.suppress(Exception):
+                con.unregister("_primbench_stage")
 
 
 def existing_run_ids(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> set[str]:
@@ -337,8 +358,8 @@ def stage_files(paths: Iterable[str | os.PathLike[str]]) -> tuple[Staged, list[F
         except ResultsFileError as exc:
             outcomes.append(FileOutcome(path, "error", message=str(exc)))
             continue
-        except (TypeError, ValueError) as exc:  # e.g. a value json cannot write back
-            outcomes.append(FileOutcome(path, "error", message=f"{path}: cannot be stored ({exc})"))
+        except Exception as exc:  # one bad file never stops the others (e.g. a value json cannot write back)
+            outcomes.append(FileOutcome(path, "error", message=f"{path}: cannot be stored ({one_line(exc)})"))
             continue
         seen[run_id] = path
         outcomes.append(FileOutcome(path, "stored", run_id, count))
@@ -372,16 +393,16 @@ def _insert_atomically(con: duckdb.DuckDBPyConnection, staged: Staged, new: list
         con.execute("COMMIT")
         return {}
     except Exception:
-        con.execute("ROLLBACK")
+        rollback(con)
     failed = {}
     for run_id in new:
         try:
             con.execute("BEGIN TRANSACTION")
             insert_frames(con, staged.frames({run_id}))
             con.execute("COMMIT")
-        except Exception as exc:
-            con.execute("ROLLBACK")
-            failed[run_id] = str(exc)
+        except Exception as exc:  # the first error of this run's own transaction: the real cause
+            rollback(con)
+            failed[run_id] = one_line(exc)
     return failed
 
 

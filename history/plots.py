@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import datetime as _dt
+import hashlib
 import html
 import io
 import os
@@ -21,6 +22,7 @@ from history.changepoints import DEFAULT_ALPHA, DEFAULT_MAX_POINTS, DEFAULT_MIN_
 from history.deps import require
 from history.errors import HistoryError
 from history.queries import METRICS, cap_notes, changes_of, connection, per_commit, series
+from primbench.textsafe import term_clean
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -43,7 +45,13 @@ def _pyplot() -> Any:
 
 
 def _short(commit: str) -> str:
-    return commit[4:16] if commit.startswith("run:") else commit[:8]
+    return _label(commit[4:16] if commit.startswith("run:") else commit[:8])
+
+
+def _label(text: object) -> str:
+    """Text for a chart: no control characters, and no `$` that mathtext would parse (a name
+    such as ``$x^$`` would make matplotlib raise)."""
+    return term_clean(text).replace("$", r"\$")
 
 
 def trend_figure(frame: pd.DataFrame, *, metric: str = "bytes_per_second", title: str | None = None,
@@ -73,16 +81,16 @@ def trend_figure(frame: pd.DataFrame, *, metric: str = "bytes_per_second", title
     if ref is not None:
         for r_i, (_, part) in enumerate(ref.groupby(["gpu_key", "config_key"], sort=False, dropna=False)):
             ax.plot([x_of[c] for c in part["commit"]], part["value"] / scale, color="#999999", marker=".", lw=1,
-                    zorder=1, label=None if r_i else f"{reference_label}: median per commit")
+                    zorder=1, label=None if r_i else _label(f"{reference_label}: median per commit"))
     configs = frame["config_key"].fillna("") if "config_key" in frame.columns else None
     for g_i, (gpu_key, config) in enumerate(lines):
         pts = points[(points["gpu_key"] == gpu_key) & (points["config_key"] == config)].reset_index(drop=True)
         color = COLORS[g_i % len(COLORS)]
-        label_gpu = f"{pts['branch'].iloc[0]} on {pts['gpu_name'].iloc[0]}"
+        label_gpu = _label(f"{pts['branch'].iloc[0]} on {pts['gpu_name'].iloc[0]}")
         if several_gpus:
-            label_gpu += f" ({str(gpu_key)[:16]})"
+            label_gpu += _label(f" ({str(gpu_key)[:16]})")
         if several_configs:
-            label_gpu += f", {config}"
+            label_gpu += _label(f", {config}")
         runs = frame[(frame["gpu_key"] == gpu_key) & ((configs == config) if configs is not None else True)]
         run_commits = runs["commit"].where(runs["commit"].notna(), "run:" + runs["run_id"].astype(str))
         ax.scatter([x_of[c] for c in run_commits], runs["value"] / scale, s=10, color=color, alpha=0.35,
@@ -108,7 +116,7 @@ def trend_figure(frame: pd.DataFrame, *, metric: str = "bytes_per_second", title
     ax.set_ylabel(f"{metric} ({unit})" if unit else metric)
     ax.grid(True, alpha=0.3)
     if title:
-        ax.set_title(title, fontsize=11)
+        ax.set_title(_label(title), fontsize=11)
     if lines:
         ax.legend(loc="best", fontsize=8)
     else:
@@ -173,11 +181,14 @@ def _draw_drift(ax: Any, d: Drift, pts: pd.DataFrame, xs: Sequence[int], scale: 
 
 
 def save_png(fig: Any, path: str | os.PathLike[str]) -> Path:
-    plt = _pyplot()
+    """Write the chart (whole or not at all); a path that cannot be written is a HistoryError."""
+    from primbench.atomicfile import write_bytes_atomic
+
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(target, format="png")
-    plt.close(fig)
+    try:
+        write_bytes_atomic(target, _png_bytes(fig))
+    except OSError as exc:
+        raise HistoryError(f"{target}: cannot write the chart ({exc.strerror or exc})") from None
     return target
 
 
@@ -189,10 +200,18 @@ def _png_bytes(fig: Any) -> bytes:
     return buf.getvalue()
 
 
-def file_name(algorithm: str, name: str) -> str:
-    """A file-system-safe name for a specialization's chart."""
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{algorithm}-{name}").strip("._-")
-    return (slug or "series")[:120] + ".png"
+def file_name(algorithm: str, name: str, taken: set[str] | None = None) -> str:
+    """A file-system-safe name for a specialization's chart. Where that name is already
+    `taken` in the same folder (compared case-insensitively, as some file systems do: two
+    names that differ only in punctuation or case), a hash of the algorithm and name makes
+    it unique: ``copy-type_a_b-1f2e3d4c.png``."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{algorithm}-{name}").strip("._-")[:120] or "series"
+    if taken is not None and f"{slug}.png".lower() in taken:
+        digest = hashlib.sha256(f"{algorithm}\0{name}".encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        slug = f"{slug[:111]}-{digest}"
+    if taken is not None:
+        taken.add(f"{slug}.png".lower())
+    return f"{slug}.png"
 
 
 def plot_series(db: Any = None, name: str | None = None, out: str | os.PathLike[str] = "history-plots", *,
@@ -211,11 +230,12 @@ def plot_series(db: Any = None, name: str | None = None, out: str | os.PathLike[
     keys = sorted({(a, n) for a, n in frame[["algorithm", "name"]].itertuples(index=False, name=None)})
     out = Path(out)
     single = name is not None and len(keys) == 1 and out.suffix.lower() == ".png"
+    taken: set[str] = set()
     for algorithm_, name_ in keys:
         part = frame[(frame["algorithm"] == algorithm_) & (frame["name"] == name_)]
         fig = trend_figure(part, metric=metric, title=f"{algorithm_} / {name_} on {branch}", alpha=alpha,
                            min_size=min_size, min_shift=min_shift)
-        written.append(save_png(fig, out if single else out / file_name(algorithm_, name_)))
+        written.append(save_png(fig, out if single else out / file_name(algorithm_, name_, taken)))
     return written
 
 
@@ -248,7 +268,7 @@ code{font-size:.9em}figure{margin:1em 0}img{max-width:100%}.muted{color:#777;fon
 
 
 def _e(value: Any) -> str:
-    return html.escape("" if value is None else str(value))
+    return html.escape("" if value is None else term_clean(value))
 
 
 def _fmt_value(value: Any, metric: str) -> str:
@@ -291,7 +311,7 @@ def write_report(db: Any = None, out: str | os.PathLike[str] = "history-report.h
             comparison = None
             notes.append(f"no verdicts: {exc}")
         runs = con.execute('SELECT count(*), count(DISTINCT "commit"), min(date), max(date) FROM runs '
-                           "WHERE branch = ?", [branch]).fetchone()
+                           "WHERE coalesce(branch, '') = ?", [branch]).fetchone()
         reference = None
         if branch != base:
             reference = series(con, None, branch=base, gpu=comparison.gpu_key if comparison else gpu, metric=metric)
@@ -365,8 +385,12 @@ def write_report(db: Any = None, out: str | os.PathLike[str] = "history-report.h
                  "segmentation on ln(value) with a robust noise estimate, t-tests with Bonferroni correction, "
                  "drifts where a ramp fits as well as a staircase (docs/history.md).</p></body></html>")
     target = Path(out)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text("\n".join(parts), encoding="utf-8")
+    from primbench.atomicfile import write_atomic
+
+    try:
+        write_atomic(target, "\n".join(parts))
+    except OSError as exc:
+        raise HistoryError(f"{target}: cannot write the report ({exc.strerror or exc})") from None
     return Report(target, branch, min(len(keys), max_charts), len(changes), verdict_counts, notes)
 
 

@@ -91,7 +91,7 @@ class _Where:
     def runs(self, *, branch: str | None = None, gpu: str | None = None, algorithm: str | None = None,
              since: Any = None, until: Any = None, config: str | None = None, alias: str = "r") -> _Where:
         if branch is not None:
-            self.add(f"{alias}.branch = ?", branch)
+            self.add(f"coalesce({alias}.branch, '') = ?", branch)  # '': runs with no branch
         if config is not None:
             self.add(f"{alias}.config_key = ?", config)
         if gpu is not None:

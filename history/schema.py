@@ -13,6 +13,7 @@ Never edit a released migration: add a new one.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -143,6 +144,45 @@ _V3_CONFIG = (
 )
 
 
+_V4_KEYS = (
+    # 64-bit indexes: a results file may hold any whole number below 2**53 there
+    "ALTER TABLE specializations ALTER idx TYPE BIGINT",
+    # batches keyed by the specialization's index, not its name: a long name was copied into every row
+    """
+    CREATE TABLE batches_v4 (
+        run_id VARCHAR NOT NULL,
+        idx BIGINT NOT NULL,                 -- the specialization (specializations.idx of the same run)
+        batch INTEGER NOT NULL,              -- position in the specialization's batches
+        batch_ms DOUBLE NOT NULL,
+        kernel_calls BIGINT,
+        host_secs DOUBLE,
+        iterations_ms DOUBLE[],
+        PRIMARY KEY (run_id, idx, batch)
+    )
+    """,
+    """
+    INSERT INTO batches_v4
+    SELECT b.run_id, s.idx, b.batch, b.batch_ms, b.kernel_calls, b.host_secs, b.iterations_ms
+    FROM batches b JOIN specializations s USING (run_id, name)
+    """,
+    "DROP TABLE batches",
+    "ALTER TABLE batches_v4 RENAME TO batches",
+)
+
+
+def rollback(con: duckdb.DuckDBPyConnection) -> None:
+    """ROLLBACK that never raises: after a failed COMMIT DuckDB has already ended the
+    transaction, and a second error would hide the first."""
+    with contextlib.suppress(Exception):  # duckdb.Error: no transaction is active
+        con.execute("ROLLBACK")
+
+
+def one_line(exc: BaseException) -> str:
+    """An error message on one line (DuckDB's span several, with the SQL and a caret)."""
+    first = str(exc).strip().split("\n\nLINE ", 1)[0]
+    return " ".join(first.split()) or type(exc).__name__
+
+
 def _loads(text: Any) -> Any:
     if text is None:
         return None
@@ -188,6 +228,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(2, "views measurements (one row per specialization, with its run) and latest_runs", _V2_VIEWS),
     Migration(3, "runs.config_key (the settings that make a run another measurement), filled in for stored runs; "
                  "measurements and latest_runs with it", _V3_CONFIG, fill_config_keys),
+    Migration(4, "specializations.idx 64-bit; batches keyed by (run_id, idx, batch) instead of the name", _V4_KEYS),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 TABLES = ("runs", "specializations", "batches")
@@ -265,10 +306,10 @@ def migrate(con: duckdb.DuckDBPyConnection, *, source: str = "store",
             )
             con.execute("COMMIT")
         except Exception as exc:
-            con.execute("ROLLBACK")
+            rollback(con)
             raise SchemaError(
                 f"{source}: migration {m.version} ({m.description}) failed and was rolled back; "
-                f"the store stays at version {version}: {exc}"
+                f"the store stays at version {version}: {one_line(exc)}"
             ) from exc
         version = m.version
         applied.append(m.version)

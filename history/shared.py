@@ -25,25 +25,30 @@ newer one is refused like a newer store.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import os
 import re
 import socket
+import time
 import uuid
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from history.errors import HistoryError
+from history.errors import HistoryError, HistoryWarning
 from history.ingest import COLUMNS, IngestReport, _final, _insert_atomically, stage_files
-from history.schema import SCHEMA_VERSION, TABLES, fill_config_keys, migrate
+from history.schema import SCHEMA_VERSION, TABLES, fill_config_keys, migrate, one_line, rollback
 from history.store import memory, open_for_write, resolve_db
 
 if TYPE_CHECKING:
     import duckdb
 
-_KEYS = {"runs": ("run_id",), "specializations": ("run_id", "name"), "batches": ("run_id", "name", "batch")}
+_KEYS = {"runs": ("run_id",), "specializations": ("run_id", "name"), "batches": ("run_id", "idx", "batch")}
+STALE_SECS = 3600.0  # a temporary (or an orphan part) older than this was left by a writer that died
+QUARANTINE = "quarantine"
 
 
 def runner_name(runner: str | None = None) -> str:
@@ -54,17 +59,27 @@ def runner_name(runner: str | None = None) -> str:
     return clean[:100]
 
 
-def _glob(directory: Path, table: str) -> str:
-    return str(directory / table / "*" / "*.parquet")
+def parts(directory: Path, table: str) -> list[Path]:
+    """The finished parts of a table, listed here (DuckDB is given these files one by one,
+    never a glob built from folder names: a folder called ``g[1]`` would match ``g1``)."""
+    folder = directory / table
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.glob("*/*.parquet") if p.is_file() and not p.name.startswith("."))
 
 
-def _has_parts(directory: Path, table: str) -> bool:
-    return any((directory / table).glob("*/*.parquet"))
+def literal(path: Path) -> str:
+    """A path as DuckDB reads it literally: its glob characters escaped as one-character classes."""
+    return re.sub(r"([*?\[])", r"[\1]", str(path))
+
+
+def _stem(path: Path) -> str:
+    """What ties the parts of one write together: the runner folder and the file name."""
+    return f"{path.parent.name}/{path.name}"
 
 
 def _dataset_schema(con: duckdb.DuckDBPyConnection, directory: Path) -> int:
-    row = con.execute("SELECT max(store_schema) FROM read_parquet(?, union_by_name = true)",
-                      [_glob(directory, "runs")]).fetchone()
+    row = con.execute("SELECT max(store_schema) FROM _stage_runs").fetchone()
     version = int(row[0]) if row and row[0] is not None else 0
     if version > SCHEMA_VERSION:
         raise HistoryError(
@@ -74,18 +89,34 @@ def _dataset_schema(con: duckdb.DuckDBPyConnection, directory: Path) -> int:
     return version
 
 
+def _warn(message: str) -> None:
+    warnings.warn(HistoryWarning(message), stacklevel=3)
+
+
+def _unreadable(path: Path, exc: BaseException, directory: Path) -> str:
+    return (f"{path}: unreadable Parquet part skipped ({one_line(exc)}); move it aside with "
+            f"`primbench history quarantine {directory}`")
+
+
 def dataset_run_ids(directory: str | os.PathLike[str]) -> set[str]:
-    """Run ids already present in a Parquet dataset (empty if it has none)."""
+    """Run ids already present in a Parquet dataset (empty if it has none); unreadable parts
+    are skipped with a warning."""
     directory = Path(directory)
-    if not _has_parts(directory, "runs"):
+    files = parts(directory, "runs")
+    if not files:
         return set()
     con = memory()
+    ids: set[str] = set()
     try:
-        rows = con.execute("SELECT DISTINCT run_id FROM read_parquet(?, union_by_name = true)",
-                           [_glob(directory, "runs")]).fetchall()
+        for f in files:
+            try:
+                ids.update(r[0] for r in con.execute("SELECT DISTINCT run_id FROM read_parquet(?)",
+                                                     [literal(f)]).fetchall())
+            except Exception as exc:
+                _warn(_unreadable(f, exc, directory))
     finally:
         con.close()
-    return {r[0] for r in rows}
+    return ids
 
 
 def ingest_shared(paths: Iterable[str | os.PathLike[str]], directory: str | os.PathLike[str], *,
@@ -112,7 +143,36 @@ def ingest_shared(paths: Iterable[str | os.PathLike[str]], directory: str | os.P
     return report
 
 
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def remove_stale_temporaries(directory: Path, *, max_age_secs: float = STALE_SECS,
+                             runner: str | None = None) -> list[Path]:
+    """Delete the temporaries (``.part-….parquet.tmp``) that writers killed mid-write left,
+    once older than `max_age_secs` (a live writer renames its own within seconds)."""
+    removed = []
+    limit = time.time() - max_age_secs
+    for table in TABLES:
+        folder = directory / table
+        if not folder.is_dir():
+            continue
+        pattern = f"runner={runner}/.*.parquet.tmp" if runner else "*/.*.parquet.tmp"
+        for tmp in folder.glob(pattern):
+            with contextlib.suppress(OSError):
+                if tmp.is_file() and tmp.stat().st_mtime < limit:
+                    tmp.unlink()
+                    removed.append(tmp)
+    return removed
+
+
 def _write_parts(con: duckdb.DuckDBPyConnection, directory: Path, runner: str) -> None:
+    """One part per table, each written to a temporary, fsynced, then renamed (runs last)."""
+    remove_stale_temporaries(directory, runner=runner)
     stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
     stem = f"part-{stamp}-{uuid.uuid4().hex[:12]}"
     for table in ("batches", "specializations", "runs"):  # runs last: a reader that sees a run sees its rows
@@ -124,14 +184,63 @@ def _write_parts(con: duckdb.DuckDBPyConnection, directory: Path, runner: str) -
         final = folder / f"{stem}.parquet"
         tmp = folder / f".{stem}.parquet.tmp"
         try:
-            con.execute(f"COPY (SELECT * FROM {table}) TO ? (FORMAT parquet)", [str(tmp)])
+            con.execute(f"COPY (SELECT * FROM {table}) TO ? (FORMAT parquet)", [str(tmp)])  # COPY TO never globs
+            _fsync(tmp)
             os.replace(tmp, final)
+            with contextlib.suppress(OSError):
+                _fsync(folder)
         finally:
             tmp.unlink(missing_ok=True)
 
 
+def _stage(con: duckdb.DuckDBPyConnection, directory: Path) -> set[str]:
+    """Read every part, one file at a time, into temporary tables ``_stage_<table>`` (with
+    a ``_stem`` column). A part that cannot be read whole is skipped with a warning, and with
+    it the other parts of the same write. Returns the stems read."""
+    bad: dict[str, Path] = {}
+    stems: set[str] = set()
+    for table in TABLES:
+        extra = ", NULL::VARCHAR AS name" if table == "batches" else ""
+        con.execute(f"CREATE OR REPLACE TEMP TABLE _stage_{table} AS SELECT *{extra}, NULL::VARCHAR AS _stem "
+                    f"FROM {table} LIMIT 0")
+        wanted = [*COLUMNS[table], *(["name"] if table == "batches" else [])]
+        for f in parts(directory, table):
+            stem = _stem(f)
+            if stem in bad:
+                continue
+            try:
+                present = {d[0] for d in con.execute("SELECT * FROM read_parquet(?) LIMIT 0",
+                                                     [literal(f)]).description}
+                if "run_id" not in present:
+                    raise HistoryError("no run_id column")
+                # parts of an older schema lack newer columns (runs.config_key before version 3,
+                # batches.idx before 4): NULL here, filled in below
+                cols = ", ".join(f'"{c}"' for c in wanted if c in present)
+                con.execute(f"INSERT INTO _stage_{table} BY NAME SELECT {cols}, ? AS _stem FROM read_parquet(?)",
+                            [stem, literal(f)])
+                stems.add(stem)
+            except Exception as exc:
+                bad[stem] = f
+                _warn(_unreadable(f, exc, directory))
+    if bad:
+        for table in TABLES:
+            con.execute(f"DELETE FROM _stage_{table} WHERE list_contains(?, _stem)", [list(bad)])
+    # batches of schema 3 and before are keyed by name: find their specialization's index
+    con.execute("UPDATE _stage_batches b SET idx = s.idx FROM _stage_specializations s "
+                "WHERE b.idx IS NULL AND b.run_id = s.run_id AND b.name = s.name")
+    con.execute("DELETE FROM _stage_batches WHERE idx IS NULL")
+    return stems - set(bad)
+
+
+def _drop_stage(con: duckdb.DuckDBPyConnection) -> None:
+    for table in TABLES:
+        with contextlib.suppress(Exception):
+            con.execute(f"DROP TABLE IF EXISTS _stage_{table}")
+
+
 def load_dataset(con: duckdb.DuckDBPyConnection, directory: str | os.PathLike[str]) -> int:
-    """Insert the dataset's runs that `con`'s store lacks, deduplicated; return how many."""
+    """Insert the dataset's runs that `con`'s store lacks, deduplicated; return how many.
+    Unreadable parts are skipped with a warning (`HistoryWarning`) that names them."""
     directory = Path(directory)
     if not directory.is_dir():
         raise HistoryError(f"{directory}: no such directory")
@@ -140,38 +249,37 @@ def load_dataset(con: duckdb.DuckDBPyConnection, directory: str | os.PathLike[st
             f"{directory}: not a primbench Parquet history (no runs/ folder); write one with "
             f"`primbench history ingest FILES --shared {directory}`"
         )
-    if not _has_parts(directory, "runs"):
+    if not parts(directory, "runs"):
         return 0
-    _dataset_schema(con, directory)
-    con.execute("BEGIN TRANSACTION")
     try:
-        con.execute("CREATE OR REPLACE TEMP TABLE _primbench_new AS "
-                    "SELECT DISTINCT run_id FROM read_parquet(?, union_by_name = true) "
-                    "WHERE run_id NOT IN (SELECT run_id FROM runs)", [_glob(directory, "runs")])
-        row = con.execute("SELECT count(*) FROM _primbench_new").fetchone()
-        added = int(row[0]) if row else 0
-        for table in TABLES:
-            if not _has_parts(directory, table):
-                continue
-            present = {d[0] for d in con.execute("SELECT * FROM read_parquet(?, union_by_name = true) LIMIT 0",
-                                                 [_glob(directory, table)]).description}
-            # parts of an older schema lack newer columns (runs.config_key before version 3): NULL, filled below
-            cols = ", ".join(f'"{c}"' if c in present else f'NULL AS "{c}"' for c in COLUMNS[table])
-            keys = ", ".join(f'"{c}"' for c in _KEYS[table])
-            con.execute(
-                f"INSERT INTO {table} BY NAME SELECT {cols} FROM ("
-                f"  SELECT *, row_number() OVER (PARTITION BY {keys} ORDER BY filename) AS _n"
-                "   FROM read_parquet(?, hive_partitioning = true, union_by_name = true, filename = true)"
-                "   WHERE run_id IN (SELECT run_id FROM _primbench_new)"
-                ") WHERE _n = 1",
-                [_glob(directory, table)],
-            )
-        con.execute("DROP TABLE _primbench_new")
-        fill_config_keys(con)
-        con.execute("COMMIT")
-    except Exception as exc:
-        con.execute("ROLLBACK")
-        raise HistoryError(f"{directory}: cannot read the Parquet history ({exc})") from exc
+        try:
+            _stage(con, directory)
+        except Exception as exc:
+            raise HistoryError(f"{directory}: cannot read the Parquet history ({one_line(exc)})") from None
+        _dataset_schema(con, directory)
+        con.execute("BEGIN TRANSACTION")
+        try:
+            con.execute("CREATE OR REPLACE TEMP TABLE _primbench_new AS SELECT DISTINCT run_id FROM _stage_runs "
+                        "WHERE run_id NOT IN (SELECT run_id FROM runs)")
+            row = con.execute("SELECT count(*) FROM _primbench_new").fetchone()
+            added = int(row[0]) if row else 0
+            for table in TABLES:
+                cols = ", ".join(f'"{c}"' for c in COLUMNS[table])
+                keys = ", ".join(f'"{c}"' for c in _KEYS[table])
+                con.execute(
+                    f"INSERT INTO {table} BY NAME SELECT {cols} FROM ("
+                    f"  SELECT *, row_number() OVER (PARTITION BY {keys} ORDER BY _stem) AS _n FROM _stage_{table}"
+                    "   WHERE run_id IN (SELECT run_id FROM _primbench_new)"
+                    ") WHERE _n = 1"
+                )
+            con.execute("DROP TABLE _primbench_new")
+            fill_config_keys(con)
+            con.execute("COMMIT")
+        except Exception as exc:
+            rollback(con)
+            raise HistoryError(f"{directory}: cannot read the Parquet history ({one_line(exc)})") from None
+    finally:
+        _drop_stage(con)
     return added
 
 
@@ -185,6 +293,60 @@ def open_dataset(directory: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection
         con.close()
         raise
     return con
+
+
+@dataclass(frozen=True)
+class QuarantineReport:
+    directory: str
+    moved: list[tuple[str, str, str]]  # (part, where it went, why)
+    removed: list[str]  # stale temporaries deleted
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"directory": self.directory, "removed_temporaries": self.removed,
+                "moved": [{"part": p, "to": to, "reason": why} for p, to, why in self.moved]}
+
+
+def quarantine(directory: str | os.PathLike[str], *, max_age_secs: float = STALE_SECS,
+               dry_run: bool = False) -> QuarantineReport:
+    """Move the parts readers skip out of the dataset, into ``DIR/quarantine/<table>/<runner>/``
+    (nothing is deleted): parts that cannot be read whole, the other parts of their write, and
+    orphans older than `max_age_secs` (specializations or batches whose runs part was never
+    written: a writer killed between renames). Deletes temporaries older than that."""
+    directory = Path(directory)
+    if not (directory / "runs").is_dir():
+        raise HistoryError(f"{directory}: not a primbench Parquet history (no runs/ folder)")
+    con = memory()
+    reasons: dict[str, str] = {}
+    try:
+        for table in TABLES:
+            for f in parts(directory, table):
+                try:
+                    con.execute("CREATE OR REPLACE TEMP TABLE _check AS SELECT * FROM read_parquet(?)", [literal(f)])
+                except Exception as exc:
+                    reasons.setdefault(_stem(f), f"unreadable: {one_line(exc)}")
+        con.execute("DROP TABLE IF EXISTS _check")
+    finally:
+        con.close()
+    with_runs = {_stem(f) for f in parts(directory, "runs")}
+    limit = time.time() - max_age_secs
+    for table in ("specializations", "batches"):
+        for f in parts(directory, table):
+            with contextlib.suppress(OSError):
+                if _stem(f) not in with_runs and f.stat().st_mtime < limit:
+                    reasons.setdefault(_stem(f), "orphan: its write never finished (no runs part)")
+    moved = []
+    for table in TABLES:
+        for f in parts(directory, table):
+            why = reasons.get(_stem(f))
+            if why is None:
+                continue
+            to = directory / QUARANTINE / table / f.parent.name / f.name
+            if not dry_run:
+                to.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(f, to)
+            moved.append((str(f), str(to), why))
+    removed = [] if dry_run else [str(p) for p in remove_stale_temporaries(directory, max_age_secs=max_age_secs)]
+    return QuarantineReport(str(directory), moved, removed)
 
 
 @dataclass(frozen=True)

@@ -91,6 +91,7 @@ def connect(path: str | os.PathLike[str], *, read_only: bool,
         )
     if path.is_dir():
         raise HistoryError(f"{path}: is a directory, not a DuckDB history file")
+    check_store_file(path)
     if not read_only and not path.exists():
         _create(path, duckdb)
     limit = resolve_wait(wait_secs)
@@ -115,8 +116,51 @@ def connect(path: str | os.PathLike[str], *, read_only: bool,
             pause = min(pause * 2, 1.0)
         except duckdb.Error as exc:
             raise HistoryError(f"{path}: cannot open the history store ({exc})") from None
-    con.execute("SET TimeZone = 'UTC'")
+    try:
+        _check_backing_file(con, path)
+        con.execute("SET TimeZone = 'UTC'")
+    except BaseException:
+        con.close()
+        raise
     return con
+
+
+DUCKDB_MAGIC = b"DUCK"  # bytes 8 to 11 of every DuckDB database file
+_MAGIC_AT = 8
+
+
+def check_store_file(path: Path) -> None:
+    """An existing store path must be a regular file that starts like a DuckDB database:
+    DuckDB would open a JSON or CSV file as an in-memory database over it, and everything
+    written there would be lost without a word."""
+    import stat
+
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise HistoryError(f"{path}: cannot read the history store ({exc.strerror or exc})") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise HistoryError(f"{path}: not a regular file, so not a DuckDB history store")
+    try:
+        with open(path, "rb") as f:
+            head = f.read(_MAGIC_AT + len(DUCKDB_MAGIC))
+    except OSError as exc:
+        raise HistoryError(f"{path}: cannot read the history store ({exc.strerror or exc})") from None
+    if head[_MAGIC_AT:] != DUCKDB_MAGIC:
+        raise HistoryError(
+            f"{path}: not a DuckDB database (it does not start with DuckDB's magic bytes); refusing to use it as "
+            f"the history store. Give --db a new path or an existing store (a .duckdb file), or a folder of "
+            f"Parquet parts")
+
+
+def _check_backing_file(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """The connection must be backed by the file itself, not an in-memory database."""
+    row = con.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()").fetchone()
+    if not row or not row[0]:
+        raise HistoryError(f"{path}: DuckDB opened this path as an in-memory database, not a file: nothing would "
+                           f"be kept; refusing to use it as the history store")
 
 
 def _create(path: Path, duckdb: Any) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from primbench import __version__
+from primbench.atomicfile import fallback_path, unwritable_reason
 from primbench.benchmark import Benchmark, checked_meta, specialization_name
 from primbench.clocks import clock_record
 from primbench.console import Reporter, set_active
@@ -158,6 +159,7 @@ class Executor:
             raise SystemExit(EXIT_OK)
         self._guarded(settings.validate)
         selected = self._guarded(self._selected)
+        self._guarded(self._check_outputs, settings, len(selected))
         reporter = self._reporter or Reporter()
         set_active(reporter)
         try:
@@ -325,15 +327,71 @@ class Executor:
         }
         return {"context": context, "specializations": records, "summary": summary}
 
+    def _check_outputs(self, settings: Settings, expected: int) -> None:
+        """Before anything is measured: every output can be written (else exit 2 now, not
+        after minutes of measuring). `expected` specializations make a complete file."""
+        self._expected = expected
+        for option, path in (("--json-out", settings.json_out), ("--csv-out", settings.csv_out)):
+            if path and path != os.devnull and (reason := unwritable_reason(path)):
+                raise UsageError(f"{option} {path}: cannot write there ({reason}); nothing was measured")
+
     def _write(self, settings: Settings, document: Mapping[str, Any]) -> list[str]:
-        outputs = []
-        if settings.json_out:
-            write_json(document, settings.json_out, settings.spaces_per_indent)
-            outputs.append(settings.json_out)
-        if settings.csv_out:
-            write_csv(document["specializations"], settings.csv_out)
-            outputs.append(settings.csv_out)
+        """Write the outputs. A run that did not finish never replaces a file holding more
+        specializations (it goes beside it, NAME.partial.json); a write that fails goes to a
+        fallback path, named in a one-line error (exit 2)."""
+        records = document["specializations"]
+        partial = len(records) < getattr(self, "_expected", len(records))
+        outputs: list[str] = []
+        problems: list[str] = []
+        for path, csv in ((settings.json_out, False), (settings.csv_out, True)):
+            if not path:
+                continue
+            count = sum(1 for r in records if r.get("error") is None) if csv else len(records)
+            target = _partial_path(path) if partial and _holds_more(path, csv, count) else path
+
+            def write(to: str | Path, csv: bool = csv) -> None:
+                if csv:
+                    write_csv(records, to)
+                else:
+                    write_json(document, to, settings.spaces_per_indent)
+
+            try:
+                write(target)
+                outputs.append(str(target))
+            except OSError as exc:
+                fallback = fallback_path(path)
+                try:
+                    write(fallback)
+                except OSError as again:
+                    problems.append(f"cannot write {target} ({exc.strerror or exc}), nor the fallback {fallback} "
+                                    f"({again.strerror or again})")
+                else:
+                    outputs.append(str(fallback))
+                    problems.append(f"cannot write {target} ({exc.strerror or exc}); the results are in {fallback}")
+        if problems:
+            self._fail("; ".join(problems), EXIT_USAGE)
         return [o for o in outputs if o != os.devnull]
+
+
+def _partial_path(path: str) -> str:
+    """results.json -> results.partial.json (beside it)."""
+    p = Path(path)
+    return str(p.with_name(f"{p.stem}.partial{p.suffix}" if p.suffix else f"{p.name}.partial"))
+
+
+def _holds_more(path: str, csv: bool, count: int) -> bool:
+    """Whether `path` is a results file (or CSV) with more than `count` specializations."""
+    try:
+        if not Path(path).is_file():
+            return False
+        if csv:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                return sum(1 for _ in f) - 1 > count
+        from primbench.results import load_results
+
+        return len(load_results(path).specializations) > count
+    except (OSError, PrimbenchError):
+        return False
 
 
 def _benchmark_dir() -> str:

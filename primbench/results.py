@@ -30,12 +30,12 @@ import io
 import json
 import math
 import os
-import tempfile
+import re
+import stat
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import repeat
-from pathlib import Path
 from typing import Any
 
 from primbench.errors import PrimbenchError
@@ -232,16 +232,34 @@ class Results:
 # --------------------------------------------------------------------------- loader
 
 
+MAX_FILE_BYTES = 1 << 30  # a results file larger than 1 GiB is refused unread
+MAX_NAME_CHARS = 65536  # names, branches, commits, GPU names, algorithms, dates: 64 Ki characters at most
+
+
 def load_results(path: str | os.PathLike[str]) -> Results:
-    """Read and validate one results.json; raise ResultsFileError naming file and field."""
+    """Read and validate one results.json; raise ResultsFileError naming file and field.
+
+    Only a regular file (or a link to one) of at most `MAX_FILE_BYTES` is read: a FIFO, a
+    device such as /dev/zero or a socket is refused before it is opened."""
     source = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        info = os.stat(path)
+        if stat.S_ISDIR(info.st_mode):
+            raise ResultsFileError(source, None, "is a directory, not a results file")
+        if not stat.S_ISREG(info.st_mode):
+            raise ResultsFileError(source, None, "is not a regular file (a FIFO, device or socket is not read)")
+        if info.st_size > MAX_FILE_BYTES:
+            raise ResultsFileError(source, None, f"is {info.st_size} bytes, over the limit of {MAX_FILE_BYTES}")
+        with open(path, "rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            raise ResultsFileError(source, None, f"is over the limit of {MAX_FILE_BYTES} bytes")
+        text = data.decode("utf-8")
     except FileNotFoundError:
         raise ResultsFileError(source, None, "no such file") from None
     except IsADirectoryError:
         raise ResultsFileError(source, None, "is a directory, not a results file") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise ResultsFileError(source, None, f"cannot be read ({exc})") from None
     return parse_results(text, source)
 
@@ -271,7 +289,67 @@ def parse_results(text: str, source: str = "<string>") -> Results:
             data = json.loads(text, parse_constant=_reject_constant)
         except (json.JSONDecodeError, ValueError, RecursionError) as exc:
             raise ResultsFileError(source, None, f"not valid JSON ({exc})") from None
+        if _SURROGATE.search(text):
+            _check_surrogates(data, source)
         return results_from_dict(data, source)
+
+
+# A \uD800-\uDFFF escape (json.loads pairs the valid ones and leaves a lone one in the string), or a
+# surrogate in text that did not come from UTF-8: then every string is checked.
+_SURROGATE = re.compile("[\ud800-\udfff]|" + r"\\u[dD][89abcdefABCDEF]")
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _check_surrogates(value: Any, source: str) -> None:
+    """Reject a lone surrogate anywhere (key or value): no UTF-8 output can carry it."""
+    stack: list[tuple[Any, str]] = [(value, "$")]
+    while stack:
+        item, at = stack.pop()
+        if isinstance(item, str):
+            if not _encodable(item):
+                raise ResultsFileError(source, at, "holds a lone surrogate (\\ud800-\\udfff), not text")
+        elif isinstance(item, dict):
+            for k, v in item.items():
+                if not _encodable(k):
+                    raise ResultsFileError(source, at, "holds a key with a lone surrogate (\\ud800-\\udfff)")
+                stack.append((v, k if at == "$" else f"{at}.{k}"))
+        elif isinstance(item, list):
+            stack.extend((v, f"{at}[{i}]") for i, v in enumerate(item))
+
+
+def _check_text(obj: Mapping[str, Any], key: str, source: str, where: str) -> None:
+    """A string that names something (shown in every output, stored in every row) is at most
+    `MAX_NAME_CHARS` long."""
+    value = obj.get(key)
+    if isinstance(value, str) and len(value) > MAX_NAME_CHARS:
+        raise ResultsFileError(source, f"{where}.{key}",
+                               f"is {len(value)} characters long, over the limit of {MAX_NAME_CHARS}")
+
+
+def _check_date(general: Mapping[str, Any], source: str) -> None:
+    """An ISO 8601 date must be an instant that exists in UTC too (datetime's years 1 to 9999)."""
+    import datetime as _dt
+
+    text = general.get("date")
+    if not isinstance(text, str):
+        return
+    try:
+        when = _dt.datetime.fromisoformat(text)
+    except ValueError:
+        return  # not ISO 8601: `history` names it; compare only shows it
+    try:
+        if when.tzinfo is not None:
+            when.astimezone(_dt.UTC)
+    except (OverflowError, ValueError):
+        raise ResultsFileError(source, "context.general.date",
+                               f"{text!r} lies outside the dates that can be stored (years 1 to 9999 in UTC)") from None
 
 
 def _get(obj: Any, key: str, kind: type | tuple[type, ...], source: str, where: str,
@@ -369,6 +447,12 @@ def results_from_dict(data: Any, source: str = "<dict>") -> Results:
         )
     general = _get(context, "general", dict, source, "context")
     _get(general, "algorithm", str, source, "context.general")
+    for key in ("algorithm", "branch_name", "commit_hash", "date", "host_name"):
+        _check_text(general, key, source, "context.general")
+    if isinstance(general.get("gpu"), Mapping):
+        for key in ("name", "uuid", "serial", "pci_bus_id", "arch"):
+            _check_text(general["gpu"], key, source, "context.general.gpu")
+    _check_date(general, source)
     _get(context, "settings", dict, source, "context")
     raw_specs = _get(data, "specializations", list, source, "$")
     summary = _get(data, "summary", dict, source, "$", optional=True) or {}
@@ -390,8 +474,10 @@ def _specialization(raw: Any, source: str, where: str) -> Specialization:
     if not isinstance(raw, Mapping):
         raise ResultsFileError(source, where, "must be an object")
     name = _get(raw, "name", str, source, where)
+    _check_text(raw, "name", source, where)
     index = _count(raw, "index", source, where)
     meta = _get(raw, "meta", dict, source, where)
+    _check_text(meta, "algo", source, f"{where}.meta")
     error = _get(raw, "error", str, source, where, optional=True)
     failed = error is not None
     bps = _number(raw, "bytes_per_second", source, where, optional=failed)
@@ -527,26 +613,12 @@ def dumps(document: Mapping[str, Any], spaces_per_indent: int = 4) -> str:
 
 
 def write_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Write `text` to `path` so that readers see the old file or the whole new one.
+    """Write `text` to `path` so that readers see the old file or the whole new one, with the
+    user's umask (an existing file keeps its mode), through a symlink to its target
+    (`primbench.atomicfile`). ``/dev/null`` and pipes are written directly."""
+    from primbench.atomicfile import write_atomic as write
 
-    ``/dev/null`` (and other non-regular targets such as pipes) are written directly."""
-    target = Path(path)
-    if target.exists() and not target.is_file():
-        with open(target, "w", encoding="utf-8") as f:
-            f.write(text)
-        return
-    directory = target.parent if str(target.parent) else Path(".")
-    directory.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write(path, text)
 
 
 def write_json(document: Mapping[str, Any], path: str | os.PathLike[str], spaces_per_indent: int = 4) -> None:

@@ -65,7 +65,7 @@ def test_migrating_an_old_store_keeps_its_data(tmp_path: Path) -> None:
         pass
     # ... and fill it as a version-1 writer would have: tables only
     _fill_as_old_writer(db, _runs(tmp_path, 3))
-    assert migrate_store(db) == [2, 3]
+    assert migrate_store(db) == [2, 3, 4]
     assert migrate_store(db) == []
     with open_for_query(db) as con:
         assert con.execute("SELECT count(*) FROM measurements").fetchone()[0] == 6  # the view of migration 2
@@ -89,7 +89,7 @@ def test_migrating_a_version_2_store_fills_in_the_config_keys(tmp_path: Path) ->
         specs = con.execute("SELECT * FROM specializations ORDER BY run_id, idx").fetchall()
     finally:
         con.close()
-    assert migrate_store(db) == [3]
+    assert migrate_store(db) == [3, 4]
     with open_for_query(db) as con:
         rows = con.execute("SELECT * EXCLUDE (config_key) FROM runs ORDER BY run_id").fetchall()
         assert rows == before  # the data is kept
@@ -97,7 +97,8 @@ def test_migrating_a_version_2_store_fills_in_the_config_keys(tmp_path: Path) ->
         keys = dict(con.execute("SELECT source_path, config_key FROM runs").fetchall())
         assert con.execute("SELECT count(*) FROM measurements WHERE config_key = 'size=1MiB hot extra_percent=1'"
                            ).fetchone()[0] == 1  # the view has the column
-        assert con.execute("SELECT version FROM schema_migrations ORDER BY version").fetchall() == [(1,), (2,), (3,)]
+        versions = con.execute("SELECT version FROM schema_migrations ORDER BY version").fetchall()
+        assert versions == [(1,), (2,), (3,), (4,)]
     assert keys == {str(plain[0]): "size=128MiB", str(plain[1]): "size=128MiB",
                     str(files[2]): "size=1MiB hot extra_percent=1", str(files[3]): "size=128MiB"}
     # the backfill and ingest agree: ingesting the same files again finds them all stored

@@ -53,7 +53,7 @@ def test_query_on_missing_store_is_a_clear_error(tmp_path: Path) -> None:
 def test_not_a_duckdb_file(tmp_path: Path) -> None:
     bogus = tmp_path / "x.duckdb"
     bogus.write_text("hello, not a database\n" * 100)
-    with pytest.raises(HistoryError, match="cannot open the history store"):
+    with pytest.raises(HistoryError, match="not a DuckDB database"):
         connect(bogus, read_only=True, wait_secs=0)
 
 

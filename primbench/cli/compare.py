@@ -22,6 +22,7 @@ from primbench.cli.options import (
     parse_fraction,
 )
 from primbench.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, PrimbenchError
+from primbench.textsafe import term_clean
 
 
 class Format(StrEnum):
@@ -61,14 +62,14 @@ def register(app: typer.Typer) -> None:
             comparison = compare_runs([r for p in base for r in load_side(p)], [r for p in head for r in load_side(p)],
                                       threshold=fraction, alpha=alpha, suite_shift_limit=limit)
         except PrimbenchError as exc:
-            typer.echo(f"primbench compare: error: {exc}", err=True)
+            typer.echo(f"primbench compare: error: {term_clean(exc)}", err=True)
             raise typer.Exit(getattr(exc, "exit_code", EXIT_USAGE)) from None
 
         from compare import render
 
         if output_format is Format.json:
             for w in comparison.warnings:
-                typer.echo(f"primbench compare: warning: {w}", err=True)
+                typer.echo(f"primbench compare: warning: {term_clean(w)}", err=True)
             typer.echo(render.render_json(comparison), nl=False)
         elif output_format is Format.markdown:
             typer.echo(render.render_markdown(comparison, changed_only=changed_only), nl=False)

@@ -20,6 +20,7 @@ import typer
 
 from primbench.cli import options
 from primbench.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, PrimbenchError
+from primbench.textsafe import md_escape, term_clean
 
 T = TypeVar("T")
 
@@ -51,16 +52,41 @@ class FailOn(StrEnum):
 
 
 def _fail(exc: BaseException) -> typer.Exit:
-    typer.echo(f"primbench history: error: {exc}", err=True)
+    typer.echo(f"primbench history: error: {term_clean(exc)}", err=True)
     return typer.Exit(getattr(exc, "exit_code", EXIT_USAGE))
 
 
+def _store_error(exc: BaseException) -> bool:
+    """A DuckDB or OS error that got past the core: one line and exit 2, never a traceback."""
+    return isinstance(exc, OSError) or type(exc).__module__.split(".")[0] in ("duckdb", "_duckdb")
+
+
 def _call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """Run one core function; a PrimbenchError becomes a message and exit 2."""
+    """Run one core function; a PrimbenchError (or a DuckDB or OS error) becomes a message
+    and exit 2; the warnings it gives (e.g. a skipped Parquet part) are printed as lines."""
+    import warnings
+
+    from history.errors import HistoryWarning
+
+    caught: list[warnings.WarningMessage] = []
     try:
-        return fn(*args, **kwargs)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", HistoryWarning)
+            return fn(*args, **kwargs)
     except PrimbenchError as exc:
         raise _fail(exc) from None
+    except Exception as exc:
+        if not _store_error(exc):
+            raise
+        from history.schema import one_line
+
+        raise _fail(PrimbenchError(one_line(exc))) from None
+    finally:  # outside catch_warnings: the others are shown as Python would have
+        for w in caught:
+            if issubclass(w.category, HistoryWarning):
+                typer.echo(f"primbench history: warning: {term_clean(w.message)}", err=True)
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 def _fraction(text: str, option: str) -> float:
@@ -81,7 +107,7 @@ def _cell(value: Any, column: str) -> str:
         return value.strftime("%Y-%m-%d %H:%M")
     if column in ("commit", "latest_commit", "previous_commit", "end_commit", "run_id", "latest_run_id") \
             and isinstance(value, str):
-        return value[:12]
+        return term_clean(value[:12])
     if column in ("value", "before", "after", "base_value", "head_value", "bytes_per_second", "items_per_second"):
         from primbench.console import si
 
@@ -102,7 +128,7 @@ def _cell(value: Any, column: str) -> str:
         return f"{float(value):.0f} MHz"
     if column in ("gpu_temp_start", "gpu_temp_end"):
         return f"{float(value):.0f} °C"
-    return str(value)
+    return term_clean(value)
 
 
 STYLE = {"regression": "bold red", "improvement": "bold green", "inconclusive": "yellow"}
@@ -110,16 +136,17 @@ STYLE = {"regression": "bold red", "improvement": "bold green", "inconclusive": 
 
 def _table(df: Any, columns: Sequence[str], title: str | None = None) -> None:
     from rich.table import Table
+    from rich.text import Text
 
     from primbench.console import make_console
 
-    table = Table(title=title, show_lines=False, title_justify="left")
+    table = Table(title=Text(term_clean(title)) if title else None, show_lines=False, title_justify="left")
     for c in columns:
         table.add_column(c, justify="right" if c in ("value", "before", "after", "shift", "slope", "runs", "commits",
                                                         "specializations", "confidence") else "left")
     for row in df[list(columns)].itertuples(index=False, name=None):
         style = next((STYLE[v] for v in row if isinstance(v, str) and v in STYLE), None)
-        table.add_row(*(_cell(v, c) for v, c in zip(row, columns, strict=True)), style=style)
+        table.add_row(*(Text(_cell(v, c)) for v, c in zip(row, columns, strict=True)), style=style)
     console = make_console()
     if not console.is_terminal:  # a pipe or a file: do not squeeze the table into 80 columns
         console.width = max(console.width, 180)
@@ -183,7 +210,7 @@ def register(app: typer.Typer) -> None:
             report = _call(ingest_files, paths, db, wait_secs=wait_secs)
         for o in report.errors:
             message = o.message if o.message and o.path in o.message else f"{o.path}: {o.message}"
-            typer.echo(f"primbench history: error: {message}", err=True)
+            typer.echo(f"primbench history: error: {term_clean(message)}", err=True)
         if fmt is Format.json:
             typer.echo(json.dumps(report.to_dict(), indent=2))
         else:
@@ -192,7 +219,7 @@ def register(app: typer.Typer) -> None:
             specs = sum(o.specializations for o in report.stored)
             make_console(sys.stderr if report.errors else None).print(
                 f"{len(report.stored)} run(s) stored ({specs} specializations), {len(report.duplicates)} already "
-                f"stored, {len(report.errors)} bad file(s) -> {report.target}", markup=False)
+                f"stored, {len(report.errors)} bad file(s) -> {term_clean(report.target)}", markup=False)
         raise typer.Exit(EXIT_USAGE if report.errors else EXIT_OK)
 
     @history.command("runs")
@@ -233,8 +260,8 @@ def register(app: typer.Typer) -> None:
 
         df = _call(series, db, name, branch=branch, algorithm=algorithm, gpu=gpu, metric=metric, config=config)
         if df.empty:
-            typer.echo(f"primbench history: error: no runs of specialization {name!r} on branch {branch!r}"
-                       + (f" with config {config!r}" if config else "") + f"{_suggest(db, name, branch)}", err=True)
+            typer.echo(term_clean(f"primbench history: error: no runs of specialization {name!r} on branch {branch!r}"
+                       + (f" with config {config!r}" if config else "") + f"{_suggest(db, name, branch)}"), err=True)
             raise typer.Exit(EXIT_USAGE)
         if not per_run:
             df = per_commit(df)
@@ -294,18 +321,18 @@ def register(app: typer.Typer) -> None:
                 f"({h['base_selection']}); config {configs}; run-to-run variability from history: {h['run_to_run']}")
         if fmt == "json":
             for n in h["notes"]:
-                typer.echo(f"primbench history: warning: {n}", err=True)
+                typer.echo(f"primbench history: warning: {term_clean(n)}", err=True)
             typer.echo(json.dumps(bc.to_dict(), indent=2, default=str))
         elif fmt == "markdown":
-            typer.echo(f"**{line}**\n")
+            typer.echo(f"**{md_escape(line)}**\n")
             typer.echo(render.render_markdown(bc.comparison, changed_only=changed_only), nl=False)
         else:
             from primbench.console import make_console
 
             console = make_console()
-            console.print(line, markup=False)
+            console.print(term_clean(line), markup=False)
             for n in h["notes"]:
-                console.print(f"warning: {n}", style="yellow", markup=False)
+                console.print(f"warning: {term_clean(n)}", style="yellow", markup=False)
             render.render_terminal(bc.comparison, console, changed_only=changed_only)
         raise typer.Exit(EXIT_FAILED if bc.comparison.failed(fail_on.value) else EXIT_OK)
 
@@ -364,7 +391,7 @@ def register(app: typer.Typer) -> None:
         written = _call(plot_series, db, name, out, branch=branch, algorithm=algorithm, gpu=gpu, metric=metric,
                         config=config)
         for p in written:
-            typer.echo(f"Wrote {p}")
+            typer.echo(f"Wrote {term_clean(p)}")
 
     @history.command("report")
     def report_cmd(
@@ -380,7 +407,7 @@ def register(app: typer.Typer) -> None:
         from history.plots import write_report
 
         report = _call(write_report, db, out, branch=branch, base=base, gpu=gpu, metric=metric, use_git=use_git)
-        typer.echo(f"Wrote {report.path} ({report.charts} charts, {report.change_points} change points)")
+        typer.echo(f"Wrote {term_clean(report.path)} ({report.charts} charts, {report.change_points} change points)")
 
     @history.command("merge")
     def merge_cmd(
@@ -393,6 +420,31 @@ def register(app: typer.Typer) -> None:
 
         report = _call(merge, source, db, wait_secs=wait_secs)
         typer.echo(f"{report.added_runs} run(s) added from {report.source} to {report.target}")
+
+    @history.command("quarantine")
+    def quarantine_cmd(
+        source: Path = typer.Argument(..., metavar="DIR", help="A shared Parquet history (ingest --shared)."),
+        max_age_secs: float = typer.Option(3600.0, "--max-age-secs",
+                                           help="Temporaries and orphan parts older than this are left by dead "
+                                                "writers."),
+        dry_run: bool = typer.Option(False, "--dry-run", help="Say what would be done; change nothing."),
+        fmt: Format = typer.Option(Format.table, "--format", "-f", help="table (lines) or json."),
+    ) -> None:
+        """Move unreadable and orphan Parquet parts into DIR/quarantine/ (readers skip them with a
+        warning until then) and delete temporaries left by writers that died."""
+        from history.shared import quarantine
+
+        report = _call(quarantine, source, max_age_secs=max_age_secs, dry_run=dry_run)
+        if fmt is Format.json:
+            typer.echo(json.dumps(report.to_dict(), indent=2))
+            return
+        verb = "would move" if dry_run else "moved"
+        for part, to, why in report.moved:
+            typer.echo(term_clean(f"{verb} {part} -> {to} ({why})"))
+        for tmp in report.removed:
+            typer.echo(term_clean(f"removed stale temporary {tmp}"))
+        typer.echo(f"{len(report.moved)} part(s) {verb} to quarantine, {len(report.removed)} temporary file(s) "
+                   "removed")
 
     @history.command("migrate")
     def migrate_cmd(
@@ -418,4 +470,4 @@ def register(app: typer.Typer) -> None:
             typer.echo(json.dumps(info, indent=2, default=str))
         else:
             for key, value in info.items():
-                typer.echo(f"{key}: {value}")
+                typer.echo(term_clean(f"{key}: {value}"))

@@ -1,0 +1,124 @@
+"""Writing an output file so that nothing is lost: whole or not at all, with the user's
+permissions, through symlinks; checking early that a path can be written; a fallback path.
+
+`primbench.results` writes results.json and the CSV through `write_atomic`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import stat
+import tempfile
+import time
+from pathlib import Path
+
+
+def current_umask() -> int:
+    """The process's umask (read from /proc where it can be, else set and restored)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def resolve(path: str | os.PathLike[str]) -> Path:
+    """The file a write to `path` should change: a symlink's target (followed to its end),
+    so that the link itself stays; anything else as given."""
+    p = Path(path)
+    if p.is_symlink():
+        return Path(os.path.realpath(p))
+    return p
+
+
+def _mode(target: Path) -> int:
+    """An existing file keeps its permissions; a new one gets 0666 less the umask, as open() would."""
+    try:
+        return stat.S_IMODE(target.stat().st_mode)
+    except OSError:
+        return 0o666 & ~current_umask()
+
+
+def _fsync_dir(directory: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def write_atomic(path: str | os.PathLike[str], text: str) -> Path:
+    """Write `text` to `path` so that readers see the old file or the whole new one; return
+    the file written (a symlink's target).
+
+    ``/dev/null`` (and other non-regular targets such as pipes) are written directly."""
+    return write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
+    """`write_atomic` for bytes."""
+    target = resolve(path)
+    if target.exists() and not target.is_file():
+        with open(target, "wb") as f:
+            f.write(data)
+        return target
+    directory = target.parent if str(target.parent) else Path(".")
+    directory.mkdir(parents=True, exist_ok=True)
+    mode = _mode(target)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fchmod(f.fileno(), mode)
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    _fsync_dir(directory)
+    return target
+
+
+def unwritable_reason(path: str | os.PathLike[str]) -> str | None:
+    """Why `path` cannot be written (None if it can): its folder is created if missing, and a
+    temporary file is made and removed there, which also catches a read-only file system and
+    a path under a regular file (a permission check alone would not stop root)."""
+    target = resolve(path)
+    try:
+        if target.exists() and not target.is_file():
+            return None if os.access(target, os.W_OK) else "not writable"
+        if target.is_dir():
+            return "is a directory"
+        directory = target.parent if str(target.parent) else Path(".")
+        directory.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".check", dir=directory)
+        try:
+            os.write(fd, b"{}")
+        finally:
+            os.close(fd)
+            Path(tmp).unlink(missing_ok=True)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
+
+
+def fallback_path(path: str | os.PathLike[str]) -> Path:
+    """Where to put a file that could not be written to `path`: the temporary folder, under a
+    name made of the original name, the time and the process id (never an existing file)."""
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(path).name).strip("._") or "results"
+    stem, dot, suffix = name.rpartition(".")
+    stem, suffix = (stem, f".{suffix}") if dot and stem else (name, "")
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    return Path(tempfile.gettempdir()) / f"primbench-{stem}-{stamp}-{os.getpid()}{suffix}"
+
+
+__all__ = ["current_umask", "fallback_path", "resolve", "unwritable_reason", "write_atomic", "write_bytes_atomic"]
