@@ -77,8 +77,8 @@ def test_a_missing_parent_folder_is_created(tmp_path):
     assert len(load_results(out).specializations) == 1
 
 
-@pytest.mark.xfail(strict=False, reason="after the merge with rounds the fallback file's specialization reads as failed; "
-                   "not yet investigated")
+@pytest.mark.xfail(strict=False, reason="after the merge with rounds the fallback file's specialization "
+                   "reads as failed; not yet investigated")
 def test_a_final_write_that_fails_goes_to_a_fallback_named_in_one_line(tmp_path, capsys):
     folder = tmp_path / "out"
     folder.mkdir()
