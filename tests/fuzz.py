@@ -302,7 +302,8 @@ def invoke(tally: Tally, label: str, args: list[str], *, check_terminal: bool = 
     out = result.output
     if check_terminal and CONTROL.search(out.replace("\n", "")):
         tally.injections.append(f"{label}: control character in terminal output")
-    if check_markdown and ("\r" in out or "<img" in out or "\u2028" in out):
+    markdown = result.stdout  # not the error line on stderr: that is terminal text
+    if check_markdown and ("\r" in markdown or "<img" in markdown or "\u2028" in markdown):
         tally.injections.append(f"{label}: raw markdown")
 
 
