@@ -42,6 +42,9 @@ METHOD_DESCRIPTION = (
 #: A suite-wide shift larger than this (a fraction) counts as a regression or improvement of
 #: its own for the exit code (``--suite-shift-limit``); smaller ones are reported only.
 DEFAULT_SUITE_SHIFT_LIMIT = 0.05
+#: Largest |ln(head/base)| judged: beyond it (a factor of about 10^87) a side is broken, and
+#: head/base - 1 would not be a finite float.
+MAX_LOG_CHANGE = 200.0
 #: Degrees of freedom of a history variability given without any.
 HISTORY_DEFAULT_DF = 2.0
 
@@ -297,6 +300,9 @@ def _pair(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
     bo, ho = _observations(base, metric), _observations(head, metric)
     if bo.size == 0 or ho.size == 0:
         return SpecComparison(verdict=Verdict.INCONCLUSIVE, reason="no finite positive throughput", **common)
+    if not abs(float(ho.mean() - bo.mean())) < MAX_LOG_CHANGE:
+        return SpecComparison(verdict=Verdict.INCONCLUSIVE, reason="change out of range: head/base is beyond "
+                              f"e^±{MAX_LOG_CHANGE:g} (a broken measurement on one side)", **common)
     fields = {**common, "metric": metric, "base_value": float(np.exp(bo.mean())),
               "head_value": float(np.exp(ho.mean())),
               "change": float(np.expm1(ho.mean() - bo.mean())), "base_observations": int(bo.size),

@@ -252,7 +252,6 @@ def field_aware(rng: random.Random) -> bytes:
 
 
 CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-KNOWN_COMPARE_CORE = ("compare/core.py", "compare/stats.py")  # being rewritten: see test_compare_hostile.py
 
 
 @dataclass
@@ -261,13 +260,11 @@ class Tally:
     runs: int = 0
     exits: Counter[str] = field(default_factory=Counter)
     uncaught: list[str] = field(default_factory=list)
-    known_compare_core: list[str] = field(default_factory=list)
     injections: list[str] = field(default_factory=list)
 
     def summary(self) -> dict[str, Any]:
         return {"inputs": self.inputs, "command_runs": self.runs, "exit_codes": dict(sorted(self.exits.items())),
                 "uncaught_exceptions": len(self.uncaught),
-                "uncaught_in_compare_core_pending_rewrite": len(self.known_compare_core),
                 "injections": len(self.injections)}
 
 
@@ -291,11 +288,7 @@ def invoke(tally: Tally, label: str, args: list[str], *, check_terminal: bool = 
     exc = result.exception
     if exc is not None and not isinstance(exc, SystemExit):
         where = _where(exc)
-        frames = [f.filename for f in traceback.extract_tb(exc.__traceback__)]
-        if any(f.endswith(KNOWN_COMPARE_CORE) for f in frames[-3:]):
-            tally.known_compare_core.append(f"{label}: {where}")
-        else:
-            tally.uncaught.append(f"{label}: {where}")
+        tally.uncaught.append(f"{label}: {where}")
         tally.exits["exception"] += 1
         return
     tally.exits[str(result.exit_code)] += 1

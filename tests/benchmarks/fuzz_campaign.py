@@ -57,15 +57,12 @@ def main() -> int:
         tally.runs += t.runs
         tally.exits.update(t.exits)
         tally.uncaught += t.uncaught
-        tally.known_compare_core += t.known_compare_core
         tally.injections += t.injections
     print(f"fuzz campaign: {args.inputs} inputs, seed {args.seed}, {args.workers} worker(s), "
           f"Python {platform.python_version()}, {time.time() - started:.0f} s")
     print(json.dumps(tally.summary(), indent=2))
     for line in tally.uncaught:
         print("UNCAUGHT", line)
-    for line in tally.known_compare_core:
-        print("COMPARE CORE (pending rewrite)", line)
     for line in tally.injections:
         print("INJECTION", line)
     return 1 if tally.uncaught or tally.injections else 0
