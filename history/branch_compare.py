@@ -47,7 +47,7 @@ class BranchComparison:
     base_selection: str
     head_runs: list[str]
     base_runs: list[str]
-    run_to_run_cv: dict[tuple[str, str], float]
+    run_to_run_cv: dict[tuple[str, str], tuple[float, float]]  # (CV, degrees of freedom)
     comparison: Comparison
     notes: list[str] = field(default_factory=list)
 

@@ -9,7 +9,14 @@ improvements) that history also holds, nor by one bad run. So it uses successive
 differences of ``ln(value)`` in date order, which a level shift touches only once, and
 their median absolute deviation, which one outlier barely moves:
 ``cv = 1.4826 * MAD(diff(ln x)) / sqrt(2)``, a consistent estimate of the SD of ln x for
-independent Gaussian runs. It needs `MIN_RUNS` runs; with fewer, compare's prior applies.
+independent Gaussian runs. It needs `MIN_RUNS` runs; with fewer, compare relies on the runs'
+own rounds and repeats.
+
+An estimate from a few runs is itself uncertain, so it travels with its degrees of freedom:
+the MAD of successive differences carries about `MAD_EFFICIENCY` of the information of a
+sample variance, ``df = MAD_EFFICIENCY * (n - 1)``, and compare's t-test uses them (it never
+treats history's variance as known). compare uses history only where it is larger than what
+the rounds and repeats of the compared runs show.
 """
 
 from __future__ import annotations
@@ -25,6 +32,14 @@ if TYPE_CHECKING:
 
 MIN_RUNS = 6
 WINDOW = 30  # newest runs used
+#: Asymptotic efficiency of the MAD against the SD for Gaussian data (0.37): what a robust
+#: estimate from n runs is worth in degrees of freedom, per run.
+MAD_EFFICIENCY = 0.37
+
+
+def degrees_of_freedom(runs: int) -> float:
+    """What a robust CV from `runs` runs is worth in degrees of freedom (at least 1)."""
+    return max(1.0, MAD_EFFICIENCY * (runs - 1))
 
 
 def robust_cv(values: Sequence[float]) -> float | None:
@@ -38,24 +53,27 @@ def robust_cv(values: Sequence[float]) -> float | None:
     return cv if cv > 0 else None
 
 
-def run_to_run_cvs(frame: pd.DataFrame, window: int = WINDOW) -> dict[tuple[str, str], float]:
-    """Per (algorithm, name): the robust CV over the newest `window` runs of a series frame
+def run_to_run_cvs(frame: pd.DataFrame, window: int = WINDOW) -> dict[tuple[str, str], tuple[float, float]]:
+    """Per (algorithm, name): (robust CV, degrees of freedom) over the newest `window` runs of a series frame
     (`history.queries.series`, one GPU, oldest first). Runs of one config only: where a
     specialization was measured with several (``config_key``), the newest run's."""
-    out: dict[tuple[str, str], float] = {}
+    out: dict[tuple[str, str], tuple[float, float]] = {}
     if frame.empty:
         return out
     for (algorithm, name), group in frame.groupby(["algorithm", "name"], sort=False):
         if "config_key" in group.columns:
             group = group[group["config_key"] == group["config_key"].iloc[-1]]
-        cv = robust_cv(group["value"].astype(float).to_list()[-window:])
+        values = group["value"].astype(float).to_list()[-window:]
+        cv = robust_cv(values)
         if cv is not None:
-            out[(str(algorithm), str(name))] = cv
+            out[(str(algorithm), str(name))] = (cv, degrees_of_freedom(len(values)))
     return out
 
 
-def describe(cvs: Mapping[tuple[str, str], float]) -> str:
+def describe(cvs: Mapping[tuple[str, str], tuple[float, float]]) -> str:
     if not cvs:
-        return "none (too few base runs): compare's prior applies"
-    values = sorted(cvs.values())
-    return f"{len(values)} specializations, median {values[len(values) // 2] * 100:.3f} %"
+        return "none (too few base runs): the runs' own rounds and repeats decide"
+    values = sorted(cv for cv, _ in cvs.values())
+    dfs = sorted(df for _, df in cvs.values())
+    return (f"{len(values)} specializations, median {values[len(values) // 2] * 100:.3f} % "
+            f"({dfs[len(dfs) // 2]:.1f} df)")

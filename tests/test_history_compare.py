@@ -34,7 +34,8 @@ def test_branch_against_the_base_at_the_fork_point(db: Path) -> None:
     # the run-to-run CV came from main's history (0.2 % planted), not the prior
     row = bc.comparison.row("copy", "type: t1")
     assert row.run_to_run_source.startswith("history")
-    assert 0.001 < bc.run_to_run_cv[("copy", "type: t1")] < 0.004
+    cv, df = bc.run_to_run_cv[("copy", "type: t1")]
+    assert 0.001 < cv < 0.004 and df >= 1  # a few runs: worth a few degrees of freedom, not known exactly
 
 
 def test_fork_point_before_the_shift_shows_the_shift(db: Path) -> None:
@@ -151,3 +152,16 @@ def test_repeated_runs_of_one_commit_compare_as_a_and_a(tmp_path: Path) -> None:
     assert bc.head_commit == bc.base_commit == hd.sha("main-0")
     assert bc.head_runs != bc.base_runs
     assert not bc.comparison.failed("regression")
+
+
+def test_history_variability_carries_degrees_of_freedom_from_its_run_count() -> None:
+    import pandas as pd
+
+    from history.variability import MAD_EFFICIENCY, run_to_run_cvs
+
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"algorithm": "copy", "name": "x", "config_key": "size=1MiB",
+                          "value": 1e12 * np.exp(rng.normal(0, 0.01, 11))})
+    cv, df = run_to_run_cvs(frame)[("copy", "x")]
+    assert 0.004 < cv < 0.02
+    assert df == pytest.approx(MAD_EFFICIENCY * 10)
