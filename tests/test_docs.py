@@ -95,3 +95,26 @@ def test_every_command_is_documented_besides_the_reference(path: tuple[str, ...]
     prose = _prose()
     found = [name for name, text in prose.items() if _mention(path).search(text)]
     assert found, f"`{title(path)}` is mentioned in none of {', '.join(prose)}: describe it in README.md or docs/"
+
+
+def test_readme_compare_outputs_are_what_compare_prints() -> None:
+    """Every ``$ primbench compare …`` block in README.md is real: run it, compare the text."""
+    import os
+    import re
+    import subprocess
+    import sys
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```\n(\$ primbench compare [^\n]*\n.*?)```", text, re.S)
+    assert len(blocks) >= 3
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
+    env.pop("CLICOLOR_FORCE", None)
+    env.pop("FORCE_COLOR", None)
+    for block in blocks:
+        command, rest = block.split("\n", 1)
+        expected, code = rest.split("$ echo $?\n", 1)
+        args = command.removeprefix("$ primbench ").split()
+        done = subprocess.run([sys.executable, "-c", "from primbench.cli import main; main()", *args],
+                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+        assert done.stdout + done.stderr == expected, command
+        assert str(done.returncode) == code.strip(), command
