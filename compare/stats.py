@@ -3,16 +3,13 @@
 All effects are measured on the log scale: ``d = ln(head / base)`` of a throughput, so a
 change and its inverse weigh the same and variances of relative quantities add.
 
-* Within-run standard error of a run's mean (from per-batch times, or from the summary's
-  noise and batch count when batches were not written).
-* Run-to-run variability: a relative coefficient of variation per run, from history
-  when the caller has it, else a documented prior.
-* A z-test of "no change" and an equivalence test (TOST: is |d| smaller than the
-  threshold?), both on ``d``; the threshold itself is applied to the point estimate.
-* An empirical-null check across a suite: standard errors widened when the changes spread
-  wider than the noise model predicts.
+* Run-to-run variance: the sample variances of each specialization's rounds and repeats,
+  moderated toward a prior fitted across the suite (Smyth 2004, limma's ``squeezeVar``).
+* t-tests of "no change" and of equivalence (TOST: is |d| smaller than the threshold?),
+  both on ``d`` with the moderated degrees of freedom; the threshold itself is applied to
+  the point estimate; the smallest change a row could have flagged.
+* A suite-wide shift: the median change, taken out before each specialization is judged.
 * Benjamini–Hochberg false-discovery control across specializations.
-* For evaluation only: NVBench's legacy rule and a Mann–Whitney U test on batches.
 
 SciPy is imported on first use; without it `MissingDependencyError` names the extra.
 """
@@ -23,12 +20,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
 
 import numpy as np
 
 from primbench.errors import MissingDependencyError
-from primbench.rounds import log_sd
 
 #: Smallest change (a fraction of throughput) that counts as a regression or improvement.
 #: A practical floor: a statistically sure change smaller than this is reported as unchanged
@@ -36,9 +31,6 @@ from primbench.rounds import log_sd
 DEFAULT_THRESHOLD = 0.005
 
 DEFAULT_ALPHA = 0.05
-
-#: Window of the seed's noise estimate, used when a summary-only file does not say.
-DEFAULT_BATCH_WINDOW = 10
 
 
 def scipy_special() -> ModuleType:
@@ -57,77 +49,6 @@ def scipy_stats() -> ModuleType:
     except ImportError:
         raise MissingDependencyError("scipy", "compare", "primbench compare") from None
     return stats
-
-
-# --------------------------------------------------------------------------- within-run noise
-
-
-@dataclass(frozen=True)
-class WithinRun:
-    """A run's own noise: `se` is the standard error of ln(mean time per call);
-    `cv` the batch-to-batch coefficient of variation; `n_eff` the batches it rests on after
-    allowing for autocorrelation between neighbouring batches."""
-
-    se: float
-    cv: float
-    n: int
-    n_eff: float
-    source: str  # "batches" or "summary"
-
-
-def per_call_times(batch_ms: Sequence[float], kernel_calls: Sequence[float | None],
-                   default_calls: float | None = None) -> np.ndarray:
-    """Milliseconds per kernel call of each batch (batches with no time or calls dropped)."""
-    ms = np.asarray(batch_ms, dtype=float)
-    calls = np.array(
-        [c if c is not None else (default_calls if default_calls is not None else 1.0) for c in kernel_calls],
-        dtype=float,
-    )
-    ok = (ms > 0) & (calls > 0) & np.isfinite(ms) & np.isfinite(calls)
-    return ms[ok] / calls[ok]
-
-
-def lag1_autocorrelation(x: np.ndarray) -> float:
-    """Sample lag-1 autocorrelation (0 for fewer than 3 values or no variance)."""
-    if x.size < 3:
-        return 0.0
-    c = x - x.mean()
-    denom = float(c @ c)
-    if denom <= 0:
-        return 0.0
-    return float(c[:-1] @ c[1:]) / denom
-
-
-def within_run_from_batches(times_per_call: np.ndarray) -> WithinRun | None:
-    """Standard error of the log mean time from per-batch times per call.
-
-    Uses the sample SD of ln(time) (n-1) over sqrt(n_eff), where
-    ``n_eff = n (1 - r1) / (1 + r1)`` for a positive lag-1 autocorrelation r1 (drifting
-    batches carry less information than independent ones). None for fewer than 2 batches."""
-    n = int(times_per_call.size)
-    if n < 2:
-        return None
-    logs = np.log(times_per_call)
-    sd = float(np.std(logs, ddof=1))
-    r1 = max(0.0, lag1_autocorrelation(logs))
-    n_eff = max(2.0, n * (1.0 - r1) / (1.0 + r1)) if r1 > 0 else float(n)
-    n_eff = min(n_eff, float(n))
-    return WithinRun(se=sd / math.sqrt(n_eff), cv=sd, n=n, n_eff=n_eff, source="batches")
-
-
-def within_run_from_summary(noise_percent: float, batches: int | None, window: int | None = None) -> WithinRun:
-    """Standard error from the summary: the seed's noise (CV over the last batches, percent)
-    over sqrt(batch count); the window size stands in when the count is unknown."""
-    cv = max(0.0, noise_percent) / 100.0
-    n = batches if batches and batches > 0 else (window or DEFAULT_BATCH_WINDOW)
-    n = max(1, int(n))
-    return WithinRun(se=cv / math.sqrt(n), cv=cv, n=n, n_eff=float(n), source="summary")
-
-
-def run_to_run_cv_from_runs(values: Sequence[float]) -> float | None:
-    """Coefficient of variation (SD of ln, n-1) of one specialization's throughput across
-    several runs or rounds. None for fewer than 2 values."""
-    return log_sd(values)
 
 
 # --------------------------------------------------------------------------- run-to-run variance
@@ -249,28 +170,6 @@ def geometric_mean(ratios: Sequence[float]) -> float | None:
     if r.size == 0:
         return None
     return float(np.exp(np.mean(np.log(r))))
-
-
-# --------------------------------------------------------------------------- reference rules (evaluation)
-
-
-def nvbench_legacy(base_value: float, head_value: float, base_noise: float, head_noise: float) -> str:
-    """NVBench's legacy compare rule: "same" when |relative diff| <= min(noises), else
-    "slower" / "faster" (throughput: lower is slower). Noises are fractions."""
-    diff = (head_value - base_value) / base_value
-    if abs(diff) <= min(base_noise, head_noise):
-        return "same"
-    return "slower" if diff < 0 else "faster"
-
-
-def mann_whitney_batches(base_times: Sequence[float], head_times: Sequence[float]) -> tuple[float, float]:
-    """Two-sided Mann–Whitney U on per-call batch times, batches taken as iid samples.
-    Returns (p-value, median shift of head over base as a fraction of time)."""
-    b = np.asarray(base_times, dtype=float)
-    h = np.asarray(head_times, dtype=float)
-    res: Any = scipy_stats().mannwhitneyu(h, b, alternative="two-sided")
-    shift = float(np.median(h) / np.median(b) - 1.0)
-    return float(res.pvalue), shift
 
 
 # --------------------------------------------------------------------------- suite-wide shifts

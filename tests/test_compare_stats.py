@@ -18,70 +18,10 @@ def test_benjamini_hochberg_matches_hand_computation() -> None:
     assert stats.benjamini_hochberg(np.array([])).size == 0
 
 
-def test_within_run_se_from_independent_batches_is_cv_over_root_n() -> None:
-    rng = np.random.default_rng(7)
-    times = 0.25 * np.exp(rng.normal(0, 0.0002, 400))
-    w = stats.within_run_from_batches(times)
-    assert w is not None and w.source == "batches"
-    assert w.cv == pytest.approx(0.0002, rel=0.1)
-    assert w.n_eff > 300
-    assert w.se == pytest.approx(w.cv / math.sqrt(w.n_eff))
-
-
-def test_drifting_batches_count_as_fewer() -> None:
-    rng = np.random.default_rng(8)
-    walk = np.cumsum(rng.normal(0, 0.0001, 200))  # strongly autocorrelated
-    w = stats.within_run_from_batches(0.25 * np.exp(walk))
-    assert w is not None
-    assert w.n_eff < 20
-    assert w.se > w.cv / math.sqrt(200) * 3
-
-
-def test_within_run_needs_two_batches() -> None:
-    assert stats.within_run_from_batches(np.array([1.0])) is None
-
-
-def test_per_call_times_divides_by_calls_and_drops_empty_batches() -> None:
-    t = stats.per_call_times([10.0, 20.0, 0.0, 8.0], [10, 20, 5, None], default_calls=4)
-    assert list(t) == [1.0, 1.0, 2.0]
-
-
-def test_within_run_from_summary() -> None:
-    w = stats.within_run_from_summary(0.04, 16)
-    assert w.cv == pytest.approx(0.0004)
-    assert w.se == pytest.approx(0.0001)
-    assert stats.within_run_from_summary(0.04, None).n == stats.DEFAULT_BATCH_WINDOW
-    assert stats.within_run_from_summary(0.04, None, 25).n == 25
-
-
-
-
-def test_run_to_run_cv_from_runs() -> None:
-    assert stats.run_to_run_cv_from_runs([1.0]) is None
-    cv = stats.run_to_run_cv_from_runs([100.0, 101.0, 99.0])
-    assert cv == pytest.approx(np.std(np.log([100.0, 101.0, 99.0]), ddof=1))
-
-
 def test_geometric_mean() -> None:
     assert stats.geometric_mean([0.5, 2.0]) == pytest.approx(1.0)
     assert stats.geometric_mean([1.01, 1.01, 1.01]) == pytest.approx(1.01)
     assert stats.geometric_mean([]) is None
-
-
-def test_nvbench_legacy_rule() -> None:
-    assert stats.nvbench_legacy(100.0, 100.01, 0.0002, 0.0003) == "same"
-    assert stats.nvbench_legacy(100.0, 99.9, 0.0002, 0.0003) == "slower"
-    assert stats.nvbench_legacy(100.0, 100.1, 0.0002, 0.01) == "faster"
-
-
-def test_mann_whitney_on_batches() -> None:
-    rng = np.random.default_rng(3)
-    base = 1.0 + rng.normal(0, 0.0002, 30)
-    p_same, _ = stats.mann_whitney_batches(base, 1.0 + rng.normal(0, 0.0002, 30))
-    p_diff, shift = stats.mann_whitney_batches(base, 1.001 + rng.normal(0, 0.0002, 30))
-    assert p_diff < 1e-6 < p_same
-    assert shift == pytest.approx(0.001, abs=2e-4)
-
 
 
 # --------------------------------------------------------------------------- moderated variance
