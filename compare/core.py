@@ -94,7 +94,7 @@ def _index(side: Sequence[Results]) -> dict[tuple[str, str], list[_Entry]]:
     return out
 
 
-def _describe(side: Sequence[Results], index: Mapping[tuple[str, str], _Entry]) -> str:
+def _describe(side: Sequence[Results], index: Mapping[tuple[str, str], Any]) -> str:
     algos = sorted({k[0] for k in index})
     files = ", ".join(r.source for r in side) or "no files"
     if not algos:
@@ -506,9 +506,9 @@ def _one_sided(key: tuple[str, str], entry: _Entry, verdict: Verdict, reason: st
     value = spec.bytes_per_second if (spec.bytes_per_second or 0) > 0 else spec.items_per_second
     noise = spec.noise_percent / 100 if spec.noise_percent is not None else None
     side = "base" if verdict is Verdict.REMOVED else "head"
+    fields: dict[str, Any] = {f"{side}_value": value, f"{side}_noise": noise,
+                              f"{side}_noise_timeout": spec.noise_timeout, f"{side}_source": entry.results.source}
     return SpecComparison(
         algorithm=key[0], name=key[1], verdict=verdict,
-        reason=reason + (f" (failed: {spec.error})" if spec.failed else ""),
-        **{f"{side}_value": value, f"{side}_noise": noise, f"{side}_noise_timeout": spec.noise_timeout,
-           f"{side}_source": entry.results.source},
+        reason=reason + (f" (failed: {spec.error})" if spec.failed else ""), **fields,
     )

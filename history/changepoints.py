@@ -298,15 +298,15 @@ def _cut(s: _Series, start: int, stop: int, min_size: int, alpha: float) -> tupl
     tests: list[tuple[float, tuple[int, ...]]] = []
     split = _best_split(s.w, start, stop, min_size)
     if split is not None:
-        cuts = (start, split, stop)
-        tests.append((_test(s, cuts, _split_candidates(stop - start, min_size)), cuts))
+        three: tuple[int, ...] = (start, split, stop)
+        tests.append((_test(s, three, _split_candidates(stop - start, min_size)), three))
     bump = _best_bump(s.w, start, stop, min_size)
     if bump is not None:
         tests.append((_test(s, bump[0], bump[1]), bump[0]))
     if not tests:
         return None
-    p, cuts = min(tests)
-    return cuts if min(1.0, p * len(tests)) < alpha else None
+    p, best = min(tests)
+    return best if min(1.0, p * len(tests)) < alpha else None
 
 
 def detect(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,

@@ -219,7 +219,7 @@ class Staged:
         backend = general.get("backend")
         ok = [s for s in results.specializations if not s.failed]
         run = self.columns["runs"]
-        values = {
+        values: dict[str, Any] = {
             "run_id": run_id,
             "algorithm": results.algorithm,
             "branch": _text(general.get("branch_name")),
@@ -261,7 +261,7 @@ class Staged:
             clock = s.raw.get("sm_clock")
             clock = clock if isinstance(clock, Mapping) else None
             extra = {k: v for k, v in s.raw.items() if k not in _KNOWN_SPEC_KEYS}
-            row = (
+            row: tuple[Any, ...] = (
                 run_id, s.index, s.name, s.algorithm or results.algorithm, _json(s.meta), s.bytes_per_second,
                 s.items_per_second, s.bytes_per_item, s.items, s.noise_percent,
                 None if s.failed and s.noise_percent is None else s.noise_timeout,
@@ -272,8 +272,8 @@ class Staged:
                 _flag(clock, "below_expected"),
                 _json(clock), s.error, _json(extra) if extra else None,
             )
-            for key, value in zip(SPEC_COLUMNS, row, strict=True):
-                spec_cols[key].append(value)
+            for key, cell in zip(SPEC_COLUMNS, row, strict=True):
+                spec_cols[key].append(cell)
             for j, b in enumerate(s.batches or ()):
                 for key, value in zip(
                     BATCH_COLUMNS,

@@ -32,7 +32,7 @@ class Migration:
     version: int
     description: str
     statements: tuple[str, ...]
-    apply: Callable[[duckdb.DuckDBPyConnection], None] | None = None
+    apply: Callable[[duckdb.DuckDBPyConnection], object] | None = None
 
 
 _V1_TABLES = (

@@ -7,6 +7,7 @@ never by index. The libraries are imported here, lazily, and only when a run ask
 from __future__ import annotations
 
 import contextlib
+import importlib
 from abc import ABC, abstractmethod
 from typing import Any
 
@@ -80,7 +81,7 @@ class NvmlMonitor(Monitor):
     def __init__(self, pci_bus_id: str, nvml: Any = None) -> None:
         if nvml is None:
             try:
-                import pynvml as nvml
+                nvml = importlib.import_module("pynvml")
             except ImportError:
                 raise MissingDependencyError("pynvml", "cuda13", "GPU monitoring (or pass --no-monitoring)") from None
         self.nvml = nvml

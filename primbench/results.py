@@ -550,29 +550,29 @@ def _fast_columns(raw: list[Any]) -> Batches | None:
     `_batches` then checks batch by batch to name the field."""
     if not raw or set(map(type, raw)) != {dict}:
         return None
-    ms = list(map(dict.get, raw, repeat("batch_ms")))
+    ms: list[Any] = list(map(dict.get, raw, repeat("batch_ms")))
     if not _plain_floats(ms):
         return None
-    calls: list[Any] | None = list(map(dict.get, raw, repeat("kernel_calls")))
-    kinds = set(map(type, calls))
-    if kinds == {_NONE}:
-        calls = None
-    elif kinds != {int} or min(calls) < 0 or max(calls) >= 2**63:
-        return None
-    host: list[Any] | None = list(map(dict.get, raw, repeat("host_secs")))
-    kinds = set(map(type, host))
-    if kinds == {_NONE}:
-        host = None
-    elif not _plain_floats(host):
-        return None
-    iters: list[Any] | None = list(map(dict.get, raw, repeat("iterations_ms")))
-    kinds = set(map(type, iters))
-    if kinds == {_NONE}:
-        iters = None
-    elif kinds == {list} and all(not v or _plain_floats(v) for v in iters):
-        iters = list(map(tuple, iters))
-    else:
-        return None
+    calls_col: list[Any] = list(map(dict.get, raw, repeat("kernel_calls")))
+    kinds = set(map(type, calls_col))
+    calls: list[Any] | None = None
+    if kinds != {_NONE}:
+        if kinds != {int} or min(calls_col) < 0 or max(calls_col) >= 2**63:
+            return None
+        calls = calls_col
+    host_col: list[Any] = list(map(dict.get, raw, repeat("host_secs")))
+    host: list[Any] | None = None
+    if set(map(type, host_col)) != {_NONE}:
+        if not _plain_floats(host_col):
+            return None
+        host = host_col
+    iters_col: list[Any] = list(map(dict.get, raw, repeat("iterations_ms")))
+    kinds = set(map(type, iters_col))
+    iters: list[Any] | None = None
+    if kinds != {_NONE}:
+        if not (kinds == {list} and all(not v or _plain_floats(v) for v in iters_col)):
+            return None
+        iters = list(map(tuple, iters_col))
     return Batches(ms, calls, host, iters)
 
 

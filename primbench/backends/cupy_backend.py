@@ -159,7 +159,7 @@ class CupyDevice(Device):
 
     def prepare(self, *, cache_size: int, blocking_timeout_secs: float, slots: int) -> None:
         rt = self.rt
-        self._prepare_args = {"cache_size": cache_size, "blocking_timeout_secs": blocking_timeout_secs, "slots": slots}
+        self._prepared_with = (cache_size, blocking_timeout_secs, slots)
         with self._cupy_device:
             self._module = cupy.RawModule(code=SOURCE, options=("-std=c++14",))
             self._spin = self._module.get_function("primbench_spin")
@@ -202,7 +202,8 @@ class CupyDevice(Device):
         self._release()
         self._stream = cupy.cuda.Stream(non_blocking=True)
         self._stream_ptr = self._stream.ptr
-        self.prepare(**self._prepare_args)
+        cache_size, timeout, slots = self._prepared_with
+        self.prepare(cache_size=cache_size, blocking_timeout_secs=timeout, slots=slots)
 
     def _release(self) -> None:
         """Free what `prepare` allocated (the stream stays until it is replaced)."""
