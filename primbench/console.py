@@ -54,6 +54,15 @@ def si(value: float, unit: str) -> str:
     return f"{value:.2f} {unit}"
 
 
+def _label(name: str) -> str:
+    """A specialization name as Rich markup text: control characters gone, brackets literal."""
+    from rich.markup import escape
+
+    from primbench.textsafe import term_clean
+
+    return escape(term_clean(name))
+
+
 def duration(secs: float) -> str:
     """``5.716 µs`` style: the unit that keeps 1 to 3 digits before the point."""
     for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
@@ -69,6 +78,7 @@ class Reporter:
         self.console = console or make_console()
         self._status: Any = None
         self._name = ""
+        self._tolerance: float | None = None
 
     @property
     def live(self) -> bool:
@@ -77,26 +87,34 @@ class Reporter:
     def log(self, message: str) -> None:
         self.console.print(f"  {message}", style="grey50", markup=False)
 
-    def header(self, algorithm: str, count: int, dry: bool) -> None:
+    def header(self, algorithm: str, count: int, dry: bool, *, noise_tolerance_percent: float | None = None) -> None:
+        self._tolerance = noise_tolerance_percent
         word = "specialization" if count == 1 else "specializations"
         self.console.print(f"[bold]{algorithm}[/]: {count} {word}{' (dry run)' if dry else ''}")
 
-    def round_started(self, r: int, rounds: int) -> None:
-        """A pass over every specialization begins (rounds are interleaved)."""
+    def round_started(self, r: int, rounds: int, eta_secs: float | None = None) -> None:
+        """A pass over every specialization begins (rounds are interleaved), with the time left."""
         self._stop()
-        self.console.print(f"[bold]round {r + 1}/{rounds}[/]")
+        eta = f" (about {eta_secs:.0f} s left)" if eta_secs is not None else ""
+        self.console.print(f"[bold]round {r + 1}/{rounds}[/]{eta}")
+
+    def note(self, message: str) -> None:
+        """A line about what the harness does between measurements (warming, cooling)."""
+        if self._status is not None:
+            self._status.update(f"{self._name}: {message}")
+        self.console.print(f"  {message}", style="grey50", markup=False)
 
     def round_finished(self, index: int, count: int, rnd: Mapping[str, Any]) -> None:
         """A round of a specialization that has rounds to go: one dim line."""
         self._stop()
         self.console.print(
-            f"  [{index + 1}/{count}] {self._name}  {duration(rnd['gpu_ms_per_call'] / 1000.0)}/call  "
+            f"  \\[{index + 1}/{count}] {self._name}  {duration(rnd['gpu_ms_per_call'] / 1000.0)}/call  "
             f"noise {rnd['noise_percent']:.3f}%  {rnd['elapsed_secs']['host']:.2f} s",
-            style="grey50", markup=False,
+            style="grey50",
         )
 
     def started(self, index: int, count: int, name: str) -> None:
-        self._name = name
+        self._name = _label(name)
         if self.live:
             self._status = self.console.status(f"[{index + 1}/{count}] {name}: warming up")
             self._status.start()
@@ -116,7 +134,7 @@ class Reporter:
     def finished(self, index: int, count: int, record: Mapping[str, Any], extra: str = "") -> None:
         self._stop()
         tag = f"[{index + 1}/{count}]"
-        name = record["name"]
+        name = _label(record["name"])
         if record.get("error") is not None:
             self.console.print(f"[red]FAILED[/] {tag} {name}: ", end="")
             self.console.print(record["error"], markup=False)
@@ -130,10 +148,15 @@ class Reporter:
         per_call = record["elapsed_secs"]["gpu"] / calls["kernel_calls"] if calls["kernel_calls"] else 0.0
         spread = (record.get("between_rounds") or {}).get("cv_percent")
         rounds = f"  between rounds {spread:.2f}%" if spread is not None else ""
+        noise = f"noise {record['noise_percent']:.3f}%"
+        if self._tolerance is not None and record["noise_percent"] >= self._tolerance:
+            noise = f"[red]{noise}[/]"
+        temps = record.get("gpu_temp_celsius") or {}
+        temp = f"  {temps['end']:.0f} °C" if temps.get("end") is not None else ""
         self.console.print(
             f"{status} {tag} {name}  [bold]{si(record['bytes_per_second'], 'B/s')}[/]  "
             f"{si(record['items_per_second'], 'items/s')}  {duration(per_call)}/call  "
-            f"noise {record['noise_percent']:.3f}%{rounds}  "
+            f"{noise}{rounds}{temp}  "
             f"{calls['kernel_calls_per_batch']} calls x {calls['batches']} batches  "
             f"{record['elapsed_secs']['host']:.2f} s{extra}"
         )

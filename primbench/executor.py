@@ -188,12 +188,12 @@ class Executor:
         except Exception as exc:  # the runtime's own error, e.g. out of memory for the cache buffer
             raise DeviceError(f"preparing the GPU failed: {type(exc).__name__}: {exc}") from exc
 
-    def _thermal_control(self, device: Device, settings: Settings) -> Thermal:
+    def _thermal_control(self, device: Device, settings: Settings, reporter: Reporter) -> Thermal:
         if self._thermal is not None:
             return self._thermal
         from primbench.thermal import thermal_for
 
-        return thermal_for(device, settings)
+        return thermal_for(device, settings, reporter.note)
 
     def _run(self, settings: Settings, selected: list[_Queued], reporter: Reporter) -> dict[str, Any]:
         device = self._open_device(settings)
@@ -201,7 +201,7 @@ class Executor:
         dev_ctx = device.context() if device is not None else {}
         algorithm = str(selected[0].meta["algo"])
         count = len(selected)
-        reporter.header(algorithm, count, settings.dry)
+        reporter.header(algorithm, count, settings.dry, noise_tolerance_percent=settings.noise_tolerance_percent)
         done: dict[int, list[_Round]] = {i: [] for i in range(count)}
         failures: dict[int, dict[str, Any]] = {}
         interrupted = False
@@ -209,13 +209,14 @@ class Executor:
         thermal = None
         if device is not None and not settings.dry:
             self._guarded(self._prepare, device, settings)
-            thermal = self._guarded(self._thermal_control, device, settings)
+            thermal = self._guarded(self._thermal_control, device, settings, reporter)
         rounds = 1 if settings.dry else settings.rounds
         try:
             # Rounds are interleaved: round 1 of every specialization, then round 2, ...
+            started = time.perf_counter()
             for r in range(rounds):
                 if rounds > 1:
-                    reporter.round_started(r, rounds)
+                    reporter.round_started(r, rounds, _eta(started, r * count, rounds * count))
                 for index, q in enumerate(selected):
                     if index in failures:
                         continue
@@ -392,6 +393,13 @@ def _holds_more(path: str, csv: bool, count: int) -> bool:
         return len(load_results(path).specializations) > count
     except (OSError, PrimbenchError):
         return False
+
+
+def _eta(started: float, done: int, total: int) -> float | None:
+    """Seconds left for `total` measurements when `done` took the time since `started`."""
+    if done <= 0:
+        return None
+    return (time.perf_counter() - started) / done * (total - done)
 
 
 def _benchmark_dir() -> str:

@@ -43,8 +43,10 @@ AUTO_MAX_FALLBACK_C = 80.0
 class ThermalControl(Thermal):
     """Warming and cooling against a device's temperature sensor."""
 
-    def __init__(self, device: Device, settings: Settings, slowdown_c: float | None = None) -> None:
+    def __init__(self, device: Device, settings: Settings, slowdown_c: float | None = None,
+                 notify: Callable[[str], object] | None = None) -> None:
         self.device = device
+        self.notify = notify  # told when warming or cooling starts and ends (the terminal shows it)
         self.auto_min = settings.min_gpu_temp is None
         self.auto_max = settings.max_gpu_temp is None
         self.min_temp = AUTO_TARGET_C if self.auto_min else float(settings.min_gpu_temp)  # type: ignore[arg-type]
@@ -84,6 +86,9 @@ class ThermalControl(Thermal):
         if self.auto_min and self.reached is not None:
             target = min(target, self.reached - AUTO_SLACK_C)
         best, best_at = temp, start
+        if temp < target and self.notify is not None:
+            self.notify(f"warming from {temp:.0f} °C to {target:.0f} °C")
+        first = temp
         while temp < target:
             waited = dev.now() - start
             if self.auto_min:
@@ -95,6 +100,8 @@ class ThermalControl(Thermal):
             if temp >= best + 1.0:
                 best, best_at = temp, dev.now()
         self.warming_secs += dev.now() - start
+        if first < target and self.notify is not None:
+            self.notify(f"warmed to {temp:.0f} °C in {dev.now() - start:.1f} s")
         if self.auto_min and self.reached is None:
             self.reached = temp
         return temp
@@ -102,6 +109,8 @@ class ThermalControl(Thermal):
     def _cool(self, temp: float) -> None:
         dev = self.device
         start = dev.now()
+        if temp > self.max_temp and self.notify is not None:
+            self.notify(f"cooling from {temp:.0f} °C to {self.max_temp:.0f} °C")
         while temp > self.max_temp:
             waited = dev.now() - start
             if waited > self.max_cooling_secs:
@@ -132,8 +141,9 @@ class ThermalControl(Thermal):
         }
 
 
-def thermal_for(device: Device, settings: Settings) -> Thermal:
-    """Thermal control for `device`, or none when monitoring is off or unsupported."""
+def thermal_for(device: Device, settings: Settings, notify: Callable[[str], object] | None = None) -> Thermal:
+    """Thermal control for `device`, or none when monitoring is off or unsupported; `notify`
+    hears when warming or cooling starts and ends."""
     if settings.no_monitoring or device.temperature() is None:
         return Thermal()
-    return ThermalControl(device, settings, device.slowdown_temperature())
+    return ThermalControl(device, settings, device.slowdown_temperature(), notify)

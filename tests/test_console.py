@@ -71,3 +71,26 @@ def test_clicolor_force_colours_a_pipe(tmp_path, monkeypatch):
 def test_no_color_wins_over_clicolor_force(tmp_path, monkeypatch):
     text = _run(tmp_path, monkeypatch, CLICOLOR_FORCE="1", NO_COLOR="1")
     assert "\x1b[" not in text
+
+
+def test_warming_rounds_eta_temperature_and_time_per_call_are_shown(tmp_path, monkeypatch):
+    text = _run(tmp_path, monkeypatch)
+    assert "warming from 40 °C to 50 °C" in text and "warmed to 50 °C in " in text
+    assert "round 1/3" in text and "round 2/3 (about " in text and " s left)" in text
+    final = next(line for line in text.splitlines() if line.startswith("ok    [1/1]"))
+    assert "/call" in final and "50 °C" in final and "between rounds" in final
+
+
+def test_noise_above_tolerance_is_red(tmp_path, monkeypatch):
+    monkeypatch.setenv("CLICOLOR_FORCE", "1")
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    out = io.StringIO()
+    reporter = Reporter(make_console(out))
+    reporter.header("copy", 1, False, noise_tolerance_percent=1.0)
+    record = {"name": "type: [bold]x", "calls": {"kernel_calls": 10, "kernel_calls_per_batch": 10, "batches": 1},
+              "noise_timeout": True, "noise_percent": 2.5, "bytes_per_second": 1e9, "items_per_second": 1e9,
+              "elapsed_secs": {"host": 1.0, "gpu": 0.001}}
+    reporter.finished(0, 1, record)
+    text = out.getvalue()
+    assert "\x1b[31mnoise 2.500%" in text
+    assert "type: [bold]x" in text  # a name's brackets are text, not markup
