@@ -1,4 +1,4 @@
-"""Branch divergence (seed 004): a 32-entry array R, each entry 1 with probability p, drawn on
+"""Branch divergence: a 32-entry array R, each entry 1 with probability p, drawn on
 the host and copied to the GPU; thread t takes one of two branches by R[t % 32]. Both
 branches run the same number of instructions (a chain of dependent FMAs written as inline PTX,
 so the compiler can neither merge them into one select nor drop one); only divergence within
@@ -7,7 +7,7 @@ a warp separates the specializations.
     python examples/branch_penalty.py [--steps 256]
 
 Items are threads: items per second falls by up to half once a warp has both branches, as
-the seed found.
+the C++ primbench found.
 
 Checked in the disassembly (nvcc -cubin -arch=sm_90, cuobjdump -sass:
 examples/results/h200/branch_penalty.sass.txt): each branch is a loop of the same 7

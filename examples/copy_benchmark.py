@@ -1,10 +1,10 @@
-"""The seed's copy benchmark in Python: char and long long, 128 MiB by default.
+"""The C++ primbench's copy benchmark in Python: char and long long, 128 MiB by default.
 
     python examples/copy_benchmark.py                 # or: primbench run examples/copy_benchmark.py
     python examples/copy_benchmark.py --help          # every option, no GPU needed
 
 ``--extra-percent X`` copies X % more elements than it reports (a planted slowdown, used to
-test `primbench compare`); the default 0 is the seed's kernel.
+test `primbench compare`); the default 0 is the C++ primbench's kernel.
 """
 
 from __future__ import annotations

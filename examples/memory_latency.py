@@ -1,4 +1,4 @@
-"""Memory latency (seed 004): a pointer chase, index = next[index], over a random cyclic
+"""Memory latency: a pointer chase, index = next[index], over a random cyclic
 permutation built on the host with a seeded generator, at sizes that span L1, L2 and HBM,
 with one thread (no contention) and with a full grid of threads (contention); and the same
 chase in shared memory for comparison.

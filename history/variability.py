@@ -1,6 +1,6 @@
 """Run-to-run variability of a specialization, estimated from the base branch's history.
 
-`compare` weighs a change against how much runs of unchanged code differ (DESIGN.md: about
+`compare` weighs a change against how much runs of unchanged code differ (about
 0.1 % on the H200, five times the noise within a run). History estimates it per
 specialization from the base branch's recent runs on the same GPU.
 

@@ -1,4 +1,4 @@
-"""The clock check of seed 003: the average SM clock over a measurement.
+"""The average-SM-clock check: the average SM clock over a measurement.
 
 Before and after a specialization's batches, SM 0 reads a constant-rate timer and its own
 cycle counter; cycles over elapsed time is the average clock over the whole measurement,

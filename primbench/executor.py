@@ -473,7 +473,7 @@ def _round_record(r: int, rd: _Round, settings: Settings) -> dict[str, Any]:
 
 
 def _record(index: int, q: _Queued, rounds: Sequence[_Round], settings: Settings) -> dict[str, Any]:
-    """A specialization over all its rounds: the seed's fields for the whole measurement (every
+    """A specialization over all its rounds: the C++ primbench's fields for the whole measurement (every
     call of every round), then the rounds and the spread between them."""
     gpu = math.fsum(rd.gpu_secs for rd in rounds)
     calls = sum(rd.calls for rd in rounds)

@@ -1,6 +1,6 @@
 """The measurement loop: batch sizing, the per-call protocol and the stopping rules.
 
-Written once against `primbench.device.Device`. The rules, as in the seed:
+Written once against `primbench.device.Device`. The rules, as in the C++ primbench:
 
 * Batch sizing: 1 call per batch, doubled until a batch takes more than
   ``min_gpu_ms_per_batch`` of GPU time. Sizing batches are discarded; the size is fixed

@@ -73,7 +73,7 @@ def nvml_bus_id(cuda_bus_id: str) -> str:
 
 
 class NvmlMonitor(Monitor):
-    """NVML through nvidia-ml-py (`pynvml`); sensor ``gpu``, as the seed does for CUDA."""
+    """NVML through nvidia-ml-py (`pynvml`); sensor ``gpu``, as the C++ primbench does for CUDA."""
 
     name = "nvml"
     temperature_type = "gpu"

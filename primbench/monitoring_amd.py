@@ -1,6 +1,6 @@
 """GPU monitoring on AMD: temperatures and identity through AMD SMI (the ``amdsmi`` module).
 
-As the seed says: at startup the sensors are probed in priority order, edge then hotspot,
+As the C++ primbench says: at startup the sensors are probed in priority order, edge then hotspot,
 and the first that returns a reading is kept for warming, cooling and reporting
 (``context.general.temperature_type``); if none can be read, monitoring stops with an
 error. The GPU is found by its PCI address (bus/device/function), never by index: HIP's
@@ -112,7 +112,7 @@ class AmdSmiMonitor(Monitor):
         return float(smi.amdsmi_get_temp_metric(self.handle, sensor, getattr(smi.AmdSmiTemperatureMetric, metric)))
 
     def _probe(self) -> tuple[str, Any]:
-        """The first sensor, in the seed's order, that returns a reading."""
+        """The first sensor, in the C++ primbench's order, that returns a reading."""
         types = self.amdsmi.AmdSmiTemperatureType
         why: list[str] = []
         for name, member in SENSORS:

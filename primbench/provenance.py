@@ -82,7 +82,7 @@ def host_name() -> str:
 
 
 def now_iso() -> str:
-    """Local time with its UTC offset, to the second, as the seed writes ``date``."""
+    """Local time with its UTC offset, to the second, as the C++ primbench writes ``date``."""
     return _dt.datetime.now().astimezone().replace(microsecond=0).isoformat()
 
 

@@ -1,6 +1,6 @@
 """The results model: the results.json schema, its one writer, its one loader, and CSV.
 
-The schema is the seed's 4.0.0, key for key. Later versions only add keys:
+The schema is the C++ primbench's 4.0.0, key for key. Later versions only add keys:
 
 * 4.1.0 - ``context.general``: ``branch_source``, ``commit_source``, ``primbench_version``,
   ``python_version``, ``gpu.uuid``, ``gpu.serial``, ``cache_size`` in settings; per
@@ -15,7 +15,7 @@ The schema is the seed's 4.0.0, key for key. Later versions only add keys:
   ``items_per_second``, ``noise_timeout``, ``noise_percent``, ``batches``, ``kernel_calls``,
   ``kernel_calls_per_batch``, ``elapsed_secs``, optional ``gpu_temp_celsius`` and
   ``sm_clock_mhz``) and ``between_rounds`` (``count``, ``cv_percent``: the spread of the
-  rounds' time per call); ``batches[].round``. The seed's fields of a specialization cover
+  rounds' time per call); ``batches[].round``. The C++ primbench's fields of a specialization cover
   every call of every round. A file without rounds is one measurement whose run-to-run
   variability is unknown, not zero.
 
@@ -627,12 +627,12 @@ def write_json(document: Mapping[str, Any], path: str | os.PathLike[str], spaces
 
 
 def _g(value: float) -> str:
-    """C++ stream formatting of a double: 6 significant digits, as the seed's CSV shows."""
+    """C++ stream formatting of a double: 6 significant digits, as the C++ primbench's CSV shows."""
     return f"{value:g}"
 
 
 def csv_text(specializations: Iterable[Mapping[str, Any]]) -> str:
-    """The seed's CSV: index, quoted name, throughputs and noise."""
+    """The C++ primbench's CSV: index, quoted name, throughputs and noise."""
     out = io.StringIO()
     out.write(",".join(CSV_HEADER) + "\n")
     for spec in specializations:

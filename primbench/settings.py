@@ -1,6 +1,6 @@
 """Settings, flags and the command-line options of a benchmark program.
 
-Every option of the seed's C++ primbench keeps its name, default and meaning; options that
+Every option of the C++ primbench keeps its name, default and meaning; options that
 Python needs in place of compile-time macros (cache size, device, branch and commit, no
 test, no monitoring) are added. Values given on the command line override the values of a
 `Settings` object passed by the program, which override the defaults.
@@ -107,7 +107,7 @@ class Settings:
             raise UsageError(f"--filter {self.filter!r} is not a valid regular expression: {exc}") from None
 
     def to_json(self) -> dict[str, Any]:
-        """The settings as written to results.json (integral floats as integers, like the seed)."""
+        """The settings as written to results.json (integral floats as integers, like the C++ primbench)."""
         return {k: _plain(v) for k, v in dataclasses.asdict(self).items()}
 
 

@@ -6,7 +6,7 @@ start of a specialization is kept warm by the measurement itself, and a heating 
 between measured batches would only disturb them; a GPU that overheats mid-run must wait,
 because throttled batches are exactly the noise this avoids.
 
-Defaults ("auto") that work on datacenter GPUs: the seed's 50–60 °C range was chosen on a
+Defaults ("auto") that work on datacenter GPUs: the C++ primbench's 50–60 °C range was chosen on a
 desktop Radeon. An H200 idles at 35–43 °C and reached only 47–48 °C after 45 s of
 full-bandwidth copying, so a fixed 50 °C floor would abort every default run there. Auto:
 
@@ -16,7 +16,7 @@ full-bandwidth copying, so a fixed 50 °C floor would abort every default run th
 * maximum: `AUTO_MARGIN_C` below the GPU's slowdown temperature when the monitor knows it
   (89 °C on the H200, so 79 °C), else `AUTO_MAX_FALLBACK_C`.
 
-Explicit ``--min-gpu-temp`` / ``--max-gpu-temp`` behave as the seed says: reach the range
+Explicit ``--min-gpu-temp`` / ``--max-gpu-temp`` behave as the C++ primbench says: reach the range
 or abort after ``--max-warming-secs`` / ``--max-cooling-secs`` with a message.
 """
 

@@ -1,4 +1,4 @@
-"""Display names for types: the Python form of the seed's PRIMBENCH_REGISTER_TYPE."""
+"""Display names for types: the Python form of the C++ primbench's PRIMBENCH_REGISTER_TYPE."""
 
 from __future__ import annotations
 

@@ -239,7 +239,7 @@ def test_wall_ticks_to_ns(ticks: int, hz: float, ns: int) -> None:
 
 
 def test_average_shader_clock_from_wall_ticks_and_cycles() -> None:
-    """seed 003 on AMD: 100 MHz wall clock, 2 s between samples, 3.4e9 shader cycles → 1700 MHz."""
+    """The average-SM-clock check on AMD: 100 MHz wall clock, 2 s between samples, 3.4e9 shader cycles → 1700 MHz."""
     rate = wall_clock_rate_hz(FakeHipRuntime(wall_khz=100_000), 0)
     start = (wall_ticks_to_ns(1_000_000_000, rate), 5_000)
     end = (wall_ticks_to_ns(1_200_000_000, rate), 5_000 + 3_400_000_000)

@@ -286,7 +286,7 @@ def test_reasons_not_supported_is_none() -> None:
     assert NvmlMonitor("0000:06:00.0", nvml=FakeNvml(gpus)).clock_event_reasons() is None
 
 
-# ----------------------------------------------------------------- throttle detection (seed 003)
+# ----------------------------------------------------------------- throttle detection (the average-SM-clock check)
 
 
 def sample(secs: float, mhz: float) -> tuple[int, int]:

@@ -4,7 +4,7 @@
   ticket into a flag in mapped, pinned host memory, or gives up after a timeout and says so
   in a second mapped word.
 * ``primbench_timestamps``: on SM 0 only, the global (constant-rate) timer and the SM's own
-  cycle counter, for the average SM clock over a measurement (seed 003).
+  cycle counter, for the average SM clock over a measurement (the average-SM-clock check).
 * ``primbench_heat``: a transcendental-heavy workload for warming the GPU.
 
 The platform differences are isolated in the first block: the constant-rate timer

@@ -7,7 +7,7 @@ ROCm. Imported only by the backend: ``import primbench`` never loads it.
 * The spin kernel's timeout and the clock check's time base read ``wall_clock64()``, a
   constant-rate counter whose rate the device reports as ``hipDeviceAttributeWallClockRate``
   (kHz). CuPy's ROCm build has no named constant for it, so it is asked by HIP's number.
-* ``context.general.backend`` as the seed writes it for HIP: ``hip_version`` (with the git
+* ``context.general.backend`` as the C++ primbench writes it for HIP: ``hip_version`` (with the git
   hash where the ROCm install says it), runtime and driver versions as ``major.minor.patch``,
   and the compiler (the clang behind hiprtc).
 * The backend follows the installed CuPy build (``cupy.cuda.runtime.is_hip``). When CuPy
@@ -163,7 +163,7 @@ def hiprtc_version() -> str | None:
 
 def backend_context(rt: Any, rocm: str | None, *, run: Runner = _run,
                     rtc_version: Callable[[], str | None] = hiprtc_version) -> dict[str, Any]:
-    """``context.general.backend`` for HIP, as the seed writes it."""
+    """``context.general.backend`` for HIP, as the C++ primbench writes it."""
     runtime = format_hip_version(int(rt.runtimeGetVersion()))
     driver = format_hip_version(int(rt.driverGetVersion()))
     githash = hip_githash(rocm)
