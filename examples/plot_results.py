@@ -166,7 +166,7 @@ def plot_branch_penalty(results: Results, counts: dict[str, int], out: Path) -> 
                        fontsize=8.5)
     half = rates[0] / 2
     ax.axhline(half, color="#555", ls="--", lw=1, zorder=3)
-    ax.text((len(rows) - 1) / 2, half * 1.55, "dashed: half of the p = 0 rate (the C++ primbench: items/s halves once one\n"
+    ax.text((len(rows) - 1) / 2, half * 1.55, "dashed: half of the p = 0 rate (items/s halves once one\n"
             "lane of a warp diverges; both branches then run one after the other)", ha="center", va="center",
             fontsize=9, color="#333", zorder=4)
     ax.set_ylim(0, max(rates) * 1.22)
