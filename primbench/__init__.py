@@ -1,12 +1,10 @@
 """primbench: low-noise GPU kernel benchmarks from Python.
 
 ``import primbench`` needs no GPU: CuPy and the monitoring libraries load only when a
-benchmark runs (see `primbench.device.open_device`).
+benchmark runs (see `primbench.backends.open_device`).
 """
 
 from __future__ import annotations
-
-__version__ = "0.1.0"
 
 from primbench.benchmark import Benchmark, specialization_name
 from primbench.checks import assert_equal
@@ -25,6 +23,7 @@ from primbench.results import RESULTS_VERSION, Results, load_results
 from primbench.settings import GiB, KiB, MiB, Settings, flags, parse_size
 from primbench.state import State
 from primbench.typenames import register_type, type_name
+from primbench.version import __version__
 
 __all__ = [
     "RESULTS_VERSION",

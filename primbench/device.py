@@ -2,7 +2,7 @@
 GPU runtime.
 
 The measurement loop (`primbench.measure`) is written once against `Device`. Real backends
-live in `primbench.backends` and are imported only by `open_device`, so ``import primbench``
+live in `primbench.backends` and are imported only by `primbench.backends.open_device`, so ``import primbench``
 works on a machine without CuPy, NVML or a GPU. Tests drive the loop with a fake device
 that has programmable kernel times, noise, temperatures and clocks.
 """
@@ -121,10 +121,3 @@ class Device(ABC):
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Free what `prepare` allocated."""
-
-
-def open_device(index: int | None = None, *, monitoring: bool = True) -> Device:
-    """The GPU backend that the installed CuPy supports (CUDA or ROCm), on device `index`."""
-    from primbench.backends import open_backend
-
-    return open_backend(index, monitoring=monitoring)

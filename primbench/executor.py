@@ -13,12 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from primbench import __version__
 from primbench.atomicfile import fallback_path, unwritable_reason
 from primbench.benchmark import Benchmark, checked_meta, specialization_name
 from primbench.clocks import clock_record
 from primbench.console import Reporter, set_active
-from primbench.device import Device, open_device
+from primbench.device import Device
 from primbench.errors import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -35,6 +34,7 @@ from primbench.results import RESULTS_VERSION, write_csv, write_json
 from primbench.rounds import log_sd
 from primbench.settings import CustomOption, Settings, build_parser, flags, parse_args
 from primbench.state import RunOutcome, State, Thermal
+from primbench.version import __version__
 
 
 @dataclass
@@ -172,6 +172,8 @@ class Executor:
             return self._device
         if settings.dry:
             return None
+        from primbench.backends import open_device  # the GPU runtime loads here, not at import
+
         self._device = self._guarded(open_device, settings.device, monitoring=not settings.no_monitoring)
         return self._device
 

@@ -43,3 +43,8 @@ def open_backend(index: int | None, *, monitoring: bool, probe: PlatformProbe | 
         if isinstance(exc, DeviceError):
             raise
         raise DeviceError(f"no usable GPU: {type(exc).__name__}: {exc}") from exc
+
+
+def open_device(index: int | None = None, *, monitoring: bool = True) -> Device:
+    """The GPU backend that the installed CuPy supports (CUDA or ROCm), on device `index`."""
+    return open_backend(index, monitoring=monitoring)

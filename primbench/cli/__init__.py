@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import typer
 
-from primbench import __version__
 from primbench.cli import run as run_cmd
+from primbench.version import __version__
 
 app = typer.Typer(
     name="primbench",

@@ -13,7 +13,7 @@ import cupy as cp
 import numpy as np
 
 import primbench.measure as measure
-from primbench.device import open_device
+from primbench.backends import open_device
 
 sys.path.insert(0, __import__("os").path.dirname(__import__("os").path.abspath(__file__)))
 from _copy import copy_example

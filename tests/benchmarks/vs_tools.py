@@ -70,7 +70,7 @@ def run_primbench(tname: str, size: int, out: Path, *extra: str) -> dict:
 
 def enqueue_cost_us(fn, calls: int = 4096) -> dict:
     """Host time per timed call spent enqueueing (synchronize waits excluded), cold protocol."""
-    from primbench.device import open_device
+    from primbench.backends import open_device
 
     dev = open_device(None, monitoring=False)
     dev.prepare(cache_size=256 << 20, blocking_timeout_secs=10, slots=64)

@@ -20,7 +20,7 @@ import cupy as cp
 import numpy as np
 
 import primbench as pb
-from primbench.device import open_device
+from primbench.backends import open_device
 from primbench.measure import measure
 from primbench.rounds import round_budget
 
