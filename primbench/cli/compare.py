@@ -11,7 +11,6 @@ from pathlib import Path
 
 import typer
 
-from compare.model import FailOn
 from primbench.cli.options import (
     ALPHA_HELP,
     CHANGED_ONLY_HELP,
@@ -19,6 +18,7 @@ from primbench.cli.options import (
     FORMAT_HELP,
     THRESHOLD_HELP,
     check_probability,
+    parse_fail_on,
     parse_fraction,
 )
 from primbench.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, PrimbenchError
@@ -42,7 +42,7 @@ def register(app: typer.Typer) -> None:
         threshold: str = typer.Option("0.5%", "--threshold", "-t", help=THRESHOLD_HELP),
         alpha: float = typer.Option(0.05, "--alpha", help=ALPHA_HELP),
         output_format: Format = typer.Option(Format.terminal, "--format", "-f", help=FORMAT_HELP),
-        fail_on: FailOn = typer.Option(FailOn.REGRESSION, "--fail-on", help=FAIL_ON_HELP),
+        fail_on: str = typer.Option("regression", "--fail-on", metavar="WHAT[,WHAT]", help=FAIL_ON_HELP),
         changed_only: bool = typer.Option(False, "--changed-only", help=CHANGED_ONLY_HELP),
         suite_shift_limit: str = typer.Option(
             "5%", "--suite-shift-limit",
@@ -52,6 +52,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Compare two runs: per specialization regression / improvement / unchanged / inconclusive
         / added / removed, with a CI exit code (0 none, 1 regression, 2 usage or bad input)."""
+        fail_when = parse_fail_on(fail_on)
         fraction = parse_fraction(threshold, "--threshold")
         limit = parse_fraction(suite_shift_limit, "--suite-shift-limit", allow_one=True)
         check_probability(alpha, "--alpha")
@@ -77,7 +78,7 @@ def register(app: typer.Typer) -> None:
             from primbench.console import make_console
 
             render.render_terminal(comparison, make_console(), changed_only=changed_only)
-        raise typer.Exit(EXIT_FAILED if comparison.failed(fail_on) else EXIT_OK)
+        raise typer.Exit(EXIT_FAILED if comparison.failed(fail_when) else EXIT_OK)
 
 
 #: What `primbench.cli.main` turns the ``--`` between the sides into (Click swallows ``--``).
