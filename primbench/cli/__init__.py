@@ -157,10 +157,17 @@ class PrimbenchGroup(typer.main.TyperGroup):
             raise typer.Exit(report_failure(exc)) from None
 
 
+HELP = """Low-noise GPU kernel benchmarks, regression verdicts and history for CI.
+
+Exit codes: 0 ok (no regression); 1 a regression, or what --fail-on names (run: a benchmark
+failed); 2 bad usage, bad input or an output that cannot be written; 3 internal error (please
+report; PRIMBENCH_DEBUG=1 shows the traceback); 130 interrupted. Shell completion:
+--install-completion."""
+
 app = typer.Typer(
     name=PROG,
     cls=PrimbenchGroup,
-    help="Low-noise GPU kernel benchmarks, regression verdicts and history for CI.",
+    help=HELP,
     no_args_is_help=True,
     add_completion=True,
     rich_markup_mode=None,
@@ -180,11 +187,7 @@ def _root(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
                                  help="Show the version and exit."),
 ) -> None:
-    """Low-noise GPU kernel benchmarks, regression verdicts and history for CI.
-
-    Exit codes: 0 ok (no regression); 1 a regression, or what --fail-on names (run: a benchmark
-    failed); 2 bad usage, bad input or an output that cannot be written; 3 internal error
-    (please report); 130 interrupted. Shell completion: --install-completion."""
+    """Low-noise GPU kernel benchmarks, regression verdicts and history for CI."""
 
 
 run_cmd.register(app)

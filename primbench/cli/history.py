@@ -320,7 +320,7 @@ def register(app: typer.Typer) -> None:
             typer.echo(json.dumps(bc.to_dict(), indent=2, default=str))
         elif fmt == "markdown":
             typer.echo(f"**{md_escape(line)}**\n")
-            typer.echo(render.render_markdown(bc.comparison, changed_only=changed_only), nl=False)
+            typer.echo(render.render_markdown(bc.comparison, changed_only=changed_only, notes=h["notes"]), nl=False)
         else:
             from primbench.console import make_console
 

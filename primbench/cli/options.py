@@ -10,6 +10,9 @@ ALPHA_HELP = "False-discovery rate across specializations, and the level of the 
 FAIL_ON_HELP = ("Exit 1 on: regression (any regression); change (any regression or improvement); inconclusive "
                 "(any specialization that could not be judged); never. Combine with a comma: regression,inconclusive.")
 FORMAT_HELP = "terminal, markdown or json."
+MAX_ROWS_HELP = ("Rows in the table, regressions first, then improvements, inconclusive, removed, added, unchanged "
+                 "(default: 100 in the terminal; markdown: as many as fit in a 65,536-character pull-request "
+                 "comment, always); 0: no row limit. A note says what was left out; JSON has every row.")
 CHANGED_ONLY_HELP = "Leave unchanged specializations out of the table (not out of JSON)."
 
 
