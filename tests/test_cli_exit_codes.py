@@ -133,6 +133,14 @@ def test_an_os_error_in_a_command_names_the_path_and_exits_2(timed_out: tuple[st
     assert r.stderr.strip() == "primbench: error: /proc/nope.png: Permission denied"
 
 
+def test_a_benchmark_programs_own_exception_is_its_traceback_and_exit_1(tmp_path: Path) -> None:
+    """`primbench run FILE` is `python FILE`: a bug in FILE is not primbench's internal error."""
+    (tmp_path / "bad.py").write_text("raise NameError('oops')\n")
+    done = cli("run", str(tmp_path / "bad.py"))
+    assert done.returncode == 1
+    assert "Traceback" in done.stderr and "NameError: oops" in done.stderr and "internal error" not in done.stderr
+
+
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
 @pytest.mark.parametrize("fmt", ["terminal", "markdown", "json"])
 def test_stdout_on_a_full_disk_is_one_line_and_exit_2(timed_out: tuple[str, str], fmt: str) -> None:
