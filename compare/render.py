@@ -354,7 +354,7 @@ def render_markdown(c: Comparison, *, changed_only: bool = False, max_rows: int 
     if hidden:
         why_cut = (f"--max-rows {max_rows}" if max_rows and shown >= max_rows
                    else f"a pull-request comment holds {limit:,} characters")
-        lines.append(f"{_left_out(hidden)} ({why_cut}; {FULL_OUTPUT}).")
+        lines.append(f"{_left_out(hidden)}: {why_cut}; {FULL_OUTPUT}.")
     if unchanged_hidden:
         lines.append(f"{unchanged_hidden} unchanged specialization(s) not shown.")
     lines.append("")
