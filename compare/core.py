@@ -510,5 +510,7 @@ def _one_sided(key: tuple[str, str], entry: _Entry, verdict: Verdict, reason: st
                               f"{side}_noise_timeout": spec.noise_timeout, f"{side}_source": entry.results.source}
     return SpecComparison(
         algorithm=key[0], name=key[1], verdict=verdict,
-        reason=reason + (f" (failed: {spec.error})" if spec.failed else ""), **fields,
+        reason=reason + (f" (failed: {spec.error})" if spec.failed else ""),
+        metric=None if not value else "bytes_per_second" if (spec.bytes_per_second or 0) > 0 else "items_per_second",
+        **fields,
     )

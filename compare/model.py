@@ -6,7 +6,7 @@ Pure data: nothing here reads files, computes a statistic or prints.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -24,11 +24,35 @@ class Verdict(StrEnum):
 
 
 class FailOn(StrEnum):
-    """Which verdicts make `primbench compare` exit with 1."""
+    """Which findings make a command exit with 1 (`primbench compare`, `history compare`,
+    `history regressions`): the one definition of ``--fail-on``. Several may be combined,
+    ``regression,inconclusive``; `never` stands alone."""
 
-    REGRESSION = "regression"
-    CHANGE = "change"
+    REGRESSION = "regression"  # a regression (or a suite-wide shift down beyond the limit)
+    CHANGE = "change"  # a regression or an improvement
+    INCONCLUSIVE = "inconclusive"  # a specialization that could not be judged
     NEVER = "never"
+
+
+def parse_fail_on(value: FailOn | str | Iterable[FailOn | str]) -> frozenset[FailOn]:
+    """``"regression,inconclusive"`` (or a FailOn, or several) -> the set of FailOn; ValueError
+    names what is wrong. ``never`` is the empty set."""
+    if isinstance(value, str):
+        parts = [p.strip() for p in value.split(",")]
+    else:
+        parts = [str(FailOn(value))] if isinstance(value, FailOn) else [str(p).strip() for p in value]
+    known = ", ".join(f.value for f in FailOn)
+    chosen: set[FailOn] = set()
+    for part in parts:
+        try:
+            chosen.add(FailOn(part.lower()))
+        except ValueError:
+            raise ValueError(f"{part!r} is not one of {known} (combine with a comma: regression,inconclusive)") \
+                from None
+    if FailOn.NEVER in chosen and len(chosen) > 1:
+        raise ValueError("'never' cannot be combined with another choice")
+    chosen.discard(FailOn.NEVER)
+    return frozenset(chosen)
 
 
 @dataclass(frozen=True)
@@ -238,16 +262,17 @@ class Comparison:
                 return r
         raise KeyError((algorithm, name))
 
-    def failed(self, fail_on: FailOn | str = FailOn.REGRESSION) -> bool:
+    def failed(self, fail_on: FailOn | str | Iterable[FailOn | str] = FailOn.REGRESSION) -> bool:
         """Whether CI should fail: any regression (`regression`), any regression or
-        improvement (`change`), or never."""
-        fail_on = FailOn(fail_on)
-        if fail_on is FailOn.NEVER:
-            return False
+        improvement (`change`), any inconclusive specialization (`inconclusive`), a
+        combination of them (``"regression,inconclusive"``), or never."""
+        chosen = parse_fail_on(fail_on)
         shift = self.suite_shift.verdict if self.suite_shift is not None else None
-        if fail_on is FailOn.CHANGE:
-            return self.summary.regressions + self.summary.improvements > 0 or shift is not None
-        return self.summary.regressions > 0 or shift is Verdict.REGRESSION
+        if FailOn.INCONCLUSIVE in chosen and self.summary.counts.get(Verdict.INCONCLUSIVE, 0) > 0:
+            return True
+        if FailOn.CHANGE in chosen and (self.summary.regressions + self.summary.improvements > 0 or shift is not None):
+            return True
+        return FailOn.REGRESSION in chosen and (self.summary.regressions > 0 or shift is Verdict.REGRESSION)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from compare.model import Comparison, SpecComparison, Verdict
@@ -99,62 +100,185 @@ def _side_label(c: Comparison, side: str) -> str:
     return f"{files}" + (f" ({extra})" if extra else "")
 
 
+#: Order of the rows in the tables: what needs a look first. Within a verdict, the largest
+#: regressions and improvements come first, every other row keeps the order of base.
+PRIORITY = (Verdict.REGRESSION, Verdict.IMPROVEMENT, Verdict.INCONCLUSIVE, Verdict.REMOVED, Verdict.ADDED,
+            Verdict.UNCHANGED)
+#: Rows of a terminal table unless --max-rows says otherwise.
+TERMINAL_ROWS = 100
+#: A GitHub pull-request comment holds at most this many characters (counted as UTF-16 units).
+MARKDOWN_LIMIT = 65_536
+FULL_OUTPUT = "every row with its reason: `--format json`"
+
+
+def _rank(r: SpecComparison) -> tuple[int, float]:
+    size = -abs(r.change) if r.change is not None and r.verdict in _CHANGES else 0.0
+    return PRIORITY.index(r.verdict), size
+
+
 def _rows(c: Comparison, changed_only: bool) -> list[SpecComparison]:
-    if not changed_only:
-        return list(c.rows)
-    return [r for r in c.rows if r.verdict is not Verdict.UNCHANGED]
+    """The rows a table may show, in its order (`PRIORITY`; the largest changes first)."""
+    rows = c.rows if not changed_only else [r for r in c.rows if r.verdict is not Verdict.UNCHANGED]
+    return sorted(rows, key=_rank)
+
+
+def _left_out(rows: list[SpecComparison]) -> str:
+    """``9,900 rows not shown (12 inconclusive, 9,888 unchanged)``."""
+    counts = {v: 0 for v in PRIORITY}
+    for r in rows:
+        counts[r.verdict] += 1
+    parts = ", ".join(f"{n:,} {v.value}" for v, n in counts.items() if n)
+    return f"{len(rows):,} {'row' if len(rows) == 1 else 'rows'} not shown ({parts})"
 
 
 def _multi_algorithm(c: Comparison) -> bool:
     return len({r.algorithm for r in c.rows}) > 1
 
 
+def why(row: SpecComparison, c: Comparison) -> str:
+    """One short clause for a verdict that needs one (empty for a plain regression, improvement
+    or unchanged): why a row is inconclusive (noise timeout, throttled SM clock, no run-to-run
+    variability, too noisy), that it was judged relative to a suite-wide shift, a failure."""
+    reason = row.reason or ""
+    if row.verdict is Verdict.INCONCLUSIVE:
+        if reason.startswith("no run-to-run variability"):
+            return "no run-to-run variability: one run without rounds per side (use --rounds 2+, repeats or history)"
+        return _short(reason.split("; t-test", 1)[0])
+    if row.verdict in (Verdict.ADDED, Verdict.REMOVED):
+        side = "head" if row.verdict is Verdict.ADDED else "base"
+        if "(failed: " in reason:
+            return _short(f"failed in {side}: " + reason.split("(failed: ", 1)[1].rstrip(")"))
+        timeout = row.head_noise_timeout if row.verdict is Verdict.ADDED else row.base_noise_timeout
+        return f"noise timeout in {side}" if timeout else ""
+    shift = c.suite_shift
+    if shift is not None and row.relative_change is not None and row.change is not None:
+        moved = (abs(row.change) >= c.threshold) != (abs(row.relative_change) >= c.threshold)
+        if shift.detected or moved:
+            return (f"judged relative to the suite-wide shift {shift.change * 100:+.2f} %: "
+                    f"{row.relative_change * 100:+.2f} %")
+    return ""
+
+
+def _short(text: str, limit: int = 160) -> str:
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
+def _utf16(text: str) -> int:
+    """Length as GitHub counts a comment: UTF-16 code units (an emoji is two)."""
+    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+
+
 # --------------------------------------------------------------------------- terminal
 
 
-def render_terminal(c: Comparison, console: Console, *, changed_only: bool = False) -> None:
+_NAME_MIN = 20  # below this a name column wraps into too many lines: drop a column first
+_DROP_ORDER = ("Detectable", "Algorithm", "Base", "Head")  # lowest priority first
+
+
+def _layout(header: list[str], table: list[list[str]], width: int) -> tuple[list[int], list[int]]:
+    """Which columns to keep (indices) and their widths so a line fits `width`: drop the
+    lowest-priority columns until the name column gets `_NAME_MIN` characters, then wrap names."""
+    natural = [max([len(h)] + [len(cells[i]) for cells in table]) for i, h in enumerate(header)]
+    keep = list(range(len(header)))
+    name = header.index("Specialization")
+    drops = [header.index(h) for h in _DROP_ORDER if h in header]
+    while True:
+        others = sum(natural[i] for i in keep if i != name) + 2 * (len(keep) - 1)
+        budget = width - others
+        if budget >= min(natural[name], _NAME_MIN) or not drops:
+            widths = list(natural)
+            widths[name] = max(min(natural[name], budget), min(natural[name], _NAME_MIN))
+            return keep, widths
+        keep.remove(drops.pop(0))
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """A name over several lines, the later ones indented by two."""
+    if len(text) <= width:
+        return [text]
+    import textwrap
+
+    return textwrap.wrap(text, width, subsequent_indent="  ", break_long_words=True,
+                         break_on_hyphens=False) or [text[:width]]
+
+
+def render_terminal(c: Comparison, console: Console, *, changed_only: bool = False,
+                    max_rows: int | None = TERMINAL_ROWS, notes: Sequence[str] = ()) -> None:
     """A table with one row per specialization, warnings above it, the summary below.
 
-    The table is laid out here and printed as one styled text (a Rich Table takes seconds
-    for 10,000 rows)."""
+    The table fits the console's width (80 columns through a pipe): lower-priority columns
+    (Detectable, Algorithm, Base, Head) are dropped and names wrapped when it would not. A
+    verdict that needs a reason gets a ``why:`` line under its row. At most `max_rows` rows
+    (None or 0: all), regressions first; a note says what was left out. Laid out here and
+    printed as one styled text (a Rich Table takes seconds for 10,000 rows)."""
+    import textwrap
+
     from rich.text import Text
 
-    console.print(Text.assemble(("base: ", "bold"), term_clean(_side_label(c, "base"))))
-    console.print(Text.assemble(("head: ", "bold"), term_clean(_side_label(c, "head"))))
-    for w in c.warnings:
-        console.print(Text.assemble(("warning: ", "bold yellow"), term_clean(w)))
-    multi = _multi_algorithm(c)
-    header = (["Algorithm"] if multi else []) + [
-        "Specialization", "Base", "Head", "Change", "Detectable", "Verdict"]
-    right = ([False] if multi else []) + [False, True, True, True, True, False]
-    rows = _rows(c, changed_only)
-    table: list[tuple[list[str], SpecComparison]] = []
-    for r in rows:
-        cells = [term_clean(r.name), _value(r, r.base_value), _value(r, r.head_value), _change(r.change),
-                 _detectable(r), r.verdict.value]
-        table.append((([term_clean(r.algorithm)] if multi else []) + cells, r))
-    widths = [max([len(h)] + [len(cells[i]) for cells, _ in table]) for i, h in enumerate(header)]
-    change_col, verdict_col = len(header) - 3, len(header) - 1
+    width = max(console.width, 40)
+
+    def wrapped(label: str, text: str, style: str) -> Text:
+        lines = textwrap.wrap(label + text, width, subsequent_indent="  ", break_long_words=True,
+                              break_on_hyphens=False) or [label]
+        out = Text.assemble((label, style), lines[0][len(label):])
+        for ln in lines[1:]:
+            out.append("\n" + ln)
+        return out
+
+    console.print(wrapped("base: ", term_clean(_side_label(c, "base")), "bold"))
+    console.print(wrapped("head: ", term_clean(_side_label(c, "head")), "bold"))
+    for w in [*notes, *c.warnings]:
+        console.print(wrapped("warning: ", term_clean(w), "bold yellow"))
+    header = ["Algorithm", "Specialization", "Base", "Head", "Change", "Detectable", "Verdict"]
+    right = {"Base", "Head", "Change", "Detectable"}
+    candidates = _rows(c, changed_only)
+    limit = max_rows if max_rows else len(candidates)
+    rows, hidden = candidates[:limit], candidates[limit:]
+    table = [[term_clean(r.algorithm), term_clean(r.name), _value(r, r.base_value), _value(r, r.head_value),
+              _change(r.change), _detectable(r), r.verdict.value] for r in rows]
+    if not _multi_algorithm(c):
+        header, table = header[1:], [cells[1:] for cells in table]
+    keep, widths = _layout(header, table, width)
+    if header[0] == "Algorithm" and 0 not in keep:  # too narrow: the algorithm goes in front of the name
+        header, table = header[1:], [[f"{cells[0]} / {cells[1]}", *cells[2:]] for cells in table]
+        keep, widths = _layout(header, table, width)
+    name_col = header.index("Specialization")
+    verdict_col, change_col = header.index("Verdict"), header.index("Change")
 
     def pad(i: int, text: str) -> str:
-        return text.rjust(widths[i]) if right[i] else text.ljust(widths[i])
+        return text.rjust(widths[i]) if header[i] in right else text.ljust(widths[i])
 
     out = Text()
-    out.append("  ".join(pad(i, h) for i, h in enumerate(header)).rstrip(), style="bold")
-    for cells, r in table:
-        out.append("\n")
+    out.append("  ".join(pad(i, header[i]) for i in keep).rstrip(), style="bold")
+    for cells, r in zip(table, rows, strict=True):
         style = STYLES[r.verdict]
-        for i, cell in enumerate(cells):
-            if i:
-                out.append("  ")
-            text = pad(i, cell) if i < len(cells) - 1 else cell
-            colour = style if i == verdict_col or (i == change_col and r.verdict in _CHANGES) else ""
-            out.append(text, style=colour or None)
+        names = _wrap(cells[name_col], widths[name_col])
+        for n, name_part in enumerate(names):
+            out.append("\n")
+            line_cells = [(i, name_part if i == name_col else (cells[i] if n == 0 else "")) for i in keep]
+            last = len(line_cells) - 1
+            while last > 0 and not line_cells[last][1]:
+                last -= 1
+            for k, (i, cell) in enumerate(line_cells[:last + 1]):
+                if k:
+                    out.append("  ")
+                text = pad(i, cell) if k < last else cell
+                colour = style if i == verdict_col or (i == change_col and r.verdict in _CHANGES) else ""
+                out.append(text, style=colour or None)
+        clause = why(r, c)
+        if clause:
+            for ln in textwrap.wrap(term_clean(clause), width - 4, break_long_words=True,
+                                    break_on_hyphens=False, initial_indent="why: ", subsequent_indent="     "):
+                out.append("\n    " + ln, style="grey50")
     console.print(out, no_wrap=True, overflow="ignore", crop=False)
+    if hidden:
+        console.print(Text(f"… {_left_out(hidden)}: --max-rows 0 shows them all; {FULL_OUTPUT}", style="yellow"))
     counts = c.summary.counts
-    console.print(Text.assemble(("Summary: ", "bold"),
-                                (summary_line(c), "bold red" if counts.get(Verdict.REGRESSION) else "")))
-    console.print(Text(method_line(c), style="grey50"))
+    summary = wrapped("Summary: ", summary_line(c), "bold")
+    if counts.get(Verdict.REGRESSION):
+        summary.stylize("bold red", len("Summary: "))
+    console.print(summary)
+    console.print(Text("\n".join(textwrap.wrap(method_line(c), width)), style="grey50"))
 
 
 _CHANGES = (Verdict.REGRESSION, Verdict.IMPROVEMENT)
@@ -164,10 +288,17 @@ _CHANGES = (Verdict.REGRESSION, Verdict.IMPROVEMENT)
 
 
 _md = md_escape  # every value that comes from a results file, on one line
+_WARNINGS_BUDGET = 16_000  # characters of warnings before the table (the rest are counted, not shown)
 
 
-def render_markdown(c: Comparison, *, changed_only: bool = False) -> str:
-    """A GitHub-flavoured summary line and table, for PR comments and CI job summaries."""
+def render_markdown(c: Comparison, *, changed_only: bool = False, max_rows: int | None = None,
+                    limit: int = MARKDOWN_LIMIT, notes: Sequence[str] = ()) -> str:
+    """A GitHub-flavoured summary, warnings and table, for PR comments and CI job summaries.
+
+    Fits one pull-request comment (`limit` characters): the summary, every warning (as many as
+    fit in `_WARNINGS_BUDGET`), then the rows in `PRIORITY` order, regressions first, each with
+    a "Why" for a verdict that needs one, until `max_rows` or the limit; then a note of what
+    was left out and where to find it."""
     lines = ["### primbench compare", ""]
     lead = summary_line(c)
     if c.summary.regressions:
@@ -177,29 +308,57 @@ def render_markdown(c: Comparison, *, changed_only: bool = False) -> str:
     lines.append(f"Base: {_md(_side_label(c, 'base'))}  ")
     lines.append(f"Head: {_md(_side_label(c, 'head'))}")
     lines.append("")
-    for w in c.warnings:
-        lines.append(f"> **Warning:** {_md(w)}")
-    if c.warnings:
+    warnings = [*notes, *c.warnings]
+    spent = 0
+    for n, w in enumerate(warnings):
+        line = f"> **Warning:** {_md(_short(w, 2_000))}"
+        if spent + len(line) > _WARNINGS_BUDGET:
+            lines.append(f"> **Warning:** {len(warnings) - n} more warning(s) not shown ({FULL_OUTPUT})")
+            break
+        lines.append(line)
+        spent += len(line)
+    if warnings:
         lines.append("")
     multi = _multi_algorithm(c)
-    header = (["Algorithm"] if multi else []) + ["Specialization", "Base", "Head", "Change", "Detectable", "Verdict"]
-    align = (["---"] if multi else []) + ["---", "---:", "---:", "---:", "---:", "---"]
+    header = (["Algorithm"] if multi else []) + ["Specialization", "Base", "Head", "Change", "Detectable", "Verdict",
+                                                 "Why"]
+    align = (["---"] if multi else []) + ["---", "---:", "---:", "---:", "---:", "---", "---"]
     lines.append("| " + " | ".join(header) + " |")
     lines.append("|" + "|".join(align) + "|")
+    footer = [f"<sub>{_md(method_line(c))}</sub>"]
+    unchanged_hidden = len(c.rows) - sum(1 for r in c.rows if not changed_only or r.verdict is not Verdict.UNCHANGED)
+    reserve = _utf16("\n".join(footer)) + 400  # the notes of what was left out
+    used = _utf16("\n".join(lines)) + 1
     rows = _rows(c, changed_only)
+    shown = 0
     for r in rows:
+        if max_rows and shown >= max_rows:
+            break
         verdict = f"{ICONS[r.verdict]} {r.verdict.value}"
         if r.verdict is Verdict.REGRESSION:
             verdict = f"**{verdict}**"
         cells = ([_md(r.algorithm)] if multi else []) + [
             _md(r.name), _value(r, r.base_value), _value(r, r.head_value), _change(r.change), _detectable(r), verdict,
+            _md(why(r, c)),
         ]
-        lines.append("| " + " | ".join(cells) + " |")
-    if changed_only and len(rows) < len(c.rows):
+        line = "| " + " | ".join(cells) + " |"
+        size = _utf16(line) + 1
+        if used + size + reserve > limit:
+            break
+        lines.append(line)
+        used += size
+        shown += 1
+    hidden = rows[shown:]
+    if hidden or unchanged_hidden:
         lines.append("")
-        lines.append(f"{len(c.rows) - len(rows)} unchanged specialization(s) not shown.")
+    if hidden:
+        why_cut = (f"--max-rows {max_rows}" if max_rows and shown >= max_rows
+                   else f"a pull-request comment holds {limit:,} characters")
+        lines.append(f"{_left_out(hidden)}: {why_cut}; {FULL_OUTPUT}.")
+    if unchanged_hidden:
+        lines.append(f"{unchanged_hidden} unchanged specialization(s) not shown.")
     lines.append("")
-    lines.append(f"<sub>{_md(method_line(c))}</sub>")
+    lines.extend(footer)
     return "\n".join(lines) + "\n"
 
 

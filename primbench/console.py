@@ -1,9 +1,11 @@
 """Terminal output of a benchmark run: colours per the ANSI-colour conventions, progress
-lines, log messages. Colours are on only for a terminal; ``NO_COLOR`` turns them off and
-``CLICOLOR_FORCE`` on (Rich reads NO_COLOR but not CLICOLOR_FORCE, so it is handled here)."""
+lines, log messages. Colours are on only for a terminal; ``NO_COLOR`` turns them off, and
+``CLICOLOR_FORCE`` or ``FORCE_COLOR`` on (NO_COLOR wins; the console is built with explicit
+settings, so all three are handled here)."""
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from collections.abc import Mapping
@@ -16,11 +18,12 @@ if TYPE_CHECKING:
 
 
 def color_enabled(stream: IO[str] | None = None, env: Mapping[str, str] | None = None) -> bool:
-    """NO_COLOR (any non-empty value) wins, then CLICOLOR_FORCE (non-empty, not 0), then isatty."""
+    """NO_COLOR (any non-empty value) wins, then CLICOLOR_FORCE (non-empty, not 0) and
+    FORCE_COLOR (any non-empty value, https://force-color.org), then isatty."""
     env = os.environ if env is None else env
     if env.get("NO_COLOR"):
         return False
-    if env.get("CLICOLOR_FORCE", "0") not in ("", "0"):
+    if env.get("CLICOLOR_FORCE", "0") not in ("", "0") or env.get("FORCE_COLOR"):
         return True
     stream = sys.stdout if stream is None else stream
     try:
@@ -29,13 +32,22 @@ def color_enabled(stream: IO[str] | None = None, env: Mapping[str, str] | None =
         return False
 
 
-def make_console(stream: IO[str] | None = None, *, stderr: bool = False) -> Console:
-    """A Rich console that follows `color_enabled`."""
+def _console_class() -> type[Console]:
     from rich.console import Console
 
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            """Rich exits 1 here, the code of a regression; let the CLI report the closed pipe (exit 2)."""
+            raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+
+    return _Console
+
+
+def make_console(stream: IO[str] | None = None, *, stderr: bool = False) -> Console:
+    """A Rich console that follows `color_enabled`; a closed pipe raises BrokenPipeError."""
     target = stream if stream is not None else (sys.stderr if stderr else sys.stdout)
     color = color_enabled(target)
-    return Console(
+    return _console_class()(
         file=target,
         force_terminal=color,
         no_color=not color,

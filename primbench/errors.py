@@ -4,7 +4,8 @@ from __future__ import annotations
 
 EXIT_OK = 0
 EXIT_FAILED = 1  # a specialization failed (or, for compare, a regression was found)
-EXIT_USAGE = 2  # bad options, bad input, missing dependency or device
+EXIT_USAGE = 2  # bad options, bad input, missing dependency or device, an output that cannot be written
+EXIT_INTERNAL = 3  # a bug in primbench: an exception no command expected ("internal error … please report")
 EXIT_INTERRUPTED = 130
 
 

@@ -38,6 +38,8 @@ def _no_color(monkeypatch: pytest.MonkeyPatch) -> None:
     """Plain output in tests unless a test asks for colour; no CI variables leak in."""
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.delenv("CLICOLOR_FORCE", raising=False)
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    monkeypatch.delenv("PRIMBENCH_DEBUG", raising=False)
     for name in ("PRIMBENCH_BRANCH", "PRIMBENCH_COMMIT", "GITHUB_HEAD_REF", "GITHUB_REF_NAME", "GITHUB_SHA"):
         monkeypatch.delenv(name, raising=False)
 

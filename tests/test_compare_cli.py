@@ -89,8 +89,8 @@ def test_markdown_is_a_github_table_with_a_summary(regression: tuple[str, str]) 
     lines = r.stdout.splitlines()
     assert lines[0] == "### primbench compare"
     assert lines[2].startswith("**1 regression, 0 improvements, 1 unchanged")
-    header = lines.index("| Specialization | Base | Head | Change | Detectable | Verdict |")
-    assert lines[header + 1] == "|---|---:|---:|---:|---:|---|"
+    header = lines.index("| Specialization | Base | Head | Change | Detectable | Verdict | Why |")
+    assert lines[header + 1] == "|---|---:|---:|---:|---:|---|---|"
     assert lines[header + 2].startswith("| type: char | 1") and "| 980.00 GB/s | -2.00 % | ±" in lines[header + 2]
     assert "regression" in lines[header + 2]
     assert ANSI not in r.stdout

@@ -1,4 +1,4 @@
-"""Colours of the run's progress output: on for a terminal only, NO_COLOR off, CLICOLOR_FORCE on."""
+"""Colours of the run's progress output: on for a terminal only, NO_COLOR off, CLICOLOR_FORCE or FORCE_COLOR on."""
 
 from __future__ import annotations
 
@@ -26,6 +26,9 @@ class _Tty(io.StringIO):
         ({"CLICOLOR_FORCE": "1"}, False, True),
         ({"CLICOLOR_FORCE": "0"}, False, False),
         ({"NO_COLOR": "1", "CLICOLOR_FORCE": "1"}, False, False),
+        ({"FORCE_COLOR": "1"}, False, True),  # issue 15, item 10: https://force-color.org
+        ({"FORCE_COLOR": ""}, False, False),
+        ({"NO_COLOR": "1", "FORCE_COLOR": "1"}, True, False),
     ],
 )
 def test_color_rules(env, tty, expected):

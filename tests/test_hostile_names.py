@@ -67,7 +67,7 @@ def test_compare_markdown_is_inert(hostile_pair):
     base, head = hostile_pair
     result = CliRunner().invoke(app, ["compare", str(base), str(head), "-f", "markdown", "--fail-on", "never"])
     assert result.exit_code == 0, result.output
-    assert_safe_markdown(result.output, columns=6)
+    assert_safe_markdown(result.output, columns=7)
 
 
 @pytest.mark.parametrize("no_color", ["1", ""])
@@ -99,7 +99,7 @@ def test_history_compare_markdown_header_and_table_are_inert(tmp_path):
     assert result.exit_code == 0, result.output
     header = result.output.splitlines()[0]
     assert header.startswith("**") and "forged" in header
-    assert_safe_markdown(result.output, columns=6)
+    assert_safe_markdown(result.output, columns=7)
 
 
 def test_history_commands_print_no_control_characters(tmp_path):

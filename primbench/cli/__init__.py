@@ -1,24 +1,178 @@
 """The ``primbench`` command: one sub-module per command group, each a thin layer that maps
 options to one core function and renders its result.
 
-Exit codes: 0 success; 1 a benchmark failed, or compare found a regression; 2 usage or
-bad input; 130 interrupted.
+Exit codes (the one table, also in README.md#exit-codes):
+
+====  =====================================================================================
+0     success: no regression (nothing that ``--fail-on`` names)
+1     compare found a regression (or what ``--fail-on`` names); ``run``: a benchmark failed
+2     bad usage or bad input, or an output that cannot be written (a full disk, a closed
+      pipe, a stream whose encoding cannot hold the text): one line naming the file or stream
+3     internal error: an exception no command expected, one line ending "please report";
+      ``PRIMBENCH_DEBUG=1`` prints its traceback as well
+130   interrupted
+====  =====================================================================================
+
+Every command gets this: `PrimbenchGroup.invoke` turns what a command raises into its code
+(commands run from `app`, as CliRunner does), and `main` also covers option parsing and the
+last flush of stdout.
 """
 
 from __future__ import annotations
 
+import errno
+import os
+import sys
+import traceback
+from typing import Any
+
 import typer
+import typer.main
+from typer.exceptions import TyperException
 
 from primbench.cli import run as run_cmd
+from primbench.errors import EXIT_INTERNAL, EXIT_USAGE, PrimbenchError
 from primbench.version import __version__
 
+PROG = "primbench"
+DEBUG_ENV = "PRIMBENCH_DEBUG"
+
+
+def _debug() -> bool:
+    return os.environ.get(DEBUG_ENV, "") not in ("", "0")
+
+
+def _stream_path(stream: Any, fallback: str) -> str:
+    """``stdout (/dev/full)``: the stream and, where the OS says, the file behind it."""
+    try:
+        fd = stream.fileno()
+        target = os.readlink(f"/proc/self/fd/{fd}")
+    except (AttributeError, OSError, ValueError):
+        return fallback
+    return f"{fallback} ({target})" if target.startswith("/") else fallback
+
+
+def _failing_stream(exc: BaseException) -> tuple[str, Any] | None:
+    """Which standard stream an OSError or UnicodeEncodeError without a file name came from."""
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if isinstance(exc, UnicodeEncodeError):
+            enc = (getattr(stream, "encoding", None) or "").lower().replace("_", "-")
+            if enc and enc == (exc.encoding or "").lower().replace("_", "-"):
+                return name, stream
+            continue
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            return name, stream
+    return None
+
+
+def _silence(stream: Any) -> None:
+    """Point a failed standard stream at /dev/null, so that the interpreter's last flush of what
+    is still buffered does not fail a second time ("Exception ignored …")."""
+    try:
+        fd = stream.fileno()
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, fd)
+        os.close(null)
+    except (AttributeError, OSError, ValueError):
+        pass
+
+
+_WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EPIPE, errno.EIO, errno.EFBIG, errno.EDQUOT, errno.EBADF})
+
+
+def _say(message: str) -> None:
+    try:
+        sys.stderr.write(message + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError, UnicodeError):
+        pass
+
+
+def describe_failure(exc: BaseException) -> tuple[str, int]:
+    """One line for an exception that reached the command line, and its exit code."""
+    from primbench.textsafe import term_clean
+
+    if isinstance(exc, PrimbenchError):
+        return f"{PROG}: error: {term_clean(exc)}", getattr(exc, "exit_code", EXIT_USAGE)
+    if isinstance(exc, UnicodeEncodeError):
+        found = _failing_stream(exc)
+        if found is not None:
+            name, stream = found
+            char = exc.object[exc.start:exc.start + 1] if isinstance(exc.object, str) else ""
+            where = _stream_path(stream, name)
+            _silence(stream)
+            return (f"{PROG}: error: cannot write to {where}: its encoding {exc.encoding!r} "
+                    f"cannot hold {char!r} (U+{ord(char):04X}); set PYTHONIOENCODING=utf-8 or a UTF-8 locale"
+                    if char else f"{PROG}: error: cannot write to {where}: {term_clean(exc)}"), EXIT_USAGE
+    if isinstance(exc, OSError):
+        reason = exc.strerror or str(exc)
+        if exc.filename is not None:
+            where = term_clean(exc.filename)
+            if exc.filename2 is not None:
+                where += f" -> {term_clean(exc.filename2)}"
+            return f"{PROG}: error: {where}: {term_clean(reason)}", EXIT_USAGE
+        found = _failing_stream(exc)
+        if found is None and exc.errno in _WRITE_ERRNOS:  # the buffer was dropped: primbench writes to stdout
+            found = ("stdout", sys.stdout)
+        if found is not None:
+            name, stream = found
+            where = _stream_path(stream, name)
+            _silence(stream)
+            return f"{PROG}: error: cannot write to {where}: {term_clean(reason)}", EXIT_USAGE
+        return f"{PROG}: error: {term_clean(reason)}", EXIT_USAGE
+    where = ""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if frames:
+        last = frames[-1]
+        parts = last.filename.replace("\\", "/").split("/")
+        where = f" at {'/'.join(parts[-2:])}:{last.lineno}"
+    hint = "" if _debug() else f"; {DEBUG_ENV}=1 shows the traceback"
+    text = term_clean(f"{type(exc).__name__}: {exc}")
+    if len(text) > 300:
+        text = text[:299] + "…"
+    return f"{PROG}: internal error{where}: {text} (please report{hint})", EXIT_INTERNAL
+
+
+def report_failure(exc: BaseException) -> int:
+    """Print `describe_failure`'s line (with the traceback first under PRIMBENCH_DEBUG=1); its code."""
+    message, code = describe_failure(exc)
+    if _debug():
+        _say("".join(traceback.format_exception(exc)).rstrip())
+    _say(message)
+    return code
+
+
+class PrimbenchGroup(typer.main.TyperGroup):
+    """The root group: a command's unexpected exception becomes one line and its exit code."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (TyperException, typer.Exit, typer.Abort):  # usage errors, exits: Typer reports them
+            raise
+        except Exception as exc:
+            raise typer.Exit(report_failure(exc)) from None
+
+
+HELP = """Low-noise GPU kernel benchmarks, regression verdicts and history for CI.
+
+Exit codes: 0 ok (no regression); 1 a regression, or what --fail-on names (run: a benchmark
+failed); 2 bad usage, bad input or an output that cannot be written; 3 internal error (please
+report; PRIMBENCH_DEBUG=1 shows the traceback); 130 interrupted. Shell completion:
+--install-completion."""
+
 app = typer.Typer(
-    name="primbench",
-    help="Low-noise GPU kernel benchmarks, regression verdicts and history for CI.",
+    name=PROG,
+    cls=PrimbenchGroup,
+    help=HELP,
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 
@@ -52,10 +206,24 @@ except ImportError:  # pragma: no cover
     pass
 
 
-def main() -> None:
-    """Console-script entry point."""
-    import sys
+def _flush_stdout(code: Any) -> Any:
+    """The last flush of stdout: a full disk or a closed pipe shows here when the output was small."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError, UnicodeError) as exc:
+        return report_failure(exc)
+    return code
 
+
+def main() -> None:
+    """Console-script entry point (also ``python -m primbench``)."""
     from primbench.cli.compare import separate_sides
 
-    app(args=separate_sides(sys.argv[1:]), prog_name="primbench")
+    try:
+        app(args=separate_sides(sys.argv[1:]), prog_name=PROG)
+    except SystemExit as done:
+        sys.exit(_flush_stdout(done.code))
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except Exception as exc:  # raised outside a command (option parsing, completion)
+        sys.exit(_flush_stdout(report_failure(exc)))

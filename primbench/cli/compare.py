@@ -11,14 +11,15 @@ from pathlib import Path
 
 import typer
 
-from compare.model import FailOn
 from primbench.cli.options import (
     ALPHA_HELP,
     CHANGED_ONLY_HELP,
     FAIL_ON_HELP,
     FORMAT_HELP,
+    MAX_ROWS_HELP,
     THRESHOLD_HELP,
     check_probability,
+    parse_fail_on,
     parse_fraction,
 )
 from primbench.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, PrimbenchError
@@ -42,8 +43,9 @@ def register(app: typer.Typer) -> None:
         threshold: str = typer.Option("0.5%", "--threshold", "-t", help=THRESHOLD_HELP),
         alpha: float = typer.Option(0.05, "--alpha", help=ALPHA_HELP),
         output_format: Format = typer.Option(Format.terminal, "--format", "-f", help=FORMAT_HELP),
-        fail_on: FailOn = typer.Option(FailOn.REGRESSION, "--fail-on", help=FAIL_ON_HELP),
+        fail_on: str = typer.Option("regression", "--fail-on", metavar="WHAT[,WHAT]", help=FAIL_ON_HELP),
         changed_only: bool = typer.Option(False, "--changed-only", help=CHANGED_ONLY_HELP),
+        max_rows: int | None = typer.Option(None, "--max-rows", min=0, metavar="N", help=MAX_ROWS_HELP),
         suite_shift_limit: str = typer.Option(
             "5%", "--suite-shift-limit",
             help="A suite-wide shift (most specializations moving together) is reported and every verdict is "
@@ -51,7 +53,9 @@ def register(app: typer.Typer) -> None:
             "for the exit code (default 5%; 100% never)"),
     ) -> None:
         """Compare two runs: per specialization regression / improvement / unchanged / inconclusive
-        / added / removed, with a CI exit code (0 none, 1 regression, 2 usage or bad input)."""
+        / added / removed, with a CI exit code (0 none, 1 regression or what --fail-on names, 2 usage, bad
+        input or unwritable output, 3 internal error). A verdict that needs a reason shows it ("why")."""
+        fail_when = parse_fail_on(fail_on)
         fraction = parse_fraction(threshold, "--threshold")
         limit = parse_fraction(suite_shift_limit, "--suite-shift-limit", allow_one=True)
         check_probability(alpha, "--alpha")
@@ -72,12 +76,13 @@ def register(app: typer.Typer) -> None:
                 typer.echo(f"primbench compare: warning: {term_clean(w)}", err=True)
             typer.echo(render.render_json(comparison), nl=False)
         elif output_format is Format.markdown:
-            typer.echo(render.render_markdown(comparison, changed_only=changed_only), nl=False)
+            typer.echo(render.render_markdown(comparison, changed_only=changed_only, max_rows=max_rows), nl=False)
         else:
             from primbench.console import make_console
 
-            render.render_terminal(comparison, make_console(), changed_only=changed_only)
-        raise typer.Exit(EXIT_FAILED if comparison.failed(fail_on) else EXIT_OK)
+            render.render_terminal(comparison, make_console(), changed_only=changed_only,
+                                   max_rows=render.TERMINAL_ROWS if max_rows is None else max_rows)
+        raise typer.Exit(EXIT_FAILED if comparison.failed(fail_when) else EXIT_OK)
 
 
 #: What `primbench.cli.main` turns the ``--`` between the sides into (Click swallows ``--``).

@@ -45,12 +45,6 @@ class Format(StrEnum):
     csv = "csv"
 
 
-class FailOn(StrEnum):
-    regression = "regression"
-    change = "change"
-    never = "never"
-
-
 def _fail(exc: BaseException) -> typer.Exit:
     typer.echo(f"primbench history: error: {term_clean(exc)}", err=True)
     return typer.Exit(getattr(exc, "exit_code", EXIT_USAGE))
@@ -297,7 +291,7 @@ def register(app: typer.Typer) -> None:
                                           help="Head: BRANCH's latest run of this config key (default: latest)."),
         threshold: str = typer.Option("0.5%", "--threshold", "-t", help=options.THRESHOLD_HELP),
         alpha: float = typer.Option(0.05, "--alpha", help=options.ALPHA_HELP),
-        fail_on: FailOn = typer.Option(FailOn.regression, "--fail-on", help=options.FAIL_ON_HELP),
+        fail_on: str = typer.Option("regression", "--fail-on", metavar="WHAT[,WHAT]", help=options.FAIL_ON_HELP),
         fmt: str = typer.Option("terminal", "--format", "-f", help=options.FORMAT_HELP),
         changed_only: bool = typer.Option(False, "--changed-only", help=options.CHANGED_ONLY_HELP),
     ) -> None:
@@ -306,6 +300,7 @@ def register(app: typer.Typer) -> None:
         run-to-run variability from BASE's history."""
         if fmt not in ("terminal", "markdown", "json"):
             raise typer.BadParameter("choose terminal, markdown or json", param_hint="--format")
+        fail_when = options.parse_fail_on(fail_on)
         options.check_probability(alpha, "--alpha")
         fraction = _fraction(threshold, "--threshold")
         from history.branch_compare import branch_comparison
@@ -325,7 +320,7 @@ def register(app: typer.Typer) -> None:
             typer.echo(json.dumps(bc.to_dict(), indent=2, default=str))
         elif fmt == "markdown":
             typer.echo(f"**{md_escape(line)}**\n")
-            typer.echo(render.render_markdown(bc.comparison, changed_only=changed_only), nl=False)
+            typer.echo(render.render_markdown(bc.comparison, changed_only=changed_only, notes=h["notes"]), nl=False)
         else:
             from primbench.console import make_console
 
@@ -334,7 +329,7 @@ def register(app: typer.Typer) -> None:
             for n in h["notes"]:
                 console.print(f"warning: {term_clean(n)}", style="yellow", markup=False)
             render.render_terminal(bc.comparison, console, changed_only=changed_only)
-        raise typer.Exit(EXIT_FAILED if bc.comparison.failed(fail_on.value) else EXIT_OK)
+        raise typer.Exit(EXIT_FAILED if bc.comparison.failed(fail_when) else EXIT_OK)
 
     @history.command("regressions")
     def regressions_cmd(
@@ -351,8 +346,8 @@ def register(app: typer.Typer) -> None:
         config: str | None = typer.Option(None, "--config", metavar="KEY", help=CONFIG_HELP),
         max_points: int = typer.Option(20, "--max-points", min=1,
                                        help="Stop searching a series after this many change points (noted)."),
-        fail_on: FailOn = typer.Option(FailOn.never, "--fail-on",
-                                       help="Exit 1 on: a regression; any shift; never (default)."),
+        fail_on: str = typer.Option("never", "--fail-on", metavar="WHAT",
+                                    help="Exit 1 on: a regression; any shift (change); never (default)."),
         fmt: Format = typer.Option(Format.table, "--format", "-f", help=TABLE_HELP),
     ) -> None:
         """Change points per series on a branch (specialization, GPU and config): the commit where the
@@ -360,6 +355,7 @@ def register(app: typer.Typer) -> None:
         to end_commit, slope per commit), the size of the change and its confidence."""
         from history.queries import cap_notes, regressions
 
+        fail_when = options.parse_fail_on(fail_on, allowed=("regression", "change", "never"))
         df = _call(regressions, db, branch=branch, name=name, algorithm=algorithm, gpu=gpu, metric=metric,
                    alpha=alpha, min_shift=_fraction(min_shift, "--min-shift"), min_size=min_size, last=last,
                    config=config, max_points=max_points)
@@ -370,7 +366,7 @@ def register(app: typer.Typer) -> None:
             for note in cap_notes(df, max_points):
                 typer.echo(f"note: {note}")
         kinds = set(df["kind"]) if not df.empty else set()
-        failed = (fail_on is FailOn.regression and "regression" in kinds) or (fail_on is FailOn.change and bool(kinds))
+        failed = ("regression" in fail_when and "regression" in kinds) or ("change" in fail_when and bool(kinds))
         raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
 
     @history.command("plot")

@@ -7,8 +7,12 @@ import typer
 
 THRESHOLD_HELP = "Smallest change of throughput that matters: 0.5% or 0.005."
 ALPHA_HELP = "False-discovery rate across specializations, and the level of the equivalence test."
-FAIL_ON_HELP = "Exit 1 on: any regression; any change (regression or improvement); never."
+FAIL_ON_HELP = ("Exit 1 on: regression (any regression); change (any regression or improvement); inconclusive "
+                "(any specialization that could not be judged); never. Combine with a comma: regression,inconclusive.")
 FORMAT_HELP = "terminal, markdown or json."
+MAX_ROWS_HELP = ("Rows in the table, regressions first, then improvements, inconclusive, removed, added, unchanged "
+                 "(default: 100 in the terminal; markdown: as many as fit in a 65,536-character pull-request "
+                 "comment, always); 0: no row limit. A note says what was left out; JSON has every row.")
 CHANGED_ONLY_HELP = "Leave unchanged specializations out of the table (not out of JSON)."
 
 
@@ -27,6 +31,21 @@ def parse_fraction(text: str, option: str, *, allow_zero: bool = False, example:
     if not (0 <= value < 1 if allow_zero else 0 < value < 1):
         raise typer.BadParameter(f"{text} must lie between 0 and 100 %", param_hint=option)
     return value
+
+
+def parse_fail_on(text: str, option: str = "--fail-on", allowed: tuple[str, ...] | None = None) -> frozenset:
+    """``regression,inconclusive`` -> a frozenset of `compare.model.FailOn` (the one definition); empty for never."""
+    from compare.model import parse_fail_on as parse
+
+    try:
+        chosen = parse(text)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint=option) from None
+    extra = sorted(f.value for f in chosen if allowed is not None and f.value not in allowed)
+    if extra:
+        raise typer.BadParameter(f"{', '.join(extra)} does not apply here (choose from {', '.join(allowed or ())})",
+                                 param_hint=option)
+    return chosen
 
 
 def check_probability(value: float, option: str) -> float:

@@ -4,20 +4,29 @@ from __future__ import annotations
 
 import runpy
 import sys
+import traceback
 from pathlib import Path
 
 import typer
 
-from primbench.errors import EXIT_USAGE
+from primbench.errors import EXIT_FAILED, EXIT_USAGE, PrimbenchError
+from primbench.textsafe import term_clean
 
 
 def run_file(path: Path, args: list[str]) -> None:
-    """Execute `path` as ``__main__`` with `args` as its command line."""
+    """Execute `path` as ``__main__`` with `args` as its command line. An exception the program
+    does not handle is its own bug, not primbench's: its traceback and exit 1, as ``python FILE``."""
     old_argv, old_path = sys.argv, list(sys.path)
     sys.argv = [str(path), *args]
     sys.path.insert(0, str(path.resolve().parent))
     try:
         runpy.run_path(str(path), run_name="__main__")
+    except PrimbenchError as exc:
+        typer.echo(f"primbench run: error: {term_clean(exc)}", err=True)
+        raise typer.Exit(exc.exit_code) from None
+    except Exception:
+        traceback.print_exc()
+        raise typer.Exit(EXIT_FAILED) from None
     finally:
         sys.argv, sys.path[:] = old_argv, old_path
 
