@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from history.errors import HistoryError
-from history.plots import file_name, plot_series, write_report
+from history.plots import file_name, plot_series
+from history.report import write_report
 from history.queries import series
 from tests import history_data as hd
 
