@@ -106,6 +106,9 @@ def _json_frame(df: Any) -> str:
     return df.to_json(orient="records", date_format="iso", indent=2) + "\n"
 
 
+COMMIT_CHARS = 10  # of a commit hash or run id in a table (JSON and CSV have them whole)
+
+
 def _cell(value: Any, column: str) -> str:
     import math
 
@@ -115,7 +118,7 @@ def _cell(value: Any, column: str) -> str:
         return value.strftime("%Y-%m-%d %H:%M")
     if column in ("commit", "latest_commit", "previous_commit", "end_commit", "run_id", "latest_run_id") \
             and isinstance(value, str):
-        return term_clean(value[:12])
+        return term_clean(value[:COMMIT_CHARS])
     if column in ("value", "before", "after", "base_value", "head_value", "bytes_per_second", "items_per_second"):
         from primbench.console import si
 
@@ -166,13 +169,25 @@ def _emit(df: Any, fmt: Format, columns: Sequence[tables.Column], title: str | N
         typer.echo(df.to_csv(index=False, date_format="%Y-%m-%dT%H:%M:%S%z"), nl=False)
         return []
     df = _with_gpu(df)
-    cols = [c for c in columns if c.key in df.columns]
+    if newest_last and "date" in df.columns:
+        df = df.sort_values("date", kind="stable")
+    cols = [_keep_if_varied(c, df) for c in columns if c.key in df.columns]
     rows = list(df[[c.key for c in cols]].itertuples(index=False, name=None))
     styles = None
     if "kind" in df.columns or "verdict" in df.columns:
         kinds = df["kind"] if "kind" in df.columns else df["verdict"]
         styles = [STYLE.get(str(k)) for k in kinds]
     return tables.render(rows, cols, _cell, title=title, limit=limit, newest_last=newest_last, styles=styles)
+
+
+#: Columns that tell two series apart: never left out of a table whose rows differ in them.
+SERIES_COLUMNS_KEYS = ("algorithm", "name", "gpu", "config_key", "branch")
+
+
+def _keep_if_varied(column: tables.Column, df: Any) -> tables.Column:
+    if column.key in SERIES_COLUMNS_KEYS and column.priority and df[column.key].nunique(dropna=False) > 1:
+        return tables.Column(column.key, column.header, 0, column.right, column.wrap)
+    return column
 
 
 C = tables.Column
@@ -214,14 +229,19 @@ def _selected(fn: Callable[..., T], db: Path | None, selection: Any, **kwargs: A
 
 @contextmanager
 def _progress(what: str) -> Iterator[Callable[[int, int], None] | None]:
-    """A Rich progress bar on stderr while long work runs, only when stderr is a terminal;
-    yields the callback the core calls with (done, total), or None."""
+    """A Rich progress bar on stderr while long work runs, only when stderr is a terminal (not
+    merely forced colour: a CI log gets no bar); yields the callback the core calls with
+    (done, total), or None."""
     from primbench.console import make_console
 
-    console = make_console(stderr=True)
-    if not console.is_terminal:
+    try:
+        tty = sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    if not tty:
         yield None
         return
+    console = make_console(stderr=True)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
@@ -485,9 +505,9 @@ def register(app: typer.Typer) -> None:
 
         sel = _selection(branch=branch, gpu=gpu, since=since)
         with _progress("drawing the report") as progress:
-            report = _selected(write_report, db, sel, also=[_selection(branch=base, labels=(("branch", "base branch"),))],
-                               out=out, base=base, metric=metric, use_git=use_git, last=last, max_charts=max_charts,
-                               progress=progress)
+            base_sel = _selection(branch=base, labels=(("branch", "base branch"),))
+            report = _selected(write_report, db, sel, also=[base_sel], out=out, base=base, metric=metric,
+                               use_git=use_git, last=last, max_charts=max_charts, progress=progress)
         typer.echo(f"Wrote {term_clean(report.path)} ({report.charts} charts, {report.change_points} change points)")
 
     @history.command("merge")
