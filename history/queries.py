@@ -96,7 +96,8 @@ class _Where:
             self.add(f"{alias}.config_key = ?", config)
         if gpu is not None:
             self.add(f"(? IN ({alias}.gpu_key, {alias}.gpu_uuid, {alias}.gpu_serial, {alias}.gpu_name) "
-                     f"OR starts_with({alias}.gpu_key, ?))", gpu, gpu)
+                     f"OR starts_with({alias}.gpu_key, ?) OR starts_with({alias}.gpu_key, 'GPU-' || ?))",
+                     gpu, gpu, gpu)  # the last: a uuid's start without GPU-, as tables show it
         if algorithm is not None:
             self.add(f"{alias}.algorithm = ?", algorithm)
         start, stop = _instant(since, "--since"), _instant(until, "--until")

@@ -110,7 +110,7 @@ def render(rows: Sequence[Sequence[Any]], columns: Sequence[Column], cell: Calla
                      "(a wider terminal or --format csv shows them)")
     _rich(columns, cells, layout, title, [styles[i] for i in index] if styles else None, console)
     for n in notes:
-        console.print(f"note: {n}", style="dim", markup=False, highlight=False)
+        console.print(f"note: {n}", style="dim", markup=False, highlight=False, soft_wrap=False)
     return notes
 
 
