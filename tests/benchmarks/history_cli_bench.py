@@ -98,7 +98,8 @@ def main() -> None:
     lines = [f"primbench history: ingest, plot and report on {RUNS:,} runs x {SPECS} specializations "
              "(tests/benchmarks/history_cli_bench.py)",
              f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; "
-             "every command a new process", ""]
+             f"every command a new process; load average at the start {os.getloadavg()[0]:.1f} "
+             "(other work on the machine slows every figure below)", ""]
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         files = tmp / "results"
