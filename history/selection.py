@@ -151,11 +151,19 @@ def _values(con: duckdb.DuckDBPyConnection, key: str, others: dict[str, Any]) ->
     return [str(r[0]) for r in rows if r[0] is not None]
 
 
-def check(db: Any, selections: Sequence[Selection]) -> None:
-    """Check every selection against the store `db` (see `Selection.check`)."""
+def check(db: Any, selections: Sequence[Selection]) -> str | None:
+    """Check every selection against the store `db` (see `Selection.check`). Returns the full
+    gpu_key of the newest run the first selection's GPU filter matches (None without one), so
+    that a short id (``5d6e1a0c-b``, as tables show it) can be handed to code that wants a key."""
     with connection(db) as con:
         for s in selections:
             s.check(con)
+        first = selections[0] if selections else None
+        if first is None or first.gpu is None:
+            return None
+        sql, params = _where(first.given())
+        row = con.execute(f"SELECT r.gpu_key{sql} ORDER BY r.date DESC LIMIT 1", params).fetchone()
+        return str(row[0]) if row else None
 
 
 def run_selected(fn: Callable[..., T], db: Any, selection: Selection, /, *, also: Sequence[Selection] = (),

@@ -78,6 +78,8 @@ def test_filters_that_match_still_pass(db: Path) -> None:
     assert code == 0 and "0 change point(s)" in out
     assert run("regressions", "--gpu", "5d6e1a0c-b", "--db", str(db))[0] == 0  # the short id tables show
     assert run("runs", "--gpu", "NVIDIA H200", "-a", "copy2", "--db", str(db))[0] == 0
+    code, out, _ = run("compare", "main", "--gpu", "5d6e1a0c-b", "--no-git", "-f", "json", "--db", str(db))
+    assert code in (0, 1) and json.loads(out)["history"]["gpu_key"] == hd.H200_B["uuid"]
 
 
 # --------------------------------------------------------------------------- 5: tables

@@ -393,8 +393,8 @@ def register(app: typer.Typer) -> None:
         from history.branch_compare import branch_comparison
         from history.selection import check
 
-        _call(check, db, [_selection(branch=branch, gpu=gpu, algorithm=algorithm, config=config),
-                          _selection(branch=base, labels=(("branch", "base branch"),))])
+        gpu = _call(check, db, [_selection(branch=branch, gpu=gpu, algorithm=algorithm, config=config),
+                                _selection(branch=base, labels=(("branch", "base branch"),))]) or gpu
         bc = _call(branch_comparison, db, branch, base, fork_point=fork_point, use_git=use_git, gpu=gpu,
                    algorithm=algorithm, threshold=fraction, alpha=alpha, config=config)
         from compare import render
