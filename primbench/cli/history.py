@@ -1,10 +1,12 @@
 """``primbench history …``: the DuckDB history of results across commits and branches.
 
 Thin: each command parses its options, calls one function of the `history` package and
-renders the result (a Rich table, or ``--format json`` on stdout). DuckDB, pandas, SciPy and
-matplotlib are imported only inside the commands. Exit codes: 0 ok; 1 a regression was found
-(``compare``, ``regressions`` with ``--fail-on``); 2 usage or bad input (a bad results file
-is named with its field; the good files of the same call are still stored).
+renders the result (a table fitted by `primbench.cli.tables`, or ``--format json``/``csv`` on
+stdout). Every filter is checked against the store first (`history.selection`). DuckDB,
+pandas, SciPy and matplotlib are imported only inside the commands. Exit codes: 0 ok; 1 a
+regression was found (``compare``, ``regressions`` with ``--fail-on``); 2 usage or bad input
+(a filter that matches nothing; a bad results file is named with its field, and the good
+files of the same call are still stored).
 """
 
 from __future__ import annotations
