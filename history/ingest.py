@@ -17,7 +17,7 @@ import hashlib
 import json
 import math
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -336,15 +336,22 @@ def existing_run_ids(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> 
 # --------------------------------------------------------------------------- ingest
 
 
-def stage_files(paths: Iterable[str | os.PathLike[str]]) -> tuple[Staged, list[FileOutcome], dict[str, str]]:
+#: Called with (files done, files in all) while files are read: a progress bar's update.
+Progress = Callable[[int, int], None]
+
+
+def stage_files(paths: Iterable[str | os.PathLike[str]], progress: Progress | None = None,
+                ) -> tuple[Staged, list[FileOutcome], dict[str, str]]:
     """Load and stage every file (no store needed). Returns the staged rows, an outcome per
     input (errors and in-call duplicates final; staged files provisionally "stored"), and
-    run id -> path of the staged runs."""
+    run id -> path of the staged runs. `progress` is told of every file read."""
     files, outcomes = expand_paths(paths)
     staged = Staged()
     seen: dict[str, str] = {}
     now = _dt.datetime.now(_dt.UTC)
-    for f in files:
+    for done, f in enumerate(files):
+        if progress is not None:
+            progress(done, len(files))
         path = str(f)
         try:
             results = load_results(f)
@@ -363,14 +370,17 @@ def stage_files(paths: Iterable[str | os.PathLike[str]]) -> tuple[Staged, list[F
             continue
         seen[run_id] = path
         outcomes.append(FileOutcome(path, "stored", run_id, count))
+    if progress is not None:
+        progress(len(files), len(files))
     return staged, outcomes, seen
 
 
 def ingest(paths: Iterable[str | os.PathLike[str]], db: str | os.PathLike[str] | None = None, *,
-           wait_secs: float | None = None) -> IngestReport:
-    """Store the results files (and the ``*.json`` under directories) in the DuckDB store."""
+           wait_secs: float | None = None, progress: Progress | None = None) -> IngestReport:
+    """Store the results files (and the ``*.json`` under directories) in the DuckDB store;
+    `progress` is told of every file read."""
     target = resolve_db(db)
-    staged, outcomes, by_id = stage_files(paths)
+    staged, outcomes, by_id = stage_files(paths, progress)
     report = IngestReport(str(target))
     if not by_id:
         report.outcomes = outcomes

@@ -6,22 +6,21 @@ its charts embedded as data URIs, so a CI job can publish it as a single artifac
 
 from __future__ import annotations
 
-import base64
-import datetime as _dt
 import hashlib
-import html
 import io
+import itertools
 import os
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from history.changepoints import DEFAULT_ALPHA, DEFAULT_MAX_POINTS, DEFAULT_MIN_SHIFT, DEFAULT_MIN_SIZE, confidence_text
+from history.changepoints import DEFAULT_ALPHA, DEFAULT_MIN_SHIFT, DEFAULT_MIN_SIZE, confidence_text
 from history.deps import require
 from history.errors import HistoryError
-from history.queries import METRICS, cap_notes, changes_of, connection, per_commit, series
+from history.labels import model, short_gpu_ids
+from history.queries import METRICS, changes_of, per_commit, series
 from primbench.textsafe import term_clean
 
 if TYPE_CHECKING:
@@ -57,7 +56,7 @@ def _label(text: object) -> str:
 def trend_figure(frame: pd.DataFrame, *, metric: str = "bytes_per_second", title: str | None = None,
                  alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
                  min_shift: float = DEFAULT_MIN_SHIFT, reference: pd.DataFrame | None = None,
-                 reference_label: str = "base") -> Any:
+                 reference_label: str = "base", figsize: tuple[float, float] = (10, 4.8), dpi: int = 110) -> Any:
     """A matplotlib Figure: one specialization's runs (dots), per-commit medians (line),
     noise (error bars), and change points (dashed lines, segment levels, labels); one colour
     per series: physical GPU and config (runs of other settings are never joined). `frame` is
@@ -66,7 +65,7 @@ def trend_figure(frame: pd.DataFrame, *, metric: str = "bytes_per_second", title
     plt = _pyplot()
     unit, scale = UNITS.get(metric, ("", 1.0))
     better = METRICS.get(metric)
-    fig, ax = plt.subplots(figsize=(10, 4.8), dpi=110)
+    fig, ax = plt.subplots(figsize=figsize, dpi=dpi)
     import pandas as pd
 
     points = per_commit(frame)
@@ -74,6 +73,7 @@ def trend_figure(frame: pd.DataFrame, *, metric: str = "bytes_per_second", title
     lines = list(dict.fromkeys(zip(points["gpu_key"], points["config_key"], strict=True))) if not points.empty else []
     several_gpus = len({g for g, _ in lines}) > 1
     several_configs = len({c for _, c in lines}) > 1
+    short_ids = short_gpu_ids(g for g, _ in lines)
     # one x axis for all GPUs (and the reference): every commit, by its first run
     both = pd.concat([points, ref]) if ref is not None else points
     all_commits = commit_axis(both)
@@ -88,7 +88,7 @@ def trend_figure(frame: pd.DataFrame, *, metric: str = "bytes_per_second", title
         color = COLORS[g_i % len(COLORS)]
         label_gpu = _label(f"{pts['branch'].iloc[0]} on {pts['gpu_name'].iloc[0]}")
         if several_gpus:
-            label_gpu += _label(f" ({str(gpu_key)[:16]})")
+            label_gpu += _label(f" ({short_ids[str(gpu_key)]})")
         if several_configs:
             label_gpu += _label(f", {config}")
         runs = frame[(frame["gpu_key"] == gpu_key) & ((configs == config) if configs is not None else True)]
@@ -128,27 +128,54 @@ def trend_figure(frame: pd.DataFrame, *, metric: str = "bytes_per_second", title
 
 def commit_axis(points: pd.DataFrame) -> list[str]:
     """One x axis of commits for several series (`per_commit` rows): every series keeps its own
-    order (its commits by their first run in it), so no line runs backwards, and commits no
-    series orders are placed by their first run. The longest series sets the frame; the
-    others' commits go between their neighbours in their own series. (Ordering all commits
-    by their first run alone zigzags when a commit was measured with one config long before
-    another: the 128 MiB run of a commit first, its 1 MiB run in a later batch.)"""
+    order (its commits by their first run in it), so no line runs backwards, and where the
+    series leave the order open, commits go by their first run. (Ordering all commits by their
+    first run alone zigzags when a commit was measured with one config long before another:
+    the 128 MiB run of a commit first, its 1 MiB run in a later batch.)
+
+    A topological order of the graph whose edges join neighbours within a series, taking the
+    earliest ready commit first (a heap): O(n log n) for n points. Series that disagree (a
+    cycle) are resolved by taking the earliest commit not yet placed."""
+    import heapq
+
     if points.empty:
         return []
-    first = points.groupby("commit", sort=False)["date"].min().to_dict()
+    commits = points["commit"].tolist()
+    first: dict[str, int] = {}
+    for commit, when in zip(commits, points["date"].astype("int64").tolist(), strict=True):
+        if commit not in first or when < first[commit]:
+            first[commit] = when
+    order = {c: i for i, c in enumerate(first)}  # first appearance: the tie-break
     keys = [k for k in ("gpu_key", "config_key", "branch") if k in points.columns]
-    groups = [list(g["commit"]) for _, g in points.groupby(keys, sort=False, dropna=False)] if keys else \
-        [list(points["commit"])]
+    groups = [g["commit"].tolist() for _, g in points.groupby(keys, sort=False, dropna=False)] if keys else [commits]
+    after: dict[str, list[str]] = {c: [] for c in first}
+    waiting = dict.fromkeys(first, 0)
+    for seq in groups:
+        for a, b in itertools.pairwise(seq):
+            if a != b:
+                after[a].append(b)
+                waiting[b] += 1
+    ready = [(first[c], order[c], c) for c, n in waiting.items() if n == 0]
+    heapq.heapify(ready)
+    by_date = sorted((first[c], order[c], c) for c in first)  # for cycles: the earliest unplaced
+    placed: set[str] = set()
     axis: list[str] = []
-    for seq in sorted(groups, key=len, reverse=True):
-        for i, commit in enumerate(seq):
-            if commit in axis:
+    cursor = 0
+    while len(axis) < len(first):
+        if ready:
+            commit = heapq.heappop(ready)[2]
+            if commit in placed:
                 continue
-            position = {c: j for j, c in enumerate(axis)}
-            lo = next((position[c] + 1 for c in reversed(seq[:i]) if c in position), 0)
-            hi = next((position[c] for c in seq[i + 1:] if c in position and position[c] >= lo), len(axis))
-            at = next((j for j in range(lo, hi) if first[axis[j]] > first[commit]), hi)
-            axis.insert(at, commit)
+        else:
+            while by_date[cursor][2] in placed:
+                cursor += 1
+            commit = by_date[cursor][2]
+        placed.add(commit)
+        axis.append(commit)
+        for nxt in after[commit]:
+            waiting[nxt] -= 1
+            if waiting[nxt] == 0 and nxt not in placed:
+                heapq.heappush(ready, (first[nxt], order[nxt], nxt))
     return axis
 
 
@@ -214,188 +241,96 @@ def file_name(algorithm: str, name: str, taken: set[str] | None = None) -> str:
     return f"{slug}.png"
 
 
+@dataclass(frozen=True, order=True)
+class Chart:
+    """One chart: a specialization of an algorithm, with one config, on one GPU model (the
+    physical GPUs of that model are its lines). Values of other configs or models would
+    share an axis with it and flatten its changes."""
+
+    algorithm: str
+    name: str
+    config_key: str
+    gpu_model: str
+
+    def title(self, branch: str, several_models: bool = False) -> str:
+        return (f"{self.algorithm} / {self.name} on {branch}, {self.config_key or 'config unknown'}"
+                + (f", {self.gpu_model}" if several_models else ""))
+
+    def rows(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """The rows of `frame` (a `series` frame) this chart draws."""
+        return frame[(frame["algorithm"] == self.algorithm) & (frame["name"] == self.name)
+                     & (frame["config_key"].fillna("") == self.config_key)
+                     & (frame["gpu_name"].map(model) == self.gpu_model)]
+
+
+def charts_of(frame: pd.DataFrame) -> list[Chart]:
+    """The charts a `series` frame makes, sorted."""
+    if frame.empty:
+        return []
+    keys = zip(frame["algorithm"], frame["name"], frame["config_key"].fillna(""), frame["gpu_name"].map(model),
+               strict=True)
+    return sorted(Chart(str(a), str(n), str(c), str(m)) for a, n, c, m in set(keys))
+
+
+def _variant(chart: Chart, alone: bool, models: bool) -> str:
+    """What a file name adds for a chart that is not its specialization's only one."""
+    return "" if alone else "-".join([chart.config_key] + ([chart.gpu_model] if models else []))
+
+
+def chart_paths(charts: Sequence[Chart], out: Path, single: bool) -> list[Path]:
+    """Where each chart goes: `out` itself (a ``.png``: with one chart; with several, the
+    config beside the stem: ``char-size_1MiB.png``), else a file per chart in the folder `out`."""
+    per_name: dict[tuple[str, str], int] = {}
+    for c in charts:
+        per_name[(c.algorithm, c.name)] = per_name.get((c.algorithm, c.name), 0) + 1
+    models = len({c.gpu_model for c in charts}) > 1
+    taken: set[str] = set()
+    paths = []
+    for c in charts:
+        variant = _variant(c, per_name[(c.algorithm, c.name)] == 1, models)
+        if single:
+            paths.append(out if len(charts) == 1 else out.with_name(file_name(out.stem, variant, taken)))
+        else:
+            paths.append(out / file_name(c.algorithm, c.name + (f" {variant}" if variant else ""), taken))
+    return paths
+
+
 def plot_series(db: Any = None, name: str | None = None, out: str | os.PathLike[str] = "history-plots", *,
                 branch: str = "main", algorithm: str | None = None, gpu: str | None = None,
                 metric: str = "bytes_per_second", alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
-                min_shift: float = DEFAULT_MIN_SHIFT, config: str | None = None) -> list[Path]:
-    """Trend chart PNGs. With `name`, one chart written to `out` (a ``.png`` path, or a folder);
-    without, one chart per specialization of the branch into the folder `out`. A
-    specialization measured with several configs gets one line per config (`config`: one only)."""
-    frame = series(db, name, branch=branch, algorithm=algorithm, gpu=gpu, metric=metric, config=config)
+                min_shift: float = DEFAULT_MIN_SHIFT, config: str | None = None, since: Any = None,
+                last: int | None = None, progress: Callable[[int, int], None] | None = None) -> list[Path]:
+    """Trend chart PNGs, one per specialization, config and GPU model (`Chart`). With `name`
+    and a ``.png`` path `out`, there (several configs: the config added to the file name);
+    else one file per chart in the folder `out`. `since`, `last`: only runs from that date,
+    only the newest `last` commits. `progress` is told of every chart written."""
+    frame = series(db, name, branch=branch, algorithm=algorithm, gpu=gpu, metric=metric, config=config,
+                   since=since, last=last)
     if frame.empty:
         what = f"specialization {name!r}" if name else "any specialization"
         raise HistoryError(f"no runs of {what} on branch {branch!r}" + (f" on GPU {gpu!r}" if gpu else "")
                            + (f" with config {config!r}" if config else ""))
-    written = []
-    keys = sorted({(a, n) for a, n in frame[["algorithm", "name"]].itertuples(index=False, name=None)})
+    charts = charts_of(frame)
     out = Path(out)
-    single = name is not None and len(keys) == 1 and out.suffix.lower() == ".png"
-    taken: set[str] = set()
-    for algorithm_, name_ in keys:
-        part = frame[(frame["algorithm"] == algorithm_) & (frame["name"] == name_)]
-        fig = trend_figure(part, metric=metric, title=f"{algorithm_} / {name_} on {branch}", alpha=alpha,
+    single = name is not None and out.suffix.lower() == ".png"
+    models = len({c.gpu_model for c in charts}) > 1
+    written = []
+    for i, (chart, path) in enumerate(zip(charts, chart_paths(charts, out, single), strict=True)):
+        if progress is not None:
+            progress(i, len(charts))
+        fig = trend_figure(chart.rows(frame), metric=metric, title=chart.title(branch, models), alpha=alpha,
                            min_size=min_size, min_shift=min_shift)
-        written.append(save_png(fig, out if single else out / file_name(algorithm_, name_, taken)))
+        written.append(save_png(fig, path))
+    if progress is not None:
+        progress(len(charts), len(charts))
     return written
 
 
-# --------------------------------------------------------------------------- report
+def __getattr__(name: str) -> Any:  # the report moved to history.report
+    if name in ("write_report", "Report"):
+        from history import report
+
+        return getattr(report, name)
+    raise AttributeError(name)
 
 
-@dataclass
-class Report:
-    path: Path
-    branch: str
-    charts: int
-    change_points: int
-    verdicts: dict[str, int] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"path": str(self.path), "branch": self.branch, "charts": self.charts,
-                "change_points": self.change_points, "verdicts": self.verdicts, "notes": self.notes}
-
-
-_CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em auto;max-width:1100px;color:#222}
-h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ddd}
-table{border-collapse:collapse;font-size:.85em;margin:.5em 0}
-td,th{border:1px solid #ddd;padding:3px 8px;text-align:left}
-th{background:#f4f4f4}td.num{text-align:right;font-variant-numeric:tabular-nums}
-.regression{color:#b00;font-weight:bold}.improvement{color:#070;font-weight:bold}.inconclusive{color:#a60}
-code{font-size:.9em}figure{margin:1em 0}img{max-width:100%}.muted{color:#777;font-size:.85em}
-"""
-
-
-def _e(value: Any) -> str:
-    return html.escape("" if value is None else term_clean(value))
-
-
-def _fmt_value(value: Any, metric: str) -> str:
-    if value is None or value != value:
-        return "—"
-    unit, scale = UNITS.get(metric, ("", 1.0))
-    return f"{float(value) / scale:,.4g} {unit}".strip()
-
-
-def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], classes: Sequence[str] | None = None) -> str:
-    out = ["<table><tr>" + "".join(f"<th>{_e(h)}</th>" for h in headers) + "</tr>"]
-    for i, row in enumerate(rows):
-        cls = f' class="{classes[i]}"' if classes and classes[i] else ""
-        out.append(f"<tr{cls}>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>")
-    out.append("</table>")
-    return "\n".join(out)
-
-
-def write_report(db: Any = None, out: str | os.PathLike[str] = "history-report.html", *, branch: str = "main",
-                 base: str = "main", gpu: str | None = None, metric: str = "bytes_per_second",
-                 alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE, min_shift: float = DEFAULT_MIN_SHIFT,
-                 use_git: bool = False, max_charts: int = 200, max_points: int = DEFAULT_MAX_POINTS) -> Report:
-    """A static HTML report for `branch`: latest verdicts against `base` (for the base itself:
-    its newest commit against the one before), change points, and a trend chart per
-    specialization."""
-    from history.branch_compare import branch_comparison
-    from history.queries import regressions
-    from primbench.errors import PrimbenchError
-
-    notes: list[str] = []
-    with connection(db) as con:
-        frame = series(con, None, branch=branch, gpu=gpu, metric=metric)
-        if frame.empty:
-            raise HistoryError(f"no runs of branch {branch!r}" + (f" on GPU {gpu!r}" if gpu else ""))
-        changes = regressions(con, branch=branch, gpu=gpu, metric=metric, alpha=alpha, min_size=min_size,
-                              min_shift=min_shift, max_points=max_points)
-        try:
-            comparison = branch_comparison(con, branch, base, gpu=gpu, use_git=use_git)
-        except PrimbenchError as exc:
-            comparison = None
-            notes.append(f"no verdicts: {exc}")
-        runs = con.execute('SELECT count(*), count(DISTINCT "commit"), min(date), max(date) FROM runs '
-                           "WHERE coalesce(branch, '') = ?", [branch]).fetchone()
-        reference = None
-        if branch != base:
-            reference = series(con, None, branch=base, gpu=comparison.gpu_key if comparison else gpu, metric=metric)
-    parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>primbench history: {_e(branch)}</title>"
-             f"<style>{_CSS}</style></head><body>",
-             f"<h1>primbench history: <code>{_e(branch)}</code></h1>",
-             f"<p>{runs[0]} runs of {runs[1]} commits, {_e(_day(runs[2]))} to {_e(_day(runs[3]))}. "
-             f"Metric: <code>{_e(metric)}</code>. Generated {_e(_dt.datetime.now(_dt.UTC).strftime(_STAMP))}.</p>"]
-    verdict_counts: dict[str, int] = {}
-    parts.append("<h2>Latest verdicts</h2>")
-    if comparison is not None:
-        h = comparison.header()
-        parts.append(
-            f"<p>Head: <code>{_e(branch)}</code> at <code>{_e((h['head_commit'] or '?')[:12])}</code>; base: "
-            f"<code>{_e(base)}</code> at <code>{_e((h['base_commit'] or '?')[:12])}</code> ({_e(h['base_selection'])})"
-            f"; config <code>{_e(h['config_key'])}</code>. Run-to-run variability from history: "
-            f"{_e(h['run_to_run'])}.</p>")
-        for w in [*comparison.comparison.warnings, *h["notes"]]:
-            parts.append(f"<p class='muted'>warning: {_e(w)}</p>")
-        rows, classes = [], []
-        for r in comparison.comparison.rows:
-            v = str(r.verdict)
-            verdict_counts[v] = verdict_counts.get(v, 0) + 1
-            rows.append([_e(r.algorithm), _e(r.name), f"<span class='{_e(v)}'>{_e(v)}</span>",
-                         _e(_fmt_value(r.base_value, r.metric or metric)),
-                         _e(_fmt_value(r.head_value, r.metric or metric)),
-                         _e("—" if r.change is None else f"{r.change * 100:+.2f} %"),
-                         _e("—" if r.p_value is None else f"{r.p_value:.2g}"), _e(r.reason)])
-            classes.append("")
-        parts.append(_table(["algorithm", "specialization", "verdict", "base", "head", "change", "p", "reason"],
-                            rows, classes))
-    else:
-        parts.append(f"<p>{_e('; '.join(notes))}</p>")
-
-    parts.append("<h2>Change points</h2>")
-    if changes.empty:
-        parts.append(f"<p>None found (alpha {alpha:g}, at least {min_size} commits each side, shifts of "
-                     f"{min_shift * 100:g} % or more).</p>")
-    else:
-        rows = [[_e(c.algorithm), _e(c.name), _e(c.config_key), f"<span class='{_e(c.kind)}'>{_e(c.kind)}</span>",
-                 _e(c.shape), f"<code>{_e(str(c.end_commit)[:12])}</code>",
-                 f"<code>{_e(str(c.previous_commit)[:12])}</code>",
-                 _e(_fmt_value(c.before, metric)), _e(_fmt_value(c.after, metric)), _e(f"{c.shift * 100:+.2f} %"),
-                 _e("—" if c.slope is None or c.slope != c.slope else f"{c.slope * 100:+.3f} %/commit"),
-                 _e(confidence_text(c.confidence))] for c in changes.itertuples()]
-        parts.append(_table(["algorithm", "specialization", "config", "kind", "shape", "first commit at new level",
-                             "last commit before",
-                             "before", "after", "change", "per commit", "confidence"], rows))
-        notes.extend(cap_notes(changes, max_points))
-    parts.append("<h2>Trends</h2>")
-    keys = sorted({(a, n) for a, n in frame[["algorithm", "name"]].itertuples(index=False, name=None)})
-    if len(keys) > max_charts:
-        notes.append(f"{len(keys)} specializations: charts for the first {max_charts} only")
-    for algorithm, name in keys[:max_charts]:
-        part = frame[(frame["algorithm"] == algorithm) & (frame["name"] == name)]
-        ref = None
-        if reference is not None and not reference.empty:
-            ref = reference[(reference["algorithm"] == algorithm) & (reference["name"] == name)
-                            & reference["config_key"].isin(set(part["config_key"]))]  # the same configs only
-            ref = ref[ref["date"] <= part["date"].max()]
-            keep = set(ref["commit"].dropna().drop_duplicates().iloc[-30:])  # the base's newest 30 commits
-            ref = ref[ref["commit"].isin(keep)]
-        fig = trend_figure(part, metric=metric, title=f"{algorithm} / {name} on {branch}", alpha=alpha,
-                           min_size=min_size, min_shift=min_shift, reference=ref, reference_label=base)
-        data = base64.b64encode(_png_bytes(fig)).decode("ascii")
-        parts.append(f"<figure><img alt='{_e(algorithm)} / {_e(name)}' src='data:image/png;base64,{data}'>"
-                     f"</figure>")
-    for n in notes:
-        parts.append(f"<p class='muted'>{_e(n)}</p>")
-    parts.append("<p class='muted'>Made by <code>primbench history report</code>. Change points: binary "
-                 "segmentation on ln(value) with a robust noise estimate, t-tests with Bonferroni correction, "
-                 "drifts where a ramp fits as well as a staircase (docs/history.md).</p></body></html>")
-    target = Path(out)
-    from primbench.atomicfile import write_atomic
-
-    try:
-        write_atomic(target, "\n".join(parts))
-    except OSError as exc:
-        raise HistoryError(f"{target}: cannot write the report ({exc.strerror or exc})") from None
-    return Report(target, branch, min(len(keys), max_charts), len(changes), verdict_counts, notes)
-
-
-_STAMP = "%Y-%m-%d %H:%M UTC"
-
-
-def _day(value: Any) -> str:
-    return value.strftime("%Y-%m-%d %H:%M UTC") if hasattr(value, "strftime") else str(value)

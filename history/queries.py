@@ -96,7 +96,8 @@ class _Where:
             self.add(f"{alias}.config_key = ?", config)
         if gpu is not None:
             self.add(f"(? IN ({alias}.gpu_key, {alias}.gpu_uuid, {alias}.gpu_serial, {alias}.gpu_name) "
-                     f"OR starts_with({alias}.gpu_key, ?))", gpu, gpu)
+                     f"OR starts_with({alias}.gpu_key, ?) OR starts_with({alias}.gpu_key, 'GPU-' || ?))",
+                     gpu, gpu, gpu)  # the last: a uuid's start without GPU-, as tables show it
         if algorithm is not None:
             self.add(f"{alias}.algorithm = ?", algorithm)
         start, stop = _instant(since, "--since"), _instant(until, "--until")
@@ -147,15 +148,22 @@ def names(db: Any = None, *, branch: str | None = None, algorithm: str | None = 
 
 def series(db: Any = None, name: str | None = None, *, branch: str | None = "main", algorithm: str | None = None,
            gpu: str | None = None, metric: str = "bytes_per_second", since: Any = None,
-           until: Any = None, config: str | None = None) -> pd.DataFrame:
+           until: Any = None, config: str | None = None, last: int | None = None) -> pd.DataFrame:
     """One specialization (or, with `name` None, every one) across the runs of a branch,
     oldest first: one row per (run, specialization) that did not fail, the chosen metric in
     `value`, and noise, temperatures and clock beside it. Different GPUs have different
     `gpu_key` values and different measurement settings different `config_key` values
     (`primbench.resultconfig`): keep their series apart (`SERIES_KEYS`). `config`: one
-    config key only (``size=1MiB``)."""
+    config key only (``size=1MiB``); `last`: only the runs of the newest `last` commits
+    (by each commit's first run) among the runs the other filters select."""
     metric = check_metric(metric)
+    if last is not None and last < 1:
+        raise UsageError(f"--last must be at least 1, got {last}")
     where = _Where().runs(branch=branch, gpu=gpu, since=since, until=until, config=config)
+    if last is not None:
+        runs_where = _Where().runs(branch=branch, gpu=gpu, since=since, until=until, config=config, alias="r2")
+        where.add(f"{_COMMIT.format(a='r')} IN (SELECT {_COMMIT.format(a='r2')} FROM runs r2{runs_where.sql()} "
+                  "GROUP BY 1 ORDER BY min(r2.date) DESC LIMIT ?)", *runs_where.params, int(last))
     where.add("s.error IS NULL")
     if name is not None:
         where.add("s.name = ?", name)
@@ -170,6 +178,10 @@ def series(db: Any = None, name: str | None = None, *, branch: str | None = "mai
     )
     with connection(db) as con:
         return con.execute(sql, where.params).df()
+
+
+#: A run's commit, or for a run without one, the run itself (a commit of its own).
+_COMMIT = "coalesce({a}.\"commit\", 'run:' || {a}.run_id)"
 
 
 #: What makes one series: a specialization of an algorithm, on one physical GPU, measured with
@@ -242,18 +254,27 @@ def regressions(db: Any = None, *, branch: str = "main", name: str | None = None
     series whose search stopped at the cap of `max_points` change points. `last` keeps only
     changes that reach the `last` newest commits of each series; `config` looks at one
     config key only."""
-    import pandas as pd
-
-    from history.changepoints import analyse
-
     if last is not None and last < 1:
         raise UsageError(f"--last must be at least 1, got {last}")
     if not 0 < alpha < 1:
         raise UsageError(f"--alpha must lie between 0 and 1, got {alpha}")
     if min_size < 1:
         raise UsageError(f"--min-size must be at least 1, got {min_size}")
+    frame = series(db, name, branch=branch, algorithm=algorithm, gpu=gpu, metric=metric, config=config)
+    return regressions_of(frame, metric=metric, alpha=alpha, min_size=min_size, min_shift=min_shift, last=last,
+                          max_points=max_points)
+
+
+def regressions_of(frame: pd.DataFrame, *, metric: str = "bytes_per_second", alpha: float = DEFAULT_ALPHA,
+                   min_size: int = DEFAULT_MIN_SIZE, min_shift: float = DEFAULT_MIN_SHIFT, last: int | None = None,
+                   max_points: int = DEFAULT_MAX_POINTS) -> pd.DataFrame:
+    """`regressions` of the runs in `frame` (as `series` returns them)."""
+    import pandas as pd
+
+    from history.changepoints import analyse
+
     better = METRICS[check_metric(metric)]
-    points = per_commit(series(db, name, branch=branch, algorithm=algorithm, gpu=gpu, metric=metric, config=config))
+    points = per_commit(frame)
     rows: list[dict[str, Any]] = []
     for key, group in points.groupby(SERIES_KEYS, sort=True, dropna=False):
         group = group.reset_index(drop=True)

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from history.errors import HistoryError, HistoryWarning
-from history.ingest import COLUMNS, IngestReport, _final, _insert_atomically, stage_files
+from history.ingest import COLUMNS, IngestReport, Progress, _final, _insert_atomically, stage_files
 from history.schema import SCHEMA_VERSION, TABLES, fill_config_keys, migrate, one_line, rollback
 from history.store import memory, open_for_write, resolve_db
 
@@ -120,12 +120,13 @@ def dataset_run_ids(directory: str | os.PathLike[str]) -> set[str]:
 
 
 def ingest_shared(paths: Iterable[str | os.PathLike[str]], directory: str | os.PathLike[str], *,
-                  runner: str | None = None) -> IngestReport:
-    """Write the files' new runs as this runner's Parquet parts under `directory` (no lock)."""
+                  runner: str | None = None, progress: Progress | None = None) -> IngestReport:
+    """Write the files' new runs as this runner's Parquet parts under `directory` (no lock);
+    `progress` is told of every file read."""
     directory = Path(directory)
     if directory.exists() and not directory.is_dir():
         raise HistoryError(f"{directory}: --shared needs a directory, and this is a file")
-    staged, outcomes, by_id = stage_files(paths)
+    staged, outcomes, by_id = stage_files(paths, progress)
     report = IngestReport(str(directory))
     present = dataset_run_ids(directory) if by_id else set()
     new = [r for r in by_id if r not in present]

@@ -65,11 +65,11 @@ def test_two_sizes_of_one_name_on_one_gpu_and_branch_are_two_series(tmp_path: Pa
     rows = json.loads(out)
     assert code == 0 and len(rows) == 6 and {r["config_key"] for r in rows} == {"size=1MiB"}
     code, out, _ = _cli("series", CHAR, "--db", str(db))
-    assert code == 0 and "config_key" in out and "size=1MiB" in out and "size=128MiB" in out
+    assert code == 0 and "config" in out and "size=1MiB" in out and "size=128MiB" in out
     code, out, _ = _cli("branches", "--db", str(db))
     assert code == 0 and "size=1MiB" in out and "size=128MiB" in out
     code, out, err = _cli("series", CHAR, "--db", str(db), "--config", "size=2MiB")
-    assert code == 2 and "with config 'size=2MiB'" in err
+    assert code == 2 and "no runs of config 'size=2MiB'; did you mean 'size=128MiB', 'size=1MiB'?" in err
 
 
 def test_a_change_point_is_not_invented_by_a_second_size(tmp_path: Path) -> None:
@@ -174,7 +174,8 @@ def test_history_compare_cli_names_the_config(two_configs: Path) -> None:
 
 
 def test_charts_draw_one_line_per_config(two_configs: Path, tmp_path: Path) -> None:
-    from history.plots import plot_series, trend_figure, write_report
+    from history.plots import plot_series, trend_figure
+    from history.report import write_report
 
     fig = trend_figure(series(two_configs, CHAR))
     labels = fig.axes[0].get_legend_handles_labels()[1]
@@ -222,7 +223,7 @@ def test_regressions_report_a_drift_and_the_cap(tmp_path: Path) -> None:
     assert code == 0 and "stopped at the cap of 1 change points" in out
     code, out, _ = _cli("regressions", "--db", str(db), "--format", "csv")
     assert code == 0 and "shape" in out.splitlines()[0] and ",drift," in out
-    from history.plots import write_report
+    from history.report import write_report
 
     text = write_report(db, tmp_path / "r.html", branch="main").path.read_text()
     assert "<td>drift</td>" in text and "stopped at the cap" not in text

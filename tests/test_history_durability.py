@@ -150,12 +150,12 @@ def test_duplicate_indexes_are_a_bad_file(tmp_path):
 
 
 def test_a_duckdb_error_that_escapes_the_core_is_one_line(tmp_path, monkeypatch):
-    from history import queries
+    from history import selection
 
     def broken(*args, **kwargs):
         raise duckdb.IOException("IO Error: Could not read from file\n\nLINE 1: SELECT\n        ^")
 
-    monkeypatch.setattr(queries, "list_runs", broken)
+    monkeypatch.setattr(selection, "run_selected", broken)
     result = invoke("history", "runs", "--db", str(tmp_path / "h.duckdb"))
     assert result.exit_code == 2 and result.output == "primbench history: error: IO Error: Could not read from file\n"
 

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from history.errors import HistoryError
-from history.plots import file_name, plot_series, write_report
+from history.plots import file_name, plot_series
 from history.queries import series
+from history.report import write_report
 from tests import history_data as hd
 
 PNG = b"\x89PNG\r\n\x1a\n"

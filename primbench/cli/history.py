@@ -1,24 +1,27 @@
 """``primbench history …``: the DuckDB history of results across commits and branches.
 
 Thin: each command parses its options, calls one function of the `history` package and
-renders the result (a Rich table, or ``--format json`` on stdout). DuckDB, pandas, SciPy and
-matplotlib are imported only inside the commands. Exit codes: 0 ok; 1 a regression was found
-(``compare``, ``regressions`` with ``--fail-on``); 2 usage or bad input (a bad results file
-is named with its field; the good files of the same call are still stored).
+renders the result (a table fitted by `primbench.cli.tables`, or ``--format json``/``csv`` on
+stdout). Every filter is checked against the store first (`history.selection`). DuckDB,
+pandas, SciPy and matplotlib are imported only inside the commands. Exit codes: 0 ok; 1 a
+regression was found (``compare``, ``regressions`` with ``--fail-on``); 2 usage or bad input
+(a filter that matches nothing; a bad results file is named with its field, and the good
+files of the same call are still stored).
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, TypeVar
 
 import typer
 
-from primbench.cli import options
+from primbench.cli import options, tables
 from primbench.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, PrimbenchError
 from primbench.textsafe import md_escape, term_clean
 
@@ -43,6 +46,13 @@ class Format(StrEnum):
     table = "table"
     json = "json"
     csv = "csv"
+
+
+class LineFormat(StrEnum):
+    """Commands that print lines, not a table: no csv (refused, exit 2, rather than ignored)."""
+
+    table = "table"
+    json = "json"
 
 
 def _fail(exc: BaseException) -> typer.Exit:
@@ -92,6 +102,9 @@ def _json_frame(df: Any) -> str:
     return df.to_json(orient="records", date_format="iso", indent=2) + "\n"
 
 
+COMMIT_CHARS = 10  # of a commit hash or run id in a table (JSON and CSV have them whole)
+
+
 def _cell(value: Any, column: str) -> str:
     import math
 
@@ -101,7 +114,7 @@ def _cell(value: Any, column: str) -> str:
         return value.strftime("%Y-%m-%d %H:%M")
     if column in ("commit", "latest_commit", "previous_commit", "end_commit", "run_id", "latest_run_id") \
             and isinstance(value, str):
-        return term_clean(value[:12])
+        return term_clean(value[:COMMIT_CHARS])
     if column in ("value", "before", "after", "base_value", "head_value", "bytes_per_second", "items_per_second"):
         from primbench.console import si
 
@@ -126,48 +139,115 @@ def _cell(value: Any, column: str) -> str:
 
 
 STYLE = {"regression": "bold red", "improvement": "bold green", "inconclusive": "yellow"}
+LIMIT_HELP = "Rows of a terminal table (default 50; piped output shows all unless given); 0: all."
+LAST_HELP = "Only the newest N commits of the branch."
+SINCE_HELP = "Only runs from this date on (ISO 8601, e.g. 2026-01-31)."
 
 
-def _table(df: Any, columns: Sequence[str], title: str | None = None) -> None:
-    from rich.table import Table
-    from rich.text import Text
+def _with_gpu(df: Any) -> Any:
+    """`df` with a ``gpu`` column: the model and a short id that tells two GPUs of one model apart."""
+    if df.empty or "gpu_key" not in df.columns:
+        return df.assign(gpu=df["gpu_name"] if "gpu_name" in df.columns else "")
+    from history.labels import gpu_labels
 
-    from primbench.console import make_console
-
-    table = Table(title=Text(term_clean(title)) if title else None, show_lines=False, title_justify="left")
-    for c in columns:
-        table.add_column(c, justify="right" if c in ("value", "before", "after", "shift", "slope", "runs", "commits",
-                                                        "specializations", "confidence") else "left")
-    for row in df[list(columns)].itertuples(index=False, name=None):
-        style = next((STYLE[v] for v in row if isinstance(v, str) and v in STYLE), None)
-        table.add_row(*(Text(_cell(v, c)) for v, c in zip(row, columns, strict=True)), style=style)
-    console = make_console()
-    if not console.is_terminal:  # a pipe or a file: do not squeeze the table into 80 columns
-        console.width = max(console.width, 180)
-    console.print(table)
+    names = df["gpu_name"] if "gpu_name" in df.columns else [None] * len(df)
+    labels = gpu_labels(zip(df["gpu_key"], names, strict=True))
+    return df.assign(gpu=df["gpu_key"].astype(str).map(labels))
 
 
-def _emit(df: Any, fmt: Format, columns: Sequence[str], title: str | None = None) -> None:
+def _emit(df: Any, fmt: Format, columns: Sequence[tables.Column], title: str | None = None, *,
+          limit: int | None = None, newest_last: bool = False) -> list[str]:
+    """JSON and CSV: every column of `df`. A table: `columns`, fitted (see `tables`)."""
     if fmt is Format.json:
         typer.echo(_json_frame(df), nl=False)
-    elif fmt is Format.csv:
+        return []
+    if fmt is Format.csv:
         typer.echo(df.to_csv(index=False, date_format="%Y-%m-%dT%H:%M:%S%z"), nl=False)
-    else:
-        _table(df, [c for c in columns if c in df.columns], title)
+        return []
+    df = _with_gpu(df)
+    if newest_last and "date" in df.columns:
+        df = df.sort_values("date", kind="stable")
+    cols = [_keep_if_varied(c, df) for c in columns if c.key in df.columns]
+    rows = list(df[[c.key for c in cols]].itertuples(index=False, name=None))
+    styles = None
+    if "kind" in df.columns or "verdict" in df.columns:
+        kinds = df["kind"] if "kind" in df.columns else df["verdict"]
+        styles = [STYLE.get(str(k)) for k in kinds]
+    return tables.render(rows, cols, _cell, title=title, limit=limit, newest_last=newest_last, styles=styles)
 
 
-def _suggest(db: Path | None, name: str, branch: str | None) -> str:
-    import difflib
+#: Columns that tell two series apart: never left out of a table whose rows differ in them.
+SERIES_COLUMNS_KEYS = ("algorithm", "name", "gpu", "config_key", "branch")
 
-    from history.queries import names
+
+def _keep_if_varied(column: tables.Column, df: Any) -> tables.Column:
+    if column.key in SERIES_COLUMNS_KEYS and column.priority and df[column.key].nunique(dropna=False) > 1:
+        return tables.Column(column.key, column.header, 0, column.right, column.wrap)
+    return column
+
+
+C = tables.Column
+RUNS_COLUMNS = [C("date", "date", 1), C("branch", "branch", 0, wrap=True), C("commit", "commit"),
+                C("algorithm", "algorithm", 2), C("gpu", "gpu", 1), C("config_key", "config", 1, wrap=True),
+                C("host", "host", 5), C("specializations", "specs", 3, right=True),
+                C("failures", "failed", 3, right=True), C("noise_timeouts", "timeouts", 4, right=True),
+                C("run_id", "run_id", 6)]
+SERIES_COLUMNS = [C("date", "date", 1), C("commit", "commit"), C("gpu", "gpu", 2), C("config_key", "config", 1),
+                  C("algorithm", "algorithm", 3), C("value", "value", right=True),
+                  C("noise_percent", "noise", 1, right=True), C("runs", "runs", 2, right=True),
+                  C("host", "host", 5), C("gpu_temp_start", "temp", 6, right=True),
+                  C("sm_clock_mhz", "clock", 4, right=True)]
+BRANCHES_COLUMNS = [C("branch", "branch", 0, wrap=True), C("algorithm", "algorithm", 1), C("gpu", "gpu"),
+                    C("config_key", "config", 0, wrap=True), C("runs", "runs", 2, right=True),
+                    C("commits", "commits", 2, right=True), C("latest_date", "latest", 1),
+                    C("latest_commit", "commit", 3), C("latest_host", "host", 4)]
+REGRESSION_COLUMNS = [C("algorithm", "algorithm", 2), C("name", "name", 0, wrap=True), C("gpu", "gpu", 2),
+                      C("config_key", "config", 1, wrap=True), C("kind", "kind"), C("shape", "shape", 3),
+                      C("commit", "commit"), C("end_commit", "end", 5), C("date", "date", 4),
+                      C("before", "before", 3, right=True), C("after", "after", 3, right=True),
+                      C("shift", "shift", 0, right=True), C("slope", "slope", 5, right=True),
+                      C("confidence", "confidence", 1, right=True)]
+
+
+def _selection(**given: Any) -> Any:
+    from history.selection import Selection
+
+    return Selection(**given)
+
+
+def _selected(fn: Callable[..., T], db: Path | None, selection: Any, **kwargs: Any) -> T:
+    """Check the filters against the store (exit 2 and "did you mean" when one matches
+    nothing), then run the query, on one connection."""
+    from history.selection import run_selected
+
+    return _call(run_selected, fn, db, selection, **kwargs)
+
+
+@contextmanager
+def _progress(what: str) -> Iterator[Callable[[int, int], None] | None]:
+    """A Rich progress bar on stderr while long work runs, only when stderr is a terminal (not
+    merely forced colour: a CI log gets no bar); yields the callback the core calls with
+    (done, total), or None."""
+    from primbench.console import make_console
 
     try:
-        known = names(db, branch=branch)
-    except PrimbenchError:
-        return ""
-    close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
-    return f"; did you mean {', '.join(repr(c) for c in close)}?" if close else (
-        f"; {len(known)} specializations stored" if known else "")
+        tty = sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    if not tty:
+        yield None
+        return
+    console = make_console(stderr=True)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=console, transient=True) as bar:
+        task = bar.add_task(what, total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update
 
 
 def register(app: typer.Typer) -> None:
@@ -188,24 +268,26 @@ def register(app: typer.Typer) -> None:
                                            help="Write Parquet parts into DIR instead (many runners, no lock)."),
         runner: str | None = typer.Option(None, "--runner", help="Part-folder name for --shared (default: host)."),
         wait_secs: float | None = typer.Option(None, "--wait-secs", help=WAIT_HELP),
-        fmt: Format = typer.Option(Format.table, "--format", "-f", help="table or json."),
+        fmt: LineFormat = typer.Option(LineFormat.table, "--format", "-f", help="table (one line) or json."),
     ) -> None:
         """Store results files (idempotent: a run already stored is skipped). Bad files are named
-        and store nothing; the good ones are stored; the exit code is then 2."""
+        and store nothing; the good ones are stored; the exit code is then 2. A progress bar on
+        stderr while the files are read (on a terminal)."""
         if shared is not None and db is not None:
             raise typer.BadParameter("give --db or --shared, not both", param_hint="--shared")
-        if shared is not None:
-            from history.shared import ingest_shared
+        with _progress("reading results files") as progress:
+            if shared is not None:
+                from history.shared import ingest_shared
 
-            report = _call(ingest_shared, paths, shared, runner=runner)
-        else:
-            from history.ingest import ingest as ingest_files
+                report = _call(ingest_shared, paths, shared, runner=runner, progress=progress)
+            else:
+                from history.ingest import ingest as ingest_files
 
-            report = _call(ingest_files, paths, db, wait_secs=wait_secs)
+                report = _call(ingest_files, paths, db, wait_secs=wait_secs, progress=progress)
         for o in report.errors:
             message = o.message if o.message and o.path in o.message else f"{o.path}: {o.message}"
             typer.echo(f"primbench history: error: {term_clean(message)}", err=True)
-        if fmt is Format.json:
+        if fmt is LineFormat.json:
             typer.echo(json.dumps(report.to_dict(), indent=2))
         else:
             from primbench.console import make_console
@@ -231,10 +313,11 @@ def register(app: typer.Typer) -> None:
         """List stored runs, newest first."""
         from history.queries import list_runs
 
-        df = _call(list_runs, db, branch=branch, gpu=gpu, algorithm=algorithm, since=since, until=until,
-                   limit=limit or None, config=config)
-        _emit(df, fmt, ["date", "branch", "commit", "algorithm", "gpu_name", "config_key", "host", "specializations",
-                        "failures", "noise_timeouts", "run_id"], title=f"{len(df)} run(s)")
+        sel = _selection(branch=branch, gpu=gpu, algorithm=algorithm, config=config, since=since, until=until)
+        df = _selected(list_runs, db, sel, limit=limit or None)
+        _emit(df, fmt, RUNS_COLUMNS, title=f"{len(df)} run(s)", limit=0)
+        if fmt is Format.table and limit and len(df) == limit:
+            typer.echo(f"note: the newest {limit} runs; --limit N shows N, --limit 0 all")
 
     @history.command("series")
     def series_cmd(
@@ -245,22 +328,22 @@ def register(app: typer.Typer) -> None:
         gpu: str | None = typer.Option(None, "--gpu", help=GPU_HELP),
         metric: str = typer.Option("bytes_per_second", "--metric", "-m", help=METRIC_HELP),
         config: str | None = typer.Option(None, "--config", metavar="KEY", help=CONFIG_HELP),
+        last: int | None = typer.Option(None, "--last", min=1, help=LAST_HELP),
+        since: str | None = typer.Option(None, "--since", help=SINCE_HELP),
         per_run: bool = typer.Option(False, "--per-run", help="One row per run instead of per commit."),
+        limit: int | None = typer.Option(None, "--limit", "-n", min=0, help=LIMIT_HELP),
         fmt: Format = typer.Option(Format.table, "--format", "-f", help=TABLE_HELP),
     ) -> None:
         """A specialization's values across the commits of a branch (median of each commit's runs);
-        one series per GPU and config (the settings that change results), never mixed."""
+        one series per GPU and config (the settings that change results), never mixed. A terminal
+        table shows the newest 50 rows (--limit)."""
         from history.queries import per_commit, series
 
-        df = _call(series, db, name, branch=branch, algorithm=algorithm, gpu=gpu, metric=metric, config=config)
-        if df.empty:
-            typer.echo(term_clean(f"primbench history: error: no runs of specialization {name!r} on branch {branch!r}"
-                       + (f" with config {config!r}" if config else "") + f"{_suggest(db, name, branch)}"), err=True)
-            raise typer.Exit(EXIT_USAGE)
+        sel = _selection(branch=branch, name=name, algorithm=algorithm, gpu=gpu, config=config, since=since)
+        df = _selected(series, db, sel, metric=metric, last=last)
         if not per_run:
             df = per_commit(df)
-        _emit(df, fmt, ["date", "commit", "gpu_name", "config_key", "algorithm", "value", "noise_percent", "runs",
-                        "host", "gpu_temp_start", "sm_clock_mhz"], title=f"{name} on {branch}: {metric}")
+        _emit(df, fmt, SERIES_COLUMNS, title=f"{name} on {branch}: {metric}", limit=limit, newest_last=True)
 
     @history.command("branches")
     def branches_cmd(
@@ -268,14 +351,15 @@ def register(app: typer.Typer) -> None:
         gpu: str | None = typer.Option(None, "--gpu", help=GPU_HELP),
         algorithm: str | None = typer.Option(None, "--algorithm", "-a", help=ALGORITHM_HELP),
         config: str | None = typer.Option(None, "--config", metavar="KEY", help=CONFIG_HELP),
+        limit: int | None = typer.Option(None, "--limit", "-n", min=0, help=LIMIT_HELP),
         fmt: Format = typer.Option(Format.table, "--format", "-f", help=TABLE_HELP),
     ) -> None:
-        """Branches (per algorithm, GPU and config) with their latest run."""
+        """Branches (per algorithm, GPU and config) with their latest run; the gpu column tells two
+        GPUs of one model apart (a short uuid that --gpu accepts)."""
         from history.queries import branches
 
-        df = _call(branches, db, gpu=gpu, algorithm=algorithm, config=config)
-        _emit(df, fmt, ["branch", "algorithm", "gpu_name", "config_key", "runs", "commits", "latest_date",
-                        "latest_commit", "latest_host"], title="branches")
+        df = _selected(branches, db, _selection(gpu=gpu, algorithm=algorithm, config=config))
+        _emit(df, fmt, BRANCHES_COLUMNS, title="branches", limit=limit)
 
     @history.command("compare")
     def compare_cmd(
@@ -304,7 +388,10 @@ def register(app: typer.Typer) -> None:
         options.check_probability(alpha, "--alpha")
         fraction = _fraction(threshold, "--threshold")
         from history.branch_compare import branch_comparison
+        from history.selection import check
 
+        gpu = _call(check, db, [_selection(branch=branch, gpu=gpu, algorithm=algorithm, config=config),
+                                _selection(branch=base, labels=(("branch", "base branch"),))]) or gpu
         bc = _call(branch_comparison, db, branch, base, fork_point=fork_point, use_git=use_git, gpu=gpu,
                    algorithm=algorithm, threshold=fraction, alpha=alpha, config=config)
         from compare import render
@@ -348,6 +435,7 @@ def register(app: typer.Typer) -> None:
                                        help="Stop searching a series after this many change points (noted)."),
         fail_on: str = typer.Option("never", "--fail-on", metavar="WHAT",
                                     help="Exit 1 on: a regression; any shift (change); never (default)."),
+        limit: int | None = typer.Option(None, "--limit", "-n", min=0, help=LIMIT_HELP),
         fmt: Format = typer.Option(Format.table, "--format", "-f", help=TABLE_HELP),
     ) -> None:
         """Change points per series on a branch (specialization, GPU and config): the commit where the
@@ -356,12 +444,10 @@ def register(app: typer.Typer) -> None:
         from history.queries import cap_notes, regressions
 
         fail_when = options.parse_fail_on(fail_on, allowed=("regression", "change", "never"))
-        df = _call(regressions, db, branch=branch, name=name, algorithm=algorithm, gpu=gpu, metric=metric,
-                   alpha=alpha, min_shift=_fraction(min_shift, "--min-shift"), min_size=min_size, last=last,
-                   config=config, max_points=max_points)
-        _emit(df, fmt, ["algorithm", "name", "gpu_name", "config_key", "kind", "shape", "commit", "end_commit",
-                        "date", "before", "after", "shift", "slope", "confidence"],
-              title=f"{len(df)} change point(s) on {branch}")
+        sel = _selection(branch=branch, name=name, algorithm=algorithm, gpu=gpu, config=config)
+        df = _selected(regressions, db, sel, metric=metric, alpha=alpha, min_shift=_fraction(min_shift, "--min-shift"),
+                       min_size=min_size, last=last, max_points=max_points)
+        _emit(df, fmt, REGRESSION_COLUMNS, title=f"{len(df)} change point(s) on {branch}", limit=limit)
         if fmt is Format.table:
             for note in cap_notes(df, max_points):
                 typer.echo(f"note: {note}")
@@ -380,12 +466,17 @@ def register(app: typer.Typer) -> None:
         gpu: str | None = typer.Option(None, "--gpu", help=GPU_HELP),
         metric: str = typer.Option("bytes_per_second", "--metric", "-m", help=METRIC_HELP),
         config: str | None = typer.Option(None, "--config", metavar="KEY", help=CONFIG_HELP),
+        last: int | None = typer.Option(None, "--last", min=1, help=LAST_HELP),
+        since: str | None = typer.Option(None, "--since", help=SINCE_HELP),
     ) -> None:
-        """Trend charts (PNG): runs, per-commit medians, noise, change points; one line per GPU and config."""
+        """Trend charts (PNG): runs, per-commit medians, noise, change points. One chart per
+        specialization, config and GPU model (1 MiB and 128 MiB never share an axis; a second
+        chart is written beside the first, its config in the file name); one line per GPU."""
         from history.plots import plot_series
 
-        written = _call(plot_series, db, name, out, branch=branch, algorithm=algorithm, gpu=gpu, metric=metric,
-                        config=config)
+        sel = _selection(branch=branch, name=name, algorithm=algorithm, gpu=gpu, config=config, since=since)
+        with _progress("drawing charts") as progress:
+            written = _selected(plot_series, db, sel, out=out, metric=metric, last=last, progress=progress)
         for p in written:
             typer.echo(f"Wrote {term_clean(p)}")
 
@@ -398,11 +489,21 @@ def register(app: typer.Typer) -> None:
         gpu: str | None = typer.Option(None, "--gpu", help=GPU_HELP),
         metric: str = typer.Option("bytes_per_second", "--metric", "-m", help=METRIC_HELP),
         use_git: bool = typer.Option(True, "--git/--no-git", help=GIT_HELP),
+        last: int | None = typer.Option(None, "--last", min=1, help=LAST_HELP),
+        since: str | None = typer.Option(None, "--since", help=SINCE_HELP),
+        max_charts: int = typer.Option(40, "--max-charts", min=0,
+                                       help="Charts drawn, the most interesting first (the rest are listed)."),
     ) -> None:
-        """A static HTML report for a branch: latest verdicts, change points, trend charts."""
-        from history.plots import write_report
+        """A static HTML report for a branch: a summary of change points and verdicts across every
+        algorithm and config, each linked to its chart; then the charts, the most interesting
+        first."""
+        from history.report import write_report
 
-        report = _call(write_report, db, out, branch=branch, base=base, gpu=gpu, metric=metric, use_git=use_git)
+        sel = _selection(branch=branch, gpu=gpu, since=since)
+        with _progress("drawing the report") as progress:
+            base_sel = _selection(branch=base, labels=(("branch", "base branch"),))
+            report = _selected(write_report, db, sel, also=[base_sel], out=out, base=base, metric=metric,
+                               use_git=use_git, last=last, max_charts=max_charts, progress=progress)
         typer.echo(f"Wrote {term_clean(report.path)} ({report.charts} charts, {report.change_points} change points)")
 
     @history.command("merge")
@@ -456,14 +557,33 @@ def register(app: typer.Typer) -> None:
     @history.command("info")
     def info_cmd(
         db: Path | None = typer.Option(None, "--db", help=DB_HELP),
-        fmt: Format = typer.Option(Format.table, "--format", "-f", help="table (key: value lines) or json."),
+        fmt: LineFormat = typer.Option(LineFormat.table, "--format", "-f", help="table (key: value lines) or json."),
     ) -> None:
         """The store's path, schema version, migrations and row counts."""
         from history.info import store_info
 
         info = _call(store_info, db)
-        if fmt is Format.json:
+        if fmt is LineFormat.json:
             typer.echo(json.dumps(info, indent=2, default=str))
         else:
             for key, value in info.items():
                 typer.echo(term_clean(f"{key}: {value}"))
+
+    @history.command("export")
+    def export_cmd(
+        parquet: Path = typer.Option(..., "--parquet", metavar="DIR",
+                                     help="Folder to write runs.parquet, specializations.parquet, batches.parquet "
+                                          "and schema_migrations.parquet into."),
+        db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+        fmt: LineFormat = typer.Option(LineFormat.table, "--format", "-f", help="table (lines) or json."),
+    ) -> None:
+        """Write every table of a store (a DuckDB file or a folder of Parquet parts) as one Parquet
+        file each: readable by any DuckDB (1.x too), pandas, Polars, Spark."""
+        from history.export import export_parquet
+
+        written = _call(export_parquet, db, parquet)
+        if fmt is LineFormat.json:
+            typer.echo(json.dumps({t: {"path": str(p), "rows": n} for t, (p, n) in written.items()}, indent=2))
+            return
+        for table, (path, rows) in written.items():
+            typer.echo(term_clean(f"Wrote {path} ({rows} rows of {table})"))

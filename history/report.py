@@ -1,0 +1,312 @@
+"""The static HTML report of a branch: one file, charts embedded, every string escaped.
+
+It opens with what needs attention: every change point and every verdict that is not
+"unchanged", across every algorithm and config, each linked to its chart; then the charts,
+the most interesting first (regressions, then improvements, then inconclusive verdicts, then
+the rest), at most `max_charts` of them (the others are listed by name); then the full tables.
+Charts are drawn small (a report of 100 charts stays around a few MB).
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import html
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from history.changepoints import DEFAULT_ALPHA, DEFAULT_MAX_POINTS, DEFAULT_MIN_SHIFT, DEFAULT_MIN_SIZE, confidence_text
+from history.errors import HistoryError
+from history.labels import model
+from history.plots import UNITS, Chart, _png_bytes, charts_of, trend_figure
+from history.queries import cap_notes, connection, regressions_of, series
+from primbench.textsafe import term_clean
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from history.branch_compare import BranchComparison
+
+REPORT_FIGSIZE = (9.0, 3.6)
+REPORT_DPI = 72
+_RANK = {"regression": 0, "improvement": 1, "inconclusive": 2, "added": 3, "removed": 3, "up": 1, "down": 1}
+
+
+@dataclass
+class Report:
+    path: Path
+    branch: str
+    charts: int
+    change_points: int
+    verdicts: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    size_bytes: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": str(self.path), "branch": self.branch, "charts": self.charts,
+                "change_points": self.change_points, "verdicts": self.verdicts, "notes": self.notes,
+                "size_bytes": self.size_bytes}
+
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em auto;max-width:1100px;color:#222}
+h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;font-size:.85em;margin:.5em 0}
+td,th{border:1px solid #ddd;padding:3px 8px;text-align:left}
+th{background:#f4f4f4}td.num{text-align:right;font-variant-numeric:tabular-nums}
+.regression{color:#b00;font-weight:bold}.improvement{color:#070;font-weight:bold}.inconclusive{color:#a60}
+code{font-size:.9em}figure{margin:1em 0}img{max-width:100%}.muted{color:#777;font-size:.85em}
+"""
+_STAMP = "%Y-%m-%d %H:%M UTC"
+
+
+def _e(value: Any) -> str:
+    return html.escape("" if value is None else term_clean(value))
+
+
+def _fmt_value(value: Any, metric: str) -> str:
+    if value is None or value != value:
+        return "—"
+    unit, scale = UNITS.get(metric, ("", 1.0))
+    return f"{float(value) / scale:,.4g} {unit}".strip()
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    out = ["<table><tr>" + "".join(f"<th>{_e(h)}</th>" for h in headers) + "</tr>"]
+    out += ["<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows]
+    out.append("</table>")
+    return "\n".join(out)
+
+
+def _day(value: Any) -> str:
+    return value.strftime(_STAMP) if hasattr(value, "strftime") else str(value)
+
+
+def _kind(kind: str) -> str:
+    return f"<span class='{_e(kind)}'>{_e(kind)}</span>"
+
+
+@dataclass
+class _Verdict:
+    algorithm: str
+    name: str
+    config: str
+    verdict: str
+    base: Any
+    head: Any
+    change: float | None
+    p_value: float | None
+    reason: str
+    metric: str | None
+
+
+def _comparisons(con: Any, frame: pd.DataFrame, branch: str, base: str, gpu: str | None, use_git: bool,
+                 notes: list[str]) -> list[tuple[str, BranchComparison]]:
+    """The latest verdicts of `branch` against `base`, once per config the branch has runs of."""
+    from history.branch_compare import branch_comparison
+    from primbench.errors import PrimbenchError
+
+    out = []
+    for config in sorted(set(frame["config_key"].fillna(""))):
+        try:
+            out.append((config, branch_comparison(con, branch, base, gpu=gpu, use_git=use_git,
+                                                  config=config or None)))
+        except PrimbenchError as exc:
+            notes.append(f"no verdicts for config {config or '(unknown)'}: {exc}")
+    return out
+
+
+def _verdicts(comparisons: Sequence[tuple[str, BranchComparison]]) -> list[_Verdict]:
+    rows = []
+    for config, bc in comparisons:
+        for r in bc.comparison.rows:
+            rows.append(_Verdict(r.algorithm, r.name, config, str(r.verdict), r.base_value, r.head_value, r.change,
+                                 r.p_value, r.reason or "", r.metric))
+    return rows
+
+
+def _rank_charts(charts: Sequence[Chart], changes: pd.DataFrame, verdicts: Sequence[_Verdict]) -> list[Chart]:
+    """Charts with regressions first, then improvements, inconclusive verdicts, the rest."""
+    rank: dict[tuple[str, str, str], tuple[int, float]] = {}
+
+    def note(key: tuple[str, str, str], kind: str, size: float) -> None:
+        r = (_RANK.get(kind, 9), -abs(size))
+        rank[key] = min(rank.get(key, r), r)
+
+    for c in changes.itertuples():
+        note((c.algorithm, c.name, c.config_key or ""), c.kind, c.shift or 0.0)
+    for v in verdicts:
+        if v.verdict != "unchanged":
+            note((v.algorithm, v.name, v.config), v.verdict, v.change or 0.0)
+    return sorted(charts, key=lambda ch: (*rank.get((ch.algorithm, ch.name, ch.config_key), (9, 0.0)),
+                                          ch.algorithm, ch.name, ch.config_key, ch.gpu_model))
+
+
+def _anchor(i: int) -> str:
+    return f"chart-{i}"
+
+
+def write_report(db: Any = None, out: str | os.PathLike[str] = "history-report.html", *, branch: str = "main",
+                 base: str = "main", gpu: str | None = None, metric: str = "bytes_per_second",
+                 alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE, min_shift: float = DEFAULT_MIN_SHIFT,
+                 use_git: bool = False, max_charts: int = 40, max_points: int = DEFAULT_MAX_POINTS,
+                 since: Any = None, last: int | None = None,
+                 progress: Callable[[int, int], None] | None = None) -> Report:
+    """A static HTML report for `branch` (see the module). Verdicts: the branch's latest run of
+    each config against `base` (for the base itself: its newest commit against the one
+    before). `since`, `last`: only runs from that date, the newest `last` commits. `progress`
+    is told of every chart drawn."""
+    notes: list[str] = []
+    with connection(db) as con:
+        frame = series(con, None, branch=branch, gpu=gpu, metric=metric, since=since, last=last)
+        if frame.empty:
+            raise HistoryError(f"no runs of branch {branch!r}" + (f" on GPU {gpu!r}" if gpu else ""))
+        changes = regressions_of(frame, metric=metric, alpha=alpha, min_size=min_size, min_shift=min_shift,
+                                 max_points=max_points)
+        comparisons = _comparisons(con, frame, branch, base, gpu, use_git, notes)
+        commits = frame["commit"].fillna("run:" + frame["run_id"].astype(str))
+        reference = None
+        if branch != base:
+            gpu_key = comparisons[0][1].gpu_key if comparisons else gpu
+            reference = series(con, None, branch=base, gpu=gpu_key, metric=metric, since=since)
+    verdicts = _verdicts(comparisons)
+    charts = _rank_charts(charts_of(frame), changes, verdicts)
+    drawn = charts[:max_charts]
+    anchors = {(c.algorithm, c.name, c.config_key): _anchor(i) for i, c in enumerate(drawn)}
+
+    def link(algorithm: str, name: str, config: str) -> str:
+        a = anchors.get((algorithm, name, config or ""))
+        return f"<a href='#{a}'>{_e(name)}</a>" if a else _e(name)
+
+    parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>primbench history: {_e(branch)}</title>"
+             f"<style>{_CSS}</style></head><body>",
+             f"<h1>primbench history: <code>{_e(branch)}</code></h1>",
+             f"<p>{frame['run_id'].nunique()} runs of {commits.nunique()} commits, {_e(_day(frame['date'].min()))} "
+             f"to {_e(_day(frame['date'].max()))}; {len(charts)} series. Metric: <code>{_e(metric)}</code>. "
+             f"Generated {_e(_dt.datetime.now(_dt.UTC).strftime(_STAMP))}.</p>"]
+    counts: dict[str, int] = {}
+    for v in verdicts:
+        counts[v.verdict] = counts.get(v.verdict, 0) + 1
+    kinds: dict[str, int] = {}
+    for k in changes["kind"] if not changes.empty else []:
+        kinds[k] = kinds.get(k, 0) + 1
+    parts.append("<h2>Summary</h2><p>Change points: " + (", ".join(f"{n} {_e(k)}" for k, n in sorted(kinds.items()))
+                                                       or "none") + ". Latest verdicts against "
+                 f"<code>{_e(base)}</code>: " + (", ".join(f"{n} {_e(k)}" for k, n in sorted(counts.items()))
+                                                 or "none") + ".</p>")
+    parts.append(_attention(changes, verdicts, link, metric))
+    parts.append("<h2>Trends</h2>")
+    if len(charts) > len(drawn):
+        rest = ", ".join(f"{_e(c.algorithm)} / {_e(c.name)} ({_e(c.config_key)})" for c in charts[len(drawn):])
+        notes.append(f"{len(charts)} series: charts for the {len(drawn)} most interesting only "
+                     "(primbench history plot draws any other)")
+        parts.append(f"<p class='muted'>Not drawn ({len(charts) - len(drawn)}, nothing changed there): {rest}</p>")
+    models = len({c.gpu_model for c in charts}) > 1
+    for i, chart in enumerate(drawn):
+        if progress is not None:
+            progress(i, len(drawn))
+        part = chart.rows(frame)
+        ref = _reference(reference, chart, part)
+        fig = trend_figure(part, metric=metric, title=chart.title(branch, models), alpha=alpha, min_size=min_size,
+                           min_shift=min_shift, reference=ref, reference_label=base, figsize=REPORT_FIGSIZE,
+                           dpi=REPORT_DPI)
+        data = base64.b64encode(_png_bytes(fig)).decode("ascii")
+        parts.append(f"<figure id='{_anchor(i)}'><img alt='{_e(chart.algorithm)} / {_e(chart.name)}' "
+                     f"src='data:image/png;base64,{data}'></figure>")
+    if progress is not None:
+        progress(len(drawn), len(drawn))
+    parts.append(_verdict_section(comparisons, verdicts, link, metric, base, branch))
+    parts.append(_changes_section(changes, link, metric, alpha, min_size, min_shift))
+    if not changes.empty:
+        notes.extend(cap_notes(changes, max_points))
+    parts += [f"<p class='muted'>{_e(n)}</p>" for n in notes]
+    parts.append("<p class='muted'>Made by <code>primbench history report</code>. Change points: binary "
+                 "segmentation on ln(value) with a robust noise estimate, t-tests with Bonferroni correction, "
+                 "drifts where a ramp fits as well as a staircase (docs/history.md).</p></body></html>")
+    target = Path(out)
+    from primbench.atomicfile import write_atomic
+
+    text = "\n".join(parts)
+    try:
+        write_atomic(target, text)
+    except OSError as exc:
+        raise HistoryError(f"{target}: cannot write the report ({exc.strerror or exc})") from None
+    return Report(target, branch, len(drawn), len(changes), counts, notes, len(text.encode("utf-8")))
+
+
+def _reference(reference: pd.DataFrame | None, chart: Chart, part: pd.DataFrame) -> pd.DataFrame | None:
+    """The base's newest 30 commits of the same specialization, config and GPU model."""
+    if reference is None or reference.empty:
+        return None
+    ref = reference[(reference["algorithm"] == chart.algorithm) & (reference["name"] == chart.name)
+                    & (reference["config_key"].fillna("") == chart.config_key)
+                    & (reference["gpu_name"].map(model) == chart.gpu_model)]
+    ref = ref[ref["date"] <= part["date"].max()]
+    keep = set(ref["commit"].dropna().drop_duplicates().iloc[-30:])
+    return ref[ref["commit"].isin(keep)]
+
+
+def _attention(changes: pd.DataFrame, verdicts: Sequence[_Verdict], link: Callable[[str, str, str], str],
+               metric: str) -> str:
+    """What needs a look: change points and verdicts other than unchanged, worst first."""
+    rows: list[tuple[tuple[int, float], list[str]]] = []
+    for c in changes.itertuples():
+        rows.append(((_RANK.get(c.kind, 9), -abs(c.shift or 0.0)), [
+            "change point", _e(c.algorithm), link(c.algorithm, c.name, c.config_key or ""), _e(c.config_key),
+            _kind(c.kind), _e(f"{c.shift * 100:+.2f} %"),
+            f"{_e(c.shape)} at <code>{_e(str(c.commit)[:12])}</code> "
+            f"(confidence {_e(confidence_text(c.confidence))})"]))
+    for v in verdicts:
+        if v.verdict == "unchanged":
+            continue
+        rows.append(((_RANK.get(v.verdict, 9), -abs(v.change or 0.0)), [
+            "latest verdict", _e(v.algorithm), link(v.algorithm, v.name, v.config), _e(v.config), _kind(v.verdict),
+            _e("—" if v.change is None else f"{v.change * 100:+.2f} %"),
+            _e(f"{_fmt_value(v.base, v.metric or metric)} → {_fmt_value(v.head, v.metric or metric)}; {v.reason}")]))
+    if not rows:
+        return "<h2>Needs attention</h2><p>Nothing: no change points, every latest verdict unchanged.</p>"
+    rows.sort(key=lambda r: r[0])
+    return "<h2>Needs attention</h2>" + _table(
+        ["what", "algorithm", "specialization", "config", "kind", "change", "detail"], [r for _, r in rows])
+
+
+def _verdict_section(comparisons: Sequence[tuple[str, BranchComparison]], verdicts: Sequence[_Verdict],
+                     link: Callable[[str, str, str], str], metric: str, base: str, branch: str) -> str:
+    parts = ["<h2>Latest verdicts</h2>"]
+    if not comparisons:
+        parts.append("<p>None (see the notes below).</p>")
+    for config, bc in comparisons:
+        h = bc.header()
+        parts.append(
+            f"<p>Config <code>{_e(config)}</code>: head <code>{_e(branch)}</code> at "
+            f"<code>{_e((h['head_commit'] or '?')[:12])}</code>; base <code>{_e(base)}</code> at "
+            f"<code>{_e((h['base_commit'] or '?')[:12])}</code> ({_e(h['base_selection'])}). Run-to-run "
+            f"variability from history: {_e(h['run_to_run'])}.</p>")
+        parts += [f"<p class='muted'>warning: {_e(w)}</p>" for w in [*bc.comparison.warnings, *h["notes"]]]
+    if verdicts:
+        parts.append(_table(["algorithm", "specialization", "config", "verdict", "base", "head", "change", "p",
+                             "reason"],
+                            [[_e(v.algorithm), link(v.algorithm, v.name, v.config), _e(v.config), _kind(v.verdict),
+                              _e(_fmt_value(v.base, v.metric or metric)), _e(_fmt_value(v.head, v.metric or metric)),
+                              _e("—" if v.change is None else f"{v.change * 100:+.2f} %"),
+                              _e("—" if v.p_value is None else f"{v.p_value:.2g}"), _e(v.reason)] for v in verdicts]))
+    return "\n".join(parts)
+
+
+def _changes_section(changes: pd.DataFrame, link: Callable[[str, str, str], str], metric: str, alpha: float,
+                     min_size: int, min_shift: float) -> str:
+    if changes.empty:
+        return (f"<h2>Change points</h2><p>None found (alpha {alpha:g}, at least {min_size} commits each side, "
+                f"shifts of {min_shift * 100:g} % or more).</p>")
+    rows = [[_e(c.algorithm), link(c.algorithm, c.name, c.config_key or ""), _e(c.config_key), _kind(c.kind),
+             _e(c.shape), f"<code>{_e(str(c.end_commit)[:12])}</code>",
+             f"<code>{_e(str(c.previous_commit)[:12])}</code>",
+             _e(_fmt_value(c.before, metric)), _e(_fmt_value(c.after, metric)), _e(f"{c.shift * 100:+.2f} %"),
+             _e("—" if c.slope is None or c.slope != c.slope else f"{c.slope * 100:+.3f} %/commit"),
+             _e(confidence_text(c.confidence))] for c in changes.itertuples()]
+    return "<h2>Change points</h2>" + _table(
+        ["algorithm", "specialization", "config", "kind", "shape", "first commit at new level", "last commit before",
+         "before", "after", "change", "per commit", "confidence"], rows)
