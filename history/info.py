@@ -5,8 +5,14 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from history.access import open_for_query
 from history.schema import SCHEMA_VERSION, TABLES, applied_migrations, stored_version
-from history.store import connect, open_for_query, open_for_write, resolve_db
+from history.store import connect, open_for_write, resolve_db
+
+
+def _count(con: Any, table: str) -> int:
+    row = con.execute(f"SELECT count(*) FROM {table}").fetchone()
+    return int(row[0]) if row else 0
 
 
 def store_info(db: str | os.PathLike[str] | None = None) -> dict[str, Any]:
@@ -14,7 +20,7 @@ def store_info(db: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     path = resolve_db(db)
     if path.is_dir():
         with open_for_query(path) as con:
-            counts = {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in TABLES}
+            counts = {t: _count(con, t) for t in TABLES}
         return {"path": str(path), "kind": "Parquet dataset", "schema_version": SCHEMA_VERSION, **counts}
     con = connect(path, read_only=True)
     try:
@@ -26,7 +32,7 @@ def store_info(db: str | os.PathLike[str] | None = None) -> dict[str, Any]:
         }
         if version >= 1:
             for t in TABLES:
-                out[t] = con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+                out[t] = _count(con, t)
         out["size_bytes"] = path.stat().st_size
         return out
     finally:

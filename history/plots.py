@@ -324,13 +324,3 @@ def plot_series(db: Any = None, name: str | None = None, out: str | os.PathLike[
     if progress is not None:
         progress(len(charts), len(charts))
     return written
-
-
-def __getattr__(name: str) -> Any:  # the report moved to history.report
-    if name in ("write_report", "Report"):
-        from history import report
-
-        return getattr(report, name)
-    raise AttributeError(name)
-
-

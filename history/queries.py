@@ -48,7 +48,7 @@ def connection(db: Any = None) -> Iterator[duckdb.DuckDBPyConnection]:
     if db is not None and hasattr(db, "execute") and not isinstance(db, (str, os.PathLike)):
         yield db
         return
-    from history.store import open_for_query
+    from history.access import open_for_query
 
     with open_for_query(db) as con:
         yield con

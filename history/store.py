@@ -200,31 +200,6 @@ def memory() -> duckdb.DuckDBPyConnection:
 
 
 @contextmanager
-def open_for_query(db: str | os.PathLike[str] | None = None, *,
-                   wait_secs: float | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A read-only view of the history: a DuckDB file, or a directory of Parquet parts
-    written by ``ingest --shared`` (loaded into memory). Checks the schema version."""
-    from history import schema
-
-    path = resolve_db(db)
-    if path.is_dir():
-        from history.shared import open_dataset
-
-        con = open_dataset(path)
-    else:
-        con = connect(path, read_only=True, wait_secs=wait_secs)
-        try:
-            schema.check_readable(con, str(path))
-        except BaseException:
-            con.close()
-            raise
-    try:
-        yield con
-    finally:
-        con.close()
-
-
-@contextmanager
 def open_for_write(db: str | os.PathLike[str] | None = None, *,
                    wait_secs: float | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
     """The store opened read-write and migrated to this primbench's schema."""

@@ -130,8 +130,8 @@ def test_fork_point_from_git(tmp_path: Path) -> None:
 
 
 def test_results_rebuilt_from_the_store_match_the_files(tmp_path: Path) -> None:
+    from history.access import open_for_query
     from history.branch_compare import _results
-    from history.store import open_for_query
     from primbench.results import load_results
 
     f = hd.write(tmp_path / "r.json", hd.document([1e12, 2e12], commit=hd.sha("c"), batches=2))

@@ -9,7 +9,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from history.store import open_for_query
+from history.access import open_for_query
 from tests import history_data as hd
 
 ROOT = Path(__file__).resolve().parents[1]

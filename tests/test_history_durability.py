@@ -13,11 +13,12 @@ from typer.testing import CliRunner
 
 from history import ingest as ingest_mod
 from history import schema
+from history.access import open_for_query
 from history.errors import HistoryError, HistoryWarning
 from history.ingest import _insert_atomically, ingest, stage_files
 from history.queries import list_runs, series
 from history.shared import ingest_shared, parts
-from history.store import _check_backing_file, connect, open_for_query
+from history.store import _check_backing_file, connect
 from primbench.cli import app
 from tests import history_data as hd
 

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from history.access import open_for_query
 from history.ingest import ingest, run_id_of
 from history.schema import SCHEMA_VERSION
-from history.store import open_for_query
 from primbench.results import KNOWN_VERSIONS
 from tests import history_data as hd
 

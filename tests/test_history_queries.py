@@ -107,7 +107,7 @@ def test_names(db: Path) -> None:
 
 
 def test_queries_accept_an_open_connection(db: Path) -> None:
-    from history.store import open_for_query
+    from history.access import open_for_query
 
     with open_for_query(db) as con:
         assert len(list_runs(con, branch="feat")) == 2

@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 
 from history import schema
+from history.access import open_for_query
 from history.errors import SchemaError
 from history.info import migrate_store, store_info
 from history.ingest import ingest
 from history.queries import list_runs
-from history.store import connect, open_for_query
+from history.store import connect
 from primbench.results import load_results
 from tests import history_data as hd
 

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from history.access import open_for_query
 from history.errors import HistoryError
 from history.queries import branches, list_runs, regressions, series
 from history.shared import ingest_shared, merge, runner_name
-from history.store import connect, open_for_query
+from history.store import connect
 from tests import history_data as hd
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from history.access import open_for_query
 from history.errors import HistoryError, StoreLockedError, StoreMissingError
 from history.ingest import ingest
-from history.store import DEFAULT_DB, connect, open_for_query, resolve_db, resolve_wait
+from history.store import DEFAULT_DB, connect, resolve_db, resolve_wait
 from primbench.errors import MissingDependencyError
 from tests import history_data as hd
 

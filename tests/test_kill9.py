@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from history.access import open_for_query
 from history.errors import HistoryWarning
 from history.ingest import ingest
 from history.queries import list_runs
 from history.shared import quarantine
-from history.store import open_for_query
 from tests import history_data as hd
 
 ROOT = Path(__file__).resolve().parents[1]

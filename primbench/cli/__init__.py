@@ -28,6 +28,7 @@ from typing import Any
 
 import typer
 import typer.main
+from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
 from primbench.cli import run as run_cmd
@@ -145,7 +146,7 @@ def report_failure(exc: BaseException) -> int:
     return code
 
 
-class PrimbenchGroup(typer.main.TyperGroup):
+class PrimbenchGroup(TyperGroup):
     """The root group: a command's unexpected exception becomes one line and its exit code."""
 
     def invoke(self, ctx: Any) -> Any:

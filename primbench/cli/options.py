@@ -3,7 +3,12 @@ probabilities, and the help of the options both have (imports nothing heavy)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
+
+if TYPE_CHECKING:
+    from compare.model import FailOn
 
 THRESHOLD_HELP = "Smallest change of throughput that matters: 0.5% or 0.005."
 ALPHA_HELP = "False-discovery rate across specializations, and the level of the equivalence test."
@@ -33,7 +38,8 @@ def parse_fraction(text: str, option: str, *, allow_zero: bool = False, example:
     return value
 
 
-def parse_fail_on(text: str, option: str = "--fail-on", allowed: tuple[str, ...] | None = None) -> frozenset:
+def parse_fail_on(text: str, option: str = "--fail-on",
+                  allowed: tuple[str, ...] | None = None) -> frozenset[FailOn]:
     """``regression,inconclusive`` -> a frozenset of `compare.model.FailOn` (the one definition); empty for never."""
     from compare.model import parse_fail_on as parse
 

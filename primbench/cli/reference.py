@@ -13,6 +13,7 @@ from typing import Any
 
 import typer
 import typer.main
+from typer.core import TyperGroup
 from typer.testing import CliRunner
 
 WIDTH = 100
@@ -43,7 +44,7 @@ def command_tree(app: typer.Typer | None = None) -> Iterator[tuple[tuple[str, ..
 
     def walk(path: tuple[str, ...], command: Any) -> Iterator[tuple[tuple[str, ...], Any]]:
         yield path, command
-        if isinstance(command, typer.main.TyperGroup):
+        if isinstance(command, TyperGroup):
             ctx = command.make_context(title(path), [], resilient_parsing=True)
             for name in command.list_commands(ctx):
                 sub = command.get_command(ctx, name)
