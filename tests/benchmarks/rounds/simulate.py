@@ -245,11 +245,13 @@ def run_worker(method: str, cell: Cell, tree: Path) -> Outcome:
 
 
 def _rate(k: int, n: int) -> str:
-    """A share in percent with its 95 % binomial half-width."""
+    """A share in percent with its 95 % Wilson interval (honest at 0 and 100 %)."""
     if n == 0:
         return "-"
-    p = k / n
-    return f"{100 * p:5.1f} ±{100 * 1.96 * math.sqrt(max(p * (1 - p), 0.25 / n) / n):.1f}"
+    z, p = 1.96, k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return f"{100 * p:5.1f} [{100 * max(0.0, centre - half):4.1f}-{100 * min(1.0, centre + half):5.1f}]"
 
 
 def _power(o: Outcome | None) -> str:
@@ -259,14 +261,14 @@ def _power(o: Outcome | None) -> str:
 
 
 def report(cells: Sequence[Cell], new: Sequence[Outcome], old: dict[int, Outcome], out: Callable[[str], None]) -> None:
-    out("model   | specs | rounds | suites (null/planted) | P(no-change suite fails CI) %: new | 92ce889 "
+    out("model   | specs | rounds | suites (null/planted) | P(no-change suite fails CI) % [95 % CI]: new | 92ce889 "
         "| power % at 1/2/5 %: new | 92ce889 | median MDC new")
     for i, (cell, n) in enumerate(zip(cells, new, strict=True)):
         o = old.get(i)
         mdc = f"{100 * n.mdc:.2f} %" if n.mdc is not None else "-"
         out(f"{cell.model:<7} | {cell.size:>5} | {cell.rounds:>6} | {cell.null_reps:>4} / {cell.power_reps:<4}"
-            f"           | {_rate(n.null_failed, n.null_suites):>12} | "
-            f"{_rate(o.null_failed, o.null_suites) if o else 'not run':>12} | {_power(n)} | {_power(o)} | {mdc}")
+            f"           | {_rate(n.null_failed, n.null_suites):>18} | "
+            f"{_rate(o.null_failed, o.null_suites) if o else 'not run':>18} | {_power(n)} | {_power(o)} | {mdc}")
 
 
 def cells(scale: float) -> list[Cell]:
@@ -326,7 +328,7 @@ def main() -> None:
     out("models (SDs are of ln throughput, per process unless said):")
     for m in MODELS:
         out(f"  {m.key:<7} {m.label}")
-    out("P(fail): share of no-change suites on which compare would exit 1, ±95 % half-width; "
+    out("P(fail): share of no-change suites on which compare would exit 1, with its 95 % Wilson interval; "
         "power: share of planted specializations flagged as regressions; MDC: median smallest detectable change")
     out("")
     report(table, new, old, out)
