@@ -33,7 +33,8 @@ METHOD_DESCRIPTION = (
     "d = mean(head) - mean(base); variance: the pooled sample variance of both sides' observations, "
     "moderated toward a prior fitted across the suite (empirical Bayes, limma's squeezeVar), or history's "
     "run-to-run variance where that is larger; with 5+ specializations, d is taken relative to the suite's "
-    "median change (a suite-wide shift is reported on its own); regression/improvement when |d| >= "
+    "median change (a suite-wide shift is reported on its own); with 10+ specializations, standard errors "
+    "widened when the changes spread wider than that predicts (empirical null); regression/improvement when |d| >= "
     "ln(1+threshold) and the t-test of d = 0 is significant after Benjamini-Hochberg (q <= alpha); unchanged "
     "when the TOST equivalence t-test at alpha puts |d| inside the threshold; otherwise, after a noise "
     "timeout or a throttled SM clock, or without any run-to-run variability, inconclusive"
@@ -42,6 +43,8 @@ METHOD_DESCRIPTION = (
 #: A suite-wide shift larger than this (a fraction) counts as a regression or improvement of
 #: its own for the exit code (``--suite-shift-limit``); smaller ones are reported only.
 DEFAULT_SUITE_SHIFT_LIMIT = 0.05
+#: Widening of the standard errors (empirical null) above which compare warns.
+WIDEN_WARNING = 1.25
 #: Largest |ln(head/base)| judged: beyond it (a factor of about 10^87) a side is broken, and
 #: head/base - 1 would not be a finite float.
 MAX_LOG_CHANGE = 200.0
@@ -392,7 +395,8 @@ def compare_runs(
             rows[key] = paired
         else:
             tested.append(paired)
-    finding = _judge(tested, rows, delta, threshold, alpha, suite_shift_limit, base, head) if tested else None
+    finding, widen = (_judge(tested, rows, delta, threshold, alpha, suite_shift_limit, base, head) if tested
+                      else (None, 1.0))
 
     ordered: list[SpecComparison] = []
     for key, entries in b_index.items():
@@ -408,10 +412,14 @@ def compare_runs(
         geomean_ratio=stats.geometric_mean([x for x in ratios if x is not None]),
     )
     method = Method(threshold=float(threshold), alpha=float(alpha), description=METHOD_DESCRIPTION,
-                    suite_shift_limit=float(suite_shift_limit))
+                    suite_shift_limit=float(suite_shift_limit), standard_error_scale=float(widen))
     warnings = _all_context_warnings(base, head)
     if finding is not None and finding.detected:
         warnings.append(finding.describe())
+    if widen > WIDEN_WARNING:
+        warnings.append(f"the changes of this suite spread {widen:.2f}x wider than the rounds' spread predicts: "
+                        f"standard errors widened {widen:.2f}x (empirical null); more rounds or repeats, or history, "
+                        "would sharpen the verdicts")
     return Comparison(
         rows=tuple(ordered),
         warnings=warnings,
@@ -435,7 +443,7 @@ def _side_conditions(side: Sequence[Results]) -> tuple[float | None, float | Non
 
 def _judge(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison], delta: float, threshold: float,
            alpha: float, suite_shift_limit: float, base: Sequence[Results],
-           head: Sequence[Results]) -> SuiteFinding | None:
+           head: Sequence[Results]) -> tuple[SuiteFinding | None, float]:
     """Test and decision rules: every tested specialization gets its verdict in `rows`."""
     noise = _noise(tested)
     d = np.array([t.d for t in tested])
@@ -448,12 +456,14 @@ def _judge(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison], d
     centre = 0.0
     if shift is not None:
         centre = shift.shift
-        se = se * math.sqrt(stats.median_variance_factor(shift.count))
+        se = stats.centred_standard_errors(se, family)
         finding = SuiteFinding(change=math.expm1(shift.shift), specializations=shift.count,
                                same_direction=shift.same_direction, detected=shift.detected,
                                limit=suite_shift_limit, base_conditions=_side_conditions(base),
                                head_conditions=_side_conditions(head))
     rel = d - centre
+    widen = stats.empirical_null_scale(rel[family], se[family], noise.df[family])
+    se = se * widen
     p_zero = stats.t_test_p(rel, se, noise.df)
     p_equiv = stats.equivalence_p(rel, se, noise.df, delta)
     low, high = stats.change_interval(rel, se, noise.df, alpha)
@@ -497,7 +507,7 @@ def _judge(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison], d
             verdict = Verdict.INCONCLUSIVE
             reason = f"too noisy to tell: {level} [{_pct(low[i])}, {_pct(high[i])}] straddles the {thr}; {stats_text}"
         rows[t.key] = SpecComparison(verdict=verdict, reason=reason, **common)
-    return finding
+    return finding, widen
 
 
 def _one_sided(key: tuple[str, str], entry: _Entry, verdict: Verdict, reason: str) -> SpecComparison:

@@ -172,12 +172,14 @@ class Method:
     alpha: float
     description: str
     suite_shift_limit: float = 0.05
+    standard_error_scale: float = 1.0  # empirical-null widening applied to every standard error
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "threshold": self.threshold,
             "alpha": self.alpha,
             "suite_shift_limit": self.suite_shift_limit,
+            "standard_error_scale": self.standard_error_scale,
             "description": self.description,
         }
 

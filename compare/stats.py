@@ -204,6 +204,51 @@ def suite_shift(d: np.ndarray, delta: float) -> SuiteShift | None:
     return SuiteShift(c, int(d.size), same, abs(c) >= delta and same >= SUITE_AGREEMENT * d.size)
 
 
-def median_variance_factor(n: int) -> float:
-    """Variance of (d_i - median(d)) over Var(d_i), for n values: 1 + pi / (2 n)."""
-    return 1.0 + math.pi / (2.0 * n)
+#: Normal draws behind `centred_standard_errors` (fewer per draw for large suites).
+CENTRING_DRAWS = 4000
+
+
+def centred_standard_errors(se: np.ndarray, family: np.ndarray, *, seed: int = 0) -> np.ndarray:
+    """Standard errors of d_i - median(d over `family`), for specializations of unequal noise.
+
+    Var(d_i - m) = se_i^2 - 2 Cov(d_i, m) + Var(m); the median's variance and its covariance
+    with each member are simulated from independent normal changes with the family's standard
+    errors (a quiet specialization carries the noise the noisy ones put into the median, which
+    large-sample formulas get wrong for small, mixed suites). Seeded: the same inputs give the
+    same answer. Non-members get Cov = 0."""
+    usable = family & np.isfinite(se) & (se > 0)
+    members = se[usable]
+    n = members.size
+    if n == 0:
+        return se
+    draws = int(min(CENTRING_DRAWS, max(200, 2_000_000 // n)))
+    z = np.random.default_rng(seed).standard_normal((draws, n)) * members
+    med = np.median(z, axis=1)
+    centred_med = med - med.mean()
+    var_median = float(np.mean(centred_med**2))
+    cov = np.zeros(se.shape)
+    cov[usable] = (z - z.mean(axis=0)).T @ centred_med / draws
+    with np.errstate(invalid="ignore"):
+        return np.sqrt(np.maximum(se**2 - 2 * cov + var_median, 0.0))
+
+
+#: Fewest specializations for the suite's empirical check of the noise model.
+EMPIRICAL_NULL_MIN = 10
+
+
+def empirical_null_scale(d: np.ndarray, se: np.ndarray, df: np.ndarray, min_n: int = EMPIRICAL_NULL_MIN) -> float:
+    """How much wider than the noise model predicts a suite's changes spread (Efron's empirical
+    null, scale only, never below 1).
+
+    Most specializations of a suite do not change, so their t-scores d/se, mapped to normal
+    scores through their own t distributions, should spread like N(0, 1). A wider robust spread
+    (1.4826 x their median absolute deviation) means the rounds saw less of the run-to-run
+    variance than there is (in simulation: rounds that see 70 % of it failed a third to all of
+    the no-change suites); every standard error is then widened by that factor."""
+    ok = np.isfinite(d) & np.isfinite(se) & (se > 0) & (df > 0)
+    if int(ok.sum()) < min_n:
+        return 1.0
+    st = scipy_stats()
+    u = st.norm.ppf(np.clip(st.t.cdf(d[ok] / se[ok], df[ok]), 1e-300, 1 - 1e-16))
+    mad = float(np.median(np.abs(u - np.median(u))))
+    return max(1.0, 1.482602218505602 * mad)

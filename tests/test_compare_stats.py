@@ -82,3 +82,15 @@ def test_suite_shift_needs_agreement_and_size() -> None:
     assert shift is not None and shift.detected and shift.shift == -0.02
     mixed = stats.suite_shift(np.array([-0.02, 0.02, -0.01, 0.01, 0.0, -0.015]), 0.005)
     assert mixed is not None and not mixed.detected
+
+
+def test_centred_standard_errors_match_a_simulation() -> None:
+    rng = np.random.default_rng(5)
+    se = np.array([0.0005] + [0.02] * 5)
+    d = rng.normal(0, se, size=(200_000, se.size))
+    actual = np.std(d - np.median(d, axis=1, keepdims=True), axis=0)
+    family = np.ones(se.size, dtype=bool)
+    assert stats.centred_standard_errors(se, family) == pytest.approx(actual, rel=0.12)
+    equal = np.full(10, 0.01)
+    expected = 0.01 * math.sqrt(1 + (math.pi / 2 - 2) / 10)
+    assert stats.centred_standard_errors(equal, np.ones(10, dtype=bool)) == pytest.approx(expected, rel=0.05)
