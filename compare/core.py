@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-from compare import stats
-from compare.model import (
+from primbench.compare import stats
+from primbench.compare.model import (
     Comparison,
     Method,
     SpecComparison,
@@ -24,6 +23,7 @@ from compare.model import (
     Verdict,
     count_verdicts,
 )
+
 from primbench.errors import PrimbenchError, UsageError
 from primbench.resultconfig import setting_differences
 from primbench.results import Results, ResultsFileError, Specialization, load_results

@@ -7,7 +7,8 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from compare.model import Comparison, SpecComparison, Verdict
+from primbench.compare.model import Comparison, SpecComparison, Verdict
+
 from primbench.console import si
 from primbench.textsafe import md_escape, term_clean
 

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from history import schema
-from history.shared import open_dataset
-from history.store import connect, resolve_db
+from primbench.history import schema
+from primbench.history.shared import open_dataset
+from primbench.history.store import connect, resolve_db
 
 if TYPE_CHECKING:
     import duckdb

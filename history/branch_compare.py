@@ -22,16 +22,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from history.errors import HistoryError
-from history.queries import connection, series
-from history.variability import WINDOW, describe, run_to_run_cvs
+from primbench.history.errors import HistoryError
+from primbench.history.queries import connection, series
+from primbench.history.variability import WINDOW, describe, run_to_run_cvs
+
 from primbench.results import Results, results_from_dict
 
 if TYPE_CHECKING:
     import duckdb
     import pandas as pd
-
-    from compare.model import Comparison
+    from primbench.compare.model import Comparison
 
 
 @dataclass
@@ -154,11 +154,11 @@ def branch_comparison(db: Any, branch: str, base: str = "main", *, fork_point: s
                       window: int = WINDOW, config: str | None = None) -> BranchComparison:
     """Compare `branch`'s latest run with `base` (see the module's description). `config`:
     the head is the branch's latest run of that config key."""
-    from compare.core import compare_runs
+    from primbench.compare.core import compare_runs
 
     notes: list[str] = []
     if fork_point is None and ancestors is None and use_git and branch != base:
-        from history.forkpoint import from_git
+        from primbench.history.forkpoint import from_git
 
         fp = from_git(base, branch)
         fork_point, ancestors = fp.commit, fp.ancestors or None

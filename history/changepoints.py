@@ -56,8 +56,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-
-from history.deps import require
+from primbench.history.deps import require
 
 #: Defaults: the chance that a shift-free series yields a false change point; commits needed
 #: on each side of a shift; smallest relative shift of level reported; most change points.

@@ -7,9 +7,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from history.errors import HistoryError
-from history.queries import connection
-from history.schema import TABLES, one_line
+from primbench.history.errors import HistoryError
+from primbench.history.queries import connection
+from primbench.history.schema import TABLES, one_line
 
 EXPORTED = (*TABLES, "schema_migrations")
 

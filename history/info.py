@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from history.access import open_for_query
-from history.schema import SCHEMA_VERSION, TABLES, applied_migrations, stored_version
-from history.store import connect, open_for_write, resolve_db
+from primbench.history.access import open_for_query
+from primbench.history.schema import SCHEMA_VERSION, TABLES, applied_migrations, stored_version
+from primbench.history.store import connect, open_for_write, resolve_db
 
 
 def _count(con: Any, table: str) -> int:
@@ -41,7 +41,7 @@ def store_info(db: str | os.PathLike[str] | None = None) -> dict[str, Any]:
 
 def migrate_store(db: str | os.PathLike[str] | None = None, *, wait_secs: float | None = None) -> list[int]:
     """Apply pending migrations; return the versions applied (empty when up to date)."""
-    from history.schema import migrate
+    from primbench.history.schema import migrate
 
     path = resolve_db(db)
     con = connect(path, read_only=False, wait_secs=wait_secs)

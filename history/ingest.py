@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from history.schema import SCHEMA_VERSION, one_line, rollback
-from history.store import open_for_write, resolve_db
+from primbench.history.schema import SCHEMA_VERSION, one_line, rollback
+from primbench.history.store import open_for_write, resolve_db
+
 from primbench.resultconfig import config_key
 from primbench.results import Results, ResultsFileError, load_results
 

@@ -16,17 +16,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from history.changepoints import DEFAULT_ALPHA, DEFAULT_MIN_SHIFT, DEFAULT_MIN_SIZE, confidence_text
-from history.deps import require
-from history.errors import HistoryError
-from history.labels import model, short_gpu_ids
-from history.queries import METRICS, changes_of, per_commit, series
+from primbench.history.changepoints import DEFAULT_ALPHA, DEFAULT_MIN_SHIFT, DEFAULT_MIN_SIZE, confidence_text
+from primbench.history.deps import require
+from primbench.history.errors import HistoryError
+from primbench.history.labels import model, short_gpu_ids
+from primbench.history.queries import METRICS, changes_of, per_commit, series
+
 from primbench.textsafe import term_clean
 
 if TYPE_CHECKING:
     import pandas as pd
-
-    from history.changepoints import ChangePoint, Drift
+    from primbench.history.changepoints import ChangePoint, Drift
 
 UNITS = {"bytes_per_second": ("GB/s", 1e9), "items_per_second": ("G items/s", 1e9), "noise_percent": ("%", 1.0),
          "sm_clock_mhz": ("MHz", 1.0), "sm_clock_fraction": ("of default", 1.0), "gpu_temp_start": ("°C", 1.0),

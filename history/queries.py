@@ -14,15 +14,15 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from history.changepoints import DEFAULT_ALPHA, DEFAULT_MAX_POINTS, DEFAULT_MIN_SHIFT, DEFAULT_MIN_SIZE
-from history.deps import require
+from primbench.history.changepoints import DEFAULT_ALPHA, DEFAULT_MAX_POINTS, DEFAULT_MIN_SHIFT, DEFAULT_MIN_SIZE
+from primbench.history.deps import require
+
 from primbench.errors import UsageError
 
 if TYPE_CHECKING:
     import duckdb
     import pandas as pd
-
-    from history.changepoints import ChangePoint, Changes, Drift
+    from primbench.history.changepoints import ChangePoint, Changes, Drift
 
 DB = "str | os.PathLike[str] | duckdb.DuckDBPyConnection | None"
 
@@ -48,7 +48,7 @@ def connection(db: Any = None) -> Iterator[duckdb.DuckDBPyConnection]:
     if db is not None and hasattr(db, "execute") and not isinstance(db, (str, os.PathLike)):
         yield db
         return
-    from history.access import open_for_query
+    from primbench.history.access import open_for_query
 
     with open_for_query(db) as con:
         yield con
@@ -270,8 +270,7 @@ def regressions_of(frame: pd.DataFrame, *, metric: str = "bytes_per_second", alp
                    max_points: int = DEFAULT_MAX_POINTS) -> pd.DataFrame:
     """`regressions` of the runs in `frame` (as `series` returns them)."""
     import pandas as pd
-
-    from history.changepoints import analyse
+    from primbench.history.changepoints import analyse
 
     better = METRICS[check_metric(metric)]
     points = per_commit(frame)
@@ -347,7 +346,7 @@ def _drift_row(key: tuple[Any, ...], group: pd.DataFrame, d: Drift, better: bool
 def changes_of(points: pd.DataFrame, *, alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
                min_shift: float = DEFAULT_MIN_SHIFT) -> Changes:
     """Level shifts, drifts and the cap flag of one per-commit series (as `per_commit` returns it)."""
-    from history.changepoints import Changes, analyse
+    from primbench.history.changepoints import Changes, analyse
 
     values = points["value"].astype(float).to_numpy()
     if len(values) < 2 * min_size:
@@ -358,7 +357,7 @@ def changes_of(points: pd.DataFrame, *, alpha: float = DEFAULT_ALPHA, min_size: 
 def change_points_of(points: pd.DataFrame, *, alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
                      min_shift: float = DEFAULT_MIN_SHIFT) -> list[ChangePoint]:
     """Change points of one per-commit series (as `per_commit` returns it)."""
-    from history.changepoints import detect
+    from primbench.history.changepoints import detect
 
     values = points["value"].astype(float).to_numpy()
     if len(values) < 2 * min_size:

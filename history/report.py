@@ -18,17 +18,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from history.changepoints import DEFAULT_ALPHA, DEFAULT_MAX_POINTS, DEFAULT_MIN_SHIFT, DEFAULT_MIN_SIZE, confidence_text
-from history.errors import HistoryError
-from history.labels import model
-from history.plots import UNITS, Chart, _png_bytes, charts_of, trend_figure
-from history.queries import cap_notes, connection, regressions_of, series
+from primbench.history.changepoints import (
+    DEFAULT_ALPHA,
+    DEFAULT_MAX_POINTS,
+    DEFAULT_MIN_SHIFT,
+    DEFAULT_MIN_SIZE,
+    confidence_text,
+)
+from primbench.history.errors import HistoryError
+from primbench.history.labels import model
+from primbench.history.plots import UNITS, Chart, _png_bytes, charts_of, trend_figure
+from primbench.history.queries import cap_notes, connection, regressions_of, series
+
 from primbench.textsafe import term_clean
 
 if TYPE_CHECKING:
     import pandas as pd
-
-    from history.branch_compare import BranchComparison
+    from primbench.history.branch_compare import BranchComparison
 
 REPORT_FIGSIZE = (9.0, 3.6)
 REPORT_DPI = 72
@@ -106,7 +112,8 @@ class _Verdict:
 def _comparisons(con: Any, frame: pd.DataFrame, branch: str, base: str, gpu: str | None, use_git: bool,
                  notes: list[str]) -> list[tuple[str, BranchComparison]]:
     """The latest verdicts of `branch` against `base`, once per config the branch has runs of."""
-    from history.branch_compare import branch_comparison
+    from primbench.history.branch_compare import branch_comparison
+
     from primbench.errors import PrimbenchError
 
     out = []

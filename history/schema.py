@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from history.errors import SchemaError
+from primbench.history.errors import SchemaError
 
 if TYPE_CHECKING:
     import duckdb

@@ -16,8 +16,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from history.errors import HistoryError
-from history.queries import _instant, _Where, connection
+from primbench.history.errors import HistoryError
+from primbench.history.queries import _instant, _Where, connection
 
 if TYPE_CHECKING:
     import duckdb

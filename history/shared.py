@@ -38,10 +38,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from history.errors import HistoryError, HistoryWarning
-from history.ingest import COLUMNS, IngestReport, Progress, _final, _insert_atomically, stage_files
-from history.schema import SCHEMA_VERSION, TABLES, fill_config_keys, migrate, one_line, rollback
-from history.store import memory, open_for_write, resolve_db
+from primbench.history.errors import HistoryError, HistoryWarning
+from primbench.history.ingest import COLUMNS, IngestReport, Progress, _final, _insert_atomically, stage_files
+from primbench.history.schema import SCHEMA_VERSION, TABLES, fill_config_keys, migrate, one_line, rollback
+from primbench.history.store import memory, open_for_write, resolve_db
 
 if TYPE_CHECKING:
     import duckdb

@@ -25,8 +25,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from history.deps import require
-from history.errors import HistoryError, StoreLockedError, StoreMissingError
+from primbench.history.deps import require
+from primbench.history.errors import HistoryError, StoreLockedError, StoreMissingError
 
 if TYPE_CHECKING:
     import duckdb
@@ -203,7 +203,7 @@ def memory() -> duckdb.DuckDBPyConnection:
 def open_for_write(db: str | os.PathLike[str] | None = None, *,
                    wait_secs: float | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
     """The store opened read-write and migrated to this primbench's schema."""
-    from history import schema
+    from primbench.history import schema
 
     path = resolve_db(db)
     con = connect(path, read_only=False, wait_secs=wait_secs)

@@ -1,7 +1,10 @@
 """primbench: low-noise GPU kernel benchmarks from Python.
 
 ``import primbench`` needs no GPU: CuPy and the monitoring libraries load only when a
-benchmark runs (see `primbench.backends.open_device`).
+benchmark runs (see `primbench.backends.open_device`). ``primbench.compare`` and
+``primbench.history`` are the repository's top-level folders ``compare/`` and ``history/``,
+linked into the package (``primbench/compare`` and ``primbench/history`` are symbolic links,
+which the wheel resolves): ``primbench`` is the only import name installed.
 """
 
 from __future__ import annotations

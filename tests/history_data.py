@@ -153,7 +153,7 @@ def standard_history(directory: Path, db: Path | None = None) -> Path:
     * ``feat`` on GPU A, forked at ``main-24``: 2 commits, t1 4 % slower than main, t2 added;
     * ``copy2``, a second algorithm on main GPU A, 6 commits.
     """
-    from history.ingest import ingest
+    from primbench.history.ingest import ingest
 
     db = db or directory / "history.duckdb"
     main = noisy_levels(30, specs=3, cv=0.002, seed=11)

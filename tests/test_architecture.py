@@ -13,10 +13,13 @@ PACKAGES = ("primbench", "compare", "history")
 
 
 def _modules() -> dict[str, Path]:
+    """Module name -> file; compare/ and history/ are primbench.compare and primbench.history."""
     out: dict[str, Path] = {}
     for package in PACKAGES:
         for path in (ROOT / package).rglob("*.py"):
             name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+            if package != "primbench":
+                name = "primbench." + name
             out[name.removesuffix(".__init__")] = path
     return out
 
@@ -86,13 +89,25 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 
 def test_the_harness_imports_neither_compare_nor_history() -> None:
     graph = _graph(_modules())
-    harness = [m for m in graph if m.startswith("primbench") and not m.startswith("primbench.cli")]
+    analysis = ("primbench.compare", "primbench.history", "primbench.cli")
+    harness = [m for m in graph if not m.startswith(analysis)]
+    assert "primbench.executor" in harness
     for module in harness:
-        assert not {t for t in graph[module] if t.split(".")[0] in ("compare", "history")}, module
+        assert not {t for t in graph[module] if t.startswith(analysis[:2])}, module
+
+
+def test_nothing_imports_compare_or_history_as_top_level_packages() -> None:
+    """They are primbench.compare and primbench.history: the wheel has no top-level `compare`."""
+    for path in _modules().values():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = ([node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0
+                     else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+            assert not [n for n in names if n.split(".")[0] in ("compare", "history")], path
 
 
 def test_import_primbench_loads_no_heavy_module() -> None:
     code = ("import sys, primbench; heavy = [m for m in ('cupy', 'scipy', 'duckdb', 'pandas', 'matplotlib', "
-            "'compare', 'history') if m in sys.modules]; print(heavy)")
+            "'primbench.compare', 'primbench.history') if m in sys.modules]; print(heavy)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert done.stdout.strip() == "[]"

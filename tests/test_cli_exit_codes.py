@@ -72,7 +72,7 @@ def test_fail_on_is_defined_once() -> None:
     hits = [p for p in (ROOT / "primbench").rglob("*.py") if "class FailOn" in p.read_text(encoding="utf-8")]
     hits += [p for p in (ROOT / "history").rglob("*.py") if "class FailOn" in p.read_text(encoding="utf-8")]
     assert hits == []
-    from compare.model import FailOn, parse_fail_on
+    from primbench.compare.model import FailOn, parse_fail_on
 
     assert {f.value for f in FailOn} == {"regression", "change", "inconclusive", "never"}
     assert parse_fail_on("regression,inconclusive") == {FailOn.REGRESSION, FailOn.INCONCLUSIVE}
@@ -88,12 +88,12 @@ def test_history_regressions_refuses_inconclusive() -> None:
 
 
 def test_internal_error_is_one_line_and_exit_3(timed_out: tuple[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
-    import compare.core
+    import primbench.compare.core
 
     def boom(*_a: Any, **_k: Any) -> None:
         raise ZeroDivisionError("float division by zero")
 
-    monkeypatch.setattr(compare.core, "compare_runs", boom)
+    monkeypatch.setattr(primbench.compare.core, "compare_runs", boom)
     r = invoke("compare", *timed_out)
     assert r.exit_code == EXIT_INTERNAL == 3
     assert r.stdout == ""
@@ -109,12 +109,12 @@ def test_internal_error_is_one_line_and_exit_3(timed_out: tuple[str, str], monke
 
 
 def test_internal_error_in_a_history_command_is_exit_3(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import history.info
+    import primbench.history.info
 
     def boom(*_a: Any, **_k: Any) -> None:
         raise KeyError("column")
 
-    monkeypatch.setattr(history.info, "store_info", boom)
+    monkeypatch.setattr(primbench.history.info, "store_info", boom)
     r = invoke("history", "info", "--db", str(tmp_path / "h.duckdb"))
     assert r.exit_code == 3
     assert "internal error" in r.stderr and "Traceback" not in r.stderr
@@ -122,12 +122,13 @@ def test_internal_error_in_a_history_command_is_exit_3(tmp_path: Path, monkeypat
 
 def test_an_os_error_in_a_command_names_the_path_and_exits_2(timed_out: tuple[str, str],
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    import compare.core
 
     def denied(*_a: Any, **_k: Any) -> None:
         raise PermissionError(13, "Permission denied", "/proc/nope.png")
 
-    monkeypatch.setattr(compare.core, "compare_runs", denied)
+    import primbench.compare.core
+
+    monkeypatch.setattr(primbench.compare.core, "compare_runs", denied)
     r = invoke("compare", *timed_out)
     assert r.exit_code == 2
     assert r.stderr.strip() == "primbench: error: /proc/nope.png: Permission denied"

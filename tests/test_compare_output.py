@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from primbench.compare.render import MARKDOWN_LIMIT, TERMINAL_ROWS, method_line
 from typer.testing import CliRunner
 
-from compare.render import MARKDOWN_LIMIT, TERMINAL_ROWS, method_line
 from primbench.cli import app
 from tests import history_data as hd
 from tests.compare_data import document, spec, write
@@ -116,7 +116,7 @@ def test_history_compare_markdown_keeps_its_notes(tmp_path: Path, monkeypatch: p
 
 def test_footer_claims_no_prior() -> None:
     """Item 8: the footer named a 0.1 % prior that history had replaced; it names none now."""
-    from compare.model import Comparison, Method, Summary
+    from primbench.compare.model import Comparison, Method, Summary
 
     c = Comparison(rows=(), warnings=[], summary=Summary(counts={}, compared=0, geomean_ratio=None),
                    method=Method(threshold=0.005, alpha=0.05, description=""))

@@ -6,8 +6,7 @@ import math
 
 import numpy as np
 import pytest
-
-from compare import stats
+from primbench.compare import stats
 
 
 def test_benjamini_hochberg_matches_hand_computation() -> None:

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from primbench.history.changepoints import analyse, detect
 
-from history.changepoints import analyse, detect
 from tests.history_data import noisy_levels
 
 
@@ -98,7 +98,7 @@ def test_large_shifts_are_found_exactly_at_any_scale(seed: int, n: int, frac: fl
 
 
 def test_confidence_text_never_rounds_up_to_certainty():
-    from history.changepoints import confidence_text
+    from primbench.history.changepoints import confidence_text
 
     assert confidence_text(0.9999974) == "99.9997 %"
     assert confidence_text(0.9999995) == "> 99.9999 %"

@@ -89,7 +89,7 @@ def _long_name_store(tmp_path: Path) -> Path:
     name = "type: " + "very_long_template_argument_" * 3 + "end"
     levels = [{name: v[0], "type: short": v[1]} for v in hd.noisy_levels(12, specs=2, shifts={6: -0.05}, seed=3)]
     files = hd.branch_series(tmp_path / "in", levels)
-    from history.ingest import ingest
+    from primbench.history.ingest import ingest
 
     db = tmp_path / "h.duckdb"
     assert not ingest(files, db).errors
@@ -149,7 +149,7 @@ def test_a_100k_row_table_renders_in_seconds_not_a_minute() -> None:
 
 
 def test_ingest_reports_progress_per_file(tmp_path: Path) -> None:
-    from history.ingest import ingest
+    from primbench.history.ingest import ingest
 
     files = hd.branch_series(tmp_path / "in", hd.noisy_levels(5, specs=2))
     seen: list[tuple[int, int]] = []
@@ -165,8 +165,7 @@ def test_progress_bars_stay_out_of_pipes(tmp_path: Path) -> None:
 
 def test_the_commit_axis_is_built_in_linear_time() -> None:
     import pandas as pd
-
-    from history.plots import commit_axis
+    from primbench.history.plots import commit_axis
 
     n = 20_000
     t0 = pd.Timestamp("2026-01-01T00:00Z")
@@ -199,7 +198,7 @@ def test_last_and_since_bound_series_plot_and_report(db: Path, tmp_path: Path) -
 
 def test_the_report_opens_with_what_needs_attention_linked_to_charts_interesting_first(db: Path,
                                                                                        tmp_path: Path) -> None:
-    from history.report import write_report
+    from primbench.history.report import write_report
 
     report = write_report(db, tmp_path / "r.html", branch="main")
     text = report.path.read_text(encoding="utf-8")
@@ -225,7 +224,7 @@ def test_branches_tells_two_gpus_of_one_model_apart(db: Path) -> None:
 
 
 def _two_sizes(tmp_path: Path) -> Path:
-    from history.ingest import ingest
+    from primbench.history.ingest import ingest
 
     files = []
     for i, v in enumerate(hd.noisy_levels(8, specs=1, shifts={4: -0.05}, seed=2)):
@@ -253,7 +252,7 @@ def test_plot_without_config_draws_each_config_on_its_own_chart(tmp_path: Path) 
 
 
 def test_history_compare_markdown_keeps_the_warnings(tmp_path: Path) -> None:
-    from history.ingest import ingest
+    from primbench.history.ingest import ingest
 
     files = [hd.write(tmp_path / "in" / f"m{i}.json",
                       hd.document([1e12], commit=hd.sha(f"m{i}"), settings={"size": 1048576},

@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from primbench.history.branch_compare import branch_comparison
+from primbench.history.changepoints import detect
+from primbench.history.ingest import ingest
+from primbench.history.queries import branches, group_names, per_commit, regressions, series
 from typer.testing import CliRunner
 
-from history.branch_compare import branch_comparison
-from history.changepoints import detect
-from history.ingest import ingest
-from history.queries import branches, group_names, per_commit, regressions, series
 from primbench.cli import app
 from tests import history_data as hd
 
@@ -174,8 +174,8 @@ def test_history_compare_cli_names_the_config(two_configs: Path) -> None:
 
 
 def test_charts_draw_one_line_per_config(two_configs: Path, tmp_path: Path) -> None:
-    from history.plots import plot_series, trend_figure
-    from history.report import write_report
+    from primbench.history.plots import plot_series, trend_figure
+    from primbench.history.report import write_report
 
     fig = trend_figure(series(two_configs, CHAR))
     labels = fig.axes[0].get_legend_handles_labels()[1]
@@ -191,8 +191,7 @@ def test_the_chart_axis_keeps_each_series_in_its_own_order() -> None:
     """c2 and c5 were measured at 128 MiB before the 1 MiB series c0..c6 was run: ordering every
     commit by its first run would put c2 and c5 first and send the 1 MiB line backwards."""
     import pandas as pd
-
-    from history.plots import commit_axis
+    from primbench.history.plots import commit_axis
 
     t = pd.Timestamp("2026-11-30T04:00Z")
     small = [(f"c{i}", t + pd.Timedelta(minutes=40 + i)) for i in range(7)]
@@ -223,7 +222,7 @@ def test_regressions_report_a_drift_and_the_cap(tmp_path: Path) -> None:
     assert code == 0 and "stopped at the cap of 1 change points" in out
     code, out, _ = _cli("regressions", "--db", str(db), "--format", "csv")
     assert code == 0 and "shape" in out.splitlines()[0] and ",drift," in out
-    from history.report import write_report
+    from primbench.history.report import write_report
 
     text = write_report(db, tmp_path / "r.html", branch="main").path.read_text()
     assert "<td>drift</td>" in text and "stopped at the cap" not in text

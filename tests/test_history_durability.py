@@ -9,16 +9,16 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from primbench.history import ingest as ingest_mod
+from primbench.history import schema
+from primbench.history.access import open_for_query
+from primbench.history.errors import HistoryError, HistoryWarning
+from primbench.history.ingest import _insert_atomically, ingest, stage_files
+from primbench.history.queries import list_runs, series
+from primbench.history.shared import ingest_shared, parts
+from primbench.history.store import _check_backing_file, connect
 from typer.testing import CliRunner
 
-from history import ingest as ingest_mod
-from history import schema
-from history.access import open_for_query
-from history.errors import HistoryError, HistoryWarning
-from history.ingest import _insert_atomically, ingest, stage_files
-from history.queries import list_runs, series
-from history.shared import ingest_shared, parts
-from history.store import _check_backing_file, connect
 from primbench.cli import app
 from tests import history_data as hd
 
@@ -151,7 +151,7 @@ def test_duplicate_indexes_are_a_bad_file(tmp_path):
 
 
 def test_a_duckdb_error_that_escapes_the_core_is_one_line(tmp_path, monkeypatch):
-    from history import selection
+    from primbench.history import selection
 
     def broken(*args, **kwargs):
         raise duckdb.IOException("IO Error: Could not read from file\n\nLINE 1: SELECT\n        ^")

@@ -7,11 +7,11 @@ import re
 from pathlib import Path
 
 import pytest
+from primbench.history.errors import HistoryError
+from primbench.history.plots import file_name, plot_series
+from primbench.history.queries import series
+from primbench.history.report import write_report
 
-from history.errors import HistoryError
-from history.plots import file_name, plot_series
-from history.queries import series
-from history.report import write_report
 from tests import history_data as hd
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -50,7 +50,7 @@ def test_chart_of_nothing_is_an_error(db: Path, tmp_path: Path) -> None:
 
 
 def test_chart_draws_the_change_point(db: Path) -> None:
-    from history.plots import trend_figure
+    from primbench.history.plots import trend_figure
 
     frame = series(db, "type: t0", algorithm="copy", gpu=hd.H200_A["uuid"])
     fig = trend_figure(frame, title="t0")
@@ -85,7 +85,7 @@ def test_html_report_for_main_lists_the_change_point(db: Path, tmp_path: Path) -
 def test_html_report_escapes_names(tmp_path: Path) -> None:
     evil = "<script>alert(1)</script>"
     files = hd.branch_series(tmp_path / "in", [{evil: 1e12}] * 3, branch=evil)
-    from history.ingest import ingest
+    from primbench.history.ingest import ingest
 
     ingest(files, tmp_path / "s.duckdb")
     report = write_report(tmp_path / "s.duckdb", tmp_path / "r.html", branch=evil, base=evil)

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from primbench.history.queries import branches, list_runs, names, per_commit, regressions, series
 
-from history.queries import branches, list_runs, names, per_commit, regressions, series
 from primbench.errors import UsageError
 from tests import history_data as hd
 
@@ -107,7 +107,7 @@ def test_names(db: Path) -> None:
 
 
 def test_queries_accept_an_open_connection(db: Path) -> None:
-    from history.access import open_for_query
+    from primbench.history.access import open_for_query
 
     with open_for_query(db) as con:
         assert len(list_runs(con, branch="feat")) == 2
@@ -121,7 +121,7 @@ def test_any_branch_and_name_round_trip_as_parameters(tmp_path: Path, branch: st
     db = tmp_path / f"h{abs(hash((branch, name)))}.duckdb"
     files = hd.branch_series(tmp_path / f"in{abs(hash((branch, name)))}", [{name: 1e12}, {name: 1.1e12}],
                              branch=branch, prefix="x")
-    from history.ingest import ingest
+    from primbench.history.ingest import ingest
 
     assert not ingest(files, db).errors
     assert len(list_runs(db, branch=branch)) == 2

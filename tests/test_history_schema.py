@@ -6,14 +6,14 @@ import datetime as dt
 from pathlib import Path
 
 import pytest
+from primbench.history import schema
+from primbench.history.access import open_for_query
+from primbench.history.errors import SchemaError
+from primbench.history.info import migrate_store, store_info
+from primbench.history.ingest import ingest
+from primbench.history.queries import list_runs
+from primbench.history.store import connect
 
-from history import schema
-from history.access import open_for_query
-from history.errors import SchemaError
-from history.info import migrate_store, store_info
-from history.ingest import ingest
-from history.queries import list_runs
-from history.store import connect
 from primbench.results import load_results
 from tests import history_data as hd
 
@@ -33,7 +33,7 @@ def test_fresh_store_is_at_the_latest_version(tmp_path: Path) -> None:
 
 def _fill_as_old_writer(db: Path, files: list[Path]) -> None:
     """Store runs as a writer of schema 1 or 2 did: the tables' rows without runs.config_key."""
-    from history.ingest import Staged
+    from primbench.history.ingest import Staged
 
     staged = Staged()
     for f in files:
@@ -109,7 +109,7 @@ def test_migrating_a_version_2_store_fills_in_the_config_keys(tmp_path: Path) ->
     again = dict(small)
     again["context"] = {**small["context"], "general": {**small["context"]["general"], "commit_hash": hd.sha("s2")}}
     ingest([hd.write(tmp_path / "small2.json", again)], db)
-    from history.queries import list_runs as runs_of
+    from primbench.history.queries import list_runs as runs_of
 
     assert (runs_of(db)["config_key"] == "size=1MiB hot extra_percent=1").sum() == 2
 

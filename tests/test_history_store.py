@@ -9,11 +9,11 @@ import time
 from pathlib import Path
 
 import pytest
+from primbench.history.access import open_for_query
+from primbench.history.errors import HistoryError, StoreLockedError, StoreMissingError
+from primbench.history.ingest import ingest
+from primbench.history.store import DEFAULT_DB, connect, resolve_db, resolve_wait
 
-from history.access import open_for_query
-from history.errors import HistoryError, StoreLockedError, StoreMissingError
-from history.ingest import ingest
-from history.store import DEFAULT_DB, connect, resolve_db, resolve_wait
 from primbench.errors import MissingDependencyError
 from tests import history_data as hd
 
@@ -119,7 +119,8 @@ def test_writer_waits_for_the_lock_and_then_stores(tmp_path: Path) -> None:
 
 def test_importing_primbench_does_not_import_analysis_libraries() -> None:
     code = ("import sys, primbench, primbench.cli, primbench.cli.history; "
-            "bad = [m for m in ('duckdb', 'pandas', 'scipy', 'matplotlib', 'history.store') if m in sys.modules]; "
+            "bad = [m for m in ('duckdb', 'pandas', 'scipy', 'matplotlib', 'primbench.history.store') "
+            "if m in sys.modules]; "
             "print(bad)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
@@ -133,7 +134,7 @@ def test_missing_duckdb_names_the_extra(monkeypatch: pytest.MonkeyPatch, tmp_pat
 
 @pytest.mark.parametrize("module", ["pandas", "matplotlib", "scipy.stats"])
 def test_every_missing_library_names_the_extra(monkeypatch: pytest.MonkeyPatch, module: str) -> None:
-    from history.deps import require
+    from primbench.history.deps import require
 
     monkeypatch.setitem(sys.modules, module, None)
     with pytest.raises(MissingDependencyError, match=rf"'{module.split('.')[0]}'.*primbench\[history\]"):

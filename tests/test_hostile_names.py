@@ -8,9 +8,9 @@ import re
 from pathlib import Path
 
 import pytest
+from primbench.history.ingest import ingest
 from typer.testing import CliRunner
 
-from history.ingest import ingest
 from primbench.cli import app
 from primbench.textsafe import md_escape, term_clean
 from tests import compare_data as cd

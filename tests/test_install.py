@@ -39,12 +39,15 @@ def test_the_wheel_installs_into_a_fresh_venv_and_runs(tmp_path: Path) -> None:
     assert built.returncode == 0, built.stderr
     (wheel,) = (tmp_path / "dist").glob("primbench-*.whl")
     with zipfile.ZipFile(wheel) as z:
-        top = sorted({n.split("/")[0] for n in z.namelist() if not n.split("/")[0].endswith(".dist-info")})
+        z_names = set(z.namelist())
+        top = sorted({n.split("/")[0] for n in z_names if not n.split("/")[0].endswith(".dist-info")})
         metadata = z.read(next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))).decode()
         scripts = z.read(next(n for n in z.namelist() if n.endswith(".dist-info/entry_points.txt"))).decode()
-    # Import names the wheel installs. `compare` and `history` are top-level packages today
-    # (issue 13 decides whether they move under primbench); this records it.
-    assert top == ["compare", "history", "primbench"]
+    # primbench is the only import name: compare/ and history/ of the repository are inside it
+    assert top == ["primbench"]
+    names = z_names
+    assert "primbench/compare/core.py" in names and "primbench/history/store.py" in names
+    assert "primbench/py.typed" in names
     assert "primbench = primbench.cli:main" in scripts
     for extra in ("cuda12", "cuda13", "rocm", "compare", "history"):
         assert f"Provides-Extra: {extra}" in metadata
@@ -60,9 +63,14 @@ def test_the_wheel_installs_into_a_fresh_venv_and_runs(tmp_path: Path) -> None:
     deps = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
     (Path(purelib) / "zz_test_deps.pth").write_text("\n".join(sorted(deps)) + "\n")
 
-    where = _run(py, "-c", "import primbench, compare, history; print(primbench.__file__)", cwd=tmp_path)
+    code = ("import importlib.util, primbench, primbench.compare.core, primbench.history.store; "
+            "print(primbench.__file__, primbench.compare.core.__file__); "
+            "print(importlib.util.find_spec('compare'), importlib.util.find_spec('history'))")
+    where = _run(py, "-c", code, cwd=tmp_path)
     assert where.returncode == 0, where.stderr
-    assert where.stdout.strip().startswith(purelib), where.stdout  # the wheel's copy, not the checkout's
+    files, tops = where.stdout.strip().splitlines()
+    assert all(f.startswith(purelib) for f in files.split()), files  # the wheel's copies, not the checkout's
+    assert tops == "None None"  # no top-level compare or history
     for args in (["--help"], ["compare", "--help"], ["-h"], ["--version"]):
         done = _run(bin_dir / "primbench", *args, cwd=tmp_path)
         assert done.returncode == 0, (args, done.stderr)

@@ -15,12 +15,12 @@ import warnings
 from pathlib import Path
 
 import pytest
+from primbench.history.access import open_for_query
+from primbench.history.errors import HistoryWarning
+from primbench.history.ingest import ingest
+from primbench.history.queries import list_runs
+from primbench.history.shared import quarantine
 
-from history.access import open_for_query
-from history.errors import HistoryWarning
-from history.ingest import ingest
-from history.queries import list_runs
-from history.shared import quarantine
 from tests import history_data as hd
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,9 +33,9 @@ _WRITER = textwrap.dedent("""
     target = sys.argv[2]
     shared = sys.argv[3] == "shared"
     if shared:
-        from history.shared import ingest_shared
+        from primbench.history.shared import ingest_shared
     else:
-        from history.ingest import ingest
+        from primbench.history.ingest import ingest
     print("ready", flush=True)
     while True:
         for i in range(0, len(files), 4):

@@ -61,7 +61,7 @@ def register(app: typer.Typer) -> None:
         check_probability(alpha, "--alpha")
         base, head = _split_sides([str(p) for p in paths])
         try:
-            from compare.core import compare_runs, load_side
+            from primbench.compare.core import compare_runs, load_side
 
             comparison = compare_runs([r for p in base for r in load_side(p)], [r for p in head for r in load_side(p)],
                                       threshold=fraction, alpha=alpha, suite_shift_limit=limit)
@@ -69,7 +69,7 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"primbench compare: error: {term_clean(exc)}", err=True)
             raise typer.Exit(getattr(exc, "exit_code", EXIT_USAGE)) from None
 
-        from compare import render
+        from primbench.compare import render
 
         if output_format is Format.json:
             for w in comparison.warnings:

@@ -70,7 +70,7 @@ def _call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     and exit 2; the warnings it gives (e.g. a skipped Parquet part) are printed as lines."""
     import warnings
 
-    from history.errors import HistoryWarning
+    from primbench.history.errors import HistoryWarning
 
     caught: list[warnings.WarningMessage] = []
     try:
@@ -82,7 +82,7 @@ def _call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     except Exception as exc:
         if not _store_error(exc):
             raise
-        from history.schema import one_line
+        from primbench.history.schema import one_line
 
         raise _fail(PrimbenchError(one_line(exc))) from None
     finally:  # outside catch_warnings: the others are shown as Python would have
@@ -124,7 +124,7 @@ def _cell(value: Any, column: str) -> str:
     if column == "slope":
         return f"{float(value) * 100:+.3f} %/commit"
     if column == "confidence":
-        from history.changepoints import confidence_text
+        from primbench.history.changepoints import confidence_text
 
         return confidence_text(float(value))
     if column in ("p_value", "q_value"):
@@ -148,7 +148,7 @@ def _with_gpu(df: Any) -> Any:
     """`df` with a ``gpu`` column: the model and a short id that tells two GPUs of one model apart."""
     if df.empty or "gpu_key" not in df.columns:
         return df.assign(gpu=df["gpu_name"] if "gpu_name" in df.columns else "")
-    from history.labels import gpu_labels
+    from primbench.history.labels import gpu_labels
 
     names = df["gpu_name"] if "gpu_name" in df.columns else [None] * len(df)
     labels = gpu_labels(zip(df["gpu_key"], names, strict=True))
@@ -210,7 +210,7 @@ REGRESSION_COLUMNS = [C("algorithm", "algorithm", 2), C("name", "name", 0, wrap=
 
 
 def _selection(**given: Any) -> Any:
-    from history.selection import Selection
+    from primbench.history.selection import Selection
 
     return Selection(**given)
 
@@ -218,7 +218,7 @@ def _selection(**given: Any) -> Any:
 def _selected(fn: Callable[..., T], db: Path | None, selection: Any, **kwargs: Any) -> T:
     """Check the filters against the store (exit 2 and "did you mean" when one matches
     nothing), then run the query, on one connection."""
-    from history.selection import run_selected
+    from primbench.history.selection import run_selected
 
     return _call(run_selected, fn, db, selection, **kwargs)
 
@@ -277,11 +277,11 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter("give --db or --shared, not both", param_hint="--shared")
         with _progress("reading results files") as progress:
             if shared is not None:
-                from history.shared import ingest_shared
+                from primbench.history.shared import ingest_shared
 
                 report = _call(ingest_shared, paths, shared, runner=runner, progress=progress)
             else:
-                from history.ingest import ingest as ingest_files
+                from primbench.history.ingest import ingest as ingest_files
 
                 report = _call(ingest_files, paths, db, wait_secs=wait_secs, progress=progress)
         for o in report.errors:
@@ -311,7 +311,7 @@ def register(app: typer.Typer) -> None:
         fmt: Format = typer.Option(Format.table, "--format", "-f", help=TABLE_HELP),
     ) -> None:
         """List stored runs, newest first."""
-        from history.queries import list_runs
+        from primbench.history.queries import list_runs
 
         sel = _selection(branch=branch, gpu=gpu, algorithm=algorithm, config=config, since=since, until=until)
         df = _selected(list_runs, db, sel, limit=limit or None)
@@ -337,7 +337,7 @@ def register(app: typer.Typer) -> None:
         """A specialization's values across the commits of a branch (median of each commit's runs);
         one series per GPU and config (the settings that change results), never mixed. A terminal
         table shows the newest 50 rows (--limit)."""
-        from history.queries import per_commit, series
+        from primbench.history.queries import per_commit, series
 
         sel = _selection(branch=branch, name=name, algorithm=algorithm, gpu=gpu, config=config, since=since)
         df = _selected(series, db, sel, metric=metric, last=last)
@@ -356,7 +356,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Branches (per algorithm, GPU and config) with their latest run; the gpu column tells two
         GPUs of one model apart (a short uuid that --gpu accepts)."""
-        from history.queries import branches
+        from primbench.history.queries import branches
 
         df = _selected(branches, db, _selection(gpu=gpu, algorithm=algorithm, config=config))
         _emit(df, fmt, BRANCHES_COLUMNS, title="branches", limit=limit)
@@ -387,14 +387,14 @@ def register(app: typer.Typer) -> None:
         fail_when = options.parse_fail_on(fail_on)
         options.check_probability(alpha, "--alpha")
         fraction = _fraction(threshold, "--threshold")
-        from history.branch_compare import branch_comparison
-        from history.selection import check
+        from primbench.history.branch_compare import branch_comparison
+        from primbench.history.selection import check
 
         gpu = _call(check, db, [_selection(branch=branch, gpu=gpu, algorithm=algorithm, config=config),
                                 _selection(branch=base, labels=(("branch", "base branch"),))]) or gpu
         bc = _call(branch_comparison, db, branch, base, fork_point=fork_point, use_git=use_git, gpu=gpu,
                    algorithm=algorithm, threshold=fraction, alpha=alpha, config=config)
-        from compare import render
+        from primbench.compare import render
 
         h = bc.header()
         configs = h["config_key"] if h["config_key"] == h["base_config_key"] else (
@@ -441,7 +441,7 @@ def register(app: typer.Typer) -> None:
         """Change points per series on a branch (specialization, GPU and config): the commit where the
         level shifted (shape step) or the commits over which it drifted (shape drift: previous_commit
         to end_commit, slope per commit), the size of the change and its confidence."""
-        from history.queries import cap_notes, regressions
+        from primbench.history.queries import cap_notes, regressions
 
         fail_when = options.parse_fail_on(fail_on, allowed=("regression", "change", "never"))
         sel = _selection(branch=branch, name=name, algorithm=algorithm, gpu=gpu, config=config)
@@ -472,7 +472,7 @@ def register(app: typer.Typer) -> None:
         """Trend charts (PNG): runs, per-commit medians, noise, change points. One chart per
         specialization, config and GPU model (1 MiB and 128 MiB never share an axis; a second
         chart is written beside the first, its config in the file name); one line per GPU."""
-        from history.plots import plot_series
+        from primbench.history.plots import plot_series
 
         sel = _selection(branch=branch, name=name, algorithm=algorithm, gpu=gpu, config=config, since=since)
         with _progress("drawing charts") as progress:
@@ -497,7 +497,7 @@ def register(app: typer.Typer) -> None:
         """A static HTML report for a branch: a summary of change points and verdicts across every
         algorithm and config, each linked to its chart; then the charts, the most interesting
         first."""
-        from history.report import write_report
+        from primbench.history.report import write_report
 
         sel = _selection(branch=branch, gpu=gpu, since=since)
         with _progress("drawing the report") as progress:
@@ -513,7 +513,7 @@ def register(app: typer.Typer) -> None:
         wait_secs: float | None = typer.Option(None, "--wait-secs", help=WAIT_HELP),
     ) -> None:
         """Add the runs of a shared Parquet history to a DuckDB store (idempotent)."""
-        from history.shared import merge
+        from primbench.history.shared import merge
 
         report = _call(merge, source, db, wait_secs=wait_secs)
         typer.echo(f"{report.added_runs} run(s) added from {report.source} to {report.target}")
@@ -529,7 +529,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Move unreadable and orphan Parquet parts into DIR/quarantine/ (readers skip them with a
         warning until then) and delete temporaries left by writers that died."""
-        from history.shared import quarantine
+        from primbench.history.shared import quarantine
 
         report = _call(quarantine, source, max_age_secs=max_age_secs, dry_run=dry_run)
         if fmt is Format.json:
@@ -549,7 +549,7 @@ def register(app: typer.Typer) -> None:
         wait_secs: float | None = typer.Option(None, "--wait-secs", help=WAIT_HELP),
     ) -> None:
         """Bring a store to this primbench's schema version."""
-        from history.info import migrate_store
+        from primbench.history.info import migrate_store
 
         applied = _call(migrate_store, db, wait_secs=wait_secs)
         typer.echo(f"applied migrations: {', '.join(map(str, applied))}" if applied else "store is up to date")
@@ -560,7 +560,7 @@ def register(app: typer.Typer) -> None:
         fmt: LineFormat = typer.Option(LineFormat.table, "--format", "-f", help="table (key: value lines) or json."),
     ) -> None:
         """The store's path, schema version, migrations and row counts."""
-        from history.info import store_info
+        from primbench.history.info import store_info
 
         info = _call(store_info, db)
         if fmt is LineFormat.json:
@@ -579,7 +579,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Write every table of a store (a DuckDB file or a folder of Parquet parts) as one Parquet
         file each: readable by any DuckDB (1.x too), pandas, Polars, Spark."""
-        from history.export import export_parquet
+        from primbench.history.export import export_parquet
 
         written = _call(export_parquet, db, parquet)
         if fmt is LineFormat.json:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import typer
 
 if TYPE_CHECKING:
-    from compare.model import FailOn
+    from primbench.compare.model import FailOn
 
 THRESHOLD_HELP = "Smallest change of throughput that matters: 0.5% or 0.005."
 ALPHA_HELP = "False-discovery rate across specializations, and the level of the equivalence test."
@@ -41,7 +41,7 @@ def parse_fraction(text: str, option: str, *, allow_zero: bool = False, example:
 def parse_fail_on(text: str, option: str = "--fail-on",
                   allowed: tuple[str, ...] | None = None) -> frozenset[FailOn]:
     """``regression,inconclusive`` -> a frozenset of `compare.model.FailOn` (the one definition); empty for never."""
-    from compare.model import parse_fail_on as parse
+    from primbench.compare.model import parse_fail_on as parse
 
     try:
         chosen = parse(text)

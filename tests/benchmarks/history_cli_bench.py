@@ -57,8 +57,7 @@ def cli(*args: str) -> tuple[float, str]:
 
 def axis_times() -> list[str]:
     import pandas as pd
-
-    from history.plots import commit_axis
+    from primbench.history.plots import commit_axis
 
     lines = []
     for n in (5_000, 20_000, 100_000):

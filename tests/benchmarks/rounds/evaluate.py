@@ -24,13 +24,13 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 sys.path.insert(0, str(ROOT))
 
-from compare.core import compare_runs, load_side  # noqa: E402
-from compare.model import Verdict  # noqa: E402
+from primbench.compare.core import compare_runs, load_side  # noqa: E402
+from primbench.compare.model import Verdict  # noqa: E402
 
 OLD = "92ce889"
 OLD_SCRIPT = r"""
 import json, sys
-from compare.core import compare_runs, load_side
+from primbench.compare.core import compare_runs, load_side
 pairs = json.loads(sys.stdin.read())
 out = []
 for b, h in pairs:

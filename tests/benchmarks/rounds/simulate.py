@@ -198,8 +198,9 @@ def _suites(cell: Cell) -> Iterator[tuple[tuple[float, ...], tuple[int, ...]]]:
 
 def run_cell(cell: Cell, *, with_rounds: bool) -> Outcome:
     """Run compare (whichever `compare` is importable) on the cell's null and planted suites."""
-    from compare.core import compare_runs
-    from compare.model import Verdict
+    from primbench.compare.core import compare_runs
+    from primbench.compare.model import Verdict
+
     from primbench.results import results_from_dict
 
     data = _compare_data()
