@@ -118,3 +118,33 @@ def test_readme_compare_outputs_are_what_compare_prints() -> None:
                               cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
         assert done.stdout + done.stderr == expected, command
         assert str(done.returncode) == code.strip(), command
+
+
+@pytest.mark.slow
+def test_readme_quick_start_runs_verbatim(tmp_path: Path) -> None:
+    """The README's "Without a GPU" block, each line run as written from the repository root
+    (in the venv running the tests): the install, then compare (exit 1: it finds the planted
+    regressions), ingest and regressions (exit 0)."""
+    import os
+    import re
+    import shlex
+    import subprocess
+    import sys
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"## Without a GPU.*?```bash\n(.*?)```", text, re.S)
+    assert block is not None
+    lines = [line for line in block.group(1).splitlines() if line.strip()]
+    assert lines[0].startswith("pip install -e ")
+    bin_dir = Path(sys.executable).parent
+    env = {**os.environ, "NO_COLOR": "1", "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    expected = {"pip": 0, "compare": 1, "ingest": 0, "regressions": 0}
+    for line in lines:
+        words = shlex.split(line)
+        if words[0] == "pip":
+            words = [sys.executable, "-m", "pip", *words[1:], "-q"]
+        done = subprocess.run(words, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+        kind = "pip" if "pip" in words[:3] else words[2] if words[1] == "history" else words[1]
+        if kind == "pip" and done.returncode != 0 and re.search(r"(?i)network|resolve|connection|index", done.stderr):
+            pytest.skip(f"no package index reachable: {done.stderr.strip()[-200:]}")
+        assert done.returncode == expected[kind], (line, done.stdout[-500:], done.stderr[-500:])

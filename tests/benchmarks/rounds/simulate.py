@@ -198,10 +198,15 @@ def _suites(cell: Cell) -> Iterator[tuple[tuple[float, ...], tuple[int, ...]]]:
 
 def run_cell(cell: Cell, *, with_rounds: bool) -> Outcome:
     """Run compare (whichever `compare` is importable) on the cell's null and planted suites."""
-    from primbench.compare.core import compare_runs
-    from primbench.compare.model import Verdict
-
     from primbench.results import results_from_dict
+
+    try:  # this checkout
+        core = importlib.import_module("primbench.compare.core")
+        model = importlib.import_module("primbench.compare.model")
+    except ImportError:  # 92ce889, where compare was a top-level package
+        core = importlib.import_module("compare.core")
+        model = importlib.import_module("compare.model")
+    compare_runs, Verdict = core.compare_runs, model.Verdict
 
     data = _compare_data()
     model = next(m for m in MODELS if m.key == cell.model)
