@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
 from primbench.compare import stats
 from primbench.compare.model import (
     Comparison,
@@ -23,10 +24,9 @@ from primbench.compare.model import (
     Verdict,
     count_verdicts,
 )
-
 from primbench.errors import PrimbenchError, UsageError
 from primbench.resultconfig import setting_differences
-from primbench.results import Results, ResultsFileError, Specialization, load_results
+from primbench.results import Results, ResultsFileError, Specialization, cyclic_gc_paused, load_results
 
 METHOD_DESCRIPTION = (
     "observations: ln(throughput) of every round of every run on a side (a run without rounds counts once); "
@@ -240,14 +240,32 @@ def _untrusted(b: Specialization, h: Specialization) -> str | None:
     return "; ".join(reasons) or None
 
 
+@dataclass(frozen=True)
+class _Sample:
+    """One side's observations of a specialization: how many, their mean and the sum of their
+    squared deviations (a handful of values: plain Python is faster than NumPy here)."""
+
+    n: int
+    mean: float
+    ss: float
+
+
+def _sample(values: list[float]) -> _Sample:
+    n = len(values)
+    if n == 0:
+        return _Sample(0, math.nan, math.nan)
+    mean = math.fsum(values) / n
+    return _Sample(n, mean, math.fsum((v - mean) ** 2 for v in values))
+
+
 @dataclass
 class _Tested:
     """A specialization with measurements on both sides, on its way to a verdict."""
 
     key: tuple[str, str]
     fields: dict[str, Any]
-    base_obs: np.ndarray
-    head_obs: np.ndarray
+    base: _Sample
+    head: _Sample
     base_runs: int
     head_runs: int
     untrusted: str | None
@@ -255,26 +273,29 @@ class _Tested:
 
     @property
     def d(self) -> float:
-        return float(self.head_obs.mean() - self.base_obs.mean())
+        return self.head.mean - self.base.mean
+
+    @property
+    def n_factor(self) -> float:
+        """1/m + 1/n: what turns a per-observation variance into the variance of d."""
+        return 1 / self.base.n + 1 / self.head.n
 
     def sample_variance(self) -> tuple[float, float]:
         """Pooled sample variance of both sides' observations and its degrees of freedom."""
-        df = self.base_obs.size + self.head_obs.size - 2
+        df = self.base.n + self.head.n - 2
         if df <= 0:
             return math.nan, 0.0
-        ss = float(np.sum((self.base_obs - self.base_obs.mean()) ** 2)
-                   + np.sum((self.head_obs - self.head_obs.mean()) ** 2))
-        return ss / df, float(df)
+        return (self.base.ss + self.head.ss) / df, float(df)
 
 
-def _observations(entries: Sequence[_Entry], metric: str) -> np.ndarray:
+def _observations(entries: Sequence[_Entry], metric: str) -> list[float]:
     """ln(metric) of every round of every run (a run without rounds: its own value)."""
     out: list[float] = []
     for e in entries:
-        rounds = [r.metric(metric) for r in e.spec.rounds]
-        values = [v for v in rounds if v is not None and v > 0] or [float(getattr(e.spec, metric) or 0.0)]
-        out.extend(math.log(v) for v in values if v > 0 and math.isfinite(v))
-    return np.asarray(out, dtype=float)
+        rounds = [getattr(r, metric) for r in e.spec.rounds]
+        values = [v for v in rounds if v > 0] or [float(getattr(e.spec, metric) or 0.0)]
+        out.extend(math.log(v) for v in values if 0 < v < math.inf)
+    return out
 
 
 def _pair(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
@@ -300,16 +321,14 @@ def _pair(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
         return SpecComparison(verdict=Verdict.INCONCLUSIVE,
                               reason="no positive throughput on both sides (bytes_per_second and items_per_second)",
                               **common)
-    bo, ho = _observations(base, metric), _observations(head, metric)
-    if bo.size == 0 or ho.size == 0:
+    bo, ho = _sample(_observations(base, metric)), _sample(_observations(head, metric))
+    if bo.n == 0 or ho.n == 0:
         return SpecComparison(verdict=Verdict.INCONCLUSIVE, reason="no finite positive throughput", **common)
-    if not abs(float(ho.mean() - bo.mean())) < MAX_LOG_CHANGE:
+    if not abs(ho.mean - bo.mean) < MAX_LOG_CHANGE:
         return SpecComparison(verdict=Verdict.INCONCLUSIVE, reason="change out of range: head/base is beyond "
                               f"e^±{MAX_LOG_CHANGE:g} (a broken measurement on one side)", **common)
-    fields = {**common, "metric": metric, "base_value": float(np.exp(bo.mean())),
-              "head_value": float(np.exp(ho.mean())),
-              "change": float(np.expm1(ho.mean() - bo.mean())), "base_observations": int(bo.size),
-              "head_observations": int(ho.size)}
+    fields = {**common, "metric": metric, "base_value": math.exp(bo.mean), "head_value": math.exp(ho.mean),
+              "change": math.expm1(ho.mean - bo.mean), "base_observations": bo.n, "head_observations": ho.n}
     reasons = [r for r in (_untrusted(e.spec, f.spec) for e in base for f in head[:1]) if r]
     reasons += [r for r in (_untrusted(base[0].spec, f.spec) for f in head[1:]) if r]
     return _Tested(key, fields, bo, ho, len(base), len(head), "; ".join(dict.fromkeys(reasons)) or None,
@@ -335,15 +354,16 @@ class _Noise:
 def _noise(tested: Sequence[_Tested]) -> _Noise:
     """Noise model: sample variances of rounds and repeats, moderated across the suite; history's
     run-to-run variance instead where it is larger."""
-    s_sq = np.array([t.sample_variance()[0] for t in tested])
-    df = np.array([t.sample_variance()[1] for t in tested])
+    variances = [t.sample_variance() for t in tested]
+    s_sq = np.array([v for v, _ in variances])
+    df = np.array([f for _, f in variances])
     trusted = np.array([t.untrusted is None for t in tested], dtype=bool)
     prior = stats.fit_prior(s_sq[trusted], df[trusted]) if trusted.any() else None
     post, post_df = stats.moderated_variance(s_sq, df, prior)
-    n_factor = np.array([1 / t.base_obs.size + 1 / t.head_obs.size for t in tested])
+    n_factor = np.array([t.n_factor for t in tested])
     se = np.sqrt(post * n_factor)
-    source = [f"{int(t.base_obs.size)}+{int(t.head_obs.size)} rounds/runs" + (", moderated" if prior else "")
-              for t in tested]
+    moderated = ", moderated" if prior else ""
+    source = [f"{t.base.n}+{t.head.n} rounds/runs{moderated}" for t in tested]
     for i, t in enumerate(tested):
         if t.history is not None:
             cv, hdf = t.history
@@ -373,6 +393,13 @@ def compare_runs(
 
     Raises UsageError for bad parameters, NothingToCompareError when the sides share no
     specialization."""
+    with cyclic_gc_paused():  # tens of thousands of small objects, none in a cycle
+        return _compare_runs(base, head, threshold=threshold, alpha=alpha, run_to_run_cv=run_to_run_cv,
+                             suite_shift_limit=suite_shift_limit)
+
+
+def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold: float, alpha: float,
+                  run_to_run_cv: Mapping[tuple[str, str], Any] | None, suite_shift_limit: float) -> Comparison:
     if not (isinstance(threshold, int | float) and 0 < threshold < 1):
         raise UsageError(f"--threshold must be a fraction between 0 and 1 (0.005 = 0.5 %), got {threshold}")
     if not (isinstance(alpha, int | float) and 0 < alpha < 1):
@@ -481,7 +508,7 @@ def _judge(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison], d
                       degrees_of_freedom=float(noise.df[i]),
                       change_low=float(low[i]), change_high=float(high[i]), min_detectable_change=float(mdc[i]),
                       relative_change=float(math.expm1(rel[i])) if shift is not None else None,
-                      run_to_run_cv=float(se[i] / math.sqrt(1 / t.base_obs.size + 1 / t.head_obs.size)),
+                      run_to_run_cv=float(se[i] / math.sqrt(t.n_factor)),
                       run_to_run_source=noise.source[i],
                       test=f"t-test on ln(head/base){against}, {noise.df[i]:.1f} df", **f)
         stats_text = (f"t-test p={_p(p_zero[i])}" + (f", BH q={_p(q[i])}" if family[i] else "")

@@ -202,3 +202,16 @@ def test_every_round_but_the_first_measures_on_a_renewed_stream(tmp_path):
     assert dev.renewals == 5
     kernels_before_first_renew = dev.ops[: dev.ops.index("renew")].count("kernel")
     assert kernels_before_first_renew > 0  # the first round ran before any renewal
+
+
+def test_the_loaders_fast_path_for_rounds_reads_what_the_checked_path_reads():
+    from primbench.results import _fast_rounds, _round
+
+    raw = [{"round": k, "gpu_ms_per_call": 0.25 + k / 100, "bytes_per_second": 1e12 - k, "items_per_second": 5e11,
+            "noise_timeout": k == 1, "noise_percent": 0.1, "batches": 4, "kernel_calls": 256,
+            "kernel_calls_per_batch": 64, "elapsed_secs": {"host": 0.3, "gpu": 0.1}} for k in range(3)]
+    fast = _fast_rounds(raw)
+    assert fast is not None
+    assert fast == tuple(_round(r, "x", "r") for r in raw)
+    assert _fast_rounds([{**raw[0], "noise_percent": -1.0}]) is None  # the checked path names the field
+    assert _fast_rounds([{**raw[0], "batches": 4.0}]) is None
