@@ -678,7 +678,7 @@ def csv_text(specializations: Iterable[Mapping[str, Any]]) -> str:
             str(spec["index"]),
             name,
             _g(bps),
-            f"{bps / 2**30:.3f}",
+            _g(bps / 2**30),
             _g(float(spec["items_per_second"])),
             "1" if spec["noise_timeout"] else "0",
             _g(float(spec["noise_percent"])),

@@ -83,6 +83,11 @@ class Settings:
     def validate(self) -> None:
         """Raise UsageError for values that make no sense."""
         positive = ["min_gpu_ms_per_batch", "noise_tolerance_percent", "stream_blocking_timeout_secs"]
+        if not self.size > 0:
+            raise UsageError(f"--size must be greater than 0, got {self.size}")
+        if self.min_secs > self.noise_timeout_secs:
+            raise UsageError(f"--min-secs ({self.min_secs:g}) is above --noise-timeout-secs "
+                             f"({self.noise_timeout_secs:g}): a specialization would always time out")
         non_negative = [
             "size", "min_secs", "noise_timeout_secs", "max_warming_secs", "max_cooling_secs",
             "cache_size", "spaces_per_indent",
@@ -213,14 +218,18 @@ def build_parser(prog: str, custom: list[CustomOption]) -> argparse.ArgumentPars
     if custom:
         cgroup = parser.add_argument_group("benchmark options")
         for opt in custom:
-            conv = _bool if opt.type is bool else opt.type
-            cgroup.add_argument(
-                "--" + opt.name.replace("_", "-"),
-                dest="custom:" + opt.name,
-                type=conv,
-                metavar=opt.name.upper(),
-                help=f"{opt.help} (default {opt.default!r})",
-            )
+            flag = "--" + opt.name.replace("_", "-")
+            help_text = f"{opt.help} (default {opt.default!r})"
+            if opt.type is bool:  # a bare flag, as in the C++ primbench (--no-NAME turns it off)
+                cgroup.add_argument(flag, dest="custom:" + opt.name, action=argparse.BooleanOptionalAction,
+                                    help=help_text)
+            elif isinstance(opt.default, list | tuple):  # several values: --sizes 1 2 4
+                item = type(opt.default[0]) if opt.default else str
+                cgroup.add_argument(flag, dest="custom:" + opt.name, nargs="+", type=_bool if item is bool else item,
+                                    metavar=opt.name.upper(), help=help_text)
+            else:
+                cgroup.add_argument(flag, dest="custom:" + opt.name, type=opt.type, metavar=opt.name.upper(),
+                                    help=help_text)
     return parser
 
 

@@ -155,7 +155,7 @@ def test_csv_matches_the_seeds_format(tmp_path):
     fields = lines[1].split(",")
     assert fields[:2] == ["0", '"type: char"']
     assert fields[2] == f"{2 * 134217728 / 0.25e-3:g}"  # 1.07374e+12
-    assert fields[3] == f"{2 * 134217728 / 0.25e-3 / 2**30:.3f}"
+    assert fields[3] == f"{2 * 134217728 / 0.25e-3 / 2**30:g}"  # 6 significant digits, as the C++ stream
     assert fields[5] == "0"
     assert lines[2].startswith('1,"type: long long",')
 
@@ -518,3 +518,27 @@ def test_a_device_that_cannot_be_prepared_is_a_one_line_error(tmp_path, capsys):
     assert exit_info.value.code == 2
     err = capsys.readouterr().err.strip()
     assert "preparing the GPU failed: MemoryError" in err and len(err.splitlines()) == 1
+
+
+def test_a_bool_custom_option_is_a_bare_flag_and_a_list_takes_several_values(tmp_path):
+    ex = executor(tmp_path, "--verbose", "--sizes", "1", "2", "4", "--no-check")
+    assert ex.get("verbose", False, "Say more") is True
+    assert ex.get("check", True, "Check the output") is False
+    assert ex.get("sizes", [256], "Sizes to run") == [1, 2, 4]
+    assert ex.get("names", ["a"], "Names") == ["a"]
+    ex.queue(Copy(np.int8))
+    doc = ex.run()
+    assert doc["context"]["custom_settings"] == {"verbose": True, "check": False, "sizes": [1, 2, 4], "names": ["a"]}
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--size", "0"], "--size must be greater than 0"),
+    (["--min-secs", "5", "--noise-timeout-secs", "2"], "--min-secs (5) is above --noise-timeout-secs (2)"),
+])
+def test_sizes_and_the_time_budget_are_checked(tmp_path, capsys, args, message):
+    ex = executor(tmp_path, *args)
+    ex.queue(Copy(np.int8))
+    with pytest.raises(SystemExit) as exit_info:
+        ex.run()
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
