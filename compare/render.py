@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from primbench.compare.model import Comparison, SpecComparison, Verdict
-
 from primbench.console import si
 from primbench.textsafe import md_escape, term_clean
 

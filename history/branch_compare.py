@@ -25,12 +25,12 @@ from typing import TYPE_CHECKING, Any
 from primbench.history.errors import HistoryError
 from primbench.history.queries import connection, series
 from primbench.history.variability import WINDOW, describe, run_to_run_cvs
-
 from primbench.results import Results, results_from_dict
 
 if TYPE_CHECKING:
     import duckdb
     import pandas as pd
+
     from primbench.compare.model import Comparison
 
 

@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
 from primbench.history.deps import require
 
 #: Defaults: the chance that a shift-free series yields a false change point; commits needed

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 
 from primbench.history.schema import SCHEMA_VERSION, one_line, rollback
 from primbench.history.store import open_for_write, resolve_db
-
 from primbench.resultconfig import config_key
 from primbench.results import Results, ResultsFileError, load_results
 

@@ -21,11 +21,11 @@ from primbench.history.deps import require
 from primbench.history.errors import HistoryError
 from primbench.history.labels import model, short_gpu_ids
 from primbench.history.queries import METRICS, changes_of, per_commit, series
-
 from primbench.textsafe import term_clean
 
 if TYPE_CHECKING:
     import pandas as pd
+
     from primbench.history.changepoints import ChangePoint, Drift
 
 UNITS = {"bytes_per_second": ("GB/s", 1e9), "items_per_second": ("G items/s", 1e9), "noise_percent": ("%", 1.0),

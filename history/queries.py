@@ -14,14 +14,14 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from primbench.errors import UsageError
 from primbench.history.changepoints import DEFAULT_ALPHA, DEFAULT_MAX_POINTS, DEFAULT_MIN_SHIFT, DEFAULT_MIN_SIZE
 from primbench.history.deps import require
-
-from primbench.errors import UsageError
 
 if TYPE_CHECKING:
     import duckdb
     import pandas as pd
+
     from primbench.history.changepoints import ChangePoint, Changes, Drift
 
 DB = "str | os.PathLike[str] | duckdb.DuckDBPyConnection | None"
@@ -270,6 +270,7 @@ def regressions_of(frame: pd.DataFrame, *, metric: str = "bytes_per_second", alp
                    max_points: int = DEFAULT_MAX_POINTS) -> pd.DataFrame:
     """`regressions` of the runs in `frame` (as `series` returns them)."""
     import pandas as pd
+
     from primbench.history.changepoints import analyse
 
     better = METRICS[check_metric(metric)]

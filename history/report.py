@@ -29,11 +29,11 @@ from primbench.history.errors import HistoryError
 from primbench.history.labels import model
 from primbench.history.plots import UNITS, Chart, _png_bytes, charts_of, trend_figure
 from primbench.history.queries import cap_notes, connection, regressions_of, series
-
 from primbench.textsafe import term_clean
 
 if TYPE_CHECKING:
     import pandas as pd
+
     from primbench.history.branch_compare import BranchComparison
 
 REPORT_FIGSIZE = (9.0, 3.6)
@@ -112,9 +112,8 @@ class _Verdict:
 def _comparisons(con: Any, frame: pd.DataFrame, branch: str, base: str, gpu: str | None, use_git: bool,
                  notes: list[str]) -> list[tuple[str, BranchComparison]]:
     """The latest verdicts of `branch` against `base`, once per config the branch has runs of."""
-    from primbench.history.branch_compare import branch_comparison
-
     from primbench.errors import PrimbenchError
+    from primbench.history.branch_compare import branch_comparison
 
     out = []
     for config in sorted(set(frame["config_key"].fillna(""))):

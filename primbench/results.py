@@ -540,9 +540,9 @@ def _fast_rounds(raw: list[Any]) -> tuple[Round, ...] | None:
     columns = [list(map(dict.get, raw, repeat(key))) for key in _ROUND_FLOATS]
     if not all(_plain_floats(c) for c in columns):
         return None
-    timeouts = list(map(dict.get, raw, repeat("noise_timeout")))
-    batches = list(map(dict.get, raw, repeat("batches")))
-    calls = list(map(dict.get, raw, repeat("kernel_calls")))
+    timeouts: list[Any] = list(map(dict.get, raw, repeat("noise_timeout")))
+    batches: list[Any] = list(map(dict.get, raw, repeat("batches")))
+    calls: list[Any] = list(map(dict.get, raw, repeat("kernel_calls")))
     if set(map(type, timeouts)) != {bool} or set(map(type, batches)) != {int} or set(map(type, calls)) != {int}:
         return None
     if min(batches) < 0 or min(calls) < 0 or max(calls) >= _EXACT_INT:

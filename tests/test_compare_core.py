@@ -9,9 +9,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+
 from primbench.compare.core import NothingToCompareError, compare_runs, load_side
 from primbench.compare.model import FailOn, Verdict
-
 from primbench.errors import UsageError
 from primbench.results import Results, ResultsFileError, results_from_dict
 from tests.compare_data import batch_times, document, run_from_batches, spec, write

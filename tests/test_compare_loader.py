@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from primbench.compare.core import NothingToCompareError, compare_runs, load_side
 from primbench.compare.render import render_json, render_markdown
-
 from primbench.results import Batch, Batches, ResultsFileError, load_results, results_from_dict
 from tests.compare_data import batch_times, document, run_from_batches, spec
 

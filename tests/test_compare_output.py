@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from primbench.compare.render import MARKDOWN_LIMIT, TERMINAL_ROWS, method_line
 from typer.testing import CliRunner
 
 from primbench.cli import app
+from primbench.compare.render import MARKDOWN_LIMIT, TERMINAL_ROWS, method_line
 from tests import history_data as hd
 from tests.compare_data import document, spec, write
 

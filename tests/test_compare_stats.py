@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+
 from primbench.compare import stats
 
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from primbench.history.changepoints import analyse, detect
 
+from primbench.history.changepoints import analyse, detect
 from tests.history_data import noisy_levels
 
 

@@ -165,6 +165,7 @@ def test_progress_bars_stay_out_of_pipes(tmp_path: Path) -> None:
 
 def test_the_commit_axis_is_built_in_linear_time() -> None:
     import pandas as pd
+
     from primbench.history.plots import commit_axis
 
     n = 20_000

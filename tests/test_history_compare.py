@@ -7,12 +7,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from primbench.history.branch_compare import branch_comparison, compare_branch
 from primbench.history.errors import HistoryError
 from primbench.history.forkpoint import from_git
 from primbench.history.ingest import ingest
 from primbench.history.variability import robust_cv
-
 from tests import history_data as hd
 
 
@@ -132,7 +132,6 @@ def test_fork_point_from_git(tmp_path: Path) -> None:
 def test_results_rebuilt_from_the_store_match_the_files(tmp_path: Path) -> None:
     from primbench.history.access import open_for_query
     from primbench.history.branch_compare import _results
-
     from primbench.results import load_results
 
     f = hd.write(tmp_path / "r.json", hd.document([1e12, 2e12], commit=hd.sha("c"), batches=2))
@@ -157,6 +156,7 @@ def test_repeated_runs_of_one_commit_compare_as_a_and_a(tmp_path: Path) -> None:
 
 def test_history_variability_carries_degrees_of_freedom_from_its_run_count() -> None:
     import pandas as pd
+
     from primbench.history.variability import MAD_EFFICIENCY, run_to_run_cvs
 
     rng = np.random.default_rng(3)

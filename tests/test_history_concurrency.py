@@ -10,7 +10,6 @@ import time
 from pathlib import Path
 
 from primbench.history.access import open_for_query
-
 from tests import history_data as hd
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -10,13 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
+
+from primbench.cli import app
 from primbench.history.branch_compare import branch_comparison
 from primbench.history.changepoints import detect
 from primbench.history.ingest import ingest
 from primbench.history.queries import branches, group_names, per_commit, regressions, series
-from typer.testing import CliRunner
-
-from primbench.cli import app
 from tests import history_data as hd
 
 SMALL = {"size": 1048576}  # --size 1MiB
@@ -191,6 +191,7 @@ def test_the_chart_axis_keeps_each_series_in_its_own_order() -> None:
     """c2 and c5 were measured at 128 MiB before the 1 MiB series c0..c6 was run: ordering every
     commit by its first run would put c2 and c5 first and send the 1 MiB line backwards."""
     import pandas as pd
+
     from primbench.history.plots import commit_axis
 
     t = pd.Timestamp("2026-11-30T04:00Z")

@@ -9,6 +9,9 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from typer.testing import CliRunner
+
+from primbench.cli import app
 from primbench.history import ingest as ingest_mod
 from primbench.history import schema
 from primbench.history.access import open_for_query
@@ -17,9 +20,6 @@ from primbench.history.ingest import _insert_atomically, ingest, stage_files
 from primbench.history.queries import list_runs, series
 from primbench.history.shared import ingest_shared, parts
 from primbench.history.store import _check_backing_file, connect
-from typer.testing import CliRunner
-
-from primbench.cli import app
 from tests import history_data as hd
 
 

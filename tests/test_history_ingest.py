@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from primbench.history.access import open_for_query
 from primbench.history.ingest import ingest, run_id_of
 from primbench.history.schema import SCHEMA_VERSION
-
 from primbench.results import KNOWN_VERSIONS
 from tests import history_data as hd
 

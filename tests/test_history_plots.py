@@ -7,11 +7,11 @@ import re
 from pathlib import Path
 
 import pytest
+
 from primbench.history.errors import HistoryError
 from primbench.history.plots import file_name, plot_series
 from primbench.history.queries import series
 from primbench.history.report import write_report
-
 from tests import history_data as hd
 
 PNG = b"\x89PNG\r\n\x1a\n"

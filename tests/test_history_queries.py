@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from primbench.history.queries import branches, list_runs, names, per_commit, regressions, series
 
 from primbench.errors import UsageError
+from primbench.history.queries import branches, list_runs, names, per_commit, regressions, series
 from tests import history_data as hd
 
 

@@ -6,6 +6,7 @@ import datetime as dt
 from pathlib import Path
 
 import pytest
+
 from primbench.history import schema
 from primbench.history.access import open_for_query
 from primbench.history.errors import SchemaError
@@ -13,7 +14,6 @@ from primbench.history.info import migrate_store, store_info
 from primbench.history.ingest import ingest
 from primbench.history.queries import list_runs
 from primbench.history.store import connect
-
 from primbench.results import load_results
 from tests import history_data as hd
 

@@ -9,12 +9,12 @@ import time
 from pathlib import Path
 
 import pytest
+
 from primbench.history.access import open_for_query
 from primbench.history.errors import HistoryError
 from primbench.history.queries import branches, list_runs, regressions, series
 from primbench.history.shared import ingest_shared, merge, runner_name
 from primbench.history.store import connect
-
 from tests import history_data as hd
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -9,12 +9,12 @@ import time
 from pathlib import Path
 
 import pytest
+
+from primbench.errors import MissingDependencyError
 from primbench.history.access import open_for_query
 from primbench.history.errors import HistoryError, StoreLockedError, StoreMissingError
 from primbench.history.ingest import ingest
 from primbench.history.store import DEFAULT_DB, connect, resolve_db, resolve_wait
-
-from primbench.errors import MissingDependencyError
 from tests import history_data as hd
 
 

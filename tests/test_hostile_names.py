@@ -8,10 +8,10 @@ import re
 from pathlib import Path
 
 import pytest
-from primbench.history.ingest import ingest
 from typer.testing import CliRunner
 
 from primbench.cli import app
+from primbench.history.ingest import ingest
 from primbench.textsafe import md_escape, term_clean
 from tests import compare_data as cd
 from tests import history_data as hd

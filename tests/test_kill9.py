@@ -15,12 +15,12 @@ import warnings
 from pathlib import Path
 
 import pytest
+
 from primbench.history.access import open_for_query
 from primbench.history.errors import HistoryWarning
 from primbench.history.ingest import ingest
 from primbench.history.queries import list_runs
 from primbench.history.shared import quarantine
-
 from tests import history_data as hd
 
 ROOT = Path(__file__).resolve().parents[1]

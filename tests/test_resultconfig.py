@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from primbench.compare.core import compare_runs
 
+from primbench.compare.core import compare_runs
 from primbench.resultconfig import MiB, config_key, result_config, setting_differences
 from primbench.results import load_results, results_from_dict
 from tests.compare_data import document, spec

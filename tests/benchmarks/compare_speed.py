@@ -24,7 +24,6 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from primbench.compare.core import compare_runs, load_side  # noqa: E402
-
 from tests.compare_data import batch_times, document, run_from_batches, spec, write  # noqa: E402
 
 N = 10_000

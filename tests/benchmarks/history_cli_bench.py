@@ -57,6 +57,7 @@ def cli(*args: str) -> tuple[float, str]:
 
 def axis_times() -> list[str]:
     import pandas as pd
+
     from primbench.history.plots import commit_axis
 
     lines = []

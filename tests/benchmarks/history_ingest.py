@@ -27,7 +27,6 @@ sys.path.insert(0, str(ROOT))
 from primbench.history.access import open_for_query  # noqa: E402
 from primbench.history.ingest import ingest, stage_files  # noqa: E402
 from primbench.history.shared import ingest_shared  # noqa: E402
-
 from tests import history_data as hd  # noqa: E402
 
 FILES = 1_000

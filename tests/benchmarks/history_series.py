@@ -32,7 +32,6 @@ sys.path.insert(0, str(ROOT))
 from primbench.history.access import open_for_query  # noqa: E402
 from primbench.history.ingest import ingest  # noqa: E402
 from primbench.history.queries import branches, list_runs, per_commit, regressions, series  # noqa: E402
-
 from tests import history_data as hd  # noqa: E402
 
 RUNS = 10_000
