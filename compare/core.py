@@ -227,15 +227,16 @@ def _slow_clock(spec: Specialization) -> str | None:
     return ", ".join(parts) or "below expected"
 
 
-def _untrusted(b: Specialization, h: Specialization) -> str | None:
-    """Why a side's measurement cannot carry a verdict (noise timeout, throttled SM clock), or None."""
+def _untrusted(base: Sequence[Specialization], head: Sequence[Specialization]) -> str | None:
+    """Why a side's measurements (one per run) cannot carry a verdict (noise timeout, throttled
+    SM clock), or None."""
+    sides = (("base", base), ("head", head))
     reasons = []
-    timeouts = [side for side, s in (("base", b), ("head", h)) if s.noise_timeout]
+    timeouts = [side for side, specs in sides if any(s.noise_timeout for s in specs)]
     if timeouts:
         reasons.append(f"noise timeout in {' and '.join(timeouts)}")
-    for side, s in (("base", b), ("head", h)):
-        slow = _slow_clock(s)
-        if slow:
+    for side, specs in sides:
+        for slow in dict.fromkeys(filter(None, map(_slow_clock, specs))):
             reasons.append(f"SM clock below expected in {side} ({slow})")
     return "; ".join(reasons) or None
 
@@ -329,9 +330,8 @@ def _pair(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
                               f"e^±{MAX_LOG_CHANGE:g} (a broken measurement on one side)", **common)
     fields = {**common, "metric": metric, "base_value": math.exp(bo.mean), "head_value": math.exp(ho.mean),
               "change": math.expm1(ho.mean - bo.mean), "base_observations": bo.n, "head_observations": ho.n}
-    reasons = [r for r in (_untrusted(e.spec, f.spec) for e in base for f in head[:1]) if r]
-    reasons += [r for r in (_untrusted(base[0].spec, f.spec) for f in head[1:]) if r]
-    return _Tested(key, fields, bo, ho, len(base), len(head), "; ".join(dict.fromkeys(reasons)) or None,
+    untrusted = _untrusted([e.spec for e in base], [e.spec for e in head])
+    return _Tested(key, fields, bo, ho, len(base), len(head), untrusted,
                    _history(history.get(key)) if history else None)
 
 

@@ -149,11 +149,6 @@ class Round:
     gpu_temp_end: float | None = None
     sm_clock_mhz: float | None = None
 
-    def metric(self, name: str) -> float | None:
-        """The round's value of a specialization metric (``bytes_per_second``, ...)."""
-        value = getattr(self, name, None)
-        return float(value) if isinstance(value, int | float) else None
-
 
 @dataclass(frozen=True)
 class Specialization:
