@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import platform
@@ -32,7 +33,7 @@ from primbench.measure import SYNC_EVERY, Measurement
 from primbench.provenance import host_name, now_iso, provenance
 from primbench.results import RESULTS_VERSION, write_csv, write_json
 from primbench.rounds import log_sd
-from primbench.settings import CustomOption, Settings, build_parser, flags, parse_args
+from primbench.settings import CustomOption, Settings, build_parser, effective_cache_size, flags, parse_args
 from primbench.state import RunOutcome, State, Thermal
 from primbench.version import __version__
 
@@ -201,6 +202,11 @@ class Executor:
         device = self._open_device(settings)
         # Read the device's context now: it needs the monitor, which close() shuts down.
         dev_ctx = device.context() if device is not None else {}
+        if device is not None and not settings.dry and settings.cache_size is None:
+            # --cache-size auto: the bytes used are what results.json records
+            l2 = (dev_ctx.get("gpu") or {}).get("l2_cache_bytes")
+            settings = dataclasses.replace(settings, cache_size=effective_cache_size(None, l2))
+            self.settings = settings
         algorithm = str(selected[0].meta["algo"])
         count = len(selected)
         reporter.header(algorithm, count, settings.dry, noise_tolerance_percent=settings.noise_tolerance_percent)
@@ -493,7 +499,8 @@ def _record(index: int, q: _Queued, rounds: Sequence[_Round], settings: Settings
         "bytes_per_item": _number(last.bytes_per_call / last.items) if last.items else 0,
         "items": last.items,
         "noise_timeout": any(m.noise_timeout for m in measurements),
-        "noise_percent": max(m.noise_percent for m in measurements),
+        # pooled over the rounds (root mean square): each round's window estimates the same batch noise
+        "noise_percent": math.sqrt(math.fsum(m.noise_percent**2 for m in measurements) / len(measurements)),
         "meta": q.meta,
         "elapsed_secs": {"host": math.fsum(m.host_secs for m in measurements), "gpu": gpu},
     }

@@ -26,6 +26,30 @@ _SIZE_RE = re.compile(r"^\s*(\d+)\s*(B|KiB|MiB|GiB|TiB)?\s*$", re.IGNORECASE)
 _SIZE_UNITS = {"b": 1, "kib": KiB, "mib": MiB, "gib": GiB, "tib": 1024 * GiB}
 
 
+#: ``--cache-size auto`` clears this many times the GPU's L2 cache before each cold call
+#: (measured on an H200: tests/benchmarks/cache_clear.md).
+AUTO_CACHE_L2_MULTIPLE = 2
+#: What ``auto`` clears where the device does not report its L2 size.
+FALLBACK_CACHE_SIZE = 256 * MiB
+
+
+def effective_cache_size(setting: int | None, l2_cache_bytes: int | None) -> int:
+    """The bytes to clear before each cold call: `setting` where given, else (``auto``)
+    the L2 size times `AUTO_CACHE_L2_MULTIPLE`, or `FALLBACK_CACHE_SIZE` where it is unknown."""
+    if setting is not None:
+        return setting
+    if l2_cache_bytes and l2_cache_bytes > 0:
+        return int(l2_cache_bytes) * AUTO_CACHE_L2_MULTIPLE
+    return FALLBACK_CACHE_SIZE
+
+
+def parse_cache_size(text: str | int) -> int | None:
+    """``auto`` (None) or a size as `parse_size` reads it."""
+    if isinstance(text, str) and text.strip().lower() == "auto":
+        return None
+    return parse_size(text)
+
+
 def parse_size(text: str | int) -> int:
     """Bytes from ``"128MiB"``, ``"64 KiB"``, ``"1GiB"`` or a plain number of bytes."""
     if isinstance(text, int):
@@ -71,7 +95,7 @@ class Settings:
     spaces_per_indent: int = 4
     stream_blocking_timeout_secs: float = 10
     # Python additions (compile-time macros and build-time facts in the C++ harness).
-    cache_size: int = 256 * MiB
+    cache_size: int | None = None  # None: auto (the L2 size; see effective_cache_size)
     device: int | None = None
     no_test: bool = False
     no_monitoring: bool = False
@@ -96,7 +120,7 @@ class Settings:
             if not getattr(self, name) > 0:
                 raise UsageError(f"--{_opt(name)} must be greater than 0, got {getattr(self, name)}")
         for name in non_negative:
-            if not getattr(self, name) >= 0:
+            if getattr(self, name) is not None and not getattr(self, name) >= 0:
                 raise UsageError(f"--{_opt(name)} must not be negative, got {getattr(self, name)}")
         if self.rounds < 1:
             raise UsageError(f"--rounds must be at least 1, got {self.rounds}")
@@ -134,14 +158,14 @@ _HELP = {
     "csv_out": "Also write a CSV summary here",
     "filter": "Only run specializations whose name matches this regular expression",
     "dry": "List the specializations and write zeroed results without running anything",
-    "min_gpu_ms_per_batch": "Double the calls per batch until a batch takes at least this much GPU time",
+    "min_gpu_ms_per_batch": "Double the calls per batch until a batch takes at least this much GPU time (then "
+    "lengthen batches so that a round's window fills its --min-secs share)",
     "min_secs": "Run each specialization for at least this much wall time",
     "noise_timeout_secs": "Stop a specialization that is still noisy after this long, flagged noise_timeout",
     "batch_window_size": "Number of recent batches over which noise is measured",
     "noise_tolerance_percent": "Stop once the noise (coefficient of variation) is below this",
     "min_gpu_temp": "Warm the GPU to at least this temperature (°C) before each specialization, or abort "
-    "after --max-warming-secs (default auto: warm toward 50 °C for at most 10 s, until the temperature "
-    "stops rising; never aborts)",
+    "after --max-warming-secs (default auto: no warming; on an H200 kernel times hold from the first batch)",
     "max_gpu_temp": "Let the GPU cool to at most this temperature (°C) before each specialization and batch "
     "(default auto: 10 °C below the GPU's slowdown temperature, else 80)",
     "max_warming_secs": "Abort if warming takes longer than this",
@@ -149,7 +173,8 @@ _HELP = {
     "output_batches": "Write per-batch GPU times to results.json",
     "spaces_per_indent": "Indentation of results.json (0 for compact)",
     "stream_blocking_timeout_secs": "Give up blocking the stream after this long (then pass flags.sync)",
-    "cache_size": "Bytes written to clear the GPU cache before each call; suffixes as --size (default 256MiB)",
+    "cache_size": "Bytes written to clear the GPU cache before each cold call, suffixes as --size, or auto: "
+                  "the GPU's L2 size (default auto; results.json records the bytes used)",
     "device": "Index of the GPU to run on (default: the current device)",
     "no_test": "Skip the benchmarks' test() checks",
     "no_monitoring": "Do not read temperatures or clocks; no warming or cooling",
@@ -209,8 +234,10 @@ def build_parser(prog: str, custom: list[CustomOption]) -> argparse.ArgumentPars
             group.add_argument(flag, dest=f.name, action="store_true", help=text)
             continue
         conv: Any
-        if f.name in ("size", "cache_size"):
+        if f.name == "size":
             conv = parse_size
+        elif f.name == "cache_size":
+            conv = parse_cache_size
         else:
             conv = {"int": int, "int | None": int, "float": float, "float | None": float}.get(str(f.type), str)
         shown = "" if f.name in ("size", "cache_size") or default in ("", None) else f" (default {default!r})"

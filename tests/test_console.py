@@ -47,12 +47,12 @@ class Copy(pb.Benchmark):
         state.run(state.device.launch)
 
 
-def _run(tmp_path, monkeypatch, **env) -> str:
+def _run(tmp_path, monkeypatch, *args: str, **env) -> str:
     monkeypatch.delenv("NO_COLOR", raising=False)
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     out = io.StringIO()
-    ex = pb.Executor(["--json-out", str(tmp_path / "r.json"), "--min-secs", "0"], device=FakeDevice(),
+    ex = pb.Executor(["--json-out", str(tmp_path / "r.json"), "--min-secs", "0", *args], device=FakeDevice(),
                      reporter=Reporter(make_console(out)))
     ex.queue(Copy())
     ex.run()
@@ -77,7 +77,7 @@ def test_no_color_wins_over_clicolor_force(tmp_path, monkeypatch):
 
 
 def test_warming_rounds_eta_temperature_and_time_per_call_are_shown(tmp_path, monkeypatch):
-    text = _run(tmp_path, monkeypatch)
+    text = _run(tmp_path, monkeypatch, "--min-gpu-temp", "50")
     assert "warming from 40 °C to 50 °C" in text and "warmed to 50 °C in " in text
     assert "round 1/3" in text and "round 2/3 (about " in text and " s left)" in text
     final = next(line for line in text.splitlines() if line.startswith("ok    [1/1]"))

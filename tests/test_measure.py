@@ -8,7 +8,14 @@ import statistics
 import pytest
 
 from primbench.errors import StreamBlockingTimeout, UsageError
-from primbench.measure import SYNC_EVERY, coefficient_of_variation, measure, timed_calls
+from primbench.measure import (
+    MAX_FILL_FACTOR,
+    SYNC_EVERY,
+    coefficient_of_variation,
+    fill_window,
+    measure,
+    timed_calls,
+)
 from tests.fakes import FakeDevice
 
 DEFAULTS = dict(
@@ -96,8 +103,17 @@ def test_min_secs_keeps_a_quiet_run_going():
     assert not m.noise_timeout
     assert m.host_secs >= 1.0
     assert m.batches[-2].host_secs < 1.0
-    # 16 ms batches of pure GPU time: 63 batches reach 1.008 s.
-    assert len(m.batches) == math.ceil(1.0 / 0.016)
+    # Sizing stops at 16 calls (16 ms of GPU time); batches are then lengthened so that the
+    # window of 10 fills the 1 s: 100 calls, and 10 batches reach 1.0 s.
+    assert m.kernel_calls_per_batch == round(16 * (1.0 / 10) / 0.016)
+    assert len(m.batches) in (10, 11)  # the 10th ends at 1.0 s give or take rounding
+
+
+def test_filling_the_window_never_shrinks_nor_explodes_a_batch():
+    assert fill_window(16, 0.016, 1.0, 10) == 100
+    assert fill_window(16, 0.5, 1.0, 10) == 16  # already longer than its share
+    assert fill_window(1, 1e-6, 1.0, 10) == MAX_FILL_FACTOR
+    assert fill_window(16, 0.016, 0.0, 10) == 16  # --min-secs 0: the size sizing found
 
 
 def test_timeout_is_not_flagged_for_a_quiet_run():

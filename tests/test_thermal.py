@@ -22,10 +22,7 @@ from primbench.state import Thermal
 from primbench.thermal import (
     AUTO_MARGIN_C,
     AUTO_MAX_FALLBACK_C,
-    AUTO_PLATEAU_SECS,
-    AUTO_SLACK_C,
-    AUTO_TARGET_C,
-    AUTO_WARMING_SECS,
+    AUTO_MIN_C,
     COOL_POLL_SECS,
     HEAT_STEP_SECS,
     ThermalControl,
@@ -51,8 +48,10 @@ def test_explicit_warming_reaches_the_range_and_stops_there() -> None:
     assert tc.warming_secs == pytest.approx(dev.heated_secs)
     assert tc.record() == {
         "min_gpu_temp": 50.0, "min_mode": "explicit", "max_gpu_temp": 60.0, "max_mode": "explicit",
-        "warming_secs": tc.warming_secs, "cooling_secs": 0.0,
+        "warming_secs": tc.warming_secs, "cooling_secs": 0.0, "start_gpu_temp": 40,
+        "highest_gpu_temp": tc.highest_temp,
     }
+    assert tc.highest_temp is not None and tc.highest_temp >= 50
 
 
 def test_explicit_warming_timeout_names_the_temperature_and_what_to_set() -> None:
@@ -118,46 +117,26 @@ def test_in_range_does_nothing() -> None:
 # ----------------------------------------------------------------- auto range (datacenter GPUs)
 
 
-def test_auto_warming_stops_on_a_plateau_without_aborting() -> None:
-    # An H200-like GPU: levels off at 45 °C, below the 50 °C target. It gains a whole degree
-    # per heating step (sensors read whole degrees), so reaches 45 °C after 5 steps.
-    dev = FakeDevice(temperature=40, heat_per_sec=1 / HEAT_STEP_SECS, max_temp=45)
-    tc = ThermalControl(dev, Settings())
-    tc.before_specialization()
-    assert dev.temp == 45
-    # Stopped once no degree was gained for the plateau time.
-    assert dev.heated_secs == pytest.approx(5 * HEAT_STEP_SECS + AUTO_PLATEAU_SECS, abs=1.01 * HEAT_STEP_SECS)
-    assert tc.reached == 45
-    assert tc.record()["min_mode"] == "auto" and tc.record()["min_gpu_temp"] == AUTO_TARGET_C
-
-
-def test_auto_warming_is_capped_and_never_aborts() -> None:
-    # Warming slowly but steadily (1 °C every 2 s, so no plateau): the cap ends it.
-    dev = FakeDevice(temperature=40, heat_per_sec=0.5)
-    tc = ThermalControl(dev, Settings(max_warming_secs=1))  # the explicit-mode limit is not used in auto
-    tc.before_specialization()
-    assert AUTO_WARMING_SECS <= dev.heated_secs <= AUTO_WARMING_SECS + 2 * HEAT_STEP_SECS
-    assert dev.temp == pytest.approx(40 + 0.5 * dev.heated_secs)
-    assert dev.temp < AUTO_TARGET_C
-
-
-def test_auto_floor_for_later_specializations_is_the_level_reached() -> None:
+def test_auto_minimum_does_not_warm_and_records_the_temperatures() -> None:
+    # An H200-like GPU idling at 40 °C: auto never heats it (kernel times hold from the first
+    # batch there), and records where the run started and the highest reading.
     dev = FakeDevice(temperature=40, heat_per_sec=2, max_temp=45, cool_per_sec=1)
     tc = ThermalControl(dev, Settings())
     tc.before_specialization()
-    assert tc.reached == 45
-    dev.sleep(4)  # cooled to 41 between specializations
-    heated = dev.heated_secs
+    assert dev.heated_secs == 0 and tc.warming_secs == 0
+    dev.temp = 44  # the measurement itself warmed it
     tc.before_specialization()
-    # Warmed back to the reached level minus the slack (43 °C), not toward 50 °C again.
-    assert dev.temp == pytest.approx(45 - AUTO_SLACK_C, abs=2 * HEAT_STEP_SECS * 2)
-    assert dev.heated_secs - heated == pytest.approx(1.0, abs=2 * HEAT_STEP_SECS)
+    record = tc.record()
+    assert record["min_mode"] == "auto" and record["min_gpu_temp"] == AUTO_MIN_C
+    assert (record["start_gpu_temp"], record["highest_gpu_temp"]) == (40, 44)
 
 
-def test_auto_warming_reaches_the_target_when_it_can() -> None:
+def test_explicit_minimum_still_warms_under_an_auto_maximum() -> None:
     dev = FakeDevice(temperature=40, heat_per_sec=2)
-    ThermalControl(dev, Settings()).before_specialization()
-    assert AUTO_TARGET_C <= dev.temp < AUTO_TARGET_C + 1
+    tc = ThermalControl(dev, Settings(min_gpu_temp=50))
+    tc.before_specialization()
+    assert 50 <= dev.temp < 51 and tc.warming_secs > 0
+    assert tc.record()["start_gpu_temp"] == 40 and tc.record()["highest_gpu_temp"] >= 50
 
 
 @pytest.mark.parametrize(("slowdown", "max_c"), [(89.0, 89.0 - AUTO_MARGIN_C), (None, AUTO_MAX_FALLBACK_C)])
@@ -176,9 +155,9 @@ def test_auto_maximum_cools_a_gpu_near_its_slowdown() -> None:
     assert dev.temp <= 79 and dev.heated_secs == 0
 
 
-def test_auto_minimum_never_above_a_low_maximum() -> None:
+def test_explicit_minimum_never_above_a_low_auto_maximum() -> None:
     dev = FakeDevice(temperature=40, slowdown=55)  # maximum 45 °C
-    tc = thermal_for(dev, Settings())
+    tc = thermal_for(dev, Settings(min_gpu_temp=50))
     assert isinstance(tc, ThermalControl)
     assert tc.max_temp == 45 and tc.min_temp == 45
 
@@ -187,7 +166,7 @@ def test_explicit_maximum_with_auto_minimum() -> None:
     dev = FakeDevice(temperature=40, slowdown=89)
     tc = thermal_for(dev, Settings(max_gpu_temp=70))
     assert isinstance(tc, ThermalControl)
-    assert (tc.max_temp, tc.min_temp) == (70, AUTO_TARGET_C)
+    assert (tc.max_temp, tc.min_temp) == (70, AUTO_MIN_C)
     assert tc.record()["max_mode"] == "explicit" and tc.record()["min_mode"] == "auto"
 
 
@@ -233,8 +212,9 @@ def test_monitoring_on_records_sensor_range_and_temperatures(tmp_path: Path) -> 
     assert general["monitoring"] == {"name": "fakesmi", "version": "1.0"}
     assert general["temperature_type"] == "edge"
     assert general["thermal"]["max_gpu_temp"] == 79 and general["thermal"]["min_mode"] == "auto"
-    assert dev.heated_secs > 0
-    assert doc["specializations"][0]["gpu_temp_celsius"]["start"] >= AUTO_TARGET_C
+    assert dev.heated_secs == 0  # auto: no warming
+    assert general["thermal"]["start_gpu_temp"] == 40
+    assert doc["specializations"][0]["gpu_temp_celsius"]["start"] == 40
 
 
 def test_no_monitoring_writes_no_monitoring_fields_and_never_warms(tmp_path: Path) -> None:
