@@ -3,7 +3,8 @@
 Written once against `primbench.device.Device`. The rules, as in the C++ primbench:
 
 * Batch sizing: 1 call per batch, doubled until a batch takes more than
-  ``min_gpu_ms_per_batch`` of GPU time; then lengthened so that a full window of batches
+  ``min_gpu_ms_per_batch`` of GPU time (skipping the doublings that the time per call
+  predicts, `next_size`); then lengthened so that a full window of batches
   takes about ``min_secs`` of wall time (`fill_window`), since the run lasts that long anyway
   and a batch of more calls has less noise. Sizing batches are discarded; the size is fixed
   from then on.
@@ -132,6 +133,21 @@ def timed_calls(
     return out
 
 
+def next_size(calls: int, batch_ms: float, min_gpu_ms_per_batch: float, batch_secs: float = 0.0,
+              secs_left: float = math.inf) -> int:
+    """The next batch size while sizing: double, or jump straight to the power of two that the
+    batch's GPU time per call predicts will pass `min_gpu_ms_per_batch` (the size doubling would
+    reach, without the batches in between), unless that batch would take longer in wall time
+    (at this batch's `batch_secs` per `calls`) than the `secs_left` of the sizing budget."""
+    doubled = calls * 2
+    if batch_ms <= 0:
+        return doubled
+    jump = 1 << max(0, math.ceil(math.log2(calls * min_gpu_ms_per_batch / batch_ms)))
+    if batch_secs > 0 and jump * batch_secs / calls > secs_left:
+        return doubled
+    return max(doubled, jump)
+
+
 #: A window-filling batch is at most this many times the size batch sizing found.
 MAX_FILL_FACTOR = 64
 
@@ -189,7 +205,8 @@ def measure(
             )
         if device.now() - sizing_start > noise_timeout_secs:
             break  # enqueueing is slower than the GPU: keep this size rather than grow forever
-        calls *= 2
+        calls = next_size(calls, total, min_gpu_ms_per_batch, device.now() - batch_start,
+                          noise_timeout_secs - (device.now() - sizing_start))
     if calls_per_batch is None:
         calls = fill_window(calls, device.now() - batch_start, min_secs, batch_window_size)
 
