@@ -28,9 +28,10 @@ from primbench.compare.core import compare_runs, load_side  # noqa: E402
 from primbench.compare.model import Verdict  # noqa: E402
 
 OLD = "92ce889"
+# 92ce889's layout: compare/ was a top-level package then
 OLD_SCRIPT = r"""
 import json, sys
-from primbench.compare.core import compare_runs, load_side
+from compare.core import compare_runs, load_side
 pairs = json.loads(sys.stdin.read())
 out = []
 for b, h in pairs:
@@ -129,7 +130,7 @@ def main() -> None:
         try:
             work = Path(tmp) / "files"
             work.mkdir()
-            for data in ("data", "data-v1"):
+            for data in ("data", "data-v2", "data-v1"):
                 for size in ("64KiB", "1MiB", "128MiB"):
                     folder = HERE / data / size
                     if folder.is_dir():
