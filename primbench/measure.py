@@ -135,14 +135,16 @@ def timed_calls(
 
 def next_size(calls: int, batch_ms: float, min_gpu_ms_per_batch: float, batch_secs: float = 0.0,
               secs_left: float = math.inf) -> int:
-    """The next batch size while sizing: double, or jump straight to the power of two that the
-    batch's GPU time per call predicts will pass `min_gpu_ms_per_batch` (the size doubling would
-    reach, without the batches in between), unless that batch would take longer in wall time
+    """The next batch size while sizing: double, or jump straight to the power of two just below
+    what the batch's GPU time per call predicts would pass `min_gpu_ms_per_batch` (one doubling
+    short of the size doubling would reach, without the batches in between), unless that batch would take longer in wall time
     (at this batch's `batch_secs` per `calls`) than the `secs_left` of the sizing budget."""
     doubled = calls * 2
     if batch_ms <= 0:
         return doubled
-    jump = 1 << max(0, math.ceil(math.log2(calls * min_gpu_ms_per_batch / batch_ms)))
+    # the power of two at or just below the prediction: a first call that ran faster than the
+    # steady state must not double the batch (the next batch checks, and doubles if short)
+    jump = 1 << max(0, math.floor(math.log2(calls * min_gpu_ms_per_batch / batch_ms)))
     if batch_secs > 0 and jump * batch_secs / calls > secs_left:
         return doubled
     return max(doubled, jump)

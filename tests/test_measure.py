@@ -44,8 +44,8 @@ def test_cv_is_sample_std_over_mean():
 
 @pytest.mark.parametrize(
     ("kernel_ms", "calls", "sizing_calls"),
-    # 1 call, then the power of two its time predicts, doubling on if that fell short
-    [(3.0, 4, [1, 4]), (2.5, 8, [1, 4, 8]), (11.0, 1, [1]), (0.001, 16384, [1, 16384])],
+    # 1 call, then the power of two just below what its time predicts, doubling on from there
+    [(3.0, 4, [1, 2, 4]), (2.5, 8, [1, 4, 8]), (11.0, 1, [1]), (0.001, 16384, [1, 8192, 16384])],
 )
 def test_batch_size_is_the_first_power_of_two_strictly_above_minimum(kernel_ms, calls, sizing_calls):
     dev = FakeDevice(kernel_ms)
@@ -58,11 +58,13 @@ def test_batch_size_is_the_first_power_of_two_strictly_above_minimum(kernel_ms, 
 
 
 def test_next_size_jumps_only_within_the_sizing_budget():
-    assert next_size(1, 0.005, 10.0) == 2048  # 5 µs per call: 2048 calls pass 10 ms
+    assert next_size(1, 0.005, 10.0) == 1024  # 5 µs per call: 2000 predicted, 1024 below it
+    assert next_size(1, 0.004, 10.0) == 2048  # a first call faster than the rest: still not 4096
     assert next_size(4, 12.0, 10.0) == 8  # never less than doubling
     assert next_size(2, 0.0, 10.0) == 4  # no GPU time measured: double
     # 1 ms of wall time per call and 0.5 s left: 2048 calls would take 2 s, so only double
     assert next_size(1, 0.005, 10.0, batch_secs=0.001, secs_left=0.5) == 2
+    assert next_size(1, 0.005, 10.0, batch_secs=0.0001, secs_left=0.5) == 1024
 
 
 def test_quiet_kernel_stops_when_window_is_full():
@@ -83,7 +85,7 @@ def test_tolerance_uses_only_the_last_window():
     calls_per_batch = 16  # 1 ms kernels: 16 calls > 10 ms
 
     def kernel(n: int, cold: bool) -> float:
-        sizing_calls = 1 + 16  # 1 call, then the predicted 16
+        sizing_calls = 1 + 8 + 16  # 1 call, then 8 (just below the predicted 10), then 16
         if n < sizing_calls:
             return per_call
         batch = (n - sizing_calls) // calls_per_batch
