@@ -123,6 +123,22 @@ def evaluate(folder: Path, old_tree: Path, workdir: Path) -> list[str]:
     return lines
 
 
+def cross_gpu(size: str) -> list[str]:
+    """A run of the same code on another physical H200 against each same-GPU A/A run."""
+    other = sorted((HERE / "cross-gpu" / size).glob("aa-*.json"))
+    same = sorted((HERE / "data" / size).glob("aa-*.json"))
+    if not other or not same:
+        return []
+    comps = [compare_runs(load_side(b), load_side(h)) for o in other for s in same for b, h in ((o, s), (s, o))]
+    warned = sum(any("different physical GPU" in w for w in c.warnings) for c in comps)
+    shifts = [c.suite_shift.change for c in comps if c.suite_shift is not None]
+    return [f"## cross-gpu/{size}: the suite on another physical H200 against the {len(same)} A/A runs of "
+            f"data/{size}",
+            f"ordered pairs exiting 1: {sum(c.failed() for c in comps)}/{len(comps)}; 'different physical GPU' "
+            f"warned on {warned}/{len(comps)}; median |suite-wide shift| "
+            f"{statistics.median(abs(x) for x in shifts) * 100 if shifts else float('nan'):.2f} %", ""]
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         old_tree = Path(tmp) / "old"
@@ -135,6 +151,8 @@ def main() -> None:
                     folder = HERE / data / size
                     if folder.is_dir():
                         print("\n".join(evaluate(folder, old_tree, work)) + "\n", flush=True)
+            for size in ("64KiB", "1MiB", "128MiB"):
+                print("\n".join(cross_gpu(size)), flush=True)
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old_tree)], check=False)
 
