@@ -182,7 +182,8 @@ class Executor:
     def _prepare(device: Device, settings: Settings) -> None:
         try:
             device.prepare(
-                cache_size=0 if settings.hot else settings.cache_size,
+                # resolved from the device's L2 size by _run before this (auto is None)
+                cache_size=0 if settings.hot else effective_cache_size(settings.cache_size, None),
                 blocking_timeout_secs=settings.stream_blocking_timeout_secs,
                 slots=SYNC_EVERY,
             )
