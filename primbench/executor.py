@@ -31,7 +31,7 @@ from primbench.errors import (
 )
 from primbench.measure import SYNC_EVERY, Measurement
 from primbench.provenance import host_name, now_iso, provenance
-from primbench.results import RESULTS_VERSION, write_csv, write_json
+from primbench.results import RESULTS_VERSION, time_per_call_fields, write_csv, write_json
 from primbench.rounds import log_sd
 from primbench.settings import CustomOption, Settings, build_parser, effective_cache_size, flags, parse_args
 from primbench.state import RunOutcome, State, Thermal
@@ -524,6 +524,8 @@ def _record(index: int, q: _Queued, rounds: Sequence[_Round], settings: Settings
     per_call_ms = [rr["gpu_ms_per_call"] for rr in record["rounds"]]
     spread = log_sd(per_call_ms)
     record["between_rounds"] = {"count": len(rounds), "cv_percent": spread * 100.0 if spread is not None else None}
+    per_call = [b.batch_ms / 1000.0 / b.kernel_calls for m in measurements for b in m.batches if b.kernel_calls]
+    record.update(time_per_call_fields(per_call, gpu, calls))  # results 4.4.0
     return record
 
 
