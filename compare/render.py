@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from primbench.compare.model import Comparison, SpecComparison, Verdict
-from primbench.console import si
+from primbench.metrics import by_name
 from primbench.textsafe import md_escape, term_clean
 
 if TYPE_CHECKING:
@@ -32,13 +32,11 @@ ICONS = {
     Verdict.REMOVED: "➖",
 }
 
-UNITS = {"bytes_per_second": "B/s", "items_per_second": "items/s"}
-
-
 def _value(row: SpecComparison, value: float | None) -> str:
+    """A value in its row's metric, as the registry prints it (``2.72 TB/s``, ``5.72 µs``)."""
     if value is None:
         return "—"
-    return si(value, UNITS.get(row.metric or "bytes_per_second", "B/s"))
+    return by_name(row.metric or "bytes_per_second").format(value)
 
 
 def _change(value: float | None) -> str:
@@ -78,7 +76,8 @@ def summary_line(c: Comparison) -> str:
         n = counts.get(v, 0)
         parts.append(_plural(n, word) if v in (Verdict.REGRESSION, Verdict.IMPROVEMENT) else f"{n} {word}")
     g = c.summary.geomean_ratio
-    geo = f"geometric mean of head/base {g:.4f} ({(g - 1) * 100:+.2f} %)" if g is not None else "no geometric mean"
+    of = "" if c.summary.higher_is_better else f" {by_name('time').label}"
+    geo = f"geometric mean of head/base{of} {g:.4f} ({(g - 1) * 100:+.2f} %)" if g is not None else "no geometric mean"
     return f"{', '.join(parts)}; {geo} over {c.summary.compared} compared"
 
 
