@@ -365,3 +365,20 @@ def test_the_builders_values() -> None:
     assert pb.axis.sizes(["64KiB", 512]).values == (65536, 512)
     assert pb.axis.ints(np.array([1, 2], dtype=np.int64)).values == (1, 2)
     assert pb.axis.dtypes([np.float32, "int8"]).values == (np.dtype(np.float32), np.dtype(np.int8))
+
+
+def test_the_example_program_sweeps_its_axes_without_a_gpu(tmp_path: Path) -> None:
+    """examples/axes_sweep.py with --dry (no GPU, no CuPy): the product of its axes, in order."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "axes.json"
+    done = subprocess.run([sys.executable, str(root / "examples" / "axes_sweep.py"), "--dry", "--json-out", str(out),
+                           "--axis", "block=[256,64]", "--axis", "size=[2^16:2^28:*16]"],
+                          capture_output=True, text=True, timeout=120, cwd=root,
+                          env={"PYTHONPATH": str(root), "NO_COLOR": "1", "PATH": ""})
+    assert done.returncode == 0, done.stderr
+    got = [s.name for s in load_results(out).specializations]
+    assert got == [f"block: {b}, size: {s}, type: int" for b in (64, 256) for s in (65536, 1048576, 16777216,
+                                                                                    268435456)]
