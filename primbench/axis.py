@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -35,10 +35,7 @@ from primbench.errors import UsageError
 from primbench.settings import parse_size
 from primbench.typenames import registered_dtype, type_name
 
-if TYPE_CHECKING:
-    from primbench.benchmark import Benchmark
-
-B = TypeVar("B", bound="Benchmark")
+B = TypeVar("B", bound=type)  # a benchmark class (primbench.benchmark imports this module)
 
 __all__ = ["MAX_VALUES", "SIZE", "Axis", "Kind", "dtypes", "floats", "ints", "parse_override", "pow2", "sizes",
            "strings", "sweep"]
@@ -149,15 +146,15 @@ def dtypes(values: Iterable[Any]) -> Axis:
 # --------------------------------------------------------------------------- declarations
 
 
-def sweep(**axes: Axis) -> Callable[[type[B]], type[B]]:
+def sweep(**axes: Axis) -> Callable[[B], B]:
     """A class decorator that declares a benchmark's axes, in this order::
 
         @pb.axis.sweep(block=pb.axis.ints([128, 256]), size=pb.axis.pow2(16, 28, 4))
         class Copy(pb.Benchmark): ...
 
     It sets the class's ``axes`` (read-only); the executor queues every combination."""
-    def decorate(cls: type[B]) -> type[B]:
-        cls.axes = MappingProxyType(dict(axes))
+    def decorate(cls: B) -> B:
+        setattr(cls, "axes", MappingProxyType(dict(axes)))  # noqa: B010 (B is any class to mypy)
         declared(cls)  # checked now: a bad declaration fails where it is written
         return cls
 
