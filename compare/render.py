@@ -153,7 +153,10 @@ def why(row: SpecComparison, c: Comparison) -> str:
     if shift is not None and row.relative_change is not None and row.change is not None:
         moved = (abs(row.change) >= c.threshold) != (abs(row.relative_change) >= c.threshold)
         if shift.detected or moved:
-            return (f"judged relative to the suite-wide shift {shift.change * 100:+.2f} %: "
+            # the shift in the row's own direction: a time row of a throughput suite sees 1/(1+x) - 1
+            suite = shift.change if row.higher_is_better in (None, shift.higher_is_better) \
+                else 1 / (1 + shift.change) - 1
+            return (f"judged relative to the suite-wide shift {suite * 100:+.2f} %: "
                     f"{row.relative_change * 100:+.2f} %")
     return ""
 

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from primbench.cli import app
 from primbench.compare.core import compare_runs
 from primbench.compare.model import FailOn, Verdict
-from primbench.compare.render import render_json, render_markdown, render_terminal, summary_line
+from primbench.compare.render import render_json, render_markdown, render_terminal, summary_line, why
 from primbench.console import make_console
 from primbench.errors import UsageError
 from primbench.results import Results, results_from_dict
@@ -153,6 +153,9 @@ def test_a_mixed_suite_shift_is_taken_on_the_throughput_scale() -> None:
     assert shift.change == pytest.approx(1 / 1.04 - 1)
     assert shift.verdict is Verdict.REGRESSION
     assert c.summary.higher_is_better and c.summary.geomean_ratio == pytest.approx(1 / 1.04)
+    # each row's "why" states the shift in its own direction: time up 4 %, throughput down 3.85 %
+    assert why(c.row("copy", "t: 0"), c).startswith("judged relative to the suite-wide shift +4.00 %")
+    assert why(c.row("copy", "r: 0"), c).startswith("judged relative to the suite-wide shift -3.85 %")
 
 
 def test_the_geometric_mean_of_a_time_suite_is_of_time() -> None:
