@@ -25,17 +25,22 @@ from primbench.compare.model import (
     count_verdicts,
 )
 from primbench.errors import PrimbenchError, UsageError
+from primbench.metrics import CHOICES, METRICS, by_name, choose
 from primbench.resultconfig import setting_differences
 from primbench.results import Results, ResultsFileError, Specialization, cyclic_gc_paused, load_results
 
 METHOD_DESCRIPTION = (
-    "observations: ln(throughput) of every round of every run on a side (a run without rounds counts once); "
+    "observations: ln(metric) of every round of every run on a side (a run without rounds counts once; the "
+    "metric is bytes/s, items/s or GPU time per call: --metric, else bytes/s where both sides declare bytes, "
+    "then items/s, then time); "
     "d = mean(head) - mean(base); variance: the pooled sample variance of both sides' observations, "
     "moderated toward a prior fitted across the suite (empirical Bayes, limma's squeezeVar), or history's "
     "run-to-run variance where that is larger; with 5+ specializations, d is taken relative to the suite's "
-    "median change (a suite-wide shift is reported on its own); with 10+ specializations, standard errors "
+    "median change (taken on the scale where higher is better: -d for time; a suite-wide shift is reported on its "
+    "own); with 10+ specializations, standard errors "
     "widened when the changes spread wider than that predicts (empirical null); regression/improvement when |d| >= "
-    "ln(1+threshold) and the t-test of d = 0 is significant after Benjamini-Hochberg (q <= alpha); unchanged "
+    "ln(1+threshold) and the t-test of d = 0 is significant after Benjamini-Hochberg (q <= alpha), a regression "
+    "being a change in the worse direction (throughput down, time up); unchanged "
     "when the TOST equivalence t-test at alpha puts |d| inside the threshold; otherwise, after a noise "
     "timeout or a throttled SM clock, or without any run-to-run variability, inconclusive"
 )
@@ -300,7 +305,7 @@ def _observations(entries: Sequence[_Entry], metric: str) -> list[float]:
 
 
 def _pair(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
-          history: Mapping[tuple[str, str], Any] | None) -> _Tested | SpecComparison:
+          history: Mapping[tuple[str, str], Any] | None, choice: str | None = None) -> _Tested | SpecComparison:
     """Pairing: both sides' observations of one specialization, or the row that ends it."""
     b, h = base[0].spec, head[0].spec
     common: dict[str, Any] = {
@@ -317,14 +322,14 @@ def _pair(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
         which = " and ".join(dict.fromkeys(side for side, _ in failed))
         return SpecComparison(verdict=Verdict.INCONCLUSIVE, reason=f"failed in {which}: {failed[0][1].error or ''}",
                               **common)
-    metric = _metric_of(base, head)
+    metric = _metric_of(base, head, choice)
     if metric is None:
+        wanted = by_name(choice).name if choice else "bytes_per_second, items_per_second and gpu_seconds_per_call"
         return SpecComparison(verdict=Verdict.INCONCLUSIVE,
-                              reason="no positive throughput on both sides (bytes_per_second and items_per_second)",
-                              **common)
+                              reason=f"no positive value on both sides ({wanted})", **common)
     bo, ho = _sample(_observations(base, metric)), _sample(_observations(head, metric))
     if bo.n == 0 or ho.n == 0:
-        return SpecComparison(verdict=Verdict.INCONCLUSIVE, reason="no finite positive throughput", **common)
+        return SpecComparison(verdict=Verdict.INCONCLUSIVE, reason=f"no finite positive {metric}", **common)
     if not abs(ho.mean - bo.mean) < MAX_LOG_CHANGE:
         return SpecComparison(verdict=Verdict.INCONCLUSIVE, reason="change out of range: head/base is beyond "
                               f"e^±{MAX_LOG_CHANGE:g} (a broken measurement on one side)", **common)
@@ -335,11 +340,22 @@ def _pair(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
                    _history(history.get(key)) if history else None)
 
 
-def _metric_of(base: Sequence[_Entry], head: Sequence[_Entry]) -> str | None:
-    for metric in ("bytes_per_second", "items_per_second"):
+def _metric_of(base: Sequence[_Entry], head: Sequence[_Entry], choice: str | None = None) -> str | None:
+    """The field compared: `choice` (a ``--metric`` choice) where every run of both sides has a
+    positive value of it; without a choice bytes/s, then items/s, then GPU time per call (a
+    benchmark that declares neither items nor bytes is compared on time)."""
+    candidates = (by_name(choice).name,) if choice else ("bytes_per_second", "items_per_second",
+                                                          "gpu_seconds_per_call")
+    for metric in candidates:
         if all((getattr(e.spec, metric) or 0) > 0 for e in (*base, *head)):
             return metric
     return None
+
+
+def _better(metric: str | None) -> float:
+    """+1 where higher is better (throughput), -1 where lower is (time): d times it is the
+    change on the scale where up is good."""
+    return -1.0 if metric is not None and METRICS[metric].higher_is_better is False else 1.0
 
 
 @dataclass(frozen=True)
@@ -381,6 +397,7 @@ def compare_runs(
     alpha: float = stats.DEFAULT_ALPHA,
     run_to_run_cv: Mapping[tuple[str, str], Any] | None = None,
     suite_shift_limit: float = DEFAULT_SUITE_SHIFT_LIMIT,
+    metric: str | None = None,
 ) -> Comparison:
     """Compare base and head, matched by (algorithm, specialization name).
 
@@ -389,23 +406,29 @@ def compare_runs(
     fraction of throughput) that matters; `alpha`: the false-discovery rate and the level of
     the equivalence test; `run_to_run_cv`: per (algorithm, name), history's run-to-run CV of a
     run's value, or (CV, degrees of freedom), used where larger than what the runs show;
-    `suite_shift_limit`: a suite-wide shift beyond it counts for the exit code.
+    `suite_shift_limit`: a suite-wide shift beyond it counts for the exit code; `metric`: a
+    ``--metric`` choice (``time``, ``bytes``, ``items``) compared for every specialization, or
+    None: bytes/s where both sides declare bytes, else items/s, else GPU time per call (lower is
+    better: a regression is the time going up).
 
     Raises UsageError for bad parameters, NothingToCompareError when the sides share no
     specialization."""
     with cyclic_gc_paused():  # tens of thousands of small objects, none in a cycle
         return _compare_runs(base, head, threshold=threshold, alpha=alpha, run_to_run_cv=run_to_run_cv,
-                             suite_shift_limit=suite_shift_limit)
+                             suite_shift_limit=suite_shift_limit, metric=metric)
 
 
 def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold: float, alpha: float,
-                  run_to_run_cv: Mapping[tuple[str, str], Any] | None, suite_shift_limit: float) -> Comparison:
+                  run_to_run_cv: Mapping[tuple[str, str], Any] | None, suite_shift_limit: float,
+                  metric: str | None = None) -> Comparison:
     if not (isinstance(threshold, int | float) and 0 < threshold < 1):
         raise UsageError(f"--threshold must be a fraction between 0 and 1 (0.005 = 0.5 %), got {threshold}")
     if not (isinstance(alpha, int | float) and 0 < alpha < 1):
         raise UsageError(f"--alpha must be between 0 and 1, got {alpha}")
     if not (isinstance(suite_shift_limit, int | float) and suite_shift_limit >= 0):
         raise UsageError(f"--suite-shift-limit must be a fraction of at least 0, got {suite_shift_limit}")
+    if metric is not None and metric not in CHOICES:
+        raise UsageError(f"--metric must be one of {', '.join(CHOICES)}, got {metric!r}")
     b_index, h_index = _index(base), _index(head)
     common = [k for k in b_index if k in h_index]
     if not common:
@@ -417,7 +440,7 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
     rows: dict[tuple[str, str], SpecComparison] = {}
     tested: list[_Tested] = []
     for key in common:
-        paired = _pair(key, b_index[key], h_index[key], run_to_run_cv)
+        paired = _pair(key, b_index[key], h_index[key], run_to_run_cv, metric)
         if isinstance(paired, SpecComparison):
             rows[key] = paired
         else:
@@ -427,19 +450,27 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
 
     ordered: list[SpecComparison] = []
     for key, entries in b_index.items():
-        ordered.append(rows[key] if key in rows else _one_sided(key, entries[0], Verdict.REMOVED, "only in base"))
+        ordered.append(rows[key] if key in rows
+                       else _one_sided(key, entries[0], Verdict.REMOVED, "only in base", metric))
     for key, entries in h_index.items():
         if key not in b_index:
-            ordered.append(_one_sided(key, entries[0], Verdict.ADDED, "only in head"))
+            ordered.append(_one_sided(key, entries[0], Verdict.ADDED, "only in head", metric))
 
-    ratios = [r.ratio for r in ordered if r.metric is not None and r.ratio is not None]
+    compared = [r for r in common if rows[r].metric is not None and rows[r].ratio is not None]
+    lower_is_better = bool(compared) and all(_better(rows[k].metric) < 0 for k in compared)
+    # One direction for the geometric mean: head/base of the metric where every row is a time,
+    # else of throughput (a time row enters as base/head, its speed).
+    ratios = [r ** (_better(rows[k].metric) if not lower_is_better else 1.0)
+              for k in compared if (r := rows[k].ratio) is not None]
     summary = Summary(
         counts=count_verdicts(ordered),
         compared=len(common),
-        geomean_ratio=stats.geometric_mean([x for x in ratios if x is not None]),
+        geomean_ratio=stats.geometric_mean(ratios),
+        higher_is_better=not lower_is_better,
     )
     method = Method(threshold=float(threshold), alpha=float(alpha), description=METHOD_DESCRIPTION,
-                    suite_shift_limit=float(suite_shift_limit), standard_error_scale=float(widen))
+                    suite_shift_limit=float(suite_shift_limit), standard_error_scale=float(widen),
+                    metric=metric)
     warnings = _all_context_warnings(base, head)
     if finding is not None and finding.detected:
         warnings.append(finding.describe())
@@ -473,23 +504,31 @@ def _judge(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison], d
            head: Sequence[Results]) -> tuple[SuiteFinding | None, float]:
     """Test and decision rules: every tested specialization gets its verdict in `rows`."""
     noise = _noise(tested)
+    # The sign that makes each change "up is better" (+1 for a throughput, -1 for a time): the
+    # suite's shift and its empirical null are taken on that common scale; each row's change,
+    # interval and text stay in its own metric (a time going up is +, and a regression).
+    better = np.array([_better(t.fields["metric"]) for t in tested])
     d = np.array([t.d for t in tested])
     trusted = np.array([t.untrusted is None for t in tested], dtype=bool)
     have_noise = np.isfinite(noise.se) & (noise.df > 0)
     family = trusted & have_noise
-    shift = stats.suite_shift(d[family], delta)
+    shift = stats.suite_shift((better * d)[family], delta)
     finding = None
     se = noise.se.copy()
-    centre = 0.0
+    centre = 0.0  # on the up-is-better scale
     if shift is not None:
         centre = shift.shift
         se = stats.centred_standard_errors(se, family)
-        finding = SuiteFinding(change=math.expm1(shift.shift), specializations=shift.count,
+        times = bool(family.any()) and bool(np.all(better[family] < 0))  # every row a time: say it in time
+        finding = SuiteFinding(change=math.expm1(-shift.shift if times else shift.shift),
+                               specializations=shift.count,
                                same_direction=shift.same_direction, detected=shift.detected,
                                limit=suite_shift_limit, base_conditions=_side_conditions(base),
-                               head_conditions=_side_conditions(head))
-    rel = d - centre
-    widen = stats.empirical_null_scale(rel[family], se[family], noise.df[family])
+                               head_conditions=_side_conditions(head),
+                               higher_is_better=not times)
+    gain = better * d - centre  # relative to the suite, up is better
+    rel = better * gain  # the same in each row's own metric
+    widen = stats.empirical_null_scale(gain[family], se[family], noise.df[family])
     se = se * widen
     p_zero = stats.t_test_p(rel, se, noise.df)
     p_equiv = stats.equivalence_p(rel, se, noise.df, delta)
@@ -499,9 +538,9 @@ def _judge(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison], d
     q[family] = stats.benjamini_hochberg(p_zero[family])
     level = f"{(1 - 2 * alpha) * 100:g} % interval"
     thr = f"±{threshold * 100:g} % threshold"
-    against = f" relative to the suite's {_pct(math.expm1(centre))}" if shift is not None else ""
     for i, t in enumerate(tested):
         f = t.fields
+        against = f" relative to the suite's {_pct(math.expm1(better[i] * centre))}" if shift is not None else ""
         change = _pct(math.expm1(rel[i]))
         common = dict(p_value=float(p_zero[i]), q_value=float(q[i]) if family[i] else None,
                       p_equivalence=float(p_equiv[i]), standard_error=float(se[i]),
@@ -522,7 +561,7 @@ def _judge(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison], d
             reason = (f"no run-to-run variability: change {change} cannot be judged (one run without rounds on "
                       "each side; measure with --rounds 2 or more, give repeated runs, or history)")
         elif beyond and q[i] <= alpha:
-            verdict = Verdict.REGRESSION if rel[i] < 0 else Verdict.IMPROVEMENT
+            verdict = Verdict.REGRESSION if gain[i] < 0 else Verdict.IMPROVEMENT
             reason = f"change {change}{against} beyond the {thr} and significant (BH q <= α={alpha:g}); {stats_text}"
         elif p_equiv[i] <= alpha:
             verdict = Verdict.UNCHANGED
@@ -537,10 +576,13 @@ def _judge(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison], d
     return finding, widen
 
 
-def _one_sided(key: tuple[str, str], entry: _Entry, verdict: Verdict, reason: str) -> SpecComparison:
-    """A specialization found on one side only."""
+def _one_sided(key: tuple[str, str], entry: _Entry, verdict: Verdict, reason: str,
+               choice: str | None = None) -> SpecComparison:
+    """A specialization found on one side only: its value in the chosen metric, else its default
+    one (`primbench.metrics.choose`)."""
     spec = entry.spec
-    value = spec.bytes_per_second if (spec.bytes_per_second or 0) > 0 else spec.items_per_second
+    metric = by_name(choice).name if choice else choose(spec.bytes_per_second, spec.items_per_second).name
+    value = getattr(spec, metric)
     noise = spec.noise_percent / 100 if spec.noise_percent is not None else None
     side = "base" if verdict is Verdict.REMOVED else "head"
     fields: dict[str, Any] = {f"{side}_value": value, f"{side}_noise": noise,
@@ -548,6 +590,6 @@ def _one_sided(key: tuple[str, str], entry: _Entry, verdict: Verdict, reason: st
     return SpecComparison(
         algorithm=key[0], name=key[1], verdict=verdict,
         reason=reason + (f" (failed: {spec.error})" if spec.failed else ""),
-        metric=None if not value else "bytes_per_second" if (spec.bytes_per_second or 0) > 0 else "items_per_second",
+        metric=metric if value else None,
         **fields,
     )

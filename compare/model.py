@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from primbench.metrics import METRICS
+
 
 class Verdict(StrEnum):
     """What happened to one specialization between base and head."""
@@ -59,8 +61,10 @@ def parse_fail_on(value: FailOn | str | Iterable[FailOn | str]) -> frozenset[Fai
 class SpecComparison:
     """One specialization, matched by (algorithm, name), with its verdict and the reason for it.
 
-    Values are throughputs in the row's `metric` (higher is better); `change` is
-    ``head / base - 1``; noises are within-run coefficients of variation as fractions."""
+    Values are in the row's `metric` (`primbench.metrics`: bytes/s or items/s, higher is
+    better, or GPU seconds per call, lower is better); `change` is ``head / base - 1`` of that
+    metric (a time going up is a positive change and a regression); noises are within-run
+    coefficients of variation as fractions."""
 
     algorithm: str
     name: str
@@ -101,6 +105,14 @@ class SpecComparison:
             return self.head_value / self.base_value
         return None
 
+    @property
+    def higher_is_better(self) -> bool | None:
+        """Which way the row's metric improves (None without a metric)."""
+        if self.metric is None:
+            return None
+        known = METRICS.get(self.metric)
+        return None if known is None else known.higher_is_better
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "algorithm": self.algorithm,
@@ -108,6 +120,7 @@ class SpecComparison:
             "verdict": self.verdict.value,
             "reason": self.reason,
             "metric": self.metric,
+            "higher_is_better": self.higher_is_better,
             "base": {
                 "value": _num(self.base_value),
                 "noise": _num(self.base_noise),
@@ -141,11 +154,14 @@ class SpecComparison:
 
 @dataclass(frozen=True)
 class Summary:
-    """Counts per verdict and the geometric mean of head/base over the compared rows."""
+    """Counts per verdict and the geometric mean of head/base over the compared rows: of GPU
+    time per call where every row compares time (`higher_is_better` False), else of throughput
+    (a row compared on time enters as base/head, its speed)."""
 
     counts: Mapping[Verdict, int]
     compared: int
     geomean_ratio: float | None
+    higher_is_better: bool = True
 
     @property
     def regressions(self) -> int:
@@ -161,6 +177,7 @@ class Summary:
             "compared": self.compared,
             "geomean_ratio": _num(self.geomean_ratio),
             "geomean_change": _num(self.geomean_ratio - 1 if self.geomean_ratio is not None else None),
+            "geomean_of": "throughput" if self.higher_is_better else "time",
         }
 
 
@@ -173,9 +190,11 @@ class Method:
     description: str
     suite_shift_limit: float = 0.05
     standard_error_scale: float = 1.0  # empirical-null widening applied to every standard error
+    metric: str | None = None  # the --metric choice (time, bytes, items); None: each row's default
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "metric": self.metric or "auto",
             "threshold": self.threshold,
             "alpha": self.alpha,
             "suite_shift_limit": self.suite_shift_limit,
@@ -189,7 +208,9 @@ class SuiteFinding:
     """The suite's median change (head/base - 1): every specialization is judged against it.
     `detected`: beyond the threshold and shared by most specializations, a finding of its own
     (the environment, or a change in shared code); beyond `limit` it counts for the exit code.
-    Conditions are each side's mean start temperature (°C) and mean SM clock (MHz)."""
+    Conditions are each side's mean start temperature (°C) and mean SM clock (MHz).
+    `higher_is_better` False: every specialization was compared on GPU time per call, and
+    `change` is the suite's change of time (up is a slowdown); else of throughput."""
 
     change: float
     specializations: int
@@ -198,6 +219,7 @@ class SuiteFinding:
     limit: float
     base_conditions: tuple[float | None, float | None] = (None, None)
     head_conditions: tuple[float | None, float | None] = (None, None)
+    higher_is_better: bool = True
 
     @property
     def beyond_limit(self) -> bool:
@@ -208,7 +230,8 @@ class SuiteFinding:
         """REGRESSION or IMPROVEMENT when the shift counts for the exit code."""
         if not self.beyond_limit:
             return None
-        return Verdict.REGRESSION if self.change < 0 else Verdict.IMPROVEMENT
+        worse = self.change < 0 if self.higher_is_better else self.change > 0
+        return Verdict.REGRESSION if worse else Verdict.IMPROVEMENT
 
     def describe(self) -> str:
         def side(c: tuple[float | None, float | None]) -> str:
@@ -218,7 +241,8 @@ class SuiteFinding:
 
         gate = (f"beyond the {self.limit * 100:g} % suite-shift limit: counts as a {self.verdict}"
                 if self.beyond_limit else f"within the {self.limit * 100:g} % suite-shift limit: reported only")
-        return (f"suite-wide shift {self.change * 100:+.2f} % ({self.same_direction} of {self.specializations} "
+        of = "" if self.higher_is_better else " of GPU time per call"
+        return (f"suite-wide shift{of} {self.change * 100:+.2f} % ({self.same_direction} of {self.specializations} "
                 f"specializations moved this way; base {side(self.base_conditions)}, "
                 f"head {side(self.head_conditions)}): "
                 f"each specialization is judged relative to it; {gate}. The environment (temperature, clocks, "
@@ -228,6 +252,7 @@ class SuiteFinding:
         return {
             "change": _num(self.change), "specializations": self.specializations,
             "same_direction": self.same_direction, "detected": self.detected, "limit": self.limit,
+            "of": "throughput" if self.higher_is_better else "time",
             "counts_as": self.verdict.value if self.verdict else None,
             "base": {"gpu_temp_celsius": _num(self.base_conditions[0]), "sm_clock_mhz": _num(self.base_conditions[1])},
             "head": {"gpu_temp_celsius": _num(self.head_conditions[0]), "sm_clock_mhz": _num(self.head_conditions[1])},

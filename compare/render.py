@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from primbench.compare.model import Comparison, SpecComparison, Verdict
-from primbench.console import si
+from primbench.metrics import by_name
 from primbench.textsafe import md_escape, term_clean
 
 if TYPE_CHECKING:
@@ -32,13 +32,11 @@ ICONS = {
     Verdict.REMOVED: "➖",
 }
 
-UNITS = {"bytes_per_second": "B/s", "items_per_second": "items/s"}
-
-
 def _value(row: SpecComparison, value: float | None) -> str:
+    """A value in its row's metric, as the registry prints it (``2.72 TB/s``, ``5.72 µs``)."""
     if value is None:
         return "—"
-    return si(value, UNITS.get(row.metric or "bytes_per_second", "B/s"))
+    return by_name(row.metric or "bytes_per_second").format(value)
 
 
 def _change(value: float | None) -> str:
@@ -78,7 +76,8 @@ def summary_line(c: Comparison) -> str:
         n = counts.get(v, 0)
         parts.append(_plural(n, word) if v in (Verdict.REGRESSION, Verdict.IMPROVEMENT) else f"{n} {word}")
     g = c.summary.geomean_ratio
-    geo = f"geometric mean of head/base {g:.4f} ({(g - 1) * 100:+.2f} %)" if g is not None else "no geometric mean"
+    of = "" if c.summary.higher_is_better else f" {by_name('time').label}"
+    geo = f"geometric mean of head/base{of} {g:.4f} ({(g - 1) * 100:+.2f} %)" if g is not None else "no geometric mean"
     return f"{', '.join(parts)}; {geo} over {c.summary.compared} compared"
 
 
@@ -154,7 +153,10 @@ def why(row: SpecComparison, c: Comparison) -> str:
     if shift is not None and row.relative_change is not None and row.change is not None:
         moved = (abs(row.change) >= c.threshold) != (abs(row.relative_change) >= c.threshold)
         if shift.detected or moved:
-            return (f"judged relative to the suite-wide shift {shift.change * 100:+.2f} %: "
+            # the shift in the row's own direction: a time row of a throughput suite sees 1/(1+x) - 1
+            suite = shift.change if row.higher_is_better in (None, shift.higher_is_better) \
+                else 1 / (1 + shift.change) - 1
+            return (f"judged relative to the suite-wide shift {suite * 100:+.2f} %: "
                     f"{row.relative_change * 100:+.2f} %")
     return ""
 

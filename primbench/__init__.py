@@ -9,7 +9,8 @@ which the wheel resolves): ``primbench`` is the only import name installed.
 
 from __future__ import annotations
 
-from primbench.benchmark import Benchmark, specialization_name
+from primbench import axis
+from primbench.benchmark import Benchmark, natural_key, specialization_name
 from primbench.checks import assert_equal
 from primbench.console import log
 from primbench.errors import (
@@ -47,9 +48,11 @@ __all__ = [
     "UsageError",
     "__version__",
     "assert_equal",
+    "axis",
     "flags",
     "load_results",
     "log",
+    "natural_key",
     "parse_size",
     "register_type",
     "specialization_name",

@@ -2,23 +2,31 @@
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from primbench.errors import UsageError
 
 if TYPE_CHECKING:
+    from primbench.axis import Axis
     from primbench.state import State
 
 
 class Benchmark(ABC):
-    """One specialization of an algorithm.
+    """One specialization of an algorithm, or one per combination of its axes.
 
     `meta()` returns a mapping with an ``algo`` key, the same for every queued
     specialization; the other keys form the specialization's name (``type: char``).
     `run(state)` sets up inputs, declares items and bytes, and calls ``state.run(fn)``.
+    `axes` (optional, `primbench.axis`; the ``@pb.axis.sweep(...)`` decorator sets it): named
+    values; the executor queues the Cartesian product, each combination's values join ``meta``
+    and reach `run` as ``state.axis(name)`` (the ``size`` axis as ``state.size``).
     """
+
+    axes: Mapping[str, Axis] = MappingProxyType({})
 
     @abstractmethod
     def meta(self) -> Mapping[str, Any]: ...
@@ -43,6 +51,30 @@ def specialization_name(meta: Mapping[str, Any]) -> str:
     return ", ".join(
         f"{k}: {_format_value(v)}" for k, v in sorted(meta.items(), key=lambda kv: str(kv[0])) if k != "algo"
     )
+
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
+def natural_key(name: str) -> tuple[tuple[int, Any, str], ...]:
+    """A sort key that orders the numbers in names by value: ``size: 256`` before
+    ``size: 1024``, ``p: 0.25`` before ``p: 0.5``, ``int8`` before ``int16``; text compares as
+    text. A ``-`` right before a number after a space, colon, comma, ``=`` or bracket (or at
+    the start) is its sign. The one sort order of specialization names."""
+    parts: list[tuple[int, Any, str]] = []
+    at = 0
+    for m in _NUMBER.finditer(name):
+        start, token = m.start(), m.group()
+        if start > 0 and name[start - 1] == "-" and (start == 1 or name[start - 2] in " :,=([{"):
+            start -= 1
+            token = "-" + token
+        if start > at:
+            parts.append((1, name[at:start], ""))
+        parts.append((0, float(token), token))
+        at = m.end()
+    if at < len(name):
+        parts.append((1, name[at:], ""))
+    return tuple(parts)
 
 
 def checked_meta(benchmark: Benchmark) -> dict[str, Any]:

@@ -83,6 +83,22 @@ def duration(secs: float) -> str:
     return f"{secs / 1e-9:.4g} ns"
 
 
+def _figures(bytes_per_second: float, items_per_second: float, per_call: float) -> str:
+    """``1.08 TB/s  540.76 Gitems/s  248.1 µs/call``: the rates a benchmark declared (none for
+    one that declares neither items nor bytes) and the GPU time per call, the default metric
+    (`primbench.metrics.choose`) in bold."""
+    from primbench.metrics import choose
+
+    primary = choose(bytes_per_second, items_per_second).name
+    parts = []
+    for name, text in (("bytes_per_second", si(bytes_per_second, "B/s") if bytes_per_second > 0 else ""),
+                       ("items_per_second", si(items_per_second, "items/s") if items_per_second > 0 else ""),
+                       ("gpu_seconds_per_call", f"{duration(per_call)}/call")):
+        if text:
+            parts.append(f"[bold]{text}[/]" if name == primary else text)
+    return "  ".join(parts)
+
+
 class Reporter:
     """Progress of an executor run. The executor calls it; it only prints."""
 
@@ -133,9 +149,10 @@ class Reporter:
 
     def batch(self, index: int, count: int, p: Progress) -> None:
         if self._status is not None:
+            per_call = p.last_batch_ms / 1000.0 / p.kernel_calls_per_batch if p.kernel_calls_per_batch else 0.0
             self._status.update(
                 f"[{index + 1}/{count}] {self._name}: batch {p.batch} (window {p.window_size}), "
-                f"noise {p.noise_percent:.3f}%, {p.host_secs:.1f} s"
+                f"{duration(per_call)}/call, noise {p.noise_percent:.3f}%, {p.host_secs:.1f} s"
             )
 
     def _stop(self) -> None:
@@ -157,7 +174,9 @@ class Reporter:
         calls = record["calls"]
         noisy = record["noise_timeout"]
         status = "[yellow]NOISY[/]" if noisy else "[green]ok[/]   "
-        per_call = record["elapsed_secs"]["gpu"] / calls["kernel_calls"] if calls["kernel_calls"] else 0.0
+        per_call = record.get("gpu_seconds_per_call")
+        if per_call is None:
+            per_call = record["elapsed_secs"]["gpu"] / calls["kernel_calls"] if calls["kernel_calls"] else 0.0
         spread = (record.get("between_rounds") or {}).get("cv_percent")
         rounds = f"  between rounds {spread:.2f}%" if spread is not None else ""
         noise = f"noise {record['noise_percent']:.3f}%"
@@ -166,8 +185,7 @@ class Reporter:
         temps = record.get("gpu_temp_celsius") or {}
         temp = f"  {temps['end']:.0f} °C" if temps.get("end") is not None else ""
         self.console.print(
-            f"{status} {tag} {name}  [bold]{si(record['bytes_per_second'], 'B/s')}[/]  "
-            f"{si(record['items_per_second'], 'items/s')}  {duration(per_call)}/call  "
+            f"{status} {tag} {name}  {_figures(record['bytes_per_second'], record['items_per_second'], per_call)}  "
             f"{noise}{rounds}{temp}  "
             f"{calls['kernel_calls_per_batch']} calls x {calls['batches']} batches  "
             f"{record['elapsed_secs']['host']:.2f} s{extra}"

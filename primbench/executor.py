@@ -10,12 +10,14 @@ import re
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from itertools import product
 from pathlib import Path
 from typing import Any
 
 from primbench.atomicfile import fallback_path, unwritable_reason
-from primbench.benchmark import Benchmark, checked_meta, specialization_name
+from primbench.axis import SIZE, Axis, declared, override, parse_override
+from primbench.benchmark import Benchmark, checked_meta, natural_key, specialization_name
 from primbench.clocks import clock_record
 from primbench.console import Reporter, set_active
 from primbench.device import Device
@@ -31,7 +33,7 @@ from primbench.errors import (
 )
 from primbench.measure import SYNC_EVERY, Measurement
 from primbench.provenance import host_name, now_iso, provenance
-from primbench.results import RESULTS_VERSION, write_csv, write_json
+from primbench.results import RESULTS_VERSION, time_per_call_fields, write_csv, write_json
 from primbench.rounds import log_sd
 from primbench.settings import CustomOption, Settings, build_parser, effective_cache_size, flags, parse_args
 from primbench.state import RunOutcome, State, Thermal
@@ -40,9 +42,15 @@ from primbench.version import __version__
 
 @dataclass
 class _Queued:
+    """A queued benchmark (with the axes it declares), or after expansion one specialization
+    of it (with its axis values)."""
+
     benchmark: Benchmark
     meta: dict[str, Any]
     name: str
+    declared: dict[str, Axis] = field(default_factory=dict)
+    axes: dict[str, Any] = field(default_factory=dict)  # this specialization's value of each axis
+    size: int | None = None  # its value of the size axis: state.size
 
 
 class Executor:
@@ -83,7 +91,7 @@ class Executor:
     # ----- options
 
     def _parse(self, *, allow_unknown: bool) -> Settings:
-        settings, custom_values, self._wants_help = parse_args(
+        settings, custom_values, self._wants_help, self._given = parse_args(
             self._prog, self._argv, self._base, self._custom, allow_unknown=allow_unknown
         )
         self._custom_values = custom_values
@@ -114,17 +122,67 @@ class Executor:
     # ----- queue
 
     def queue(self, benchmark: Benchmark | type[Benchmark], *args: Any, **kwargs: Any) -> None:
-        """Queue a benchmark instance, or a class with its constructor arguments."""
+        """Queue a benchmark instance, or a class with its constructor arguments. A benchmark
+        with `axes` becomes one specialization per combination of their values (the Cartesian
+        product, after ``--axis`` and ``--size`` replaced values), expanded when it runs."""
         if isinstance(benchmark, type):
             benchmark = benchmark(*args, **kwargs)
         if not isinstance(benchmark, Benchmark):
             self._fail(f"queue() takes a primbench.Benchmark, got {type(benchmark).__name__}", EXIT_USAGE)
         meta = self._guarded(checked_meta, benchmark)
-        self._queue.append(_Queued(benchmark, meta, specialization_name(meta)))
+        axes = self._guarded(declared, benchmark)
+        if clash := sorted(set(axes) & set(meta)):
+            self._fail(f"{type(benchmark).__name__}: {', '.join(map(repr, clash))} is both a meta() key and an "
+                       "axis; the axis value joins meta by itself", EXIT_USAGE)
+        self._queue.append(_Queued(benchmark, meta, specialization_name(meta), axes))
+
+    def _overrides(self, settings: Settings) -> dict[str, str]:
+        """``--axis`` values by axis name (and ``--size`` given on the command line, as the
+        value of every declared size axis)."""
+        out: dict[str, str] = {}
+        for text in settings.axis:
+            name, spec = parse_override(text)
+            if name in out:
+                raise UsageError(f"--axis {name}= is given twice ({out[name]!r} and {spec!r}); give all values in one")
+            out[name] = spec
+        if "size" in getattr(self, "_given", ()) and any(SIZE in q.declared for q in self._queue):
+            if SIZE in out:
+                raise UsageError("--size and --axis size=... are both given: give one")
+            out[SIZE] = str(settings.size)
+        return out
+
+    def _expanded(self, settings: Settings) -> list[_Queued]:
+        """Every specialization: each queued benchmark, or the Cartesian product of its axes."""
+        overrides = self._overrides(settings)
+        used: set[str] = set()
+        out: list[_Queued] = []
+        for q in self._queue:
+            axes = dict(q.declared)
+            for name, spec in overrides.items():
+                if name in axes:
+                    axes[name] = override(axes[name], name, spec)
+                    used.add(name)
+            if not axes:
+                out.append(q)
+                continue
+            if SIZE in axes and any(v <= 0 for v in axes[SIZE].values):
+                raise UsageError(f"--axis size={overrides.get(SIZE)}: sizes must be greater than 0")
+            names = list(axes)
+            for combo in product(*(axes[n].values for n in names)):
+                values = dict(zip(names, combo, strict=True))
+                meta = {**q.meta, **{n: axes[n].label(v) for n, v in values.items()}}
+                out.append(_Queued(q.benchmark, meta, specialization_name(meta), q.declared, values,
+                                   values.get(SIZE)))
+        if unknown := [n for n in overrides if n not in used]:
+            known = sorted({n for q in self._queue for n in q.declared})
+            raise UsageError(f"--axis {unknown[0]}=...: no queued benchmark has an axis {unknown[0]!r} "
+                             f"(axes: {', '.join(known) or 'none'})")
+        return out
 
     # ----- run
 
     def _selected(self) -> list[_Queued]:
+        """The specializations to run, in the natural order of their names (`natural_key`)."""
         if not self._queue:
             raise UsageError("no benchmarks queued: call executor.queue(...) before run()")
         algos = {q.meta["algo"] for q in self._queue}
@@ -133,8 +191,9 @@ class Executor:
                 "every queued specialization must have the same 'algo'; found "
                 + ", ".join(repr(a) for a in sorted(map(str, algos)))
             )
+        specs = self._expanded(self.settings)
         seen: dict[str, str] = {}
-        for q in self._queue:
+        for q in specs:
             if q.name in seen:
                 raise UsageError(
                     f"two specializations are named {q.name!r} ({seen[q.name]} and "
@@ -142,9 +201,9 @@ class Executor:
                 )
             seen[q.name] = type(q.benchmark).__name__
         pattern = re.compile(self.settings.filter)
-        chosen = sorted((q for q in self._queue if pattern.search(q.name)), key=lambda q: q.name)
+        chosen = sorted((q for q in specs if pattern.search(q.name)), key=lambda q: natural_key(q.name))
         if not chosen:
-            names = ", ".join(repr(q.name) for q in sorted(self._queue, key=lambda q: q.name))
+            names = ", ".join(repr(q.name) for q in sorted(specs, key=lambda q: natural_key(q.name)))
             raise UsageError(f"--filter {self.settings.filter!r} matches none of: {names}")
         return chosen
 
@@ -284,13 +343,14 @@ class Executor:
         self._renew_next = True
         state = State(
             device,
-            settings,
+            settings if q.size is None else replace(settings, size=q.size),
             sync=bool(self.flags & flags.sync),
             thermal=thermal,
             on_batch=on_batch,
             round_index=r,
             rounds=rounds,
             calls_per_batch=earlier[0].outcome.measurement.kernel_calls_per_batch if earlier else None,
+            axes=q.axes,
         )
         # Setup runs with the harness stream current too, so that the
         # benchmark's uploads are ordered before its kernels.
@@ -525,6 +585,8 @@ def _record(index: int, q: _Queued, rounds: Sequence[_Round], settings: Settings
     per_call_ms = [rr["gpu_ms_per_call"] for rr in record["rounds"]]
     spread = log_sd(per_call_ms)
     record["between_rounds"] = {"count": len(rounds), "cv_percent": spread * 100.0 if spread is not None else None}
+    per_call = [b.batch_ms / 1000.0 / b.kernel_calls for m in measurements for b in m.batches if b.kernel_calls]
+    record.update(time_per_call_fields(per_call, gpu, calls))  # results 4.4.0
     return record
 
 

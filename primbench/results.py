@@ -18,6 +18,12 @@ The schema is the C++ primbench's 4.0.0, key for key. Later versions only add ke
   rounds' time per call); ``batches[].round``. The C++ primbench's fields of a specialization cover
   every call of every round. A file without rounds is one measurement whose run-to-run
   variability is unknown, not zero.
+* 4.4.0 - time per call, first class: per specialization ``gpu_seconds_per_call`` (the mean
+  GPU time per call: GPU time over calls, every batch of every round) and ``time_per_call``
+  (``mean``, ``median``, ``min``, ``q1``, ``q3`` in seconds, over the per-call times of the
+  batches: each batch's GPU time over its calls); written by `time_per_call_fields`. Older
+  files: the loader derives the mean from ``elapsed_secs.gpu / calls.kernel_calls`` and the
+  other statistics from ``batches`` where the file holds them, else None.
 
 The loader reads every version this project has written and rejects any other, naming the
 file and the field (the habit of pyperf). `compare` and `history` read results only here.
@@ -40,8 +46,8 @@ from typing import Any
 
 from primbench.errors import PrimbenchError
 
-RESULTS_VERSION = "4.3.0"
-KNOWN_VERSIONS = ("4.0.0", "4.1.0", "4.2.0", "4.3.0")
+RESULTS_VERSION = "4.4.0"
+KNOWN_VERSIONS = ("4.0.0", "4.1.0", "4.2.0", "4.3.0", "4.4.0")
 
 CSV_HEADER = (
     "index",
@@ -51,6 +57,7 @@ CSV_HEADER = (
     "items_per_second",
     "noise_timeout",
     "noise_percent",
+    "gpu_seconds_per_call",  # results 4.4.0: appended after the C++ primbench's columns
 )
 
 
@@ -149,6 +156,24 @@ class Round:
     gpu_temp_end: float | None = None
     sm_clock_mhz: float | None = None
 
+    @property
+    def gpu_seconds_per_call(self) -> float:
+        """The round's mean GPU time per call in seconds (the ``time`` metric)."""
+        return self.gpu_ms_per_call / 1000.0
+
+
+@dataclass(frozen=True)
+class TimePerCall:
+    """GPU time per call in seconds over the per-call times of a specialization's batches
+    (each batch's GPU time over its calls, every round): `mean` is GPU time over calls;
+    quartiles interpolate linearly (NumPy's default). None where a file cannot give it."""
+
+    mean: float | None
+    median: float | None = None
+    min: float | None = None
+    q1: float | None = None
+    q3: float | None = None
+
 
 @dataclass(frozen=True)
 class Specialization:
@@ -174,6 +199,8 @@ class Specialization:
     batches: Batches | None = None
     error: str | None = None
     rounds: tuple[Round, ...] = ()
+    gpu_seconds_per_call: float | None = None  # results 4.4.0; derived for older files
+    time_per_call: TimePerCall | None = None
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -494,6 +521,10 @@ def _specialization(raw: Any, source: str, where: str) -> Specialization:
     rounds = _fast_rounds(raw_rounds)
     if rounds is None:
         rounds = tuple(_round(r, source, f"{where}.rounds[{k}]") for k, r in enumerate(raw_rounds))
+    gpu_secs = _number(elapsed, "gpu", source, f"{where}.elapsed_secs", optional=True)
+    per_batch = _count(calls, "kernel_calls_per_batch", source, f"{where}.calls", optional=True)
+    kernel_calls = _count(calls, "kernel_calls", source, f"{where}.calls", optional=True)
+    per_call, time_per_call = _time_per_call(raw, gpu_secs, kernel_calls, per_batch, batches, source, where)
     return Specialization(
         index=index or 0,
         name=name,
@@ -505,11 +536,11 @@ def _specialization(raw: Any, source: str, where: str) -> Specialization:
         noise_timeout=bool(_get(raw, "noise_timeout", bool, source, where, optional=failed)),
         noise_percent=_number(raw, "noise_percent", source, where, optional=failed),
         elapsed_host_secs=_number(elapsed, "host", source, f"{where}.elapsed_secs", optional=True),
-        elapsed_gpu_secs=_number(elapsed, "gpu", source, f"{where}.elapsed_secs", optional=True),
-        kernel_calls_per_batch=_count(calls, "kernel_calls_per_batch", source, f"{where}.calls", optional=True),
+        elapsed_gpu_secs=gpu_secs,
+        kernel_calls_per_batch=per_batch,
         ms_per_batch=_number(calls, "ms_per_batch", source, f"{where}.calls", optional=True),
         batch_count=_count(calls, "batches", source, f"{where}.calls", optional=True),
-        kernel_calls=_count(calls, "kernel_calls", source, f"{where}.calls", optional=True),
+        kernel_calls=kernel_calls,
         gpu_temp_start=_number(temps, "start", source, f"{where}.gpu_temp_celsius", optional=True,
                                non_negative=False),
         gpu_temp_end=_number(temps, "end", source, f"{where}.gpu_temp_celsius", optional=True,
@@ -517,8 +548,46 @@ def _specialization(raw: Any, source: str, where: str) -> Specialization:
         batches=batches,
         error=error,
         rounds=rounds,
+        gpu_seconds_per_call=per_call,
+        time_per_call=time_per_call,
         raw=raw,
     )
+
+
+_TIME_KEYS = ("mean", "median", "min", "q1", "q3")
+
+
+def _time_per_call(raw: Mapping[str, Any], gpu_secs: float | None, kernel_calls: int | None,
+                   calls_per_batch: int | None, batches: Batches | None, source: str,
+                   where: str) -> tuple[float | None, TimePerCall | None]:
+    """``gpu_seconds_per_call`` and ``time_per_call`` (results 4.4.0), the one place they are
+    read. A file without them: the mean is GPU time over calls, the other statistics come from
+    its ``batches`` where it holds them (with --output-batches), else they are None."""
+    mean = _number(raw, "gpu_seconds_per_call", source, where, optional=True)
+    stats = _get(raw, "time_per_call", dict, source, where, optional=True)
+    if stats is not None:
+        values = {k: _number(stats, k, source, f"{where}.time_per_call", optional=True) for k in _TIME_KEYS}
+        return (mean if mean is not None else values["mean"]), TimePerCall(**values)
+    if mean is None and gpu_secs is not None and kernel_calls:
+        mean = gpu_secs / kernel_calls
+    if mean is None:
+        return None, None
+    per_call = _batch_per_call_secs(batches, calls_per_batch) if batches else None
+    if per_call:
+        derived = time_per_call_stats(per_call)
+        return mean, TimePerCall(mean, derived["median"], derived["min"], derived["q1"], derived["q3"])
+    return mean, TimePerCall(mean)
+
+
+def _batch_per_call_secs(batches: Batches, calls_per_batch: int | None) -> list[float] | None:
+    """Each batch's GPU seconds per call (a batch without its own count has `calls_per_batch`)."""
+    out = []
+    for ms, calls in zip(batches.batch_ms, batches.kernel_calls, strict=True):
+        n = calls if calls is not None else calls_per_batch
+        if not n:
+            return None
+        out.append(ms / 1000.0 / n)
+    return out
 
 
 _ROUND_FLOATS = ("gpu_ms_per_call", "bytes_per_second", "items_per_second", "noise_percent")
@@ -633,6 +702,37 @@ def _batch(raw: Any, source: str, where: str) -> Batch:
 # --------------------------------------------------------------------------- writers
 
 
+def _quantile(ordered: Sequence[float], q: float) -> float:
+    """The `q` quantile of sorted values, interpolated linearly (NumPy's default method)."""
+    at = (len(ordered) - 1) * q
+    low = math.floor(at)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (at - low)
+
+
+def time_per_call_stats(per_call_secs: Sequence[float]) -> dict[str, float]:
+    """mean, median, min, q1 and q3 of per-call times (the mean unweighted: see
+    `time_per_call_fields` for the one written)."""
+    ordered = sorted(per_call_secs)
+    return {
+        "mean": math.fsum(ordered) / len(ordered),
+        "median": _quantile(ordered, 0.5),
+        "min": ordered[0],
+        "q1": _quantile(ordered, 0.25),
+        "q3": _quantile(ordered, 0.75),
+    }
+
+
+def time_per_call_fields(per_call_secs: Sequence[float], gpu_secs: float, calls: int) -> dict[str, Any]:
+    """The fields results 4.4.0 adds to a measured specialization: ``gpu_seconds_per_call``
+    (GPU time over calls, every call of every round) and ``time_per_call`` (that mean, then
+    median, min and quartiles of the batches' per-call times, in seconds)."""
+    if not per_call_secs or calls <= 0:
+        return {"gpu_seconds_per_call": None, "time_per_call": None}
+    mean = gpu_secs / calls
+    return {"gpu_seconds_per_call": mean, "time_per_call": {**time_per_call_stats(per_call_secs), "mean": mean}}
+
+
 def dumps(document: Mapping[str, Any], spaces_per_indent: int = 4) -> str:
     """results.json text: `spaces_per_indent` 0 gives one compact line."""
     indent = spaces_per_indent if spaces_per_indent > 0 else None
@@ -661,7 +761,8 @@ def _g(value: float) -> str:
 
 
 def csv_text(specializations: Iterable[Mapping[str, Any]]) -> str:
-    """The C++ primbench's CSV: index, quoted name, throughputs and noise."""
+    """The C++ primbench's CSV: index, quoted name, throughputs and noise; then (results
+    4.4.0) the mean GPU seconds per call."""
     out = io.StringIO()
     out.write(",".join(CSV_HEADER) + "\n")
     for spec in specializations:
@@ -677,6 +778,7 @@ def csv_text(specializations: Iterable[Mapping[str, Any]]) -> str:
             _g(float(spec["items_per_second"])),
             "1" if spec["noise_timeout"] else "0",
             _g(float(spec["noise_percent"])),
+            _g(float(per_call)) if (per_call := spec.get("gpu_seconds_per_call")) is not None else "",
         ]
         out.write(",".join(row) + "\n")
     return out.getvalue()

@@ -103,6 +103,7 @@ class Settings:
     commit: str = ""
     min_clock_fraction: float = 0.9
     rounds: int = DEFAULT_ROUNDS
+    axis: list[str] = field(default_factory=list)  # --axis NAME=SPEC, repeatable (primbench.axis)
 
     def validate(self) -> None:
         """Raise UsageError for values that make no sense."""
@@ -184,6 +185,9 @@ _HELP = {
     "rounds": "Measure each specialization this many times, each from a fresh run(state) with its own "
     "setup and warmup, interleaved across specializations; the budget (--min-secs, --noise-timeout-secs, "
     "--batch-window-size) is split between them. compare tests changes against the spread between rounds",
+    "axis": "Replace the values of a benchmark's axis, repeatable: NAME=VALUE, NAME=[V1,V2,...], "
+    "NAME=[START:STOP:+STEP] (linear) or NAME=[START:STOP:*FACTOR] (geometric; a bare third part multiplies too), "
+    "STOP included; numbers may be 2^N; size takes KiB, MiB, GiB (e.g. size=[2^16:2^28:4]). See docs/axes.md",
 }
 
 
@@ -233,6 +237,9 @@ def build_parser(prog: str, custom: list[CustomOption]) -> argparse.ArgumentPars
         if str(f.type) == "bool":
             group.add_argument(flag, dest=f.name, action="store_true", help=text)
             continue
+        if f.name == "axis":
+            group.add_argument(flag, dest=f.name, action="append", metavar="NAME=VALUES", help=text)
+            continue
         conv: Any
         if f.name == "size":
             conv = parse_size
@@ -267,10 +274,10 @@ def parse_args(
     custom: list[CustomOption],
     *,
     allow_unknown: bool,
-) -> tuple[Settings, dict[str, Any], bool]:
-    """Parse `argv` over `base`. Returns the settings, the custom values and whether --help
-    was asked. With `allow_unknown` (before every custom option is registered), options
-    the parser does not know yet are skipped."""
+) -> tuple[Settings, dict[str, Any], bool, frozenset[str]]:
+    """Parse `argv` over `base`. Returns the settings, the custom values, whether --help
+    was asked and the names of the settings given on the command line. With `allow_unknown`
+    (before every custom option is registered), options the parser does not know yet are skipped."""
     parser = build_parser(prog, custom)
     try:
         if allow_unknown:
@@ -291,4 +298,4 @@ def parse_args(
         else:
             changes[key] = value
     settings = dataclasses.replace(base, **changes)
-    return settings, custom_values, wants_help
+    return settings, custom_values, wants_help, frozenset(changes)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,8 +59,10 @@ class State:
         round_index: int = 0,
         rounds: int = 1,
         calls_per_batch: int | None = None,
+        axes: Mapping[str, Any] | None = None,
     ) -> None:
         self._device = device
+        self._axes = dict(axes or {})
         self.round_index = round_index
         self.rounds = rounds
         self._calls_per_batch = calls_per_batch
@@ -84,8 +86,24 @@ class State:
 
     @property
     def size(self) -> int:
-        """``--size`` in bytes."""
+        """The input size in bytes: this specialization's value of the ``size`` axis where the
+        benchmark declares one, else ``--size``."""
         return self.settings.size
+
+    def axis(self, name: str) -> Any:
+        """This specialization's value of the axis `name` (`primbench.axis`): an int, float,
+        str or ``np.dtype``."""
+        try:
+            return self._axes[name]
+        except KeyError:
+            known = ", ".join(self._axes) or "none"
+            raise UsageError(f"state.axis({name!r}): the benchmark declares no such axis (its axes: {known})") \
+                from None
+
+    @property
+    def axes(self) -> dict[str, Any]:
+        """Every axis value of this specialization, by name (a copy)."""
+        return dict(self._axes)
 
     @property
     def seed(self) -> int:

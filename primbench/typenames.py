@@ -20,6 +20,12 @@ def type_name(dtype: Any) -> str:
     return _names.get(dt, dt.name)
 
 
+def registered_dtype(name: str) -> np.dtype[Any] | None:
+    """The dtype registered under display name `name`, if any (the latest registered wins)."""
+    found = [dt for dt, shown in _names.items() if shown == name]
+    return found[-1] if found else None
+
+
 def itemsize(dtype: Any) -> int:
     """Bytes per element of `dtype`."""
     return np.dtype(dtype).itemsize

@@ -24,10 +24,12 @@ SETTINGS: dict[str, Any] = {
 def spec(name: str, bytes_per_second: float, *, algo: str = "copy", index: int = 0, noise_percent: float = 0.02,
          noise_timeout: bool = False, items_per_second: float | None = None, batches: Sequence[float] | None = None,
          kernel_calls_per_batch: int = 64, batch_count: int = 50, error: str | None = None,
-         round_cv: float | None = 0.001, **meta: Any) -> dict[str, Any]:
+         round_cv: float | None = 0.001, time_ms: float | None = None, **meta: Any) -> dict[str, Any]:
     """One specialization record. `batches` are batch GPU times in ms (all with the same calls).
     `round_cv`: three rounds at exp(-cv), 1 and exp(cv) times the throughput (their log SD is
-    exactly `cv`); None writes no rounds (a file of before results 4.3.0)."""
+    exactly `cv`); None writes no rounds (a file of before results 4.3.0). `time_ms`: the GPU
+    time per call (default: what 134217728 items per call at the items/s take; 0.25 ms with no
+    items/s); 0 writes no GPU time at all."""
     if error is not None:
         return {
             "index": index, "name": name, "bytes_per_second": None, "items_per_second": None,
@@ -36,17 +38,22 @@ def spec(name: str, bytes_per_second: float, *, algo: str = "copy", index: int =
         }
     ips = bytes_per_second / 2 if items_per_second is None else items_per_second
     n = len(batches) if batches is not None else batch_count
+    # GPU time per call consistent with the throughput: 134217728 items per call
+    per_call_ms = time_ms if time_ms is not None else 134217728 / ips * 1000.0 if ips > 0 else 0.25
+    if not per_call_ms * kernel_calls_per_batch * max(n, 1) < 1e300:  # a hostile throughput: any finite time
+        per_call_ms = 0.25
     record: dict[str, Any] = {
         "index": index, "name": name, "bytes_per_second": bytes_per_second, "items_per_second": ips,
         "bytes_per_item": 2, "items": 134217728, "noise_timeout": noise_timeout, "noise_percent": noise_percent,
-        "meta": {"algo": algo, **meta}, "elapsed_secs": {"host": 1.0, "gpu": 0.5},
+        "meta": {"algo": algo, **meta},
+        "elapsed_secs": {"host": 1.0, "gpu": per_call_ms / 1000.0 * kernel_calls_per_batch * n},
         "gpu_temp_celsius": {"start": 45, "end": 46},
         "calls": {"kernel_calls_per_batch": kernel_calls_per_batch, "ms_per_batch": 10.0, "batches": n,
                   "kernel_calls": kernel_calls_per_batch * n},
     }
     if round_cv is not None:
         record["rounds"] = [
-            {"round": k, "gpu_ms_per_call": 0.25 / f, "bytes_per_second": bytes_per_second * f,
+            {"round": k, "gpu_ms_per_call": per_call_ms / f, "bytes_per_second": bytes_per_second * f,
              "items_per_second": ips * f, "noise_timeout": noise_timeout, "noise_percent": noise_percent,
              "batches": n // 3, "kernel_calls": kernel_calls_per_batch * (n // 3),
              "kernel_calls_per_batch": kernel_calls_per_batch, "elapsed_secs": {"host": 0.3, "gpu": 0.15}}

@@ -131,12 +131,12 @@ def test_items_per_second_is_used_when_bytes_are_absent() -> None:
     assert row.change == pytest.approx(-0.03)
 
 
-def test_zero_throughput_on_both_metrics_is_inconclusive() -> None:
-    b = [res(spec("a", 0, items_per_second=0))]
-    h = [res(spec("a", 0, items_per_second=0))]
+def test_nothing_positive_at_all_is_inconclusive() -> None:
+    b = [res(spec("a", 0, items_per_second=0, time_ms=0))]
+    h = [res(spec("a", 0, items_per_second=0, time_ms=0))]
     row = compare_runs(b, h).rows[0]
     assert row.verdict is Verdict.INCONCLUSIVE
-    assert "no positive throughput" in row.reason
+    assert "no positive value on both sides" in row.reason
 
 
 def test_added_and_removed() -> None:

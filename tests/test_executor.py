@@ -112,7 +112,8 @@ def test_results_json_has_the_seed_schema_key_for_key(tmp_path):
         keys = SEED_EXAMPLE_KEYS["specialization"]
         assert list(spec)[: len(keys)] == keys
         # additions come after the seed's keys
-        assert set(list(spec)[len(keys):]) <= {"batches", "sm_clock", "rounds", "between_rounds"}
+        assert set(list(spec)[len(keys):]) <= {"batches", "sm_clock", "rounds", "between_rounds",
+                                               "gpu_seconds_per_call", "time_per_call"}
         assert list(spec["calls"]) == SEED_EXAMPLE_KEYS["calls"]
         assert list(spec["elapsed_secs"]) == ["host", "gpu"]
         assert list(spec["gpu_temp_celsius"]) == ["start", "end"]
@@ -151,12 +152,15 @@ def test_default_settings_are_the_seeds(tmp_path):
 def test_csv_matches_the_seeds_format(tmp_path):
     run_copy(tmp_path, "--csv-out", str(tmp_path / "r.csv"))
     lines = (tmp_path / "r.csv").read_text().splitlines()
-    assert lines[0] == "index,name,bytes_per_second,gib_per_second,items_per_second,noise_timeout,noise_percent"
+    # the C++ primbench's columns in its order, then (results 4.4.0) the mean GPU seconds per call
+    assert lines[0] == ("index,name,bytes_per_second,gib_per_second,items_per_second,noise_timeout,noise_percent,"
+                        "gpu_seconds_per_call")
     fields = lines[1].split(",")
     assert fields[:2] == ["0", '"type: char"']
     assert fields[2] == f"{2 * 134217728 / 0.25e-3:g}"  # 1.07374e+12
     assert fields[3] == f"{2 * 134217728 / 0.25e-3 / 2**30:g}"  # 6 significant digits, as the C++ stream
     assert fields[5] == "0"
+    assert fields[7] == f"{0.25e-3:g}"  # the fake kernel's 0.25 ms
     assert lines[2].startswith('1,"type: long long",')
 
 

@@ -66,3 +66,19 @@ def test_torch_and_triton_add_on_the_harness_stream(out_dir):
     t, tr = s["impl: torch, type: float"]["bytes_per_second"], s["impl: triton, type: float"]["bytes_per_second"]
     assert t > 1e12 and tr > 1e12
     assert 0.7 < t / tr < 1.3
+
+
+def test_axes_sweep_measures_the_product_in_natural_order(out_dir):
+    ex = example("axes_sweep")
+    doc = run([ex["AxesSweep"]()], out_dir / "gpu-axes-sweep.json", "--axis", "block=[256,128]",
+              "--axis", "size=[2^16:2^24:*256]")
+    s = by_name(doc)
+    assert list(s) == ["block: 128, size: 65536, type: int", "block: 128, size: 16777216, type: int",
+                       "block: 256, size: 65536, type: int", "block: 256, size: 16777216, type: int"]
+    for block in (128, 256):
+        small, large = s[f"block: {block}, size: 65536, type: int"], s[f"block: {block}, size: 16777216, type: int"]
+        assert small["items"] == 16384 and large["items"] == 4194304
+        assert large["bytes_per_second"] > 3 * small["bytes_per_second"]  # 64 KiB is launch-bound, 16 MiB is not
+        assert large["gpu_seconds_per_call"] > small["gpu_seconds_per_call"]
+        t = large["time_per_call"]
+        assert t["min"] <= t["q1"] <= t["median"] <= t["q3"]

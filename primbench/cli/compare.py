@@ -32,6 +32,19 @@ class Format(StrEnum):
     json = "json"
 
 
+class MetricChoice(StrEnum):
+    """``--metric``: the choices of `primbench.metrics.CHOICES`."""
+
+    time = "time"
+    bytes = "bytes"
+    items = "items"
+
+
+METRIC_HELP = ("What to compare: time (GPU time per call, lower is better: a regression is the time going up), "
+               "bytes (bytes/s) or items (items/s). Default: bytes/s where both sides declare bytes, else items/s, "
+               "else time.")
+
+
 def register(app: typer.Typer) -> None:
     @app.command("compare")
     def compare(
@@ -43,6 +56,7 @@ def register(app: typer.Typer) -> None:
         threshold: str = typer.Option("0.5%", "--threshold", "-t", help=THRESHOLD_HELP),
         alpha: float = typer.Option(0.05, "--alpha", help=ALPHA_HELP),
         output_format: Format = typer.Option(Format.terminal, "--format", "-f", help=FORMAT_HELP),
+        metric: MetricChoice | None = typer.Option(None, "--metric", "-m", help=METRIC_HELP, show_default=False),
         fail_on: str = typer.Option("regression", "--fail-on", metavar="WHAT[,WHAT]", help=FAIL_ON_HELP),
         changed_only: bool = typer.Option(False, "--changed-only", help=CHANGED_ONLY_HELP),
         max_rows: int | None = typer.Option(None, "--max-rows", min=0, metavar="N", help=MAX_ROWS_HELP),
@@ -64,7 +78,8 @@ def register(app: typer.Typer) -> None:
             from primbench.compare.core import compare_runs, load_side
 
             comparison = compare_runs([r for p in base for r in load_side(p)], [r for p in head for r in load_side(p)],
-                                      threshold=fraction, alpha=alpha, suite_shift_limit=limit)
+                                      threshold=fraction, alpha=alpha, suite_shift_limit=limit,
+                                      metric=metric.value if metric is not None else None)
         except PrimbenchError as exc:
             typer.echo(f"primbench compare: error: {term_clean(exc)}", err=True)
             raise typer.Exit(getattr(exc, "exit_code", EXIT_USAGE)) from None
