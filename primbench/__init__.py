@@ -14,6 +14,7 @@ from primbench.checks import assert_equal
 from primbench.console import log
 from primbench.errors import (
     BenchmarkAssertionError,
+    BenchmarkFailed,
     DeviceError,
     MissingDependencyError,
     PrimbenchError,
@@ -22,6 +23,7 @@ from primbench.errors import (
     UsageError,
 )
 from primbench.executor import Executor
+from primbench.report import BenchResult, Report
 from primbench.results import RESULTS_VERSION, Results, load_results
 from primbench.settings import GiB, KiB, MiB, Settings, flags, parse_size
 from primbench.state import State
@@ -30,8 +32,10 @@ from primbench.version import __version__
 
 __all__ = [
     "RESULTS_VERSION",
+    "BenchResult",
     "Benchmark",
     "BenchmarkAssertionError",
+    "BenchmarkFailed",
     "DeviceError",
     "Executor",
     "GiB",
@@ -39,6 +43,7 @@ __all__ = [
     "MiB",
     "MissingDependencyError",
     "PrimbenchError",
+    "Report",
     "Results",
     "Settings",
     "State",

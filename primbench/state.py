@@ -59,8 +59,12 @@ class State:
         round_index: int = 0,
         rounds: int = 1,
         calls_per_batch: int | None = None,
+        profile_range: str | None = None,
     ) -> None:
         self._device = device
+        # --profile: `run` calls fn once, inside an NVTX range of this name, and measures nothing.
+        self._profile_range = profile_range
+        self.profiled = False
         self.round_index = round_index
         self.rounds = rounds
         self._calls_per_batch = calls_per_batch
@@ -114,7 +118,8 @@ class State:
         return self.bytes_read + self.bytes_written
 
     def test(self, fn: Callable[[], object]) -> None:
-        """Check the output once, right after the first round's warmup call (skipped with --no-test)."""
+        """Check the output once, right after the first round's warmup call (skipped with --no-test
+        and --profile)."""
         if self.outcome is not None:
             # Registered after the measurement: run it now rather than never.
             if not self.settings.no_test:
@@ -129,20 +134,24 @@ class State:
 
     def run(self, fn: Callable[[], object]) -> None:
         """Warm up, test, then measure `fn` until a stopping rule fires."""
-        if self.outcome is not None:
+        if self.outcome is not None or self.profiled:
             raise UsageError("state.run() was called twice in one specialization")
         device = self._device
         s = self.settings
+        if self._profile_range is not None:
+            self._profile_once(fn, self._profile_range)
+            return
         with device.activate():
             # Setup may have used other streams (the runtime's default stream, PyTorch's):
             # let it all finish before anything runs on the harness stream.
             device.synchronize_device()
             # Unblocked warmup: lazy compilation and module loading must not happen
             # under a blocked stream.
-            if self._before_each is not None:
-                self._before_each()
-            fn()
-            device.synchronize()
+            with device.nvtx_range("warmup"):
+                if self._before_each is not None:
+                    self._before_each()
+                fn()
+                device.synchronize()
             if self._test is not None and not s.no_test and self.round_index == 0:
                 self._test()
                 device.synchronize()
@@ -170,3 +179,15 @@ class State:
             reasons_end = device.clock_event_reasons()
             temp_end = self._thermal.temperature()
         self.outcome = RunOutcome(m, temp_start, temp_end, clock_start, clock_end, reasons_start, reasons_end)
+
+    def _profile_once(self, fn: Callable[[], object], range_name: str) -> None:
+        """--profile: one call of `fn` on the harness stream, after its setup has finished, in an
+        NVTX range that holds nothing else. No warmup, test, before-every-iteration, cache clear,
+        stream blocking, events or thermal control: a profiler sees the user's kernels only."""
+        device = self._device
+        with device.activate():
+            device.synchronize_device()
+            with device.nvtx_range(range_name):
+                fn()
+                device.synchronize()
+        self.profiled = True
