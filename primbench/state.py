@@ -75,6 +75,7 @@ class State:
         self._test: Callable[[], object] | None = None
         self._before_each: Callable[[], object] | None = None
         self.items = 0
+        self._items_set = False
         self.bytes_read = 0
         self.bytes_written = 0
         self.outcome: RunOutcome | None = None
@@ -101,16 +102,30 @@ class State:
 
     # ----- what the benchmark declares
 
+    # The C++ primbench's contract: set_items() once, before add_reads() / add_writes() (bytes per
+    # item divides by it). Unlike C++, declaring nothing at all is allowed: GPU time per call only.
+
     def set_items(self, items: int) -> None:
-        """Items processed per call (for items per second)."""
+        """Items processed per call (for items per second); once, before `add_reads` / `add_writes`."""
+        if self._items_set:
+            raise UsageError(f"state.set_items() was called twice (with {self.items}, then {items}): "
+                             "declare the items per call once")
+        self._items_set = True
         self.items = int(items)
 
+    def _need_items(self, method: str) -> None:
+        if not self._items_set:
+            raise UsageError(f"state.{method}() before state.set_items(): declare the items per call first "
+                             "(bytes per item needs them), or neither items nor bytes to record GPU time only")
+
     def add_reads(self, dtype: Any, count: int) -> None:
-        """`count` elements of `dtype` read from device memory per call."""
+        """`count` elements of `dtype` read from device memory per call (after `set_items`)."""
+        self._need_items("add_reads")
         self.bytes_read += itemsize(dtype) * int(count)
 
     def add_writes(self, dtype: Any, count: int) -> None:
-        """`count` elements of `dtype` written to device memory per call."""
+        """`count` elements of `dtype` written to device memory per call (after `set_items`)."""
+        self._need_items("add_writes")
         self.bytes_written += itemsize(dtype) * int(count)
 
     @property
