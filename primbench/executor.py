@@ -295,7 +295,7 @@ class Executor:
                         continue
                     reporter.started(index, count, q.name)
                     if settings.dry:
-                        reporter.finished(index, count, {**_dry_record(index, q), "dry": True})
+                        reporter.finished(index, count, _dry_record(index, q))
                         continue
                     assert device is not None
                     try:
@@ -421,7 +421,7 @@ class Executor:
         context: dict[str, Any] = {
             "results_version": RESULTS_VERSION,
             "general": general,
-            "settings": settings.to_json(),
+            "settings": {**settings.to_json(), **_thermal_limits(thermal_record)},
             "flags": {"sync": bool(self.flags & flags.sync)},
         }
         if self._custom:
@@ -672,7 +672,16 @@ def _dry_record(index: int, q: _Queued) -> dict[str, Any]:
         "meta": q.meta,
         "elapsed_secs": {"host": 0, "gpu": 0},
         "calls": {"kernel_calls_per_batch": 0, "ms_per_batch": 0, "batches": 0, "kernel_calls": 0},
+        "dry": True,  # nothing was measured: history ingest refuses the file
     }
+
+
+def _thermal_limits(thermal_record: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``min_gpu_temp`` / ``max_gpu_temp`` as the run applied them (numbers where the options said
+    auto); nothing without thermal control (--no-monitoring, no sensor), where they stay as given."""
+    if thermal_record is None:
+        return {}
+    return {key: _number(thermal_record[key]) for key in ("min_gpu_temp", "max_gpu_temp")}
 
 
 def _clock_note(record: Mapping[str, Any]) -> str:
