@@ -9,6 +9,8 @@ which the wheel resolves): ``primbench`` is the only import name installed.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from primbench.benchmark import Benchmark, specialization_name
 from primbench.checks import assert_equal
 from primbench.console import log
@@ -29,6 +31,19 @@ from primbench.settings import GiB, KiB, MiB, Settings, flags, parse_size
 from primbench.state import State
 from primbench.typenames import register_type, type_name
 from primbench.version import __version__
+
+if TYPE_CHECKING:
+    from primbench.library import bench
+
+
+def __getattr__(name: str) -> Any:
+    """`bench` loads `primbench.library` on first use."""
+    if name == "bench":
+        from primbench.library import bench
+
+        return bench
+    raise AttributeError(f"module 'primbench' has no attribute {name!r}")
+
 
 __all__ = [
     "RESULTS_VERSION",
@@ -52,6 +67,7 @@ __all__ = [
     "UsageError",
     "__version__",
     "assert_equal",
+    "bench",
     "flags",
     "load_results",
     "log",
