@@ -38,8 +38,8 @@ from primbench.settings import CustomOption, Settings, build_parser, effective_c
 from primbench.state import RunOutcome, State, Thermal
 from primbench.version import __version__
 
-#: Exit codes of runs that returned without their program exiting through `Executor.main`:
-#: ``primbench run FILE`` exits with the first that is not 0 when FILE ends without exiting.
+#: Exit codes other than 0 of runs that returned without their program exiting through
+#: `Executor.main`: ``primbench run FILE`` exits with the first when FILE ends without exiting.
 unexited: list[int] = []
 
 
@@ -208,7 +208,8 @@ class Executor:
             raise SystemExit(exc.exit_code) from None
         except KeyboardInterrupt:
             raise SystemExit(EXIT_INTERRUPTED) from None
-        unexited.remove(report.exit_code)
+        if report.exit_code in unexited:
+            unexited.remove(report.exit_code)
         raise SystemExit(report.exit_code)
 
     def _keep(self, report: Report) -> Report:
@@ -217,7 +218,8 @@ class Executor:
         return report
 
     def _returned(self, report: Report) -> Report:
-        unexited.append(report.exit_code)
+        if report.exit_code != EXIT_OK:
+            unexited.append(report.exit_code)
         return self._keep(report)
 
     def _open_device(self, settings: Settings) -> Device | None:

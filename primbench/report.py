@@ -117,7 +117,7 @@ class Report(Mapping[str, Any]):
     mode: str
     exit_code: int = EXIT_OK
     names: tuple[str, ...] = ()
-    document: Mapping[str, Any] | None = None
+    document: Mapping[str, Any] | None = field(default=None, repr=False)
     outputs: tuple[str, ...] = ()
     failures: Mapping[str, str] = field(default_factory=dict)
     exceptions: Mapping[str, BaseException] = field(default_factory=dict, repr=False)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from primbench.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, PrimbenchError
+from primbench.errors import EXIT_FAILED, EXIT_USAGE, PrimbenchError
 from primbench.textsafe import term_clean
 
 
@@ -34,9 +34,8 @@ def run_file(path: Path, args: list[str]) -> None:
         raise typer.Exit(EXIT_FAILED) from None
     finally:
         sys.argv, sys.path[:] = old_argv, old_path
-    code = next((c for c in executor.unexited if c != EXIT_OK), EXIT_OK)
-    if code != EXIT_OK:
-        raise typer.Exit(code)
+    if executor.unexited:
+        raise typer.Exit(executor.unexited[0])
 
 
 def register(app: typer.Typer) -> None:
