@@ -37,7 +37,7 @@ class Monitored(FakeDevice):
 
 
 @pytest.mark.parametrize(("args", "limits"), [
-    ([], (50, 79)),  # auto: warm toward 50 °C, cool below the slowdown temperature (89) minus 10
+    ([], (0, 79)),  # auto: no warming (a floor of 0 °C), cool below the slowdown temperature (89) minus 10
     (["--min-gpu-temp", "35", "--max-gpu-temp", "70.5"], (35, 70.5)),
     (["--no-monitoring"], (None, None)),  # no thermal control: nothing was applied
 ])
