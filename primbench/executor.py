@@ -244,7 +244,9 @@ class Executor:
     def _prepare(device: Device, settings: Settings) -> None:
         try:
             device.prepare(
-                cache_size=0 if settings.hot else settings.cache_size,
+                # _run resolved --cache-size auto from the device's L2 already; the fallback is for a
+                # device that reports none
+                cache_size=0 if settings.hot else effective_cache_size(settings.cache_size, None),
                 blocking_timeout_secs=settings.stream_blocking_timeout_secs,
                 slots=SYNC_EVERY,
             )

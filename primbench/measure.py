@@ -137,8 +137,9 @@ def next_size(calls: int, batch_ms: float, min_gpu_ms_per_batch: float, batch_se
               secs_left: float = math.inf) -> int:
     """The next batch size while sizing: double, or jump straight to the power of two just below
     what the batch's GPU time per call predicts would pass `min_gpu_ms_per_batch` (one doubling
-    short of the size doubling would reach, without the batches in between), unless that batch would take longer in wall time
-    (at this batch's `batch_secs` per `calls`) than the `secs_left` of the sizing budget."""
+    short of the size doubling would reach, without the batches in between), unless that batch
+    would take longer in wall time (at this batch's `batch_secs` per `calls`) than the
+    `secs_left` of the sizing budget."""
     doubled = calls * 2
     if batch_ms <= 0:
         return doubled

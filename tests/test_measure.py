@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import statistics
 
 import pytest
@@ -13,8 +12,8 @@ from primbench.measure import (
     SYNC_EVERY,
     coefficient_of_variation,
     fill_window,
-    next_size,
     measure,
+    next_size,
     timed_calls,
 )
 from tests.fakes import FakeDevice
