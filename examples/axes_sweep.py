@@ -67,7 +67,7 @@ class AxesSweep(pb.Benchmark):
 def main() -> None:
     executor = pb.Executor()
     executor.queue(AxesSweep())
-    executor.run()
+    executor.main()
 
 
 if __name__ == "__main__":

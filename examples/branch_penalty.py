@@ -73,7 +73,7 @@ def main() -> None:
     steps = executor.get("steps", 256, "FMA groups of four per thread in each branch")
     for p in PROBABILITIES:
         executor.queue(BranchPenalty(p, steps))
-    executor.run()
+    executor.main()
 
 
 if __name__ == "__main__":

@@ -81,7 +81,7 @@ def main() -> None:
     extra = executor.get("extra_percent", 0.0, "Copy this many percent more elements than reported")
     executor.queue(CopyBenchmark(np.int8, extra))
     executor.queue(CopyBenchmark(np.int64, extra))
-    executor.run()
+    executor.main()
 
 
 if __name__ == "__main__":

@@ -101,7 +101,7 @@ def main() -> None:
             executor.queue(Latency(size, contention, reads))
     executor.queue(Latency(16 * KiB, False, reads, shared=True))
     executor.queue(Latency(16 * KiB, True, reads, shared=True))
-    executor.run()
+    executor.main()
 
 
 if __name__ == "__main__":

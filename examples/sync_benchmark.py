@@ -42,7 +42,7 @@ class SumToHost(pb.Benchmark):
 def main() -> None:
     executor = pb.Executor(flags=pb.flags.sync)
     executor.queue(SumToHost(np.float32))
-    executor.run()
+    executor.main()
 
 
 if __name__ == "__main__":

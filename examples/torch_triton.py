@@ -74,7 +74,7 @@ def main() -> None:
     executor = pb.Executor()
     executor.queue(VectorAdd("torch"))
     executor.queue(VectorAdd("triton"))
-    executor.run()
+    executor.main()
 
 
 if __name__ == "__main__":

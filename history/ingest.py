@@ -355,6 +355,9 @@ def stage_files(paths: Iterable[str | os.PathLike[str]], progress: Progress | No
         path = str(f)
         try:
             results = load_results(f)
+            if results.settings.get("dry") is True or any(s.raw.get("dry") is True for s in results.specializations):
+                raise ResultsFileError(path, "context.settings.dry",
+                                       "a dry run (--dry): nothing was measured, its zeros are not stored")
             canonical = canonical_json(document_of(results))
             run_id = run_id_of(canonical)
             count = len(results.specializations)

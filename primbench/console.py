@@ -6,10 +6,11 @@ settings, so all three are handled here)."""
 from __future__ import annotations
 
 import errno
+import io
 import os
 import sys
 from collections.abc import Mapping
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -99,6 +100,16 @@ def _figures(bytes_per_second: float, items_per_second: float, per_call: float) 
     return "  ".join(parts)
 
 
+class _Discard(io.TextIOBase):
+    """A text stream that drops what is written: a quiet reporter's console."""
+
+    def write(self, s: str) -> int:
+        return len(s)
+
+    def writable(self) -> bool:
+        return True
+
+
 class Reporter:
     """Progress of an executor run. The executor calls it; it only prints."""
 
@@ -108,6 +119,11 @@ class Reporter:
         self._name = ""
         self._tolerance: float | None = None
 
+    @classmethod
+    def quiet(cls) -> Reporter:
+        """A reporter that prints nothing (the library's default: `primbench.bench`, the pytest fixture)."""
+        return cls(make_console(cast("IO[str]", _Discard())))
+
     @property
     def live(self) -> bool:
         return self.console.is_terminal
@@ -115,10 +131,24 @@ class Reporter:
     def log(self, message: str) -> None:
         self.console.print(f"  {message}", style="grey50", markup=False)
 
-    def header(self, algorithm: str, count: int, dry: bool, *, noise_tolerance_percent: float | None = None) -> None:
+    def header(self, algorithm: str, count: int, dry: bool, *, noise_tolerance_percent: float | None = None,
+               profile: bool = False) -> None:
         self._tolerance = noise_tolerance_percent
         word = "specialization" if count == 1 else "specializations"
-        self.console.print(f"[bold]{algorithm}[/]: {count} {word}{' (dry run)' if dry else ''}")
+        mode = " (dry run)" if dry else " (profile: one call each)" if profile else ""
+        self.console.print(f"[bold]{algorithm}[/]: {count} {word}{mode}")
+
+    def listing(self, names: list[str]) -> None:
+        """--list: the names, one per line, nothing else."""
+        from primbench.textsafe import term_clean
+
+        for name in names:
+            self.console.print(term_clean(name), markup=False)
+
+    def profiled(self, index: int, count: int, name: str) -> None:
+        """--profile: a specialization's one call is done."""
+        self._stop()
+        self.console.print(f"[green]called[/] \\[{index + 1}/{count}] {_label(name)}  once")
 
     def round_started(self, r: int, rounds: int, eta_secs: float | None = None) -> None:
         """A pass over every specialization begins (rounds are interleaved), with the time left."""

@@ -119,5 +119,16 @@ class Device(ABC):
         """(global timer ns, SM 0 clock ticks), for the average SM clock; None if unsupported."""
         return None
 
+    @contextlib.contextmanager
+    def nvtx_range(self, name: str) -> Iterator[None]:
+        """A named range for Nsight Systems (NVTX; rocTX on ROCm) around what runs inside: the
+        executor opens one per specialization, round, warmup and batch. Cheap: one host call at
+        each end, outside the timed events. Where no NVTX library is found it does nothing."""
+        yield
+
+    def release(self) -> None:  # noqa: B027 - optional hook
+        """Free what `prepare` allocated but keep the device usable (a later run prepares it
+        again): what an executor does with a device it was given rather than opened."""
+
     def close(self) -> None:  # noqa: B027 - optional hook
-        """Free what `prepare` allocated."""
+        """Free what `prepare` allocated, and the monitor: the device is not used again."""

@@ -52,5 +52,12 @@ class ThermalError(PrimbenchError):
     """Warming or cooling did not reach the temperature range in time."""
 
 
+class BenchmarkFailed(PrimbenchError):
+    """A measured specialization failed (its run() or function raised); `Report.check` raises it
+    for an executor's run, naming each failure. Its cause is the first failure's exception."""
+
+    exit_code = EXIT_FAILED
+
+
 class BenchmarkAssertionError(AssertionError):
     """A `test()` check failed; the message shows the actual values to paste in."""

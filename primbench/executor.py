@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import product
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from primbench.atomicfile import fallback_path, unwritable_reason
 from primbench.axis import SIZE, Axis, declared, override, parse_override
@@ -33,11 +33,16 @@ from primbench.errors import (
 )
 from primbench.measure import SYNC_EVERY, Measurement
 from primbench.provenance import host_name, now_iso, provenance
+from primbench.report import Report
 from primbench.results import RESULTS_VERSION, time_per_call_fields, write_csv, write_json
 from primbench.rounds import log_sd
 from primbench.settings import CustomOption, Settings, build_parser, effective_cache_size, flags, parse_args
 from primbench.state import RunOutcome, State, Thermal
 from primbench.version import __version__
+
+#: Exit codes other than 0 of runs that returned without their program exiting through
+#: `Executor.main`: ``primbench run FILE`` exits with the first when FILE ends without exiting.
+unexited: list[int] = []
 
 
 @dataclass
@@ -59,7 +64,11 @@ class Executor:
     >>> ex = Executor()                       # sys.argv[1:]
     >>> dims = ex.get("dimensions", 3, "The number of dimensions")
     >>> ex.queue(CopyBenchmark(np.int8))
-    >>> ex.run()                              # exits non-zero on failure
+    >>> ex.main()                             # a script: run, then exit with the run's code
+
+    `run()` is the library form: it returns a `Report` and never exits. Bad options or benchmark
+    definitions (found by the constructor, `get` or `queue`) are raised by `run()` as a
+    `PrimbenchError`, which `main()` prints as one line before exiting with its code.
     """
 
     def __init__(
@@ -78,42 +87,43 @@ class Executor:
         self._base = settings or Settings()
         self.flags = flags
         self._device = device
+        self._owns_device = device is None  # a device it was given is released, not closed
         self._thermal = thermal
         self._reporter = reporter
         self._prog = prog or os.path.basename(sys.argv[0] or "benchmark")
         self._custom: list[CustomOption] = []
         self._custom_values: dict[str, Any] = {}
         self._queue: list[_Queued] = []
+        self._deferred: list[PrimbenchError] = []  # bad definitions, raised by run()
+        self._modes: frozenset[str] = frozenset()
         self._renew_next = False  # the first round of a run uses the device as prepared
         self.exit_code: int | None = None
-        self.settings = self._guarded(self._parse, allow_unknown=True)
+        self.report: Report | None = None  # the last run's
+        self.settings = self._lenient_parse()
 
     # ----- options
 
     def _parse(self, *, allow_unknown: bool) -> Settings:
-        settings, custom_values, self._wants_help, self._given = parse_args(
+        settings, custom_values, self._modes, self._given = parse_args(
             self._prog, self._argv, self._base, self._custom, allow_unknown=allow_unknown
         )
         self._custom_values = custom_values
         return settings
 
-    def _guarded(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
-        """Run `fn`; a PrimbenchError becomes a one-line error and exit code 2."""
+    def _lenient_parse(self) -> Settings:
+        """The settings so far; bad options leave the defaults here, and `run()` raises their error."""
         try:
-            return fn(*args, **kwargs)
-        except PrimbenchError as exc:
-            self._fail(str(exc), exc.exit_code)
-
-    def _fail(self, message: str, code: int) -> None:
-        print(f"{self._prog}: error: {message}", file=sys.stderr)
-        raise SystemExit(code)
+            return self._parse(allow_unknown=True)
+        except PrimbenchError:
+            self._custom_values = {o.name: o.default for o in self._custom}
+            return self._base
 
     def get(self, name: str, default: Any, help: str = "") -> Any:
         """Register a custom option ``--name`` (type from `default`) and return its value."""
         if any(o.name == name for o in self._custom):
             return self._custom_values[name]
         self._custom.append(CustomOption(name, default, help))
-        self.settings = self._guarded(self._parse, allow_unknown=True)
+        self.settings = self._lenient_parse()
         return self._custom_values[name]
 
     def help_text(self) -> str:
@@ -128,12 +138,19 @@ class Executor:
         if isinstance(benchmark, type):
             benchmark = benchmark(*args, **kwargs)
         if not isinstance(benchmark, Benchmark):
-            self._fail(f"queue() takes a primbench.Benchmark, got {type(benchmark).__name__}", EXIT_USAGE)
-        meta = self._guarded(checked_meta, benchmark)
-        axes = self._guarded(declared, benchmark)
+            self._deferred.append(UsageError(f"queue() takes a primbench.Benchmark, got {type(benchmark).__name__}"))
+            return
+        try:
+            meta = checked_meta(benchmark)
+            axes = declared(benchmark)
+        except PrimbenchError as exc:
+            self._deferred.append(exc)
+            return
         if clash := sorted(set(axes) & set(meta)):
-            self._fail(f"{type(benchmark).__name__}: {', '.join(map(repr, clash))} is both a meta() key and an "
-                       "axis; the axis value joins meta by itself", EXIT_USAGE)
+            self._deferred.append(UsageError(
+                f"{type(benchmark).__name__}: {', '.join(map(repr, clash))} is both a meta() key and an axis; "
+                "the axis value joins meta by itself"))
+            return
         self._queue.append(_Queued(benchmark, meta, specialization_name(meta), axes))
 
     def _overrides(self, settings: Settings) -> dict[str, str]:
@@ -207,25 +224,64 @@ class Executor:
             raise UsageError(f"--filter {self.settings.filter!r} matches none of: {names}")
         return chosen
 
-    def run(self) -> dict[str, Any]:
-        """Run every selected specialization and write the results; returns the document.
+    def run(self) -> Report:
+        """Run every selected specialization and write the results; never exits (see `main`).
 
-        Raises SystemExit with 1 if a specialization failed, 2 on bad options or input,
-        130 when interrupted (after writing what finished)."""
-        settings = self._guarded(self._parse, allow_unknown=False)
+        Returns the `Report` (``report.exit_code`` 1 when a specialization failed: its error is in
+        the report and the results; ``report.check()`` raises it). Raises a `PrimbenchError` for bad
+        options, definitions or outputs (before anything runs) and for results that could not be
+        written; KeyboardInterrupt after writing the specializations that finished. With ``--help``
+        it prints the options, with ``--list`` the names; ``--profile`` calls each function once."""
+        settings = self._parse(allow_unknown=False)
         self.settings = settings
-        if self._wants_help:
+        if "help" in self._modes:
             print(self.help_text())
-            raise SystemExit(EXIT_OK)
-        self._guarded(settings.validate)
-        selected = self._guarded(self._selected)
-        self._guarded(self._check_outputs, settings, len(selected))
+            return self._returned(Report("help"))
+        settings.validate()
+        if self._deferred:
+            raise self._deferred[0]
+        selected = self._selected()
         reporter = self._reporter or Reporter()
+        if "list" in self._modes:
+            reporter.listing([q.name for q in selected])
+            return self._returned(Report("list", names=tuple(q.name for q in selected)))
+        if "profile" in self._modes and settings.dry:
+            raise UsageError("--profile and --dry exclude each other: --dry runs nothing, --profile calls once")
+        if "profile" not in self._modes:
+            self._check_outputs(settings, len(selected))
         set_active(reporter)
         try:
-            return self._run(settings, selected, reporter)
+            if "profile" in self._modes:
+                return self._returned(self._profile(settings, selected, reporter))
+            return self._returned(self._run(settings, selected, reporter))
         finally:
             set_active(None)
+
+    def main(self) -> NoReturn:
+        """Run, then exit with the documented code: 0, 1 when a specialization failed, 2 with one line
+        on stderr for bad options or input, 130 when interrupted. What a script ends with."""
+        try:
+            report = self.run()
+        except PrimbenchError as exc:
+            from primbench.textsafe import term_clean
+
+            print(f"{self._prog}: error: {term_clean(exc)}", file=sys.stderr)
+            raise SystemExit(exc.exit_code) from None
+        except KeyboardInterrupt:
+            raise SystemExit(EXIT_INTERRUPTED) from None
+        if report.exit_code in unexited:
+            unexited.remove(report.exit_code)
+        raise SystemExit(report.exit_code)
+
+    def _keep(self, report: Report) -> Report:
+        self.report = report
+        self.exit_code = report.exit_code
+        return report
+
+    def _returned(self, report: Report) -> Report:
+        if report.exit_code != EXIT_OK:
+            unexited.append(report.exit_code)
+        return self._keep(report)
 
     def _open_device(self, settings: Settings) -> Device | None:
         if self._device is not None:
@@ -234,14 +290,23 @@ class Executor:
             return None
         from primbench.backends import open_device  # the GPU runtime loads here, not at import
 
-        self._device = self._guarded(open_device, settings.device, monitoring=not settings.no_monitoring)
+        self._device = open_device(settings.device, monitoring=not settings.no_monitoring)
         return self._device
+
+    def _close(self, device: Device) -> None:
+        """Close a device this executor opened; release one it was given (its owner closes it)."""
+        if self._owns_device:
+            device.close()
+            self._device = None
+        else:
+            device.release()
 
     @staticmethod
     def _prepare(device: Device, settings: Settings) -> None:
         try:
             device.prepare(
-                # resolved from the device's L2 size by _run before this (auto is None)
+                # _run resolved --cache-size auto from the device's L2 already; the fallback is for a
+                # device that reports none
                 cache_size=0 if settings.hot else effective_cache_size(settings.cache_size, None),
                 blocking_timeout_secs=settings.stream_blocking_timeout_secs,
                 slots=SYNC_EVERY,
@@ -258,7 +323,7 @@ class Executor:
 
         return thermal_for(device, settings, reporter.note)
 
-    def _run(self, settings: Settings, selected: list[_Queued], reporter: Reporter) -> dict[str, Any]:
+    def _run(self, settings: Settings, selected: list[_Queued], reporter: Reporter) -> Report:
         device = self._open_device(settings)
         # Read the device's context now: it needs the monitor, which close() shuts down.
         dev_ctx = device.context() if device is not None else {}
@@ -272,12 +337,17 @@ class Executor:
         reporter.header(algorithm, count, settings.dry, noise_tolerance_percent=settings.noise_tolerance_percent)
         done: dict[int, list[_Round]] = {i: [] for i in range(count)}
         failures: dict[int, dict[str, Any]] = {}
-        interrupted = False
+        exceptions: dict[str, BaseException] = {}
+        interrupted: KeyboardInterrupt | None = None
         fatal: str | None = None
         thermal = None
         if device is not None and not settings.dry:
-            self._guarded(self._prepare, device, settings)
-            thermal = self._guarded(self._thermal_control, device, settings, reporter)
+            try:
+                self._prepare(device, settings)
+                thermal = self._thermal_control(device, settings, reporter)
+            except BaseException:
+                self._close(device)
+                raise
         rounds = 1 if settings.dry else settings.rounds
         try:
             # Rounds are interleaved: round 1 of every specialization, then round 2, ...
@@ -290,7 +360,7 @@ class Executor:
                         continue
                     reporter.started(index, count, q.name)
                     if settings.dry:
-                        reporter.finished(index, count, {**_dry_record(index, q), "dry": True})
+                        reporter.finished(index, count, _dry_record(index, q))
                         continue
                     assert device is not None
                     try:
@@ -300,6 +370,7 @@ class Executor:
                         raise
                     except Exception as exc:  # the benchmark's own fault: report it, go on
                         failures[index] = _failed_record(index, q, exc)
+                        exceptions[q.name] = exc
                         reporter.finished(index, count, failures[index])
                         continue
                     if r == rounds - 1:
@@ -307,15 +378,15 @@ class Executor:
                         reporter.finished(index, count, record, _clock_note(record))
                     else:
                         reporter.round_finished(index, count, _round_record(r, done[index][-1], settings))
-        except KeyboardInterrupt:
-            interrupted = True
+        except KeyboardInterrupt as exc:
+            interrupted = exc
             reporter.error("interrupted: writing the specializations that finished a round")
         except ThermalError as exc:
             fatal = str(exc)
             reporter.error(fatal)
         finally:
             if device is not None and not settings.dry:
-                device.close()
+                self._close(device)
         records: list[dict[str, Any]] = []
         for index, q in enumerate(selected):
             if settings.dry:
@@ -325,14 +396,49 @@ class Executor:
             elif done[index]:
                 records.append(_record(index, q, done[index], settings))
         document = self._document(settings, algorithm, records, dev_ctx, thermal)
+        errors = {str(r["name"]): str(r["error"]) for r in records if r.get("error") is not None}
+        code = EXIT_INTERRUPTED if interrupted else EXIT_FAILED if (errors or fatal) else EXIT_OK
+        report = Report("dry" if settings.dry else "run", code, tuple(q.name for q in selected), document,
+                        failures=errors, exceptions=exceptions, error=fatal)
+        self._keep(report)  # kept should writing fail
         outputs = self._write(settings, document)
-        failed = sum(1 for r in records if r.get("error") is not None)
-        reporter.summary({**document["summary"], "specializations": len(records)}, failed, outputs)
-        code = EXIT_INTERRUPTED if interrupted else EXIT_FAILED if (failed or fatal) else EXIT_OK
-        self.exit_code = code
-        if code != EXIT_OK:
-            raise SystemExit(code)
-        return document
+        reporter.summary({**document["summary"], "specializations": len(records)}, len(errors), outputs)
+        report = self._keep(dataclasses.replace(report, outputs=tuple(outputs)))
+        if interrupted is not None:
+            raise interrupted
+        return report
+
+    def _profile(self, settings: Settings, selected: list[_Queued], reporter: Reporter) -> Report:
+        """--profile: each specialization's setup, then one call of its function in an NVTX range of its
+        name. The device is not prepared (no cache buffer, spin or clock kernels), nothing warms, nothing
+        is timed or written."""
+        device = self._open_device(settings)
+        assert device is not None
+        count = len(selected)
+        reporter.header(str(selected[0].meta["algo"]), count, False, profile=True)
+        failures: dict[str, str] = {}
+        exceptions: dict[str, BaseException] = {}
+        try:
+            for index, q in enumerate(selected):
+                reporter.started(index, count, q.name)
+                state = State(device, settings, sync=bool(self.flags & flags.sync), profile_range=q.name)
+                try:
+                    with device.activate():
+                        q.benchmark.run(state)
+                    if not state.profiled:
+                        raise UsageError(f"{type(q.benchmark).__name__}.run() never called state.run(fn)")
+                except KeyboardInterrupt:
+                    raise
+                except Exception as exc:  # the benchmark's own fault: report it, go on
+                    record = _failed_record(index, q, exc)
+                    failures[q.name], exceptions[q.name] = str(record["error"]), exc
+                    reporter.finished(index, count, record)
+                    continue
+                reporter.profiled(index, count, q.name)
+        finally:
+            self._close(device)
+        return Report("profile", EXIT_FAILED if failures else EXIT_OK, tuple(q.name for q in selected),
+                      failures=failures, exceptions=exceptions)
 
     def _round(self, device: Device, settings: Settings, thermal: Thermal | None, q: _Queued, r: int, rounds: int,
                earlier: list[_Round], on_batch: Any) -> _Round:
@@ -353,8 +459,8 @@ class Executor:
             axes=q.axes,
         )
         # Setup runs with the harness stream current too, so that the
-        # benchmark's uploads are ordered before its kernels.
-        with device.activate():
+        # benchmark's uploads are ordered before its kernels. NVTX: specialization > round > batch.
+        with device.activate(), device.nvtx_range(q.name), device.nvtx_range(f"round {r + 1}/{rounds}"):
             q.benchmark.run(state)
         if state.outcome is None:
             raise UsageError(f"{type(q.benchmark).__name__}.run() never called state.run(fn)")
@@ -381,7 +487,7 @@ class Executor:
         context: dict[str, Any] = {
             "results_version": RESULTS_VERSION,
             "general": general,
-            "settings": settings.to_json(),
+            "settings": {**settings.to_json(), **_thermal_limits(thermal_record)},
             "flags": {"sync": bool(self.flags & flags.sync)},
         }
         if self._custom:
@@ -439,7 +545,7 @@ class Executor:
                     outputs.append(str(fallback))
                     problems.append(f"cannot write {target} ({exc.strerror or exc}); the results are in {fallback}")
         if problems:
-            self._fail("; ".join(problems), EXIT_USAGE)
+            raise UsageError("; ".join(problems))
         return [o for o in outputs if o != os.devnull]
 
 
@@ -634,7 +740,16 @@ def _dry_record(index: int, q: _Queued) -> dict[str, Any]:
         "meta": q.meta,
         "elapsed_secs": {"host": 0, "gpu": 0},
         "calls": {"kernel_calls_per_batch": 0, "ms_per_batch": 0, "batches": 0, "kernel_calls": 0},
+        "dry": True,  # nothing was measured: history ingest refuses the file
     }
+
+
+def _thermal_limits(thermal_record: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``min_gpu_temp`` / ``max_gpu_temp`` as the run applied them (numbers where the options said
+    auto); nothing without thermal control (--no-monitoring, no sensor), where they stay as given."""
+    if thermal_record is None:
+        return {}
+    return {key: _number(thermal_record[key]) for key in ("min_gpu_temp", "max_gpu_temp")}
 
 
 def _clock_note(record: Mapping[str, Any]) -> str:

@@ -198,7 +198,8 @@ def measure(
     while calls_per_batch is None:
         sizing += 1
         batch_start = device.now()
-        total = math.fsum(run_batch(calls))
+        with device.nvtx_range(f"sizing batch {sizing} ({calls} calls)"):
+            total = math.fsum(run_batch(calls))
         if total > min_gpu_ms_per_batch:
             break
         if total <= 0.0 and calls >= EMPTY_CALLS_LIMIT:
@@ -218,7 +219,8 @@ def measure(
     while True:
         if before_batch is not None:
             before_batch()
-        times = run_batch(calls)
+        with device.nvtx_range(f"batch {len(batches) + 1}"):
+            times = run_batch(calls)
         elapsed = device.now() - start
         batches.append(BatchRecord(math.fsum(times), calls, elapsed, tuple(times)))
         window = [b.batch_ms for b in batches[-batch_window_size:]]

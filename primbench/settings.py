@@ -191,6 +191,16 @@ _HELP = {
 }
 
 
+#: Options that run the program in another mode than measuring (``--help`` is one too).
+MODES = {
+    "list": "Print the names of the specializations (after --filter), one per line, and exit; "
+    "nothing runs and nothing is written",
+    "profile": "Call each specialization's function once after its setup, inside an NVTX range named after "
+    "the specialization that holds only that call, with no cache clear, stream blocking, warming or other "
+    "harness kernel: for Nsight Compute (ncu --nvtx --nvtx-include 'NAME/'); nothing is timed or written",
+}
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UsageError(message)
@@ -249,6 +259,10 @@ def build_parser(prog: str, custom: list[CustomOption]) -> argparse.ArgumentPars
             conv = {"int": int, "int | None": int, "float": float, "float | None": float}.get(str(f.type), str)
         shown = "" if f.name in ("size", "cache_size") or default in ("", None) else f" (default {default!r})"
         group.add_argument(flag, dest=f.name, type=conv, metavar=f.name.upper(), help=text + shown)
+    # What to do instead of measuring: not settings of a measurement, so not in `Settings` (and
+    # never in results.json, which neither writes).
+    for mode, text in MODES.items():
+        group.add_argument("--" + mode, dest="mode:" + mode, action="store_true", help=text)
     if custom:
         cgroup = parser.add_argument_group("benchmark options")
         for opt in custom:
@@ -274,10 +288,11 @@ def parse_args(
     custom: list[CustomOption],
     *,
     allow_unknown: bool,
-) -> tuple[Settings, dict[str, Any], bool, frozenset[str]]:
-    """Parse `argv` over `base`. Returns the settings, the custom values, whether --help
-    was asked and the names of the settings given on the command line. With `allow_unknown`
-    (before every custom option is registered), options the parser does not know yet are skipped."""
+) -> tuple[Settings, dict[str, Any], frozenset[str], frozenset[str]]:
+    """Parse `argv` over `base`. Returns the settings, the custom values, the modes asked
+    for (``help``, ``list``, ``profile``: see `MODES`) and the names of the settings given on
+    the command line. With `allow_unknown` (before every custom option is registered), options
+    the parser does not know yet are skipped."""
     parser = build_parser(prog, custom)
     try:
         if allow_unknown:
@@ -289,13 +304,16 @@ def parse_args(
     except argparse.ArgumentTypeError as exc:  # pragma: no cover - argparse wraps these
         raise UsageError(str(exc)) from None
     values = vars(ns)
-    wants_help = bool(values.pop("help", False))
+    modes = {"help"} if values.pop("help", False) else set()
     custom_values = {opt.name: opt.default for opt in custom}
     changes: dict[str, Any] = {}
     for key, value in values.items():
         if key.startswith("custom:"):
             custom_values[key[len("custom:"):]] = value
+        elif key.startswith("mode:"):
+            if value:
+                modes.add(key[len("mode:"):])
         else:
             changes[key] = value
     settings = dataclasses.replace(base, **changes)
-    return settings, custom_values, wants_help, frozenset(changes)
+    return settings, custom_values, frozenset(modes), frozenset(changes)

@@ -60,9 +60,13 @@ class State:
         rounds: int = 1,
         calls_per_batch: int | None = None,
         axes: Mapping[str, Any] | None = None,
+        profile_range: str | None = None,
     ) -> None:
         self._device = device
         self._axes = dict(axes or {})
+        # --profile: `run` calls fn once, inside an NVTX range of this name, and measures nothing.
+        self._profile_range = profile_range
+        self.profiled = False
         self.round_index = round_index
         self.rounds = rounds
         self._calls_per_batch = calls_per_batch
@@ -73,6 +77,7 @@ class State:
         self._test: Callable[[], object] | None = None
         self._before_each: Callable[[], object] | None = None
         self.items = 0
+        self._items_set = False
         self.bytes_read = 0
         self.bytes_written = 0
         self.outcome: RunOutcome | None = None
@@ -115,16 +120,30 @@ class State:
 
     # ----- what the benchmark declares
 
+    # The C++ primbench's contract: set_items() once, before add_reads() / add_writes() (bytes per
+    # item divides by it). Unlike C++, declaring nothing at all is allowed: GPU time per call only.
+
     def set_items(self, items: int) -> None:
-        """Items processed per call (for items per second)."""
+        """Items processed per call (for items per second); once, before `add_reads` / `add_writes`."""
+        if self._items_set:
+            raise UsageError(f"state.set_items() was called twice (with {self.items}, then {items}): "
+                             "declare the items per call once")
+        self._items_set = True
         self.items = int(items)
 
+    def _need_items(self, method: str) -> None:
+        if not self._items_set:
+            raise UsageError(f"state.{method}() before state.set_items(): declare the items per call first "
+                             "(bytes per item needs them), or neither items nor bytes to record GPU time only")
+
     def add_reads(self, dtype: Any, count: int) -> None:
-        """`count` elements of `dtype` read from device memory per call."""
+        """`count` elements of `dtype` read from device memory per call (after `set_items`)."""
+        self._need_items("add_reads")
         self.bytes_read += itemsize(dtype) * int(count)
 
     def add_writes(self, dtype: Any, count: int) -> None:
-        """`count` elements of `dtype` written to device memory per call."""
+        """`count` elements of `dtype` written to device memory per call (after `set_items`)."""
+        self._need_items("add_writes")
         self.bytes_written += itemsize(dtype) * int(count)
 
     @property
@@ -132,7 +151,8 @@ class State:
         return self.bytes_read + self.bytes_written
 
     def test(self, fn: Callable[[], object]) -> None:
-        """Check the output once, right after the first round's warmup call (skipped with --no-test)."""
+        """Check the output once, right after the first round's warmup call (skipped with --no-test
+        and --profile)."""
         if self.outcome is not None:
             # Registered after the measurement: run it now rather than never.
             if not self.settings.no_test:
@@ -147,20 +167,24 @@ class State:
 
     def run(self, fn: Callable[[], object]) -> None:
         """Warm up, test, then measure `fn` until a stopping rule fires."""
-        if self.outcome is not None:
+        if self.outcome is not None or self.profiled:
             raise UsageError("state.run() was called twice in one specialization")
         device = self._device
         s = self.settings
+        if self._profile_range is not None:
+            self._profile_once(fn, self._profile_range)
+            return
         with device.activate():
             # Setup may have used other streams (the runtime's default stream, PyTorch's):
             # let it all finish before anything runs on the harness stream.
             device.synchronize_device()
             # Unblocked warmup: lazy compilation and module loading must not happen
             # under a blocked stream.
-            if self._before_each is not None:
-                self._before_each()
-            fn()
-            device.synchronize()
+            with device.nvtx_range("warmup"):
+                if self._before_each is not None:
+                    self._before_each()
+                fn()
+                device.synchronize()
             if self._test is not None and not s.no_test and self.round_index == 0:
                 self._test()
                 device.synchronize()
@@ -188,3 +212,15 @@ class State:
             reasons_end = device.clock_event_reasons()
             temp_end = self._thermal.temperature()
         self.outcome = RunOutcome(m, temp_start, temp_end, clock_start, clock_end, reasons_start, reasons_end)
+
+    def _profile_once(self, fn: Callable[[], object], range_name: str) -> None:
+        """--profile: one call of `fn` on the harness stream, after its setup has finished, in an
+        NVTX range that holds nothing else. No warmup, test, before-every-iteration, cache clear,
+        stream blocking, events or thermal control: a profiler sees the user's kernels only."""
+        device = self._device
+        with device.activate():
+            device.synchronize_device()
+            with device.nvtx_range(range_name):
+                fn()
+                device.synchronize()
+        self.profiled = True

@@ -6,7 +6,8 @@ adds the GPU time enqueued since the last one, so stopping rules can be checked 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from primbench.device import Device
@@ -62,7 +63,9 @@ class FakeDevice(Device):
         self.heated_secs = 0.0
         self.slept_secs = 0.0
         self.closed = False
+        self.releases = 0
         self.renewals = 0
+        self.ranges: list[str] = []  # NVTX: "push NAME" and "pop NAME", in order
 
     # ----- helpers for tests
     def _op(self, name: str) -> None:
@@ -179,6 +182,33 @@ class FakeDevice(Device):
     def renew(self) -> None:
         self._op("renew")
         self.renewals += 1
+
+    @contextlib.contextmanager
+    def nvtx_range(self, name: str) -> Iterator[None]:
+        self.ranges.append(f"push {name}")
+        try:
+            yield
+        finally:
+            self.ranges.append(f"pop {name}")
+
+    def range_tree(self) -> list[tuple[int, str]]:
+        """The NVTX ranges as (depth, name) in push order; AssertionError if a pop does not
+        close the innermost open range."""
+        stack: list[str] = []
+        tree: list[tuple[int, str]] = []
+        for entry in self.ranges:
+            op, name = entry.split(" ", 1)
+            if op == "push":
+                tree.append((len(stack), name))
+                stack.append(name)
+            else:
+                assert stack and stack[-1] == name, (name, stack)
+                stack.pop()
+        assert not stack, stack
+        return tree
+
+    def release(self) -> None:
+        self.releases += 1
 
     def close(self) -> None:
         self.closed = True

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import runpy
 from pathlib import Path
 
@@ -17,12 +16,12 @@ def example(name: str) -> dict:
 
 
 def run_benchmarks(benches: list[pb.Benchmark], json_out: Path, *args: str, settings: pb.Settings | None = None,
-                   flags: pb.flags = pb.flags.none) -> dict:
-    """Run `benches` writing `json_out`; the written document, also when a specialization failed."""
+                   flags: pb.flags = pb.flags.none) -> pb.Report:
+    """Run `benches` writing `json_out`; the report (a mapping over the written document), also when a
+    specialization failed."""
     ex = pb.Executor(["--json-out", str(json_out), *args], settings=settings, flags=flags)
     for b in benches:
         ex.queue(b)
-    try:
-        return ex.run()
-    except SystemExit:
-        return json.loads(json_out.read_text())
+    report = ex.run()
+    assert report.json_path == str(json_out)
+    return report

@@ -63,7 +63,7 @@ def names(doc: dict[str, Any]) -> list[str]:
 
 def usage_error(ex: pb.Executor, capsys: pytest.CaptureFixture[str]) -> str:
     with pytest.raises(SystemExit) as exit_info:
-        ex.run()
+        ex.main()
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1, err
@@ -147,7 +147,7 @@ def test_an_undeclared_axis_fails_its_specialization_with_a_clear_message(tmp_pa
     ex = executor(tmp_path)
     ex.queue(Asks())
     with pytest.raises(SystemExit):
-        ex.run()
+        ex.main()
     error = json.loads((tmp_path / "r.json").read_text())["specializations"][0]["error"]
     assert error == "state.axis('blok'): the benchmark declares no such axis (its axes: block)"
 
@@ -322,8 +322,9 @@ def test_bad_declarations_are_usage_errors_when_queued(axes: Any, message: str,
     bench = Bad()
     bench.axes = axes
     ex = pb.Executor([], device=FakeDevice(), prog="bench")
+    ex.queue(bench)  # a bad definition is held until run(), which raises it
     with pytest.raises(SystemExit) as exit_info:
-        ex.queue(bench)
+        ex.main()
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
 

@@ -95,7 +95,7 @@ def test_every_documented_error_is_a_one_line_usage_error(spec: str, message: st
                      reporter=Reporter(make_console(io.StringIO())), prog="bench")
     ex.queue(Everything())
     with pytest.raises(SystemExit) as exit_info:
-        ex.run()
+        ex.main()
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("bench: error: --axis ")

@@ -52,7 +52,7 @@ def test_an_unwritable_output_folder_fails_before_anything_is_measured(tmp_path,
     ex = make(out)
     ex.queue(Counting(np.int8))
     with pytest.raises(SystemExit) as exit_info:
-        ex.run()
+        ex.main()
     assert exit_info.value.code == 2
     err = capsys.readouterr().err.strip()
     assert "--json-out" in err and "nothing was measured" in err and "\n" not in err
@@ -64,7 +64,7 @@ def test_an_unwritable_csv_path_fails_early_too(tmp_path, capsys):
     ex = make(tmp_path / "r.json", "--csv-out", str(tmp_path / "file" / "r.csv"))
     ex.queue(Copy(np.int8))
     with pytest.raises(SystemExit) as exit_info:
-        ex.run()
+        ex.main()
     assert exit_info.value.code == 2
     assert "--csv-out" in capsys.readouterr().err
 
@@ -91,7 +91,7 @@ def test_a_final_write_that_fails_goes_to_a_fallback_named_in_one_line(tmp_path,
     ex = make(folder / "results.json")
     ex.queue(Sabotage(np.int8))
     with pytest.raises(SystemExit) as exit_info:
-        ex.run()
+        ex.main()
     assert exit_info.value.code == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "Traceback" not in err
@@ -115,7 +115,7 @@ _LIMITED = textwrap.dedent("""
     resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
     ex = pb.Executor(["--json-out", sys.argv[1], "--min-secs", "0"], device=FakeDevice(0.25))
     ex.queue(Copy(np.int8))
-    ex.run()
+    ex.main()
 """)
 
 
@@ -147,7 +147,7 @@ def test_an_interrupted_run_never_replaces_a_complete_results_file(tmp_path):
     ex.queue(Interrupted(np.int8))
     ex.queue(Copy(np.int64))
     with pytest.raises(SystemExit) as exit_info:
-        ex.run()
+        ex.main()
     assert exit_info.value.code == 130
     assert out.read_bytes() == before
     partial = tmp_path / "results.partial.json"

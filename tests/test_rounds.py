@@ -139,7 +139,7 @@ def test_a_round_that_fails_fails_the_specialization_and_skips_its_later_rounds(
     ex.queue(FailsLater(np.int8))
     ex.queue(Copy(np.int64))
     with pytest.raises(SystemExit) as exit_info:
-        ex.run()
+        ex.main()
     assert exit_info.value.code == 1
     assert FailsLater.calls == 2
     doc = json.loads((tmp_path / "results.json").read_text())
@@ -159,7 +159,7 @@ def test_ctrl_c_in_a_later_round_keeps_the_rounds_that_finished(tmp_path):
     ex.queue(Copy(np.int8))
     ex.queue(StopsInRound2(np.int64))
     with pytest.raises(SystemExit) as exit_info:
-        ex.run()
+        ex.main()
     assert exit_info.value.code == 130
     doc = json.loads((tmp_path / "results.json").read_text())
     assert [len(s["rounds"]) for s in doc["specializations"]] == [2, 1]
@@ -169,7 +169,7 @@ def test_rounds_must_be_positive(tmp_path, capsys):
     ex = executor(tmp_path, "--rounds", "0")
     ex.queue(Copy(np.int8))
     with pytest.raises(SystemExit) as exit_info:
-        ex.run()
+        ex.main()
     assert exit_info.value.code == 2
     assert "--rounds must be at least 1" in capsys.readouterr().err
     assert not Path(tmp_path / "results.json").exists()

@@ -231,8 +231,12 @@ def test_no_monitoring_writes_no_monitoring_fields_and_never_warms(tmp_path: Pat
 
 def test_explicit_warming_timeout_aborts_the_run_with_the_message(tmp_path: Path) -> None:
     dev = MonitoredFake(0.25, temperature=40, heat_per_sec=2, max_temp=45)
-    with pytest.raises(SystemExit) as exit_info:
-        run(tmp_path, dev, "--min-gpu-temp", "50", "--max-gpu-temp", "60", "--max-warming-secs", "2")
-    assert exit_info.value.code == 1
+    ex = pb.Executor(["--json-out", str(tmp_path / "results.json"), "--min-secs", "0", "--min-gpu-temp", "50",
+                      "--max-gpu-temp", "60", "--max-warming-secs", "2"], device=dev, reporter=Reporter(make_console()))
+    ex.queue(Copy())
+    report = ex.run()  # the library form returns the aborted run; main() exits 1 with it
+    assert report.exit_code == 1 and report.error is not None and report.error.startswith("warming stopped at ")
     doc = json.loads((tmp_path / "results.json").read_text())
     assert doc["specializations"] == []
+    with pytest.raises(pb.BenchmarkFailed, match="aborted: warming stopped"):
+        report.check()

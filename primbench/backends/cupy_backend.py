@@ -12,7 +12,7 @@ import contextlib
 import ctypes
 import platform
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import cupy
@@ -41,6 +41,24 @@ def _uuid(raw: Any) -> str | None:
     b = bytes(raw)[:16] if not isinstance(raw, str) else raw.encode()[:16]
     h = b.hex()
     return f"GPU-{h[0:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
+
+
+def _nvtx_functions() -> tuple[Callable[[str], object], Callable[[], object]] | None:
+    """Range push and pop: CuPy's NVTX binding (rocTX in CuPy's ROCm builds), else the `nvtx`
+    package, else None (ranges do nothing)."""
+    try:
+        from cupy.cuda import nvtx
+
+        if getattr(nvtx, "available", True):
+            return nvtx.RangePush, nvtx.RangePop
+    except Exception:  # an NVTX library that CuPy was built without or cannot load
+        pass
+    try:
+        import nvtx as nvtx_package  # type: ignore[import-not-found, unused-ignore]
+
+        return (lambda name: nvtx_package.push_range(name)), (lambda: nvtx_package.pop_range())
+    except Exception:
+        return None
 
 
 def open_monitor(is_hip: bool, pci_bus_id: str) -> Monitor:
@@ -80,6 +98,7 @@ class CupyDevice(Device):
         self._prepared = False
         self._ticket = 0
         self._host_ptr = 0
+        self._nvtx = _nvtx_functions()
 
     # ----- identity
 
@@ -216,10 +235,25 @@ class CupyDevice(Device):
         self._cache_ptr = 0
         self._prepared = False
 
+    def release(self) -> None:
+        self._release()
+
     def close(self) -> None:
         self._release()
         if self.monitor is not None:
             self.monitor.close()
+
+    @contextlib.contextmanager
+    def nvtx_range(self, name: str) -> Iterator[None]:
+        if self._nvtx is None:
+            yield
+            return
+        push, pop = self._nvtx
+        push(name)
+        try:
+            yield
+        finally:
+            pop()
 
     # ----- the per-call protocol
 

@@ -15,10 +15,15 @@ from primbench.textsafe import term_clean
 
 def run_file(path: Path, args: list[str]) -> None:
     """Execute `path` as ``__main__`` with `args` as its command line. An exception the program
-    does not handle is its own bug, not primbench's: its traceback and exit 1, as ``python FILE``."""
+    does not handle is its own bug, not primbench's: its traceback and exit 1, as ``python FILE``.
+    A program that ends with ``executor.run()`` rather than ``executor.main()`` exits here with
+    the code its run would have (1 when a specialization failed)."""
+    from primbench import executor
+
     old_argv, old_path = sys.argv, list(sys.path)
     sys.argv = [str(path), *args]
     sys.path.insert(0, str(path.resolve().parent))
+    executor.unexited.clear()
     try:
         runpy.run_path(str(path), run_name="__main__")
     except PrimbenchError as exc:
@@ -29,6 +34,8 @@ def run_file(path: Path, args: list[str]) -> None:
         raise typer.Exit(EXIT_FAILED) from None
     finally:
         sys.argv, sys.path[:] = old_argv, old_path
+    if executor.unexited:
+        raise typer.Exit(executor.unexited[0])
 
 
 def register(app: typer.Typer) -> None:

@@ -128,7 +128,7 @@ def main() -> None:
     ex.queue(Library("add", "float"))
     ex.queue(Library("sum", "float"))
     ex.queue(Library("cumsum", "int"))
-    ex.run()
+    ex.main()
 
 
 if __name__ == "__main__":
