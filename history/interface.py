@@ -2,9 +2,10 @@
 
 Two kinds of store implement `Store`:
 
-* `history.store.DuckDBStore`: one DuckDB file, one writer at a time (``--db FILE``);
-* `history.shared.ParquetStore`: a folder of Parquet parts, one writer per part, for many
-  CI runners (``ingest --shared DIR``, ``--db DIR``).
+* `history.stores.DuckDBStore`: one DuckDB file, one writer at a time (``--db FILE``;
+  `history.store` holds the file's connections, locks and migrations);
+* `history.stores.ParquetStore`: a folder of Parquet parts, one writer per part, for many
+  CI runners (``ingest --shared DIR``, ``--db DIR``; `history.shared` writes and reads them).
 
 Both store the same three tables (`history.schema`). A store is read through a `Reader`: one
 read-only connection (to the file, or to the in-memory union of the parts) on which every
