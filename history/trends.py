@@ -8,7 +8,6 @@ frame and names each change by the followed metric's better direction, read from
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from primbench.errors import UsageError
@@ -164,10 +163,3 @@ def changes_of(points: pd.DataFrame, *, alpha: float = DEFAULT_ALPHA, min_size: 
     if len(values) < 2 * min_size:
         return Changes()
     return analyse(values, alpha=alpha, min_size=min_size, min_shift=min_shift)
-
-
-def group_names(frame: pd.DataFrame) -> Sequence[tuple[str, str, str, str]]:
-    """The (algorithm, name, gpu_key, config_key) series in a frame, sorted."""
-    if frame.empty:
-        return []
-    return sorted({tuple(x) for x in _with_config(frame)[SERIES_KEYS].itertuples(index=False, name=None)})

@@ -18,7 +18,7 @@ from primbench.history.changepoints import detect
 from primbench.history.ingest import ingest
 from primbench.history.selector import Selector as S
 from primbench.history.stores import open_store
-from primbench.history.trends import group_names, per_commit
+from primbench.history.trends import SERIES_KEYS, per_commit
 from tests import history_data as hd
 
 SMALL = {"size": 1048576}  # --size 1MiB
@@ -52,7 +52,8 @@ def test_two_sizes_of_one_name_on_one_gpu_and_branch_are_two_series(tmp_path: Pa
     assert not ingest(files, db).errors
     s = open_store(db).series(S(branch="main", name=CHAR))
     assert sorted(set(s["config_key"])) == ["size=128MiB", "size=1MiB"]
-    assert group_names(s) == [("copy", CHAR, GPU, "size=128MiB"), ("copy", CHAR, GPU, "size=1MiB")]
+    assert sorted(set(s[SERIES_KEYS].itertuples(index=False, name=None))) == [
+        ("copy", CHAR, GPU, "size=128MiB"), ("copy", CHAR, GPU, "size=1MiB")]
     points = per_commit(s)
     assert len(points) == 12  # 6 commits x 2 configs: no commit's median mixes the two sizes
     by_config = {k: g["value"].to_numpy() for k, g in points.groupby("config_key")}

@@ -255,10 +255,6 @@ def _selector(**given: Any) -> Any:
     return _call(Selector, **given)
 
 
-def _base_selector(base: str) -> Any:
-    return _selector(branch=base, labels=(("branch", "base branch"),))
-
-
 @contextmanager
 def _progress(what: str) -> Iterator[Callable[[int, int], None] | None]:
     """A Rich progress bar on stderr while long work runs, only when stderr is a terminal (not
