@@ -151,3 +151,27 @@ def test_parts_written_before_the_config_key_are_read_and_keyed(tmp_path: Path) 
     assert merge(shared, db).added_runs == 5
     assert sorted(open_store(db).runs()["config_key"]) == ["size=128MiB"] * 2 + ["size=1MiB"] * 3
     assert len(open_store(db).series(S(branch="main", name="type: t0", config="size=1MiB"))) == 3
+
+
+def test_parts_written_before_the_time_per_call_get_it_when_read_and_merged(tmp_path: Path) -> None:
+    """Parts of schema 4 have no specializations.gpu_seconds_per_call: readers and merge compute
+    it as ingest does, so --metric time reads them."""
+    shared = tmp_path / "shared"
+    ingest_shared(hd.branch_series(tmp_path / "a", hd.noisy_levels(3, specs=2)), shared, runner="old")
+    con = connect(tmp_path / "scratch.duckdb", read_only=False)
+    try:  # rewrite the parts as a schema-4 writer wrote them
+        for part in (shared / "specializations" / "runner=old").glob("*.parquet"):
+            con.execute("COPY (SELECT * EXCLUDE (gpu_seconds_per_call) FROM read_parquet(?)) TO ? (FORMAT parquet)",
+                        [str(part), str(part) + ".v4"])
+            Path(str(part) + ".v4").replace(part)
+        for part in (shared / "runs" / "runner=old").glob("*.parquet"):
+            con.execute("COPY (SELECT * REPLACE (4 AS store_schema) FROM read_parquet(?)) TO ? (FORMAT parquet)",
+                        [str(part), str(part) + ".v4"])
+            Path(str(part) + ".v4").replace(part)
+    finally:
+        con.close()
+    time = open_store(shared).series(S(branch="main"), metric="time")
+    assert len(time) == 6 and time["value"].tolist() == pytest.approx([0.51 / 320] * 6)
+    db = tmp_path / "merged.duckdb"
+    assert merge(shared, db).added_runs == 3
+    assert open_store(db).series(S(branch="main"), metric="time")["value"].tolist() == pytest.approx([0.51 / 320] * 6)
