@@ -1,15 +1,21 @@
 """A branch against its base: the branch's latest run against the base's run at or before the
 fork point, with compare's statistics and the run-to-run variability of the base's history.
 
-* **Head**: per algorithm, the branch's latest run (on one physical GPU: the latest run's,
-  or the one `gpu` names).
-* **Base**, per algorithm, on the same GPU and with the same config as the head run
+Each side is chosen by a named strategy:
+
+* **Head** (`LatestOnBranch`): per algorithm, the branch's latest run (of the selector's
+  config and algorithm, if it names them), on one physical GPU: the newest run's, or the one
+  the selector's GPU names.
+* **Fork point** (`history.forkpoint`): given (``--fork-point``, with its ancestors if known),
+  else git's merge base when asked (`history.forkpoint.from_git`), else unknown.
+* **Base**, per algorithm, on the head's GPU and with the head run's config
   (`primbench.resultconfig.config_key`: size, hot, cache size, sync, custom settings): the
-  run of the fork point if it was measured; else of its nearest measured ancestor (when the
-  ancestry is known, from git); else the base's latest run, and the result says so. With
-  ``branch == base`` the base side is the latest run of an earlier commit (what the newest
-  commit changed). A run with another config is taken only when the base has none with the
-  head's, and the notes say so.
+  first of `BASE_STRATEGIES` that finds a run: `AtForkPoint` (the fork point's run, else
+  its nearest measured ancestor's), `LatestOnBase` (for a branch against itself: of an
+  earlier commit, what the newest commit changed), `EarlierRunOfHeadCommit` (a branch
+  against itself with one commit measured: A/A), `LatestOnOtherGpu`; the result says which.
+  A run with another config is taken only when the base has none with the head's, and the
+  notes say so.
 * **Verdicts**: `compare.core.compare_runs` on Results rebuilt from the stored documents,
   with ``run_to_run_cv`` estimated per specialization from the base's runs up to the chosen
   one (`history.variability`).
@@ -17,21 +23,222 @@ fork point, with compare's statistics and the run-to-run variability of the base
 
 from __future__ import annotations
 
-import json
+import datetime as _dt
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
+from primbench.errors import UsageError
 from primbench.history.errors import HistoryError
-from primbench.history.queries import connection, series
+from primbench.history.forkpoint import ForkPoint, given
+from primbench.history.selector import Selector, Where
 from primbench.history.variability import WINDOW, describe, run_to_run_cvs
-from primbench.results import Results, results_from_dict
 
 if TYPE_CHECKING:
-    import duckdb
     import pandas as pd
 
     from primbench.compare.model import Comparison
+    from primbench.history.interface import Reader
+
+
+class RunRow(NamedTuple):
+    """A stored run, as the strategies see it."""
+
+    algorithm: str
+    run_id: str
+    commit: str | None
+    date: _dt.datetime
+    gpu_key: str
+    config_key: str | None
+
+    def at(self, branch: str) -> str:
+        """``main@1a2b3c4d5e6f``: the run's branch and commit, for notes."""
+        return f"{branch}@{(self.commit or '?')[:12]}"
+
+
+_RUN = 'SELECT r.algorithm, r.run_id, r."commit", r.date, r.gpu_key, r.config_key FROM runs r'
+
+
+def _rows(reader: Reader, sql: str, params: Sequence[Any]) -> list[RunRow]:
+    return [RunRow(*row) for row in reader.con.execute(sql, list(params)).fetchall()]
+
+
+# --------------------------------------------------------------------------- head
+
+
+class LatestOnBranch:
+    """The head: per algorithm, the branch's latest run, on the GPU of the newest of them (or
+    the one the selector's GPU names)."""
+
+    def choose(self, reader: Reader, head: Selector) -> list[RunRow]:
+        where = head.only("branch", "algorithm", "config").where("r")
+        if head.gpu is not None:
+            gpu_key = reader.gpu_key(head.only("branch", "gpu"))
+            if gpu_key is None:
+                raise HistoryError(f"no runs of branch {head.branch!r} on GPU {head.gpu!r}")
+            where = where.and_("r.gpu_key = ?", gpu_key)
+        runs = _rows(reader, f"{_RUN}{where.sql()} QUALIFY row_number() OVER (PARTITION BY r.algorithm "
+                             "ORDER BY r.date DESC, r.run_id) = 1 ORDER BY r.algorithm", where.params)
+        if not runs:
+            return []
+        newest = max(runs, key=lambda r: r.date)
+        return sorted((r for r in runs if r.gpu_key == newest.gpu_key), key=lambda r: r.date, reverse=True)
+
+
+# --------------------------------------------------------------------------- base
+
+
+@dataclass(frozen=True)
+class BaseQuery:
+    """What one algorithm's base run is sought for: the head run, the base branch, the fork
+    point, and the config the base run must have (None: any)."""
+
+    base: str
+    branch: str
+    head: RunRow
+    fork: ForkPoint
+    config: str | None
+
+    @property
+    def itself(self) -> bool:
+        """A branch against itself (``compare main --base main``)."""
+        return self.branch == self.base
+
+    @property
+    def exclude(self) -> str | None:
+        """A commit the base run may not be of: the head's, when the branch is its own base."""
+        return self.head.commit if self.itself else None
+
+
+@dataclass(frozen=True)
+class BaseChoice:
+    """A base run, how it was chosen (``base_selection``), and a note for the output."""
+
+    run: RunRow
+    how: str
+    note: str | None = None
+
+
+def base_run(reader: Reader, q: BaseQuery, *, gpu_key: str | None, commits: Sequence[str] = (),
+             exclude: str | None = None, before: RunRow | None = None) -> RunRow | None:
+    """The latest run of `q.base` of `q.head`'s algorithm (and `q.config`, when given): on
+    `gpu_key` (None: any GPU), not of the commit `exclude`, before the run `before`, and of
+    the first of `commits` that has one (any commit when `commits` is empty)."""
+    where: Where = Selector(branch=q.base, config=q.config).where("r").and_("r.algorithm = ?", q.head.algorithm)
+    if gpu_key is not None:
+        where = where.and_("r.gpu_key = ?", gpu_key)
+    if exclude is not None:
+        where = where.and_('r."commit" IS DISTINCT FROM ?', exclude)
+    if before is not None:
+        where = where.and_("(r.date, r.run_id) < (?, ?)", before.date, before.run_id)
+    order, params = "r.date DESC, r.run_id", list(where.params)
+    if commits:
+        where = where.and_('list_contains(?, r."commit")', list(commits))
+        order, params = f'list_position(?, r."commit"), {order}', [*where.params, list(commits)]
+    found = _rows(reader, f"{_RUN}{where.sql()} ORDER BY {order} LIMIT 1", params)
+    return found[0] if found else None
+
+
+class BaseStrategy(ABC):
+    """One way of finding the base run; `choose` returns None when it finds none."""
+
+    name: ClassVar[str]
+
+    @abstractmethod
+    def choose(self, reader: Reader, q: BaseQuery) -> BaseChoice | None: ...
+
+
+class AtForkPoint(BaseStrategy):
+    """The run of the fork point, else of its nearest measured ancestor (when the ancestry is known)."""
+
+    name = "at the fork point"
+
+    def choose(self, reader: Reader, q: BaseQuery) -> BaseChoice | None:
+        commits = q.fork.commits
+        if not commits:
+            return None
+        run = base_run(reader, q, gpu_key=q.head.gpu_key, commits=commits, exclude=q.exclude)
+        if run is None:
+            return None
+        at_fork = run.commit == (q.fork.commit or commits[0])
+        return BaseChoice(run, "fork point" if at_fork else "nearest measured ancestor of the fork point")
+
+
+class LatestOnBase(BaseStrategy):
+    """The base's latest run on the head's GPU; for a branch against itself, of an earlier commit."""
+
+    name = "the base's latest run"
+
+    def choose(self, reader: Reader, q: BaseQuery) -> BaseChoice | None:
+        run = base_run(reader, q, gpu_key=q.head.gpu_key, exclude=q.exclude)
+        if run is None:
+            return None
+        why = (" (no run at or before the fork point)" if q.fork.commits else
+               " before the head commit" if q.itself else " (fork point unknown)")
+        return BaseChoice(run, "base's latest run" + why)
+
+
+class EarlierRunOfHeadCommit(BaseStrategy):
+    """A branch against itself with one commit measured: the run before the head run (A/A)."""
+
+    name = "an earlier run of the head commit"
+
+    def choose(self, reader: Reader, q: BaseQuery) -> BaseChoice | None:
+        if not q.itself:
+            return None
+        run = base_run(reader, q, gpu_key=q.head.gpu_key, before=q.head)
+        return None if run is None else BaseChoice(run, "an earlier run of the head commit (A/A)")
+
+
+class LatestOnOtherGpu(BaseStrategy):
+    """The base's latest run on any GPU, when it has none on the head's (said in a note)."""
+
+    name = "the base's latest run on another GPU"
+
+    def choose(self, reader: Reader, q: BaseQuery) -> BaseChoice | None:
+        run = base_run(reader, q, gpu_key=None, exclude=q.exclude)
+        if run is None:
+            return None
+        note = f"{q.head.algorithm}: no {q.base} run on this GPU ({q.head.gpu_key}); using one on {run.gpu_key}"
+        return BaseChoice(run, "base's latest run on another GPU", note)
+
+
+#: The base strategies, tried in this order.
+BASE_STRATEGIES: tuple[BaseStrategy, ...] = (AtForkPoint(), LatestOnBase(), EarlierRunOfHeadCommit(),
+                                              LatestOnOtherGpu())
+
+
+def choose_base(reader: Reader, q: BaseQuery,
+                strategies: Sequence[BaseStrategy] = BASE_STRATEGIES) -> BaseChoice | None:
+    """The first base run a strategy finds, in order."""
+    for strategy in strategies:
+        found = strategy.choose(reader, q)
+        if found is not None:
+            return found
+    return None
+
+
+def choose_base_with_config(reader: Reader, q: BaseQuery, notes: list[str],
+                            strategies: Sequence[BaseStrategy] = BASE_STRATEGIES) -> BaseChoice | None:
+    """The base run with the head run's config; one of another config only when the base has
+    none with it, said loudly in `notes` (as is a nearer candidate passed over for its config)."""
+    found = choose_base(reader, q, strategies)
+    anywhere = choose_base(reader, replace(q, config=None), strategies)
+    algorithm = q.head.algorithm
+    if found is None and anywhere is not None:
+        notes.append(f"{algorithm}: no {q.base} run has the head's config ({q.config}); comparing with "
+                     f"{anywhere.run.at(q.base)}, config {anywhere.run.config_key}: other settings measure something "
+                     "else, so this comparison is not meaningful")
+        return replace(anywhere, how=anywhere.how + " with another config")
+    if found is not None and anywhere is not None and anywhere.run.run_id != found.run.run_id \
+            and anywhere.run.config_key != q.config:
+        notes.append(f"{algorithm}: {anywhere.run.at(q.base)} was measured with another config "
+                     f"({anywhere.run.config_key}); using {found.run.at(q.base)}, config {q.config}")
+    return found
+
+
+# --------------------------------------------------------------------------- the comparison
 
 
 @dataclass
@@ -78,139 +285,55 @@ class BranchComparison:
         return {"history": self.header(), **self.comparison.to_dict()}
 
 
-def _latest_per_algorithm(con: duckdb.DuckDBPyConnection, branch: str, gpu: str | None,
-                          config: str | None = None) -> list[tuple[Any, ...]]:
-    """(algorithm, run id, commit, date, gpu key, config key) of the branch's latest run per algorithm."""
-    sql = ('SELECT algorithm, run_id, "commit", date, gpu_key, config_key FROM runs WHERE coalesce(branch, \'\') = ?'
-           " AND (? IS NULL OR gpu_key = ?) AND (? IS NULL OR config_key = ?)"
-           " QUALIFY row_number() OVER (PARTITION BY algorithm ORDER BY date DESC, run_id) = 1 ORDER BY algorithm")
-    return con.execute(sql, [branch, gpu, gpu, config, config]).fetchall()
-
-
-def _base_run(con: duckdb.DuckDBPyConnection, base: str, algorithm: str, gpu_key: str | None,
-              commits: Sequence[str], exclude_commit: str | None,
-              before_run: tuple[Any, str] | None = None, config: str | None = None) -> tuple[Any, ...] | None:
-    """(run id, commit, date, gpu key, config key) of the latest base run of one of `commits`
-    (the first commit in that order that has one), or of any commit when `commits` is empty;
-    `before_run` (date, run id): only runs before it; `config`: only runs of that config key."""
-    params: list[Any] = [base, algorithm, gpu_key, gpu_key, exclude_commit, exclude_commit, config, config]
-    sql = ('SELECT run_id, "commit", date, gpu_key, config_key FROM runs '
-           "WHERE coalesce(branch, '') = ? AND algorithm = ? "
-           'AND (? IS NULL OR gpu_key = ?) AND (? IS NULL OR "commit" IS DISTINCT FROM ?) '
-           "AND (? IS NULL OR config_key = ?)")
-    if before_run is not None:
-        sql += " AND (date, run_id) < (?, ?)"
-        params += list(before_run)
-    if commits:
-        sql += ' AND list_contains(?, "commit") ORDER BY list_position(?, "commit"), date DESC, run_id LIMIT 1'
-        params += [list(commits), list(commits)]
-    else:
-        sql += " ORDER BY date DESC, run_id LIMIT 1"
-    return con.execute(sql, params).fetchone()
-
-
-def _choose_base(con: duckdb.DuckDBPyConnection, *, base: str, branch: str, algorithm: str, gpu_key: str,
-                 commits: Sequence[str], fork_point: str | None, head: tuple[Any, str], exclude: str | None,
-                 config: str | None) -> tuple[tuple[Any, ...] | None, str, str | None]:
-    """The base run for one algorithm, how it was chosen, and a note (or None), trying in turn:
-    the fork point or its nearest measured ancestor, the base's latest run, (base against
-    itself) an earlier run of the head commit, the base's latest run on another GPU.
-    `head`: the head run's (date, run id); `exclude`: a commit not to take (the head's, when
-    the base is compared with itself); `config`: only runs of that config key (None: any)."""
-    if commits:
-        found = _base_run(con, base, algorithm, gpu_key, commits, exclude, config=config)
-        if found is not None:
-            how = ("fork point" if found[1] == (fork_point or commits[0]) else
-                   "nearest measured ancestor of the fork point")
-            return found, how, None
-    found = _base_run(con, base, algorithm, gpu_key, [], exclude, config=config)
-    if found is not None:
-        return found, "base's latest run" + (" (no run at or before the fork point)" if commits else
-                                             " (fork point unknown)" if branch != base else
-                                             " before the head commit"), None
-    if branch == base:  # no earlier commit: an earlier run of the same one (A/A)
-        found = _base_run(con, base, algorithm, gpu_key, [], None, head, config=config)
-        if found is not None:
-            return found, "an earlier run of the head commit (A/A)", None
-    other = _base_run(con, base, algorithm, None, [], exclude, config=config)
-    if other is not None:
-        return other, "base's latest run on another GPU", (
-            f"{algorithm}: no {base} run on this GPU ({gpu_key}); using one on {other[3]}")
-    return None, "", None
-
-
-def _results(con: duckdb.DuckDBPyConnection, run_id: str) -> Results:
-    row = con.execute('SELECT document, branch, "commit" FROM runs WHERE run_id = ?', [run_id]).fetchone()
-    if row is None:
-        raise HistoryError(f"run {run_id} vanished from the store")
-    document, branch, commit = row
-    label = f"{branch}@{(commit or '?')[:12]} (run {run_id[:12]})"
-    return results_from_dict(json.loads(document), label)
-
-
-def branch_comparison(db: Any, branch: str, base: str = "main", *, fork_point: str | None = None,
-                      ancestors: Sequence[str] | None = None, use_git: bool = False, gpu: str | None = None,
-                      algorithm: str | None = None, threshold: float | None = None, alpha: float | None = None,
-                      window: int = WINDOW, config: str | None = None) -> BranchComparison:
-    """Compare `branch`'s latest run with `base` (see the module's description). `config`:
-    the head is the branch's latest run of that config key."""
+def branch_comparison(db: Any, head: Selector, base: str = "main", *, fork_point: str | None = None,
+                      ancestors: Sequence[str] | None = None, use_git: bool = False, threshold: float | None = None,
+                      alpha: float | None = None, window: int = WINDOW,
+                      head_strategy: LatestOnBranch | None = None,
+                      strategies: Sequence[BaseStrategy] = BASE_STRATEGIES) -> BranchComparison:
+    """Compare the latest run of `head`'s branch (of its algorithm, GPU and config, where it
+    names them) with `base` (see the module's description). `db`: a store, a reader, an open
+    connection or a path (`history.stores.reading`)."""
     from primbench.compare.core import compare_runs
+    from primbench.history.stores import reading
 
+    if head.branch is None:
+        raise UsageError("a branch comparison needs the head's branch")
+    branch = head.branch
     notes: list[str] = []
     if fork_point is None and ancestors is None and use_git and branch != base:
         from primbench.history.forkpoint import from_git
 
-        fp = from_git(base, branch)
-        fork_point, ancestors = fp.commit, fp.ancestors or None
-        if fp.commit is None:
-            notes.append(f"fork point unknown ({fp.note})")
-    with connection(db) as con:
-        head = _latest_per_algorithm(con, branch, None if gpu is None else _gpu_key(con, branch, gpu), config)
-        if algorithm is not None:
-            head = [h for h in head if h[0] == algorithm]
-        if not head:
-            known = [r[0] for r in con.execute("SELECT DISTINCT branch FROM runs ORDER BY 1").fetchall()]
-            on_gpu = ((f" on GPU {gpu!r}" if gpu else "") + (f" of algorithm {algorithm!r}" if algorithm else "")
-                      + (f" with config {config!r}" if config else ""))
-            raise HistoryError(f"no runs of branch {branch!r}{on_gpu}; branches stored: {', '.join(map(str, known))}")
-        head.sort(key=lambda r: r[3], reverse=True)
-        gpu_key = head[0][4]
-        head = [h for h in head if h[4] == gpu_key]
-        head_commit = head[0][2]
-        commits: list[str] = []
-        if ancestors:
-            commits = list(ancestors)
-        elif fork_point:
-            commits = [fork_point]
-        base_rows, selections = [], set()
-        for algorithm, h_run, h_commit, h_date, _, h_config in head:
-            choose = {"base": base, "branch": branch, "algorithm": algorithm, "gpu_key": gpu_key, "commits": commits,
-                      "fork_point": fork_point, "head": (h_date, h_run),
-                      "exclude": h_commit if branch == base else None}
-            found, how, note = _choose_base(con, **choose, config=h_config)
-            anywhere, how_anywhere, note_anywhere = _choose_base(con, **choose, config=None)
-            if found is None and anywhere is not None:  # none of the head's config: the next best, said loudly
-                found, how, note = anywhere, how_anywhere + " with another config", note_anywhere
-                notes.append(f"{algorithm}: no {base} run has the head's config ({h_config}); comparing with "
-                             f"{base}@{(found[1] or '?')[:12]}, config {found[4]}: other settings measure something "
-                             "else, so this comparison is not meaningful")
-            elif found is not None and anywhere is not None and anywhere[0] != found[0] and anywhere[4] != h_config:
-                notes.append(f"{algorithm}: {base}@{(anywhere[1] or '?')[:12]} was measured with another config "
-                             f"({anywhere[4]}); using {base}@{(found[1] or '?')[:12]}, config {h_config}")
+        fork = from_git(base, branch)
+        if fork.commit is None:
+            notes.append(f"fork point unknown ({fork.note})")
+    else:
+        fork = given(fork_point, ancestors)
+    with reading(db) as reader:
+        heads = (head_strategy or LatestOnBranch()).choose(reader, head)
+        if not heads:
+            known = [r[0] for r in reader.con.execute("SELECT DISTINCT branch FROM runs ORDER BY 1").fetchall()]
+            on = ((f" on GPU {head.gpu!r}" if head.gpu else "") + (f" of algorithm {head.algorithm!r}"
+                                                                   if head.algorithm else "")
+                  + (f" with config {head.config!r}" if head.config else ""))
+            raise HistoryError(f"no runs of branch {branch!r}{on}; branches stored: {', '.join(map(str, known))}")
+        gpu_key = heads[0].gpu_key
+        bases: list[BaseChoice] = []
+        for h in heads:
+            found = choose_base_with_config(reader, BaseQuery(base, branch, h, fork, h.config_key), notes, strategies)
             if found is not None:
-                selections.add(how)
-                if note:
-                    notes.append(note)
-                base_rows.append((algorithm, *found))
-        if not base_rows:
+                if found.note:
+                    notes.append(found.note)
+                bases.append(found)
+        if not bases:
             raise HistoryError(f"no runs of base branch {base!r} to compare {branch!r} with"
                                + (" (other than the head commit)" if branch == base else ""))
-        head_results = [_results(con, h[1]) for h in head if any(b[0] == h[0] for b in base_rows)]
-        base_results = [_results(con, b[1]) for b in base_rows]
-        latest_base_date = max(b[3] for b in base_rows)
-        history = series(con, None, branch=base, gpu=gpu_key, until=latest_base_date)
+        used = {b.run.algorithm for b in bases}
+        head_results = [reader.results(h.run_id) for h in heads if h.algorithm in used]
+        base_results = [reader.results(b.run.run_id) for b in bases]
+        latest = max(b.run.date for b in bases)
+        history = reader.series(Selector(branch=base, gpu=gpu_key, until=latest))
     if not history.empty:  # the base's series: this GPU, and per algorithm the chosen base run's config
-        base_config = {b[0]: b[5] for b in base_rows}
+        base_config = {b.run.algorithm: b.run.config_key for b in bases}
         history = history[(history["gpu_key"] == gpu_key)
                           & (history["algorithm"].map(base_config) == history["config_key"])]
     cvs = run_to_run_cvs(history, window)
@@ -220,29 +343,19 @@ def branch_comparison(db: Any, branch: str, base: str = "main", *, fork_point: s
     if alpha is not None:
         kwargs["alpha"] = alpha
     comparison = compare_runs(base_results, head_results, **kwargs)
-    base_commits = sorted({b[2] for b in base_rows if b[2]})
-    used = {b[0] for b in base_rows}
-    head_configs = sorted({str(h[5]) for h in head if h[0] in used})
-    base_configs = sorted({str(b[5]) for b in base_rows})
+    base_commits = sorted({b.run.commit for b in bases if b.run.commit})
+    head_configs = sorted({str(h.config_key) for h in heads if h.algorithm in used})
+    base_configs = sorted({str(b.run.config_key) for b in bases})
     return BranchComparison(
         branch=branch, base=base, gpu_key=gpu_key, config_key="; ".join(head_configs) or None,
-        base_config_key="; ".join(base_configs) or None, head_commit=head_commit,
+        base_config_key="; ".join(base_configs) or None, head_commit=heads[0].commit,
         base_commit=base_commits[0] if len(base_commits) == 1 else (", ".join(base_commits) or None),
-        fork_point=fork_point, base_selection="; ".join(sorted(selections)),
-        head_runs=[h[1] for h in head], base_runs=[b[1] for b in base_rows], run_to_run_cv=cvs,
+        fork_point=fork.commit, base_selection="; ".join(sorted({b.how for b in bases})),
+        head_runs=[h.run_id for h in heads], base_runs=[b.run.run_id for b in bases], run_to_run_cv=cvs,
         comparison=comparison, notes=notes,
     )
 
 
-def _gpu_key(con: duckdb.DuckDBPyConnection, branch: str, gpu: str) -> str:
-    row = con.execute(
-        "SELECT gpu_key FROM runs WHERE coalesce(branch, '') = ? AND (? IN (gpu_key, gpu_uuid, gpu_serial, gpu_name) "
-        "OR starts_with(gpu_key, ?)) ORDER BY date DESC LIMIT 1", [branch, gpu, gpu]).fetchone()
-    if row is None:
-        raise HistoryError(f"no runs of branch {branch!r} on GPU {gpu!r}")
-    return str(row[0])
-
-
-def compare_branch(db: Any, branch: str, base: str = "main", **kwargs: Any) -> pd.DataFrame:
+def compare_branch(db: Any, head: Selector, base: str = "main", **kwargs: Any) -> pd.DataFrame:
     """`branch_comparison` as a DataFrame (one row per specialization; the header in ``.attrs``)."""
-    return branch_comparison(db, branch, base, **kwargs).frame()
+    return branch_comparison(db, head, base, **kwargs).frame()

@@ -5,20 +5,22 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from primbench.history.errors import HistoryError
-from primbench.history.queries import connection
 from primbench.history.schema import TABLES, one_line
+
+if TYPE_CHECKING:
+    import duckdb
 
 EXPORTED = (*TABLES, "schema_migrations")
 
 
-def export_parquet(db: Any, directory: str | os.PathLike[str]) -> dict[str, tuple[Path, int]]:
-    """Write every table of the store `db` (a DuckDB file, a folder of Parquet parts, or an open
-    connection) to ``DIRECTORY/<table>.parquet`` with DuckDB's ``COPY … (FORMAT parquet)``, each
-    to a temporary name first and then renamed, so a reader never sees half a file. Returns
-    table -> (path, rows). Existing files of those names are replaced."""
+def export_tables(con: duckdb.DuckDBPyConnection, directory: str | os.PathLike[str]) -> dict[str, tuple[Path, int]]:
+    """Write every table of the store open on `con` (a DuckDB file, or the union of a folder of
+    Parquet parts) to ``DIRECTORY/<table>.parquet`` with DuckDB's ``COPY … (FORMAT parquet)``,
+    each to a temporary name first and then renamed, so a reader never sees half a file.
+    Returns table -> (path, rows). Existing files of those names are replaced."""
     out = Path(directory)
     if out.exists() and not out.is_dir():
         raise HistoryError(f"{out}: --parquet needs a directory, and this is a file")
@@ -27,25 +29,24 @@ def export_parquet(db: Any, directory: str | os.PathLike[str]) -> dict[str, tupl
     except OSError as exc:
         raise HistoryError(f"{out}: cannot create the export directory ({exc.strerror or exc})") from None
     written: dict[str, tuple[Path, int]] = {}
-    with connection(db) as con:
-        present = {r[0] for r in con.execute(
-            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'").fetchall()}
-        for table in EXPORTED:
-            if table not in present:
-                continue
-            target = out / f"{table}.parquet"
-            tmp = out / f".{table}.parquet.{os.getpid()}.tmp"
-            try:
-                con.execute(f"COPY (SELECT * FROM {table}) TO ? (FORMAT parquet)", [str(tmp)])
-                os.replace(tmp, target)
-            except OSError as exc:
-                raise HistoryError(f"{target}: cannot write the export ({exc.strerror or exc})") from None
-            except Exception as exc:
-                if type(exc).__module__.split(".")[0] not in ("duckdb", "_duckdb"):
-                    raise
-                raise HistoryError(f"{target}: cannot write the export ({one_line(exc)})") from None
-            finally:
-                tmp.unlink(missing_ok=True)
-            row = con.execute(f"SELECT count(*) FROM {table}").fetchone()
-            written[table] = (target, int(row[0]) if row else 0)
+    present = {r[0] for r in con.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'").fetchall()}
+    for table in EXPORTED:
+        if table not in present:
+            continue
+        target = out / f"{table}.parquet"
+        tmp = out / f".{table}.parquet.{os.getpid()}.tmp"
+        try:
+            con.execute(f"COPY (SELECT * FROM {table}) TO ? (FORMAT parquet)", [str(tmp)])
+            os.replace(tmp, target)
+        except OSError as exc:
+            raise HistoryError(f"{target}: cannot write the export ({exc.strerror or exc})") from None
+        except Exception as exc:
+            if type(exc).__module__.split(".")[0] not in ("duckdb", "_duckdb"):
+                raise
+            raise HistoryError(f"{target}: cannot write the export ({one_line(exc)})") from None
+        finally:
+            tmp.unlink(missing_ok=True)
+        row = con.execute(f"SELECT count(*) FROM {table}").fetchone()
+        written[table] = (target, int(row[0]) if row else 0)
     return written

@@ -1,23 +1,45 @@
-"""Where a branch left its base, from git (when the command runs inside the repository).
+"""Where a branch left its base: given by the caller, or git's merge base.
 
-The results files know only the commit a run measured, not its ancestry. When git is at
-hand, ``git merge-base BASE BRANCH`` gives the fork point and ``git rev-list --first-parent``
-its ancestors, newest first, so the base run "at or before the fork point" is the run of
-the nearest ancestor that was measured. Without git (or with unknown refs) the caller
+The results files know only the commit a run measured, not its ancestry. So the fork point
+comes from one of two sources:
+
+* `given`: the caller names it (``--fork-point SHA``), with its ancestors if it knows them;
+* `from_git` (the merge base, when the command runs inside the repository):
+  ``git merge-base BASE BRANCH`` gives the fork point and ``git rev-list --first-parent``
+  its ancestors, newest first, so the base run "at or before the fork point" is the run of
+  the nearest ancestor that was measured.
+
+Without either (or with refs git does not know) the fork point is unknown and the caller
 falls back to the base's latest run and says so.
 """
 
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
 class ForkPoint:
+    """A fork point (None: unknown), its ancestors newest first, and where it came from."""
+
     commit: str | None
     ancestors: tuple[str, ...] = field(default=())  # the fork point first, then its first parents
     note: str = ""
+
+    @property
+    def commits(self) -> tuple[str, ...]:
+        """The commits "at or before the fork point", nearest first: the ancestors where known,
+        else the fork point alone (none when it is unknown)."""
+        if self.ancestors:
+            return self.ancestors
+        return (self.commit,) if self.commit else ()
+
+
+def given(commit: str | None, ancestors: Sequence[str] | None = None) -> ForkPoint:
+    """A fork point the caller knows (``--fork-point``), with its ancestors when known."""
+    return ForkPoint(commit, tuple(ancestors or ()), note="given")
 
 
 def _git(args: list[str], cwd: str | None) -> str | None:

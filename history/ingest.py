@@ -42,7 +42,7 @@ SPEC_COLUMNS = (
     "run_id", "idx", "name", "algorithm", "meta", "bytes_per_second", "items_per_second", "bytes_per_item", "items",
     "noise_percent", "noise_timeout", "elapsed_host_secs", "elapsed_gpu_secs", "kernel_calls_per_batch",
     "ms_per_batch", "batch_count", "kernel_calls", "gpu_temp_start", "gpu_temp_end", "sm_clock_mhz",
-    "sm_clock_fraction", "sm_clock_below_expected", "sm_clock", "error", "extra",
+    "sm_clock_fraction", "sm_clock_below_expected", "sm_clock", "error", "extra", "gpu_seconds_per_call",
 )
 BATCH_COLUMNS = ("run_id", "idx", "batch", "batch_ms", "kernel_calls", "host_secs", "iterations_ms")
 COLUMNS = {"runs": RUN_COLUMNS, "specializations": SPEC_COLUMNS, "batches": BATCH_COLUMNS}
@@ -270,7 +270,7 @@ class Staged:
                 _finite(clock.get("average_mhz")) if clock else None,
                 _finite(clock.get("fraction_of_default")) if clock else None,
                 _flag(clock, "below_expected"),
-                _json(clock), s.error, _json(extra) if extra else None,
+                _json(clock), s.error, _json(extra) if extra else None, _per_call(s.elapsed_gpu_secs, s.kernel_calls),
             )
             for key, cell in zip(SPEC_COLUMNS, row, strict=True):
                 spec_cols[key].append(cell)
@@ -296,6 +296,11 @@ class Staged:
                 df = df[df["run_id"].isin(keep)]
             out[table] = df
         return out
+
+
+def _per_call(gpu_secs: float | None, calls: int | None) -> float | None:
+    """GPU seconds per call over the whole measurement (the time metric); None without calls."""
+    return gpu_secs / calls if gpu_secs and calls and gpu_secs > 0 and calls > 0 else None
 
 
 def _check_indexes(results: Results) -> None:

@@ -20,7 +20,8 @@ from primbench.history.changepoints import DEFAULT_ALPHA, DEFAULT_MIN_SHIFT, DEF
 from primbench.history.deps import require
 from primbench.history.errors import HistoryError
 from primbench.history.labels import model, short_gpu_ids
-from primbench.history.queries import METRICS, changes_of, per_commit, series
+from primbench.history.selector import Selector
+from primbench.history.trends import changes_of, metric_in, per_commit
 from primbench.textsafe import term_clean
 
 if TYPE_CHECKING:
@@ -28,10 +29,6 @@ if TYPE_CHECKING:
 
     from primbench.history.changepoints import ChangePoint, Drift
 
-UNITS = {"bytes_per_second": ("GB/s", 1e9), "items_per_second": ("G items/s", 1e9), "noise_percent": ("%", 1.0),
-         "sm_clock_mhz": ("MHz", 1.0), "sm_clock_fraction": ("of default", 1.0), "gpu_temp_start": ("°C", 1.0),
-         "gpu_temp_end": ("°C", 1.0),
-         "ms_per_batch": ("ms", 1.0), "elapsed_gpu_secs": ("s", 1.0), "elapsed_host_secs": ("s", 1.0)}
 COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#17becf"]
 
 
@@ -53,7 +50,7 @@ def _label(text: object) -> str:
     return term_clean(text).replace("$", r"\$")
 
 
-def trend_figure(frame: pd.DataFrame, *, metric: str = "bytes_per_second", title: str | None = None,
+def trend_figure(frame: pd.DataFrame, *, metric: str | None = None, title: str | None = None,
                  alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
                  min_shift: float = DEFAULT_MIN_SHIFT, reference: pd.DataFrame | None = None,
                  reference_label: str = "base", figsize: tuple[float, float] = (10, 4.8), dpi: int = 110) -> Any:
@@ -61,15 +58,21 @@ def trend_figure(frame: pd.DataFrame, *, metric: str = "bytes_per_second", title
     noise (error bars), and change points (dashed lines, segment levels, labels); one colour
     per series: physical GPU and config (runs of other settings are never joined). `frame` is
     what `history.queries.series` returns for one name; `reference` (the same for the base
-    branch) is drawn in grey on the same time-ordered axis, one line per series."""
+    branch) is drawn in grey on the same time-ordered axis, one line per series. The axis's
+    unit and which way is better (red or green change points) come from the metric of the
+    values (`primbench.metrics`; `metric` names it for a frame without a ``metric`` column)."""
     plt = _pyplot()
-    unit, scale = UNITS.get(metric, ("", 1.0))
-    better = METRICS.get(metric)
+    followed = metric_in(frame, metric)
+    better = followed.higher_is_better
     fig, ax = plt.subplots(figsize=figsize, dpi=dpi)
     import pandas as pd
 
     points = per_commit(frame)
     ref = per_commit(reference) if reference is not None and not reference.empty else None
+    shown = [float(v) for v in frame["value"].dropna()] if not frame.empty else []
+    if ref is not None:
+        shown += [float(v) for v in ref["value"].dropna()]
+    scale, unit = followed.scale_for(shown)
     lines = list(dict.fromkeys(zip(points["gpu_key"], points["config_key"], strict=True))) if not points.empty else []
     several_gpus = len({g for g, _ in lines}) > 1
     several_configs = len({c for _, c in lines}) > 1
@@ -96,7 +99,8 @@ def trend_figure(frame: pd.DataFrame, *, metric: str = "bytes_per_second", title
         ax.scatter([x_of[c] for c in run_commits], runs["value"] / scale, s=10, color=color, alpha=0.35,
                    zorder=2, label=None)
         y = pts["value"] / scale
-        yerr = (pts["value"] * pts["noise_percent"].fillna(0) / 100) / scale if metric != "noise_percent" else None
+        noise = followed.name != "noise_percent"
+        yerr = (pts["value"] * pts["noise_percent"].fillna(0) / 100) / scale if noise else None
         xs = [x_of[c] for c in pts["commit"]]
         ax.errorbar(xs, y, yerr=yerr, color=color, marker="o", ms=4, lw=1.2, capsize=2, zorder=3,
                     label=f"{label_gpu}: median per commit")
@@ -113,7 +117,7 @@ def trend_figure(frame: pd.DataFrame, *, metric: str = "bytes_per_second", title
     ax.set_xticklabels([_short(c) for c in all_commits[::step]], rotation=60, ha="right", fontsize=7,
                        family="monospace")
     ax.set_xlabel("commit (oldest first)")
-    ax.set_ylabel(f"{metric} ({unit})" if unit else metric)
+    ax.set_ylabel(f"{followed.label} ({unit})" if unit else followed.label)
     ax.grid(True, alpha=0.3)
     if title:
         ax.set_title(_label(title), fontsize=11)
@@ -295,26 +299,31 @@ def chart_paths(charts: Sequence[Chart], out: Path, single: bool) -> list[Path]:
     return paths
 
 
-def plot_series(db: Any = None, name: str | None = None, out: str | os.PathLike[str] = "history-plots", *,
-                branch: str = "main", algorithm: str | None = None, gpu: str | None = None,
-                metric: str = "bytes_per_second", alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
-                min_shift: float = DEFAULT_MIN_SHIFT, config: str | None = None, since: Any = None,
-                last: int | None = None, progress: Callable[[int, int], None] | None = None) -> list[Path]:
-    """Trend chart PNGs, one per specialization, config and GPU model (`Chart`). With `name`
-    and a ``.png`` path `out`, there (several configs: the config added to the file name);
-    else one file per chart in the folder `out`. `since`, `last`: only runs from that date,
-    only the newest `last` commits. `progress` is told of every chart written."""
-    frame = series(db, name, branch=branch, algorithm=algorithm, gpu=gpu, metric=metric, config=config,
-                   since=since, last=last)
+def plot_series(db: Any, selector: Selector, out: str | os.PathLike[str] = "history-plots", *,
+                metric: str | None = None, alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
+                min_shift: float = DEFAULT_MIN_SHIFT, last: int | None = None,
+                progress: Callable[[int, int], None] | None = None) -> list[Path]:
+    """Trend chart PNGs of the selected series (give a branch), one per specialization, config
+    and GPU model (`Chart`). With the selector's name and a ``.png`` path `out`, there (several
+    configs: the config added to the file name); else one file per chart in the folder `out`.
+    `metric`: a ``--metric`` name (None: each specialization's default); `last`: only the
+    newest `last` commits. `progress` is told of every chart written. `db`: a store, a reader,
+    an open connection or a path (`history.stores.reading`)."""
+    from primbench.history.stores import reading
+
+    with reading(db) as reader:
+        frame = reader.series(selector, metric=metric, last=last)
     if frame.empty:
-        what = f"specialization {name!r}" if name else "any specialization"
-        raise HistoryError(f"no runs of {what} on branch {branch!r}" + (f" on GPU {gpu!r}" if gpu else "")
-                           + (f" with config {config!r}" if config else ""))
+        what = f"specialization {selector.name!r}" if selector.name else "any specialization"
+        raise HistoryError(f"no runs of {what} on branch {selector.branch!r}"
+                           + (f" on GPU {selector.gpu!r}" if selector.gpu else "")
+                           + (f" with config {selector.config!r}" if selector.config else ""))
     charts = charts_of(frame)
     out = Path(out)
-    single = name is not None and out.suffix.lower() == ".png"
+    single = selector.name is not None and out.suffix.lower() == ".png"
     models = len({c.gpu_model for c in charts}) > 1
     written = []
+    branch = "" if selector.branch is None else selector.branch
     for i, (chart, path) in enumerate(zip(charts, chart_paths(charts, out, single), strict=True)):
         if progress is not None:
             progress(i, len(charts))

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from primbench.errors import UsageError
 from primbench.history.changepoints import (
     DEFAULT_ALPHA,
     DEFAULT_MAX_POINTS,
@@ -27,8 +28,10 @@ from primbench.history.changepoints import (
 )
 from primbench.history.errors import HistoryError
 from primbench.history.labels import model
-from primbench.history.plots import UNITS, Chart, _png_bytes, charts_of, trend_figure
-from primbench.history.queries import cap_notes, connection, regressions_of, series
+from primbench.history.plots import Chart, _png_bytes, charts_of, trend_figure
+from primbench.history.selector import Selector
+from primbench.history.trends import cap_notes, regressions_of
+from primbench.metrics import by_name
 from primbench.textsafe import term_clean
 
 if TYPE_CHECKING:
@@ -73,11 +76,13 @@ def _e(value: Any) -> str:
     return html.escape("" if value is None else term_clean(value))
 
 
-def _fmt_value(value: Any, metric: str) -> str:
+def _fmt_value(value: Any, metric: str | None) -> str:
+    """A value in its metric's unit (`primbench.metrics`); a bare number without a metric."""
     if value is None or value != value:
         return "—"
-    unit, scale = UNITS.get(metric, ("", 1.0))
-    return f"{float(value) / scale:,.4g} {unit}".strip()
+    if metric is None:
+        return f"{float(value):,.4g}"
+    return by_name(metric).format(float(value))
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -109,17 +114,19 @@ class _Verdict:
     metric: str | None
 
 
-def _comparisons(con: Any, frame: pd.DataFrame, branch: str, base: str, gpu: str | None, use_git: bool,
+def _comparisons(reader: Any, frame: pd.DataFrame, head: Selector, base: str, use_git: bool,
                  notes: list[str]) -> list[tuple[str, BranchComparison]]:
-    """The latest verdicts of `branch` against `base`, once per config the branch has runs of."""
+    """The latest verdicts of the head's branch against `base`, once per config the branch has runs of."""
+    from dataclasses import replace
+
     from primbench.errors import PrimbenchError
     from primbench.history.branch_compare import branch_comparison
 
     out = []
     for config in sorted(set(frame["config_key"].fillna(""))):
         try:
-            out.append((config, branch_comparison(con, branch, base, gpu=gpu, use_git=use_git,
-                                                  config=config or None)))
+            out.append((config, branch_comparison(reader, replace(head, config=config or None), base,
+                                                  use_git=use_git)))
         except PrimbenchError as exc:
             notes.append(f"no verdicts for config {config or '(unknown)'}: {exc}")
     return out
@@ -155,30 +162,38 @@ def _anchor(i: int) -> str:
     return f"chart-{i}"
 
 
-def write_report(db: Any = None, out: str | os.PathLike[str] = "history-report.html", *, branch: str = "main",
-                 base: str = "main", gpu: str | None = None, metric: str = "bytes_per_second",
-                 alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE, min_shift: float = DEFAULT_MIN_SHIFT,
-                 use_git: bool = False, max_charts: int = 40, max_points: int = DEFAULT_MAX_POINTS,
-                 since: Any = None, last: int | None = None,
+def write_report(db: Any, selector: Selector, out: str | os.PathLike[str] = "history-report.html", *,
+                 base: str = "main", metric: str | None = None, alpha: float = DEFAULT_ALPHA,
+                 min_size: int = DEFAULT_MIN_SIZE, min_shift: float = DEFAULT_MIN_SHIFT, use_git: bool = False,
+                 max_charts: int = 40, max_points: int = DEFAULT_MAX_POINTS, last: int | None = None,
                  progress: Callable[[int, int], None] | None = None) -> Report:
-    """A static HTML report for `branch` (see the module). Verdicts: the branch's latest run of
-    each config against `base` (for the base itself: its newest commit against the one
-    before). `since`, `last`: only runs from that date, the newest `last` commits. `progress`
-    is told of every chart drawn."""
+    """A static HTML report for the selector's branch (see the module), of its GPU and dates
+    where it names them. Verdicts: the branch's latest run of each config against `base` (for
+    the base itself: its newest commit against the one before). `metric`: a ``--metric`` name
+    for the change points and charts (None: each specialization's default); `last`: the
+    newest `last` commits. `progress` is told of every chart drawn. `db`: a store, a reader, an
+    open connection or a path (`history.stores.reading`)."""
+    from primbench.history.stores import reading
+
+    if selector.branch is None:
+        raise UsageError("a report needs a branch")
+    branch, gpu = selector.branch, selector.gpu
+    head = selector.only("branch", "gpu")
     notes: list[str] = []
-    with connection(db) as con:
-        frame = series(con, None, branch=branch, gpu=gpu, metric=metric, since=since, last=last)
+    with reading(db) as reader:
+        frame = reader.series(selector, metric=metric, last=last)
         if frame.empty:
             raise HistoryError(f"no runs of branch {branch!r}" + (f" on GPU {gpu!r}" if gpu else ""))
         changes = regressions_of(frame, metric=metric, alpha=alpha, min_size=min_size, min_shift=min_shift,
                                  max_points=max_points)
-        comparisons = _comparisons(con, frame, branch, base, gpu, use_git, notes)
+        comparisons = _comparisons(reader, frame, head, base, use_git, notes)
         commits = frame["commit"].fillna("run:" + frame["run_id"].astype(str))
         reference = None
         if branch != base:
             gpu_key = comparisons[0][1].gpu_key if comparisons else gpu
-            reference = series(con, None, branch=base, gpu=gpu_key, metric=metric, since=since)
+            reference = reader.series(Selector(branch=base, gpu=gpu_key, since=selector.since), metric=metric)
     verdicts = _verdicts(comparisons)
+    followed = ", ".join(sorted(set(frame["metric"]))) if "metric" in frame.columns else str(metric)
     charts = _rank_charts(charts_of(frame), changes, verdicts)
     drawn = charts[:max_charts]
     anchors = {(c.algorithm, c.name, c.config_key): _anchor(i) for i, c in enumerate(drawn)}
@@ -191,7 +206,7 @@ def write_report(db: Any = None, out: str | os.PathLike[str] = "history-report.h
              f"<style>{_CSS}</style></head><body>",
              f"<h1>primbench history: <code>{_e(branch)}</code></h1>",
              f"<p>{frame['run_id'].nunique()} runs of {commits.nunique()} commits, {_e(_day(frame['date'].min()))} "
-             f"to {_e(_day(frame['date'].max()))}; {len(charts)} series. Metric: <code>{_e(metric)}</code>. "
+             f"to {_e(_day(frame['date'].max()))}; {len(charts)} series. Metric: <code>{_e(followed)}</code>. "
              f"Generated {_e(_dt.datetime.now(_dt.UTC).strftime(_STAMP))}.</p>"]
     counts: dict[str, int] = {}
     for v in verdicts:
@@ -225,7 +240,7 @@ def write_report(db: Any = None, out: str | os.PathLike[str] = "history-report.h
     if progress is not None:
         progress(len(drawn), len(drawn))
     parts.append(_verdict_section(comparisons, verdicts, link, metric, base, branch))
-    parts.append(_changes_section(changes, link, metric, alpha, min_size, min_shift))
+    parts.append(_changes_section(changes, link, alpha, min_size, min_shift))
     if not changes.empty:
         notes.extend(cap_notes(changes, max_points))
     parts += [f"<p class='muted'>{_e(n)}</p>" for n in notes]
@@ -256,7 +271,7 @@ def _reference(reference: pd.DataFrame | None, chart: Chart, part: pd.DataFrame)
 
 
 def _attention(changes: pd.DataFrame, verdicts: Sequence[_Verdict], link: Callable[[str, str, str], str],
-               metric: str) -> str:
+               metric: str | None) -> str:
     """What needs a look: change points and verdicts other than unchanged, worst first."""
     rows: list[tuple[tuple[int, float], list[str]]] = []
     for c in changes.itertuples():
@@ -280,7 +295,7 @@ def _attention(changes: pd.DataFrame, verdicts: Sequence[_Verdict], link: Callab
 
 
 def _verdict_section(comparisons: Sequence[tuple[str, BranchComparison]], verdicts: Sequence[_Verdict],
-                     link: Callable[[str, str, str], str], metric: str, base: str, branch: str) -> str:
+                     link: Callable[[str, str, str], str], metric: str | None, base: str, branch: str) -> str:
     parts = ["<h2>Latest verdicts</h2>"]
     if not comparisons:
         parts.append("<p>None (see the notes below).</p>")
@@ -302,7 +317,7 @@ def _verdict_section(comparisons: Sequence[tuple[str, BranchComparison]], verdic
     return "\n".join(parts)
 
 
-def _changes_section(changes: pd.DataFrame, link: Callable[[str, str, str], str], metric: str, alpha: float,
+def _changes_section(changes: pd.DataFrame, link: Callable[[str, str, str], str], alpha: float,
                      min_size: int, min_shift: float) -> str:
     if changes.empty:
         return (f"<h2>Change points</h2><p>None found (alpha {alpha:g}, at least {min_size} commits each side, "
@@ -310,7 +325,7 @@ def _changes_section(changes: pd.DataFrame, link: Callable[[str, str, str], str]
     rows = [[_e(c.algorithm), link(c.algorithm, c.name, c.config_key or ""), _e(c.config_key), _kind(c.kind),
              _e(c.shape), f"<code>{_e(str(c.end_commit)[:12])}</code>",
              f"<code>{_e(str(c.previous_commit)[:12])}</code>",
-             _e(_fmt_value(c.before, metric)), _e(_fmt_value(c.after, metric)), _e(f"{c.shift * 100:+.2f} %"),
+             _e(_fmt_value(c.before, c.metric)), _e(_fmt_value(c.after, c.metric)), _e(f"{c.shift * 100:+.2f} %"),
              _e("—" if c.slope is None or c.slope != c.slope else f"{c.slope * 100:+.3f} %/commit"),
              _e(confidence_text(c.confidence))] for c in changes.itertuples()]
     return "<h2>Change points</h2>" + _table(

@@ -170,6 +170,28 @@ _V4_KEYS = (
 )
 
 
+_V5_TIME = (
+    "ALTER TABLE specializations ADD COLUMN gpu_seconds_per_call DOUBLE",  # elapsed_gpu_secs / kernel_calls
+    """
+    CREATE OR REPLACE VIEW measurements AS
+    SELECT r.branch, r."commit", r.date, r.gpu_key, r.gpu_name, r.host, r.config_key, r.run_id, s.*
+        EXCLUDE (run_id)
+    FROM specializations s JOIN runs r USING (run_id)
+    """,
+)
+
+#: GPU seconds per call of every stored specialization that lacks it and measured any call.
+_FILL_TIME = ("UPDATE specializations SET gpu_seconds_per_call = elapsed_gpu_secs / kernel_calls "
+              "WHERE gpu_seconds_per_call IS NULL AND kernel_calls > 0 AND elapsed_gpu_secs > 0")
+
+
+def fill_time_per_call(con: duckdb.DuckDBPyConnection) -> None:
+    """Set ``specializations.gpu_seconds_per_call`` where it is NULL, from the GPU time and the
+    kernel calls of the whole measurement (what ingest stores). Runs inside the caller's
+    transaction."""
+    con.execute(_FILL_TIME)
+
+
 def rollback(con: duckdb.DuckDBPyConnection) -> None:
     """ROLLBACK that never raises: after a failed COMMIT DuckDB has already ended the
     transaction, and a second error would hide the first."""
@@ -229,6 +251,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(3, "runs.config_key (the settings that make a run another measurement), filled in for stored runs; "
                  "measurements and latest_runs with it", _V3_CONFIG, fill_config_keys),
     Migration(4, "specializations.idx 64-bit; batches keyed by (run_id, idx, batch) instead of the name", _V4_KEYS),
+    Migration(5, "specializations.gpu_seconds_per_call (GPU time per call, the time metric), filled in for stored "
+                 "runs; measurements with it", _V5_TIME, fill_time_per_call),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 TABLES = ("runs", "specializations", "batches")

@@ -40,7 +40,15 @@ from typing import TYPE_CHECKING, Any
 
 from primbench.history.errors import HistoryError, HistoryWarning
 from primbench.history.ingest import COLUMNS, IngestReport, Progress, _final, _insert_atomically, stage_files
-from primbench.history.schema import SCHEMA_VERSION, TABLES, fill_config_keys, migrate, one_line, rollback
+from primbench.history.schema import (
+    SCHEMA_VERSION,
+    TABLES,
+    fill_config_keys,
+    fill_time_per_call,
+    migrate,
+    one_line,
+    rollback,
+)
 from primbench.history.store import memory, open_for_write, resolve_db
 
 if TYPE_CHECKING:
@@ -215,7 +223,7 @@ def _stage(con: duckdb.DuckDBPyConnection, directory: Path) -> set[str]:
                 if "run_id" not in present:
                     raise HistoryError("no run_id column")
                 # parts of an older schema lack newer columns (runs.config_key before version 3,
-                # batches.idx before 4): NULL here, filled in below
+                # batches.idx before 4, specializations.gpu_seconds_per_call before 5): NULL here, filled in below
                 cols = ", ".join(f'"{c}"' for c in wanted if c in present)
                 con.execute(f"INSERT INTO _stage_{table} BY NAME SELECT {cols}, ? AS _stem FROM read_parquet(?)",
                             [stem, literal(f)])
@@ -275,6 +283,7 @@ def load_dataset(con: duckdb.DuckDBPyConnection, directory: str | os.PathLike[st
                 )
             con.execute("DROP TABLE _primbench_new")
             fill_config_keys(con)
+            fill_time_per_call(con)
             con.execute("COMMIT")
         except Exception as exc:
             rollback(con)

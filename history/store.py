@@ -76,12 +76,13 @@ def _is_lock_conflict(exc: BaseException) -> bool:
     return "Could not set lock" in text or "Conflicting lock" in text
 
 
-def connect(path: str | os.PathLike[str], *, read_only: bool,
-            wait_secs: float | None = None) -> duckdb.DuckDBPyConnection:
+def connect(path: str | os.PathLike[str], *, read_only: bool, wait_secs: float | None = None,
+            migrated: bool = False) -> duckdb.DuckDBPyConnection:
     """Open the store's file, waiting while another process holds it.
 
     Read-only opening of a file that does not exist is an error (queries never create a store);
-    read-write opening creates the file and its directory."""
+    read-write opening creates the file and its directory: empty, or with `migrated` already at
+    this primbench's schema (what writers want: no reader ever sees a new store half-made)."""
     duckdb = duckdb_module()
     path = Path(path)
     if read_only and not path.exists():
@@ -93,7 +94,7 @@ def connect(path: str | os.PathLike[str], *, read_only: bool,
         raise HistoryError(f"{path}: is a directory, not a DuckDB history file")
     check_store_file(path)
     if not read_only and not path.exists():
-        _create(path, duckdb)
+        _create(path, duckdb, migrated)
     limit = resolve_wait(wait_secs)
     deadline = time.monotonic() + limit
     pause = 0.02
@@ -163,14 +164,24 @@ def _check_backing_file(con: duckdb.DuckDBPyConnection, path: Path) -> None:
                            f"be kept; refusing to use it as the history store")
 
 
-def _create(path: Path, duckdb: Any) -> None:
-    """Create an empty DuckDB file so that no other process ever sees a half-made one: build it
-    under a temporary name, then hard-link it into place (which fails if another process
-    got there first; its file is then used). The schema comes with the first migration."""
+def _create(path: Path, duckdb: Any, migrated: bool = False) -> None:
+    """Create a DuckDB file so that no other process ever sees a half-made one: build it under
+    a temporary name, then hard-link it into place (which fails if another process got there
+    first; its file is then used). With `migrated` the file is at this primbench's schema
+    before it appears (a writer killed while migrating leaves no store at all); else empty,
+    and the schema comes with the first migration."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{random.getrandbits(32):08x}.tmp")
     try:
-        duckdb.connect(str(tmp), config=CONFIG).close()
+        con = duckdb.connect(str(tmp), config=CONFIG)
+        try:
+            if migrated:
+                from primbench.history import schema
+
+                con.execute("SET TimeZone = 'UTC'")
+                schema.migrate(con, source=str(path))
+        finally:
+            con.close()
         try:
             os.link(tmp, path)
         except FileExistsError:
@@ -206,9 +217,9 @@ def open_for_write(db: str | os.PathLike[str] | None = None, *,
     from primbench.history import schema
 
     path = resolve_db(db)
-    con = connect(path, read_only=False, wait_secs=wait_secs)
+    con = connect(path, read_only=False, wait_secs=wait_secs, migrated=True)
     try:
-        schema.migrate(con, source=str(path))
+        schema.migrate(con, source=str(path))  # an existing store of an older schema
         yield con
     finally:
         con.close()

@@ -112,7 +112,7 @@ def bench(
     its return value as their argument. ``items`` / ``bytes``: processed and moved (read plus written)
     per call, for items/s and bytes/s (bytes needs items; neither: GPU time per call only).
     ``hot``: skip the cache clear (default: ``settings.hot``). ``sync``: `fn` synchronizes (no stream
-    blocking; `primbench.flags.sync`). ``test``: checked once after the first warmup call.
+    blocking; ``flags.sync``). ``test``: checked once after the first warmup call.
     ``settings``: a `primbench.Settings` (rounds, time budget, tolerance ...); its ``json_out`` /
     ``csv_out`` are ignored: only ``json_out=`` writes a file. ``name`` / ``meta``: the
     specialization's name (default the function's) or its whole ``meta`` mapping (with ``algo``).

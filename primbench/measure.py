@@ -159,7 +159,7 @@ def fill_window(calls: int, batch_secs: float, min_secs: float, window: int) -> 
     """Calls per batch such that `window` batches take about `min_secs` of wall time, given that
     `calls` calls took `batch_secs`; never fewer than `calls`, at most `MAX_FILL_FACTOR` times.
 
-    Measured on an H200 (tests/benchmarks/loop/noise_variants.md): the 128 MiB long long copy's
+    Measured on an H200 (tests/benchmarks/loop/h200/noise_variants.md): the 128 MiB long long copy's
     single calls vary by about 0.95 %, so its batches' noise falls as one over the square root
     of their calls: 0.068 % with 10 ms batches, 0.028 % with 40 ms."""
     if batch_secs <= 0 or window <= 0 or min_secs <= 0:

@@ -16,7 +16,7 @@ naming why. With ``--primbench-json PATH`` the session's measurements go to one 
 without it. ``--primbench-options "--rounds 1 --min-secs 0.2"`` sets the harness options of every
 measurement, as a benchmark program takes them.
 
-A test's specialization is named after its node id (``test: tests/test_copy.py::test_copy``, plus
+A test's specialization is named after its node id (for example ``test: test_kernels.py::test_copy``, plus
 ``name:`` when a test measures more than one function); the results' algorithm is the ini option
 ``primbench_algorithm`` (default ``pytest``).
 """

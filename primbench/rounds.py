@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 #: Default number of rounds per specialization (``--rounds``). Three is the fewest that
 #: gives a spread with two degrees of freedom per side; the H200 evaluation
-#: (tests/benchmarks/rounds_eval.txt) shows the verdicts it supports.
+#: (tests/benchmarks/rounds/evaluate.txt) shows the verdicts it supports.
 DEFAULT_ROUNDS = 3
 #: Fewest batches in a round's noise window.
 MIN_ROUND_WINDOW = 3

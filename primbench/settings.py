@@ -27,7 +27,7 @@ _SIZE_UNITS = {"b": 1, "kib": KiB, "mib": MiB, "gib": GiB, "tib": 1024 * GiB}
 
 
 #: ``--cache-size auto`` clears this many times the GPU's L2 cache before each cold call
-#: (measured on an H200: tests/benchmarks/cache_clear.md).
+#: (measured on an H200: tests/benchmarks/loop/README.md).
 AUTO_CACHE_L2_MULTIPLE = 2
 #: What ``auto`` clears where the device does not report its L2 size.
 FALLBACK_CACHE_SIZE = 256 * MiB

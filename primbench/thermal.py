@@ -6,7 +6,7 @@ start of a specialization is kept warm by the measurement itself, and a heating 
 between measured batches would only disturb them; a GPU that overheats mid-run must wait,
 because throttled batches are exactly the noise this avoids.
 
-Defaults ("auto") come from measurements on an H200 (tests/benchmarks/loop/warming.md): from
+Defaults ("auto") come from measurements on an H200 (tests/benchmarks/loop/README.md): from
 an idle GPU at 43 °C, a 1 MiB copy's and a 1 MiB ``cp.sum``'s time per call held within
 0.1 % of their plateau from the first batch on, while the load took the GPU to 47 °C; the
 former auto warming (toward 50 °C, stopping on a plateau) spent 3.6-8.7 s per run and

@@ -111,3 +111,42 @@ def test_import_primbench_loads_no_heavy_module() -> None:
             "'primbench.compare', 'primbench.history') if m in sys.modules]; print(heavy)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_the_history_filters_become_sql_in_one_place() -> None:
+    """How a GPU or a branch is matched is written once, in history/selector.py (it was written
+    out in three modules, one of them without the short-uuid case)."""
+    import re
+
+    gpu = re.compile(r"IN\s*\(\s*[\w{}]*\.?gpu_key\s*,")  # also f"{alias}.gpu_key"
+    branch = re.compile(r"coalesce\(\s*[\w{}]*\.?branch\s*,\s*''\s*\)\s*=\s*\?")
+    found = {path.name for path in (ROOT / "history").glob("*.py")
+             if gpu.search(path.read_text(encoding="utf-8")) or branch.search(path.read_text(encoding="utf-8"))}
+    assert found == {"selector.py"}
+
+
+def test_each_history_command_is_a_module_level_function_of_the_cli() -> None:
+    import typer
+
+    from primbench.cli import history
+
+    app = typer.Typer()
+    history.register(app)
+    group = app.registered_groups[0].typer_instance
+    assert group is not None
+    registered = {c.name: c.callback for c in group.registered_commands}
+    assert registered == dict(history.COMMANDS)
+    assert set(typer.main.get_group(app).commands["history"].commands) == set(registered)  # type: ignore[attr-defined]
+    for _, fn in history.COMMANDS:
+        assert fn.__qualname__ == fn.__name__ and getattr(history, fn.__name__) is fn  # not a closure
+
+
+def test_both_stores_implement_the_whole_interface() -> None:
+    import inspect
+
+    from primbench.history.interface import Store
+    from primbench.history.stores import DuckDBStore, ParquetStore
+
+    assert Store.__abstractmethods__ >= {"ingest", "info", "migrate"}
+    for kind in (DuckDBStore, ParquetStore):
+        assert issubclass(kind, Store) and not inspect.isabstract(kind)

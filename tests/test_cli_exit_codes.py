@@ -109,12 +109,12 @@ def test_internal_error_is_one_line_and_exit_3(timed_out: tuple[str, str], monke
 
 
 def test_internal_error_in_a_history_command_is_exit_3(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import primbench.history.info
+    import primbench.history.commands
 
     def boom(*_a: Any, **_k: Any) -> None:
         raise KeyError("column")
 
-    monkeypatch.setattr(primbench.history.info, "store_info", boom)
+    monkeypatch.setattr(primbench.history.commands, "info", boom)
     r = invoke("history", "info", "--db", str(tmp_path / "h.duckdb"))
     assert r.exit_code == 3
     assert "internal error" in r.stderr and "Traceback" not in r.stderr

@@ -200,8 +200,9 @@ def test_last_and_since_bound_series_plot_and_report(db: Path, tmp_path: Path) -
 def test_the_report_opens_with_what_needs_attention_linked_to_charts_interesting_first(db: Path,
                                                                                        tmp_path: Path) -> None:
     from primbench.history.report import write_report
+    from primbench.history.selector import Selector as S
 
-    report = write_report(db, tmp_path / "r.html", branch="main")
+    report = write_report(db, S(branch="main"), tmp_path / "r.html")
     text = report.path.read_text(encoding="utf-8")
     assert text.index("Needs attention") < text.index("<figure") < text.index("<h2>Latest verdicts")
     attention = text[text.index("Needs attention"):text.index("<h2>Trends")]
@@ -209,7 +210,7 @@ def test_the_report_opens_with_what_needs_attention_linked_to_charts_interesting
     first = text[text.index("<figure id='chart-0'"):][:200]
     assert "copy / type: t0" in first  # the chart with the regression comes first
     assert "copy2" in text  # every algorithm: verdicts and charts of copy2 too
-    small = write_report(db, tmp_path / "s.html", branch="main", max_charts=1)
+    small = write_report(db, S(branch="main"), tmp_path / "s.html", max_charts=1)
     assert small.charts == 1 and "Not drawn (4" in small.path.read_text(encoding="utf-8")
     assert report.size_bytes == report.path.stat().st_size
 

@@ -12,6 +12,7 @@ from primbench.history.branch_compare import branch_comparison, compare_branch
 from primbench.history.errors import HistoryError
 from primbench.history.forkpoint import from_git
 from primbench.history.ingest import ingest
+from primbench.history.selector import Selector as S
 from primbench.history.variability import robust_cv
 from tests import history_data as hd
 
@@ -22,7 +23,7 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_branch_against_the_base_at_the_fork_point(db: Path) -> None:
-    bc = branch_comparison(db, "feat", "main", fork_point=hd.sha("main-24"))
+    bc = branch_comparison(db, S(branch="feat"), "main", fork_point=hd.sha("main-24"))
     assert bc.base_commit == hd.sha("main-24") and bc.head_commit == hd.sha("feat-1")
     assert bc.base_selection == "fork point"
     assert bc.gpu_key == hd.H200_A["uuid"]
@@ -39,32 +40,32 @@ def test_branch_against_the_base_at_the_fork_point(db: Path) -> None:
 
 
 def test_fork_point_before_the_shift_shows_the_shift(db: Path) -> None:
-    bc = branch_comparison(db, "feat", "main", fork_point=hd.sha("main-10"))
+    bc = branch_comparison(db, S(branch="feat"), "main", fork_point=hd.sha("main-10"))
     assert str(bc.comparison.row("copy", "type: t0").verdict) == "regression"  # main-10 was before the drop
 
 
 def test_nearest_measured_ancestor_of_the_fork_point(db: Path) -> None:
     ancestors = ["unmeasured-1", "unmeasured-2", hd.sha("main-22"), hd.sha("main-21")]
-    bc = branch_comparison(db, "feat", "main", fork_point="unmeasured-1", ancestors=ancestors)
+    bc = branch_comparison(db, S(branch="feat"), "main", fork_point="unmeasured-1", ancestors=ancestors)
     assert bc.base_commit == hd.sha("main-22")
     assert bc.base_selection == "nearest measured ancestor of the fork point"
 
 
 def test_unknown_fork_point_falls_back_to_the_base_latest(db: Path) -> None:
-    bc = branch_comparison(db, "feat", "main")
+    bc = branch_comparison(db, S(branch="feat"), "main")
     assert bc.base_commit == hd.sha("main-29")
     assert "fork point unknown" in bc.base_selection
-    bc = branch_comparison(db, "feat", "main", fork_point="deadbeef")
+    bc = branch_comparison(db, S(branch="feat"), "main", fork_point="deadbeef")
     assert bc.base_commit == hd.sha("main-29") and "no run at or before the fork point" in bc.base_selection
 
 
 def test_base_against_itself_compares_the_newest_commit_with_the_one_before(db: Path) -> None:
-    bc = branch_comparison(db, "main", "main", gpu=hd.H200_A["uuid"], algorithm="copy")
+    bc = branch_comparison(db, S(branch="main", gpu=hd.H200_A["uuid"], algorithm="copy"), "main")
     assert bc.head_commit == hd.sha("main-29") and bc.base_commit == hd.sha("main-28")
 
 
 def test_physical_gpus_are_kept_apart(db: Path) -> None:
-    bc = branch_comparison(db, "main", "main", gpu=hd.H200_B["uuid"])
+    bc = branch_comparison(db, S(branch="main", gpu=hd.H200_B["uuid"]), "main")
     assert bc.gpu_key == hd.H200_B["uuid"]
     assert bc.head_commit == hd.sha("mainB-7") and bc.base_commit == hd.sha("mainB-6")
     # GPU B is 3 % slower than A: comparing across GPUs would call that a regression
@@ -72,26 +73,26 @@ def test_physical_gpus_are_kept_apart(db: Path) -> None:
 
 
 def test_several_algorithms_each_get_their_base(db: Path) -> None:
-    bc = branch_comparison(db, "main", "main", gpu=hd.H200_A["uuid"])
+    bc = branch_comparison(db, S(branch="main", gpu=hd.H200_A["uuid"]), "main")
     assert {r.algorithm for r in bc.comparison.rows} == {"copy", "copy2"}
     assert len(bc.head_runs) == len(bc.base_runs) == 2  # copy at main-29 and main-28, copy2 at main-5 and main-4
     assert bc.base_commit is not None and set(bc.base_commit.split(", ")) == {hd.sha("main-28"), hd.sha("main-4")}
 
 
 def test_frame_and_dict(db: Path) -> None:
-    df = compare_branch(db, "feat", "main", fork_point=hd.sha("main-24"))
+    df = compare_branch(db, S(branch="feat"), "main", fork_point=hd.sha("main-24"))
     expected = {"algorithm", "name", "verdict", "base_value", "head_value", "change", "p_value", "reason"}
     assert expected <= set(df.columns)
     assert df.attrs["base_commit"] == hd.sha("main-24")
-    d = branch_comparison(db, "feat", "main", fork_point=hd.sha("main-24")).to_dict()
+    d = branch_comparison(db, S(branch="feat"), "main", fork_point=hd.sha("main-24")).to_dict()
     assert d["history"]["fork_point"] == hd.sha("main-24") and d["summary"]["counts"]["regression"] == 1
 
 
 def test_unknown_branches_are_clear_errors(db: Path) -> None:
     with pytest.raises(HistoryError, match=r"no runs of branch 'nope'.*branches stored: feat, main"):
-        branch_comparison(db, "nope", "main")
+        branch_comparison(db, S(branch="nope"), "main")
     with pytest.raises(HistoryError, match="no runs of base branch 'nope'"):
-        branch_comparison(db, "feat", "nope")
+        branch_comparison(db, S(branch="feat"), "nope")
 
 
 def test_robust_cv_is_unbiased_and_ignores_level_shifts_and_outliers() -> None:
@@ -130,14 +131,13 @@ def test_fork_point_from_git(tmp_path: Path) -> None:
 
 
 def test_results_rebuilt_from_the_store_match_the_files(tmp_path: Path) -> None:
-    from primbench.history.access import open_for_query
-    from primbench.history.branch_compare import _results
+    from primbench.history.stores import open_store
     from primbench.results import load_results
 
     f = hd.write(tmp_path / "r.json", hd.document([1e12, 2e12], commit=hd.sha("c"), batches=2))
     report = ingest([f], tmp_path / "s.duckdb")
-    with open_for_query(tmp_path / "s.duckdb") as con:
-        rebuilt = _results(con, report.stored[0].run_id or "")
+    with open_store(tmp_path / "s.duckdb").read() as r:
+        rebuilt = r.results(report.stored[0].run_id or "")
     original = load_results(f)
     assert rebuilt.specializations == original.specializations
     assert rebuilt.context == original.context
@@ -147,7 +147,7 @@ def test_repeated_runs_of_one_commit_compare_as_a_and_a(tmp_path: Path) -> None:
     files = hd.branch_series(tmp_path / "in", hd.noisy_levels(1, specs=2), runs_per_commit=3)
     # three runs of one commit (the same values, other dates): the newest against the one before it
     ingest(files, tmp_path / "s.duckdb")
-    bc = branch_comparison(tmp_path / "s.duckdb", "main", "main")
+    bc = branch_comparison(tmp_path / "s.duckdb", S(branch="main"), "main")
     assert bc.base_selection == "an earlier run of the head commit (A/A)"
     assert bc.head_commit == bc.base_commit == hd.sha("main-0")
     assert bc.head_runs != bc.base_runs

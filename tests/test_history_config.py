@@ -16,7 +16,9 @@ from primbench.cli import app
 from primbench.history.branch_compare import branch_comparison
 from primbench.history.changepoints import detect
 from primbench.history.ingest import ingest
-from primbench.history.queries import branches, group_names, per_commit, regressions, series
+from primbench.history.selector import Selector as S
+from primbench.history.stores import open_store
+from primbench.history.trends import SERIES_KEYS, per_commit
 from tests import history_data as hd
 
 SMALL = {"size": 1048576}  # --size 1MiB
@@ -48,18 +50,19 @@ def test_two_sizes_of_one_name_on_one_gpu_and_branch_are_two_series(tmp_path: Pa
         files.append(_run(tmp_path / "in", f"c{i}", i, 3.7e11 * small[i], settings=SMALL, minute=30))
     db = tmp_path / "h.duckdb"
     assert not ingest(files, db).errors
-    s = series(db, CHAR)
+    s = open_store(db).series(S(branch="main", name=CHAR))
     assert sorted(set(s["config_key"])) == ["size=128MiB", "size=1MiB"]
-    assert group_names(s) == [("copy", CHAR, GPU, "size=128MiB"), ("copy", CHAR, GPU, "size=1MiB")]
+    assert sorted(set(s[SERIES_KEYS].itertuples(index=False, name=None))) == [
+        ("copy", CHAR, GPU, "size=128MiB"), ("copy", CHAR, GPU, "size=1MiB")]
     points = per_commit(s)
     assert len(points) == 12  # 6 commits x 2 configs: no commit's median mixes the two sizes
     by_config = {k: g["value"].to_numpy() for k, g in points.groupby("config_key")}
     assert (by_config["size=1MiB"] < 4e11).all() and (by_config["size=128MiB"] > 1e12).all()
     assert list(points.groupby("config_key")["position"].max()) == [5, 5]
-    b = branches(db)
+    b = open_store(db).branches()
     assert sorted(b["config_key"]) == ["size=128MiB", "size=1MiB"] and list(b["runs"]) == [6, 6]
-    assert len(series(db, CHAR, config="size=1MiB")) == 6
-    assert series(db, CHAR, config="size=2MiB").empty
+    assert len(open_store(db).series(S(branch="main", name=CHAR, config="size=1MiB"))) == 6
+    assert open_store(db).series(S(branch="main", name=CHAR, config="size=2MiB")).empty
     # the CLI: a config column, and --config selects
     code, out, _ = _cli("series", CHAR, "--db", str(db), "--config", "size=1MiB", "--format", "json")
     rows = json.loads(out)
@@ -82,9 +85,9 @@ def test_a_change_point_is_not_invented_by_a_second_size(tmp_path: Path) -> None
             files.append(_run(tmp_path / "in", f"c{i}", i, 1.1e12 * big[i], minute=30))
     db = tmp_path / "h.duckdb"
     assert not ingest(files, db).errors
-    assert regressions(db, branch="main").empty
+    assert open_store(db).regressions(S(branch="main")).empty
     # what the old key (without the config) made of it: a +100 % "improvement" at commit 6
-    mixed = per_commit(series(db, CHAR).drop(columns=["config_key"]))
+    mixed = per_commit(open_store(db).series(S(branch="main", name=CHAR)).drop(columns=["config_key"]))
     assert [cp.index for cp in detect(mixed["value"].to_numpy())] == [6]
 
 
@@ -100,12 +103,12 @@ def test_alternating_sizes_keep_a_real_shift_at_its_commit(tmp_path: Path) -> No
             files.append(_run(tmp_path / "in", f"c{i}", i, 1.1e12 * noise[i]))
     db = tmp_path / "h.duckdb"
     assert not ingest(files, db).errors
-    r = regressions(db, branch="main")
+    r = open_store(db).regressions(S(branch="main"))
     assert len(r) == 1
     row = r.iloc[0]
     assert row["config_key"] == "size=1MiB" and row["commit"] == hd.sha("c8") and row["previous_commit"] == hd.sha("c6")
     assert row["kind"] == "improvement" and row["shift"] == pytest.approx(0.10, abs=0.01)
-    assert regressions(db, branch="main", config="size=128MiB").empty
+    assert open_store(db).regressions(S(branch="main", config="size=128MiB")).empty
     code, out, _ = _cli("regressions", "--db", str(db), "--format", "json")
     assert code == 0 and [x["config_key"] for x in json.loads(out)] == ["size=1MiB"]
 
@@ -132,7 +135,7 @@ ANCESTORS = [hd.sha(f"m{i}") for i in range(9, -1, -1)]
 
 
 def test_history_compare_takes_a_base_run_of_the_heads_config(two_configs: Path) -> None:
-    bc = branch_comparison(two_configs, "feat", "main", fork_point=hd.sha("m9"), ancestors=ANCESTORS)
+    bc = branch_comparison(two_configs, S(branch="feat"), "main", fork_point=hd.sha("m9"), ancestors=ANCESTORS)
     # the fork point m9 was measured at 1 MiB only: its nearest ancestor with a 128 MiB run is m8
     assert bc.base_commit == hd.sha("m8") and bc.base_selection == "nearest measured ancestor of the fork point"
     assert bc.config_key == bc.base_config_key == "size=128MiB"
@@ -142,20 +145,20 @@ def test_history_compare_takes_a_base_run_of_the_heads_config(two_configs: Path)
     # run-to-run variability from main's 128 MiB runs only (mixed with 1 MiB it would be ~100 %)
     assert bc.run_to_run_cv[("copy", CHAR)][0] < 0.01
     # without the ancestry: main's latest run of the head's config
-    bc = branch_comparison(two_configs, "feat", "main", fork_point=hd.sha("m9"))
+    bc = branch_comparison(two_configs, S(branch="feat"), "main", fork_point=hd.sha("m9"))
     assert bc.base_commit == hd.sha("m8") and "no run at or before the fork point" in bc.base_selection
 
 
 def test_base_against_itself_compares_runs_of_one_config(two_configs: Path) -> None:
-    bc = branch_comparison(two_configs, "main", "main")
+    bc = branch_comparison(two_configs, S(branch="main"), "main")
     assert (bc.head_commit, bc.base_commit, bc.config_key) == (hd.sha("m9"), hd.sha("m8"), "size=1MiB")
-    bc = branch_comparison(two_configs, "main", "main", config="size=128MiB")
+    bc = branch_comparison(two_configs, S(branch="main", config="size=128MiB"), "main")
     assert (bc.head_commit, bc.base_commit, bc.base_config_key) == (hd.sha("m8"), hd.sha("m7"), "size=128MiB")
     assert bc.comparison.warnings == []
 
 
 def test_no_base_run_of_the_heads_config_is_said(two_configs: Path) -> None:
-    bc = branch_comparison(two_configs, "hot", "main", fork_point=hd.sha("m9"), ancestors=ANCESTORS)
+    bc = branch_comparison(two_configs, S(branch="hot"), "main", fork_point=hd.sha("m9"), ancestors=ANCESTORS)
     assert bc.config_key == "size=128MiB hot" and bc.base_config_key == "size=1MiB"
     assert bc.base_selection == "fork point with another config"
     assert any("no main run has the head's config (size=128MiB hot)" in n for n in bc.notes)
@@ -177,13 +180,13 @@ def test_charts_draw_one_line_per_config(two_configs: Path, tmp_path: Path) -> N
     from primbench.history.plots import plot_series, trend_figure
     from primbench.history.report import write_report
 
-    fig = trend_figure(series(two_configs, CHAR))
+    fig = trend_figure(open_store(two_configs).series(S(branch="main", name=CHAR)))
     labels = fig.axes[0].get_legend_handles_labels()[1]
     assert sorted(labels) == ["main on NVIDIA H200, size=128MiB: median per commit",
                               "main on NVIDIA H200, size=1MiB: median per commit"]
-    written = plot_series(two_configs, CHAR, tmp_path / "char.png", config="size=1MiB")
+    written = plot_series(two_configs, S(branch="main", name=CHAR, config="size=1MiB"), tmp_path / "char.png")
     assert written == [tmp_path / "char.png"] and written[0].stat().st_size > 0
-    report = write_report(two_configs, tmp_path / "r.html", branch="feat", base="main")
+    report = write_report(two_configs, S(branch="feat"), tmp_path / "r.html", base="main")
     assert report.charts == 1 and "size=128MiB" in (tmp_path / "r.html").read_text(encoding="utf-8")
 
 
@@ -209,7 +212,7 @@ def test_regressions_report_a_drift_and_the_cap(tmp_path: Path) -> None:
     files = [_run(tmp_path / "in", f"c{i}", i, 3.7e11 * 0.998**i * noise[i], settings=SMALL) for i in range(30)]
     db = tmp_path / "h.duckdb"
     assert not ingest(files, db).errors
-    r = regressions(db, branch="main")
+    r = open_store(db).regressions(S(branch="main"))
     assert list(r["shape"]) == ["drift"] and list(r["kind"]) == ["regression"] and not r["capped"].any()
     row = r.iloc[0]
     assert row["slope"] == pytest.approx(-0.002, abs=0.0006) and row["shift"] == pytest.approx(0.998**29 - 1, abs=0.01)
@@ -225,7 +228,7 @@ def test_regressions_report_a_drift_and_the_cap(tmp_path: Path) -> None:
     assert code == 0 and "shape" in out.splitlines()[0] and ",drift," in out
     from primbench.history.report import write_report
 
-    text = write_report(db, tmp_path / "r.html", branch="main").path.read_text()
+    text = write_report(db, S(branch="main"), tmp_path / "r.html").path.read_text()
     assert "<td>drift</td>" in text and "stopped at the cap" not in text
-    text = write_report(db, tmp_path / "r1.html", branch="main", max_points=1).path.read_text()
+    text = write_report(db, S(branch="main"), tmp_path / "r1.html", max_points=1).path.read_text()
     assert "stopped at the cap of 1 change points" in text

@@ -17,9 +17,10 @@ from primbench.history import schema
 from primbench.history.access import open_for_query
 from primbench.history.errors import HistoryError, HistoryWarning
 from primbench.history.ingest import _insert_atomically, ingest, stage_files
-from primbench.history.queries import list_runs, series
+from primbench.history.selector import Selector as S
 from primbench.history.shared import ingest_shared, parts
 from primbench.history.store import _check_backing_file, connect
+from primbench.history.stores import open_store
 from tests import history_data as hd
 
 
@@ -56,7 +57,7 @@ def test_a_new_store_with_any_suffix_is_a_real_file(tmp_path):
     db = tmp_path / "history.json"  # a new path: DuckDB creates a database file there
     good = hd.write(tmp_path / "r.json", hd.document([1e12], commit=hd.sha("c")))
     assert invoke("history", "ingest", str(good), "--db", str(db)).exit_code == 0
-    assert len(list_runs(db)) == 1
+    assert len(open_store(db).runs()) == 1
 
 
 # --------------------------------------------------------------------------- 3: no uncaught exception
@@ -84,7 +85,7 @@ def test_a_date_outside_the_range_never_aborts_the_good_files(tmp_path):
     result = invoke("history", "ingest", str(bad), str(good), "--db", str(tmp_path / "h.duckdb"))
     assert result.exit_code == 2
     assert "bad.json" in result.output and "context.general.date" in result.output
-    assert len(list_runs(tmp_path / "h.duckdb")) == 1
+    assert len(open_store(tmp_path / "h.duckdb").runs()) == 1
 
 
 class _FailingCommit:
@@ -151,12 +152,12 @@ def test_duplicate_indexes_are_a_bad_file(tmp_path):
 
 
 def test_a_duckdb_error_that_escapes_the_core_is_one_line(tmp_path, monkeypatch):
-    from primbench.history import selection
+    from primbench.history import commands
 
     def broken(*args, **kwargs):
         raise duckdb.IOException("IO Error: Could not read from file\n\nLINE 1: SELECT\n        ^")
 
-    monkeypatch.setattr(selection, "run_selected", broken)
+    monkeypatch.setattr(commands, "runs", broken)
     result = invoke("history", "runs", "--db", str(tmp_path / "h.duckdb"))
     assert result.exit_code == 2 and result.output == "primbench history: error: IO Error: Could not read from file\n"
 
@@ -186,7 +187,7 @@ def test_migration_4_keys_stored_batches_by_index(tmp_path):
         con.execute("INSERT INTO specializations (run_id, idx, name, algorithm) VALUES ('r', 7, 'type: a', 'copy')")
         con.execute("INSERT INTO batches (run_id, name, batch, batch_ms) VALUES ('r', 'type: a', 0, 1.5), "
                     "('r', 'type: a', 1, 1.6)")
-        assert schema.migrate(con) == [4]
+        assert schema.migrate(con, target=4) == [4]
         assert con.execute("SELECT idx, batch, batch_ms FROM batches ORDER BY batch").fetchall() == [
             (7, 0, 1.5), (7, 1, 1.6)]
     finally:
@@ -202,8 +203,8 @@ def test_runs_with_no_branch_can_be_queried(tmp_path):
                                                           date=hd.START.replace(hour=8 + i))) for i in range(2)]
     files.append(hd.write(tmp_path / "m.json", hd.document({"type: a": 1e12}, commit=hd.sha("m"))))
     assert not ingest(files, db).errors
-    assert len(list_runs(db, branch="")) == 2
-    assert len(series(db, "type: a", branch="")) == 2
+    assert len(open_store(db).runs(S(branch=""))) == 2
+    assert len(open_store(db).series(S(branch="", name="type: a"))) == 2
     result = invoke("history", "runs", "--db", str(db), "--branch", "", "-f", "json")
     assert result.exit_code == 0 and [r["branch"] for r in json.loads(result.output)] == [None, None]
     assert invoke("history", "series", "type: a", "--db", str(db), "--branch", "").exit_code == 0
@@ -236,7 +237,7 @@ def test_unreadable_parts_are_skipped_with_a_warning_naming_them(tmp_path):
     shared = _shared(tmp_path)
     bad = _break(shared)
     with pytest.warns(HistoryWarning) as caught:
-        assert len(list_runs(shared)) == 3
+        assert len(open_store(shared).runs()) == 3
     text = " ".join(str(w.message) for w in caught)
     assert all(str(b) in text for b in bad) and "history quarantine" in text
     result = invoke("history", "runs", "--db", str(shared), "-f", "json")
@@ -270,15 +271,15 @@ def test_quarantine_moves_bad_and_orphan_parts_and_removes_stale_temporaries(tmp
 
     with warnings.catch_warnings():
         warnings.simplefilter("error", HistoryWarning)
-        assert len(list_runs(shared)) == 3
+        assert len(open_store(shared).runs()) == 3
 
 
 def test_a_folder_name_with_glob_characters_reads_only_its_own_parts(tmp_path):
     mine = _shared(tmp_path, n=2, folder="g[1]")
     other = _shared(tmp_path, n=5, folder="g1")
-    assert len(list_runs(mine)) == 2 and len(list_runs(other)) == 5
+    assert len(open_store(mine).runs()) == 2 and len(open_store(other).runs()) == 5
     strange = _shared(tmp_path, n=1, folder="a*?b")
-    assert len(list_runs(strange)) == 1
+    assert len(open_store(strange).runs()) == 1
 
 
 def test_parts_of_schema_3_with_batches_keyed_by_name_still_load(tmp_path):

@@ -10,8 +10,9 @@ import pytest
 
 from primbench.history.errors import HistoryError
 from primbench.history.plots import file_name, plot_series
-from primbench.history.queries import series
 from primbench.history.report import write_report
+from primbench.history.selector import Selector as S
+from primbench.history.stores import open_store
 from tests import history_data as hd
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -29,14 +30,14 @@ def _png_size(path: Path) -> tuple[int, int]:
 
 
 def test_one_trend_chart(db: Path, tmp_path: Path) -> None:
-    out = plot_series(db, "type: t0", tmp_path / "t0.png", algorithm="copy")
+    out = plot_series(db, S(branch="main", name="type: t0", algorithm="copy"), tmp_path / "t0.png")
     assert out == [tmp_path / "t0.png"]
     width, height = _png_size(out[0])
     assert width > 800 and height > 400
 
 
 def test_one_chart_per_specialization(db: Path, tmp_path: Path) -> None:
-    out = plot_series(db, None, tmp_path / "charts")
+    out = plot_series(db, S(branch="main"), tmp_path / "charts")
     names = sorted(p.name for p in out)
     assert names == sorted([file_name("copy", f"type: t{i}") for i in range(3)]
                            + [file_name("copy2", f"type: t{i}") for i in range(2)])
@@ -46,13 +47,13 @@ def test_one_chart_per_specialization(db: Path, tmp_path: Path) -> None:
 
 def test_chart_of_nothing_is_an_error(db: Path, tmp_path: Path) -> None:
     with pytest.raises(HistoryError, match="no runs of specialization 'nope'"):
-        plot_series(db, "nope", tmp_path / "x.png")
+        plot_series(db, S(branch="main", name="nope"), tmp_path / "x.png")
 
 
 def test_chart_draws_the_change_point(db: Path) -> None:
     from primbench.history.plots import trend_figure
 
-    frame = series(db, "type: t0", algorithm="copy", gpu=hd.H200_A["uuid"])
+    frame = open_store(db).series(S(branch="main", name="type: t0", algorithm="copy", gpu=hd.H200_A["uuid"]))
     fig = trend_figure(frame, title="t0")
     ax = fig.axes[0]
     texts = [t.get_text() for t in ax.texts]
@@ -66,7 +67,7 @@ def test_file_names_are_safe() -> None:
 
 
 def test_html_report_for_a_branch(db: Path, tmp_path: Path) -> None:
-    report = write_report(db, tmp_path / "report.html", branch="feat", base="main")
+    report = write_report(db, S(branch="feat"), tmp_path / "report.html", base="main")
     text = report.path.read_text()
     assert text.startswith("<!DOCTYPE html>")
     assert "Latest verdicts" in text and "Change points" in text and "Trends" in text
@@ -76,7 +77,7 @@ def test_html_report_for_a_branch(db: Path, tmp_path: Path) -> None:
 
 
 def test_html_report_for_main_lists_the_change_point(db: Path, tmp_path: Path) -> None:
-    report = write_report(db, tmp_path / "main.html", branch="main", gpu=hd.H200_A["uuid"])
+    report = write_report(db, S(branch="main", gpu=hd.H200_A["uuid"]), tmp_path / "main.html")
     text = report.path.read_text()
     assert report.change_points == 1
     assert hd.sha("main-20")[:12] in text
@@ -88,6 +89,6 @@ def test_html_report_escapes_names(tmp_path: Path) -> None:
     from primbench.history.ingest import ingest
 
     ingest(files, tmp_path / "s.duckdb")
-    report = write_report(tmp_path / "s.duckdb", tmp_path / "r.html", branch=evil, base=evil)
+    report = write_report(tmp_path / "s.duckdb", S(branch=evil), tmp_path / "r.html", base=evil)
     text = report.path.read_text()
     assert evil not in text and html.escape(evil) in text

@@ -1,4 +1,5 @@
-"""Every query, on a real DuckDB file with a known story (tests/history_data.standard_history)."""
+"""Every query, on a real DuckDB file with a known story (tests/history_data.standard_history),
+through the store's interface (`history.interface.Store`) and one `Selector`."""
 
 from __future__ import annotations
 
@@ -10,57 +11,73 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from primbench.errors import UsageError
-from primbench.history.queries import branches, list_runs, names, per_commit, regressions, series
+from primbench.history.interface import Store
+from primbench.history.selector import Selector as S
+from primbench.history.stores import open_store
+from primbench.history.trends import per_commit
 from tests import history_data as hd
 
 
 @pytest.fixture(scope="module")
-def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return hd.standard_history(tmp_path_factory.mktemp("history"))
+def db(tmp_path_factory: pytest.TempPathFactory) -> Store:
+    return open_store(hd.standard_history(tmp_path_factory.mktemp("history")))
 
 
-def test_list_runs_filters(db: Path) -> None:
-    all_runs = list_runs(db)
+def test_runs_filters(db: Store) -> None:
+    all_runs = db.runs()
     assert len(all_runs) == 30 + 8 + 2 + 6
     assert list(all_runs["date"]) == sorted(all_runs["date"], reverse=True)
-    assert len(list_runs(db, branch="feat")) == 2
-    assert len(list_runs(db, algorithm="copy2")) == 6
-    assert len(list_runs(db, gpu=hd.H200_B["uuid"])) == 8
-    assert len(list_runs(db, gpu=hd.H200_B["serial"])) == 8
-    assert len(list_runs(db, gpu="GPU-5d6e1a0c-bbbb")) == 8  # a prefix of the uuid
-    assert len(list_runs(db, gpu="NVIDIA H200")) == 46
-    assert len(list_runs(db, branch="main", since="2026-01-01T10:00:00+00:00", until="2026-01-01T12:30Z",
-                         algorithm="copy", gpu=hd.H200_A["uuid"])) == 3
-    assert len(list_runs(db, limit=5)) == 5
+    assert len(db.runs(S(branch="feat"))) == 2
+    assert len(db.runs(S(algorithm="copy2"))) == 6
+    assert len(db.runs(S(gpu=hd.H200_B["uuid"]))) == 8
+    assert len(db.runs(S(gpu=hd.H200_B["serial"]))) == 8
+    assert len(db.runs(S(gpu="GPU-5d6e1a0c-bbbb"))) == 8  # a prefix of the uuid
+    assert len(db.runs(S(gpu="5d6e1a0c-bbbb"))) == 8  # ... without GPU-, as tables show it
+    assert len(db.runs(S(gpu="NVIDIA H200"))) == 46
+    assert len(db.runs(S(branch="main", since="2026-01-01T10:00:00+00:00", until="2026-01-01T12:30Z",
+                         algorithm="copy", gpu=hd.H200_A["uuid"]))) == 3
+    assert len(db.runs(S(name="type: new"))) == 2  # the runs that hold that specialization
+    assert len(db.runs(limit=5)) == 5
     assert {"run_id", "date", "branch", "commit", "gpu_name", "host", "specializations"} <= set(all_runs.columns)
 
 
-def test_user_strings_are_parameters_not_sql(db: Path) -> None:
+def test_user_strings_are_parameters_not_sql(db: Store) -> None:
     evil = "main' OR '1'='1"
-    assert list_runs(db, branch=evil).empty
-    assert series(db, "x'; DROP TABLE runs; --").empty
-    assert len(list_runs(db)) == 46
+    assert db.runs(S(branch=evil)).empty
+    assert db.series(S(branch="main", name="x'; DROP TABLE runs; --")).empty
+    assert len(db.runs()) == 46
 
 
-def test_bad_dates_and_metrics_are_usage_errors(db: Path) -> None:
+def test_bad_dates_and_metrics_are_usage_errors(db: Store) -> None:
     with pytest.raises(UsageError, match="--since 'yesterday'"):
-        list_runs(db, since="yesterday")
-    with pytest.raises(UsageError, match="unknown metric 'speed'"):
-        series(db, "type: t0", metric="speed")
+        db.runs(S(since="yesterday"))
+    with pytest.raises(UsageError, match="unknown metric 'speed'; choose one of: time, bytes, items"):
+        db.series(S(name="type: t0"), metric="speed")
     with pytest.raises(UsageError, match="--limit"):
-        list_runs(db, limit=0)
+        db.runs(limit=0)
 
 
-def test_series_of_one_specialization_on_a_branch(db: Path) -> None:
-    assert len(series(db, "type: t0", branch="main", gpu=hd.H200_A["uuid"])) == 36  # copy and copy2
-    s = series(db, "type: t0", branch="main", gpu=hd.H200_A["uuid"], algorithm="copy")
+def test_series_of_one_specialization_on_a_branch(db: Store) -> None:
+    assert len(db.series(S(name="type: t0", branch="main", gpu=hd.H200_A["uuid"]))) == 36  # copy and copy2
+    s = db.series(S(name="type: t0", branch="main", gpu=hd.H200_A["uuid"], algorithm="copy"))
     assert len(s) == 30
     assert list(s["commit"]) == [hd.sha(f"main-{i}") for i in range(30)]
     assert s["value"].iloc[25] == pytest.approx(0.95e12, rel=0.01)
+    assert set(s["metric"]) == {"bytes_per_second"}  # the default where bytes are declared
     assert {"noise_percent", "gpu_temp_start", "gpu_temp_end", "sm_clock_mhz", "host"} <= set(s.columns)
-    both = series(db, "type: t0", branch="main", algorithm="copy")
+    both = db.series(S(name="type: t0", branch="main", algorithm="copy"))
     assert set(both["gpu_key"]) == {hd.H200_A["uuid"], hd.H200_B["uuid"]}  # physical GPUs kept apart
-    assert series(db, "type: t0", branch="main", metric="gpu_temp_end")["value"].eq(42.0).all()
+    assert db.series(S(name="type: t0", branch="main"), metric="gpu_temp_end")["value"].eq(42.0).all()
+
+
+def test_series_follows_the_chosen_metric(db: Store) -> None:
+    sel = S(name="type: t0", branch="main", gpu=hd.H200_A["uuid"], algorithm="copy")
+    time = db.series(sel, metric="time")
+    # the synthetic runs: 0.51 s of GPU time over 320 kernel calls
+    assert time["value"].eq(0.51 / 320).all() and set(time["metric"]) == {"gpu_seconds_per_call"}
+    items = db.series(sel, metric="items")
+    assert items["value"].tolist() == pytest.approx((db.series(sel, metric="bytes")["value"] / 2).tolist())
+    assert set(db.series(sel, metric="noise_percent")["metric"]) == {"noise_percent"}
 
 
 def test_per_commit_takes_the_median_of_repeated_runs(tmp_path: Path) -> None:
@@ -77,8 +94,8 @@ def test_per_commit_takes_the_median_of_repeated_runs(tmp_path: Path) -> None:
     assert list(pc["position"]) == [0, 1, 2]
 
 
-def test_branches_with_their_latest_run(db: Path) -> None:
-    b = branches(db)
+def test_branches_with_their_latest_run(db: Store) -> None:
+    b = db.branches()
     assert len(b) == 4  # (main, copy, GPU A), (main, copy, GPU B), (main, copy2), (feat, copy)
     feat = b[b["branch"] == "feat"].iloc[0]
     assert feat["latest_commit"] == hd.sha("feat-1") and feat["runs"] == 2
@@ -87,31 +104,36 @@ def test_branches_with_their_latest_run(db: Path) -> None:
     assert b.iloc[0]["branch"] == "feat"  # newest first
 
 
-def test_regressions_finds_the_planted_shift_at_its_commit(db: Path) -> None:
-    r = regressions(db, branch="main")
+def test_regressions_finds_the_planted_shift_at_its_commit(db: Store) -> None:
+    r = db.regressions(S(branch="main"))
     assert len(r) == 1
     row = r.iloc[0]
     assert (row["algorithm"], row["name"], row["gpu_key"]) == ("copy", "type: t0", hd.H200_A["uuid"])
     assert row["commit"] == hd.sha("main-20") and row["previous_commit"] == hd.sha("main-19")
-    assert row["kind"] == "regression"
+    assert row["kind"] == "regression" and row["metric"] == "bytes_per_second"
     assert row["shift"] == pytest.approx(-0.05, abs=0.005)
     assert row["confidence"] > 0.999
-    assert regressions(db, branch="main", last=5).empty  # the shift is 10 commits old
-    assert len(regressions(db, branch="main", last=10)) == 1
-    assert regressions(db, branch="main", name="type: t1").empty
-    assert regressions(db, branch="main", gpu=hd.H200_B["uuid"]).empty
+    assert db.regressions(S(branch="main"), last=5).empty  # the shift is 10 commits old
+    assert len(db.regressions(S(branch="main"), last=10)) == 1
+    assert db.regressions(S(branch="main", name="type: t1")).empty
+    assert db.regressions(S(branch="main", gpu=hd.H200_B["uuid"])).empty
 
 
-def test_names(db: Path) -> None:
-    assert names(db, branch="feat") == ["type: new", "type: t0", "type: t1", "type: t2"]
+def test_names(db: Store) -> None:
+    with db.read() as r:
+        assert r.names(S(branch="feat")) == ["type: new", "type: t0", "type: t1", "type: t2"]
 
 
-def test_queries_accept_an_open_connection(db: Path) -> None:
+def test_a_reader_runs_every_query_on_one_connection(db: Store) -> None:
     from primbench.history.access import open_for_query
+    from primbench.history.stores import reading
 
-    with open_for_query(db) as con:
-        assert len(list_runs(con, branch="feat")) == 2
-        assert len(series(con, "type: t1", branch="feat")) == 2
+    with db.read() as r:
+        assert len(r.runs(S(branch="feat"))) == 2
+        assert len(r.series(S(name="type: t1", branch="feat"))) == 2
+        assert r.gpu_key(S(gpu="5d6e1a0c-b")) == hd.H200_B["uuid"]  # a short id, as tables show it
+    with open_for_query(db.path) as con, reading(con) as r:  # an open connection, e.g. for direct SQL
+        assert len(r.runs(S(branch="feat"))) == 2
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -124,7 +146,8 @@ def test_any_branch_and_name_round_trip_as_parameters(tmp_path: Path, branch: st
     from primbench.history.ingest import ingest
 
     assert not ingest(files, db).errors
-    assert len(list_runs(db, branch=branch)) == 2
-    got = series(db, name, branch=branch)
+    store = open_store(db)
+    assert len(store.runs(S(branch=branch))) == 2
+    got = store.series(S(name=name, branch=branch))
     assert list(got["name"]) == [name, name] and list(got["branch"]) == [branch, branch]
-    assert series(db, name + "x", branch=branch).empty
+    assert store.series(S(name=name + "x", branch=branch)).empty

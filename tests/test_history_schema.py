@@ -10,10 +10,9 @@ import pytest
 from primbench.history import schema
 from primbench.history.access import open_for_query
 from primbench.history.errors import SchemaError
-from primbench.history.info import migrate_store, store_info
 from primbench.history.ingest import ingest
-from primbench.history.queries import list_runs
 from primbench.history.store import connect
+from primbench.history.stores import open_store
 from primbench.results import load_results
 from tests import history_data as hd
 
@@ -25,14 +24,15 @@ def _runs(tmp_path: Path, n: int = 2) -> list[Path]:
 def test_fresh_store_is_at_the_latest_version(tmp_path: Path) -> None:
     db = tmp_path / "s.duckdb"
     ingest(_runs(tmp_path), db)
-    info = store_info(db)
+    info = open_store(db).info()
     assert info["schema_version"] == schema.SCHEMA_VERSION == len(schema.MIGRATIONS)
     assert len(info["migrations"]) == schema.SCHEMA_VERSION
     assert info["runs"] == 2 and info["specializations"] == 4
 
 
 def _fill_as_old_writer(db: Path, files: list[Path]) -> None:
-    """Store runs as a writer of schema 1 or 2 did: the tables' rows without runs.config_key."""
+    """Store runs as a writer of schema 1 or 2 did: the tables' rows without runs.config_key (and
+    specializations.gpu_seconds_per_call, which came with schema 5)."""
     from primbench.history.ingest import Staged
 
     staged = Staged()
@@ -43,7 +43,7 @@ def _fill_as_old_writer(db: Path, files: list[Path]) -> None:
         for table, df in staged.frames().items():
             if df.empty:
                 continue
-            con.register("_old", df.drop(columns=["config_key"], errors="ignore"))
+            con.register("_old", df.drop(columns=["config_key", "gpu_seconds_per_call"], errors="ignore"))
             con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _old")
             con.unregister("_old")
     finally:
@@ -66,11 +66,11 @@ def test_migrating_an_old_store_keeps_its_data(tmp_path: Path) -> None:
         pass
     # ... and fill it as a version-1 writer would have: tables only
     _fill_as_old_writer(db, _runs(tmp_path, 3))
-    assert migrate_store(db) == [2, 3, 4]
-    assert migrate_store(db) == []
+    assert open_store(db).migrate() == [2, 3, 4, 5]
+    assert open_store(db).migrate() == []
     with open_for_query(db) as con:
         assert con.execute("SELECT count(*) FROM measurements").fetchone()[0] == 6  # the view of migration 2
-    assert len(list_runs(db)) == 3
+    assert len(open_store(db).runs()) == 3
 
 
 def test_migrating_a_version_2_store_fills_in_the_config_keys(tmp_path: Path) -> None:
@@ -90,16 +90,17 @@ def test_migrating_a_version_2_store_fills_in_the_config_keys(tmp_path: Path) ->
         specs = con.execute("SELECT * FROM specializations ORDER BY run_id, idx").fetchall()
     finally:
         con.close()
-    assert migrate_store(db) == [3, 4]
+    assert open_store(db).migrate() == [3, 4, 5]
     with open_for_query(db) as con:
         rows = con.execute("SELECT * EXCLUDE (config_key) FROM runs ORDER BY run_id").fetchall()
         assert rows == before  # the data is kept
-        assert con.execute("SELECT * FROM specializations ORDER BY run_id, idx").fetchall() == specs
+        assert con.execute("SELECT * EXCLUDE (gpu_seconds_per_call) FROM specializations ORDER BY run_id, idx"
+                           ).fetchall() == specs
         keys = dict(con.execute("SELECT source_path, config_key FROM runs").fetchall())
         assert con.execute("SELECT count(*) FROM measurements WHERE config_key = 'size=1MiB hot extra_percent=1'"
                            ).fetchone()[0] == 1  # the view has the column
         versions = con.execute("SELECT version FROM schema_migrations ORDER BY version").fetchall()
-        assert versions == [(1,), (2,), (3,), (4,)]
+        assert versions == [(1,), (2,), (3,), (4,), (5,)]
     assert keys == {str(plain[0]): "size=128MiB", str(plain[1]): "size=128MiB",
                     str(files[2]): "size=1MiB hot extra_percent=1", str(files[3]): "size=128MiB"}
     # the backfill and ingest agree: ingesting the same files again finds them all stored
@@ -109,9 +110,7 @@ def test_migrating_a_version_2_store_fills_in_the_config_keys(tmp_path: Path) ->
     again = dict(small)
     again["context"] = {**small["context"], "general": {**small["context"]["general"], "commit_hash": hd.sha("s2")}}
     ingest([hd.write(tmp_path / "small2.json", again)], db)
-    from primbench.history.queries import list_runs as runs_of
-
-    assert (runs_of(db)["config_key"] == "size=1MiB hot extra_percent=1").sum() == 2
+    assert (open_store(db).runs()["config_key"] == "size=1MiB hot extra_percent=1").sum() == 2
 
 
 def test_ingest_migrates_an_old_store(tmp_path: Path) -> None:
@@ -122,7 +121,7 @@ def test_ingest_migrates_an_old_store(tmp_path: Path) -> None:
     finally:
         con.close()
     ingest(_runs(tmp_path), db)
-    assert store_info(db)["schema_version"] == schema.SCHEMA_VERSION
+    assert open_store(db).info()["schema_version"] == schema.SCHEMA_VERSION
 
 
 def test_a_failing_migration_is_rolled_back_with_its_record(tmp_path: Path) -> None:
@@ -170,7 +169,7 @@ def test_a_store_from_a_newer_primbench_is_refused(tmp_path: Path) -> None:
     with pytest.raises(SchemaError, match="newer"):
         ingest([extra], db)
     with pytest.raises(SchemaError, match="newer"):
-        migrate_store(db)
+        open_store(db).migrate()
 
 
 def test_a_duckdb_file_that_is_not_a_store(tmp_path: Path) -> None:
@@ -186,3 +185,27 @@ def test_a_duckdb_file_that_is_not_a_store(tmp_path: Path) -> None:
 
 def test_migrations_are_numbered_one_by_one() -> None:
     assert [m.version for m in schema.MIGRATIONS] == list(range(1, len(schema.MIGRATIONS) + 1))
+
+
+def test_migration_5_fills_in_the_time_per_call_of_stored_runs(tmp_path: Path) -> None:
+    """A store of schema 4 gets specializations.gpu_seconds_per_call, computed as ingest does
+    (GPU time over kernel calls, NULL for a failed specialization), so `--metric time` reads
+    every stored run; the view has the column."""
+    db = tmp_path / "s.duckdb"
+    _at_version(db, 4)
+    doc = hd.document({"type: a": 1e12, "type: b": 2e12}, commit=hd.sha("t"), failed=["type: b"])
+    files = [*_runs(tmp_path, 2), hd.write(tmp_path / "failed.json", doc)]
+    _fill_as_old_writer(db, files)
+    assert open_store(db).migrate() == [5]
+    with open_for_query(db) as con:
+        rows = con.execute("SELECT name, elapsed_gpu_secs, kernel_calls, gpu_seconds_per_call FROM specializations "
+                           "ORDER BY run_id, idx").fetchall()
+        assert con.execute("SELECT count(gpu_seconds_per_call) FROM measurements").fetchone()[0] == 5
+    failed = [r for r in rows if r[0] == "type: b" and r[1] is None]
+    assert len(failed) == 1 and failed[0][3] is None
+    assert all(r[3] == pytest.approx(r[1] / r[2]) for r in rows if r[1] is not None)
+    fresh = tmp_path / "fresh.duckdb"
+    ingest(files, fresh)  # a new store, the same runs: ingest computes what the migration filled in
+    with open_for_query(fresh) as con:
+        assert con.execute("SELECT name, elapsed_gpu_secs, kernel_calls, gpu_seconds_per_call FROM specializations "
+                           "ORDER BY run_id, idx").fetchall() == rows

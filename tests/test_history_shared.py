@@ -12,9 +12,10 @@ import pytest
 
 from primbench.history.access import open_for_query
 from primbench.history.errors import HistoryError
-from primbench.history.queries import branches, list_runs, regressions, series
+from primbench.history.selector import Selector as S
 from primbench.history.shared import ingest_shared, merge, runner_name
 from primbench.history.store import connect
+from primbench.history.stores import open_store
 from tests import history_data as hd
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,11 +31,11 @@ def test_runners_write_their_own_parts_and_queries_read_the_union(tmp_path: Path
     assert len(ra.stored) == 12 and len(rb.stored) == 4 and len(rb.duplicates) == 1
     assert sorted(p.name for p in (shared / "runs").iterdir()) == ["runner=gpu-box-1", "runner=gpu_box_2"]
     assert not list(shared.rglob("*.tmp"))
-    runs = list_runs(shared)
+    runs = open_store(shared).runs()
     assert len(runs) == 16
-    assert set(branches(shared)["branch"]) == {"main", "feat"}
-    assert len(series(shared, "type: t0")) == 12
-    cps = regressions(shared)
+    assert set(open_store(shared).branches()["branch"]) == {"main", "feat"}
+    assert len(open_store(shared).series(S(branch="main", name="type: t0"))) == 12
+    cps = open_store(shared).regressions(S(branch="main"))
     assert set(cps["position"]) == {6}
     with open_for_query(shared) as con:
         assert con.execute("SELECT count(*) FROM batches").fetchone()[0] == 12 * 3 * 2
@@ -54,7 +55,7 @@ def test_the_same_run_written_by_two_runners_counts_once(tmp_path: Path) -> None
     finally:
         shared_mod.dataset_run_ids = original
     assert len(list((shared / "runs").glob("*/*.parquet"))) == 2
-    assert len(list_runs(shared)) == 3
+    assert len(open_store(shared).runs()) == 3
     with open_for_query(shared) as con:
         assert con.execute("SELECT count(*) FROM specializations").fetchone()[0] == 6
 
@@ -67,7 +68,7 @@ def test_merge_into_a_duckdb_store_is_idempotent(tmp_path: Path) -> None:
                   runner="r2")
     assert merge(shared, db).added_runs == 2
     assert merge(shared, db).added_runs == 0
-    assert len(list_runs(db)) == 7
+    assert len(open_store(db).runs()) == 7
     with open_for_query(db) as con:
         assert con.execute("SELECT count(*) FROM specializations").fetchone()[0] == 14
 
@@ -93,7 +94,7 @@ def test_runners_writing_at_the_same_moment_lose_nothing(tmp_path: Path) -> None
     for p in procs:
         _, err = p.communicate(timeout=120)
         assert p.returncode == 0, err
-    assert len(list_runs(shared)) == 30
+    assert len(open_store(shared).runs()) == 30
     with open_for_query(shared) as con:
         assert con.execute("SELECT count(*) FROM specializations").fetchone()[0] == 150
 
@@ -109,12 +110,12 @@ def test_parts_from_a_newer_schema_are_refused(tmp_path: Path) -> None:
     finally:
         con.close()
     with pytest.raises(HistoryError, match="schema version 99, newer"):
-        list_runs(shared)
+        open_store(shared).runs()
 
 
 def test_a_directory_that_is_not_a_dataset(tmp_path: Path) -> None:
     with pytest.raises(HistoryError, match="not a primbench Parquet history"):
-        list_runs(tmp_path)
+        open_store(tmp_path).runs()
 
 
 def test_runner_names_are_safe_folder_names(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -141,12 +142,36 @@ def test_parts_written_before_the_config_key_are_read_and_keyed(tmp_path: Path) 
                 "SELECT * FROM read_parquet(?) LIMIT 0", [str(part)]).description}
     finally:
         con.close()
-    runs = list_runs(shared)  # old parts alone
+    runs = open_store(shared).runs()  # old parts alone
     assert list(runs["config_key"]) == ["size=1MiB"] * 3
     ingest_shared(new, shared, runner="new")  # old and new parts together
-    runs = list_runs(shared)
+    runs = open_store(shared).runs()
     assert sorted(runs["config_key"]) == ["size=128MiB"] * 2 + ["size=1MiB"] * 3
     db = tmp_path / "merged.duckdb"
     assert merge(shared, db).added_runs == 5
-    assert sorted(list_runs(db)["config_key"]) == ["size=128MiB"] * 2 + ["size=1MiB"] * 3
-    assert len(series(db, "type: t0", config="size=1MiB")) == 3
+    assert sorted(open_store(db).runs()["config_key"]) == ["size=128MiB"] * 2 + ["size=1MiB"] * 3
+    assert len(open_store(db).series(S(branch="main", name="type: t0", config="size=1MiB"))) == 3
+
+
+def test_parts_written_before_the_time_per_call_get_it_when_read_and_merged(tmp_path: Path) -> None:
+    """Parts of schema 4 have no specializations.gpu_seconds_per_call: readers and merge compute
+    it as ingest does, so --metric time reads them."""
+    shared = tmp_path / "shared"
+    ingest_shared(hd.branch_series(tmp_path / "a", hd.noisy_levels(3, specs=2)), shared, runner="old")
+    con = connect(tmp_path / "scratch.duckdb", read_only=False)
+    try:  # rewrite the parts as a schema-4 writer wrote them
+        for part in (shared / "specializations" / "runner=old").glob("*.parquet"):
+            con.execute("COPY (SELECT * EXCLUDE (gpu_seconds_per_call) FROM read_parquet(?)) TO ? (FORMAT parquet)",
+                        [str(part), str(part) + ".v4"])
+            Path(str(part) + ".v4").replace(part)
+        for part in (shared / "runs" / "runner=old").glob("*.parquet"):
+            con.execute("COPY (SELECT * REPLACE (4 AS store_schema) FROM read_parquet(?)) TO ? (FORMAT parquet)",
+                        [str(part), str(part) + ".v4"])
+            Path(str(part) + ".v4").replace(part)
+    finally:
+        con.close()
+    time = open_store(shared).series(S(branch="main"), metric="time")
+    assert len(time) == 6 and time["value"].tolist() == pytest.approx([0.51 / 320] * 6)
+    db = tmp_path / "merged.duckdb"
+    assert merge(shared, db).added_runs == 3
+    assert open_store(db).series(S(branch="main"), metric="time")["value"].tolist() == pytest.approx([0.51 / 320] * 6)

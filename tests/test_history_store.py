@@ -139,3 +139,25 @@ def test_every_missing_library_names_the_extra(monkeypatch: pytest.MonkeyPatch, 
     monkeypatch.setitem(sys.modules, module, None)
     with pytest.raises(MissingDependencyError, match=rf"'{module.split('.')[0]}'.*primbench\[history\]"):
         require(module)
+
+
+def test_a_writer_makes_a_new_store_whole_before_it_appears(tmp_path: Path) -> None:
+    """A writer's new store is at the latest schema the moment it exists (a writer killed while
+    migrating leaves no store, never one a reader must migrate); a bare read-write connect
+    still makes an empty file, for tools that build old stores."""
+    from primbench.history import schema
+    from primbench.history.store import open_for_write
+
+    with open_for_write(tmp_path / "w.duckdb") as con:
+        assert schema.stored_version(con) == schema.SCHEMA_VERSION
+    con = connect(tmp_path / "w2.duckdb", read_only=False, migrated=True)
+    try:
+        assert schema.stored_version(con) == schema.SCHEMA_VERSION
+    finally:
+        con.close()
+    con = connect(tmp_path / "bare.duckdb", read_only=False)
+    try:
+        assert schema.stored_version(con) == 0
+    finally:
+        con.close()
+    assert not list(tmp_path.glob(".*.tmp*"))  # the temporaries are gone

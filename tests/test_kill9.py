@@ -19,8 +19,8 @@ import pytest
 from primbench.history.access import open_for_query
 from primbench.history.errors import HistoryWarning
 from primbench.history.ingest import ingest
-from primbench.history.queries import list_runs
 from primbench.history.shared import quarantine
+from primbench.history.stores import open_store
 from tests import history_data as hd
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,7 +88,7 @@ def test_kill_9_during_duckdb_ingest_leaves_a_whole_store(tmp_path):
                 _whole(con)
         report = ingest([source], db, wait_secs=5)  # and a later ingest completes it
         assert not report.errors
-        assert len(list_runs(db)) == 24
+        assert len(open_store(db).runs()) == 24
 
 
 @pytest.mark.slow

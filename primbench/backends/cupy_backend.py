@@ -44,8 +44,8 @@ def _uuid(raw: Any) -> str | None:
 
 
 def _nvtx_functions() -> tuple[Callable[[str], object], Callable[[], object]] | None:
-    """Range push and pop: CuPy's NVTX binding (rocTX in CuPy's ROCm builds), else the `nvtx`
-    package, else None (ranges do nothing)."""
+    """Range push and pop: CuPy's NVTX binding (rocTX in CuPy's ROCm builds), else None
+    (ranges do nothing)."""
     try:
         from cupy.cuda import nvtx
 
@@ -53,12 +53,7 @@ def _nvtx_functions() -> tuple[Callable[[str], object], Callable[[], object]] | 
             return nvtx.RangePush, nvtx.RangePop
     except Exception:  # an NVTX library that CuPy was built without or cannot load
         pass
-    try:
-        import nvtx as nvtx_package  # type: ignore[import-not-found, unused-ignore]
-
-        return (lambda name: nvtx_package.push_range(name)), (lambda: nvtx_package.pop_range())
-    except Exception:
-        return None
+    return None
 
 
 def open_monitor(is_hip: bool, pci_bus_id: str) -> Monitor:

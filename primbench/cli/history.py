@@ -1,12 +1,14 @@
 """``primbench history …``: the DuckDB history of results across commits and branches.
 
-Thin: each command parses its options, calls one function of the `history` package and
-renders the result (a table fitted by `primbench.cli.tables`, or ``--format json``/``csv`` on
-stdout). Every filter is checked against the store first (`history.selection`). DuckDB,
-pandas, SciPy and matplotlib are imported only inside the commands. Exit codes: 0 ok; 1 a
-regression was found (``compare``, ``regressions`` with ``--fail-on``); 2 usage or bad input
-(a filter that matches nothing; a bad results file is named with its field, and the good
-files of the same call are still stored).
+Thin: each command is a function here that maps its options to the keyword arguments of one
+function of `primbench.history.commands` (the filters as one `history.selector.Selector`)
+and renders what it returns (a table fitted by `primbench.cli.tables`, or ``--format
+json``/``csv`` on stdout); `register` adds them to the ``history`` group. Every filter is
+checked against the store first (`history.selection`). DuckDB, pandas, SciPy and matplotlib
+are imported only inside the commands. Exit codes: 0 ok; 1 a regression was found
+(``compare``, ``regressions`` with ``--fail-on``); 2 usage or bad input (a filter that matches
+nothing; a bad results file is named with its field, and the good files of the same call are
+still stored).
 """
 
 from __future__ import annotations
@@ -35,8 +37,9 @@ WAIT_HELP = "Seconds to wait while another process holds the store (default $PRI
 GPU_HELP = "Only this GPU: its uuid (or the uuid's start), serial or name."
 ALGORITHM_HELP = "Only this algorithm."
 SERIES_BRANCH_HELP = "The branch whose commits make the series."
-METRIC_HELP = ("The stored value to follow: bytes_per_second, items_per_second, noise_percent, ms_per_batch, "
-               "sm_clock_mhz, ... (an unknown name lists them all).")
+METRIC_HELP = ("What to follow: time (GPU seconds per call, lower is better), bytes or items (per second, higher "
+               "is better); default: bytes where the benchmark declares them, else items, else time. Also a stored "
+               "value: noise_percent, sm_clock_mhz, ... (an unknown name lists them all).")
 TABLE_HELP = "table, json or csv."
 BASE_HELP = "The branch to compare against."
 GIT_HELP = "Ask git for the fork point and its ancestors."
@@ -105,17 +108,29 @@ def _json_frame(df: Any) -> str:
 COMMIT_CHARS = 10  # of a commit hash or run id in a table (JSON and CSV have them whole)
 
 
+#: Columns that hold the followed metric's values: shown in its unit (`primbench.metrics`).
+METRIC_VALUES = ("value", "before", "after")
+#: Diagnostic columns: their registry unit, with these decimals.
+DECIMALS = {"noise_percent": 3, "sm_clock_mhz": 0, "gpu_temp_start": 0, "gpu_temp_end": 0}
+
+
 def _cell(value: Any, column: str) -> str:
     import math
+
+    from primbench.metrics import METRICS
 
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "—"
     if hasattr(value, "strftime"):
         return value.strftime("%Y-%m-%d %H:%M")
-    if column in ("commit", "latest_commit", "previous_commit", "end_commit", "run_id", "latest_run_id") \
-            and isinstance(value, str):
-        return term_clean(value[:COMMIT_CHARS])
-    if column in ("value", "before", "after", "base_value", "head_value", "bytes_per_second", "items_per_second"):
+    if isinstance(value, str):  # commits and run ids shortened; values already in their unit (`_in_units`)
+        short = column in ("commit", "latest_commit", "previous_commit", "end_commit", "run_id", "latest_run_id")
+        return term_clean(value[:COMMIT_CHARS] if short else value)
+    if column in METRICS and column in DECIMALS:
+        return f"{float(value):.{DECIMALS[column]}f} {METRICS[column].unit}"
+    if column in METRICS:
+        return METRICS[column].format(float(value))
+    if column in METRIC_VALUES:
         from primbench.console import si
 
         return si(float(value), "")
@@ -129,13 +144,37 @@ def _cell(value: Any, column: str) -> str:
         return confidence_text(float(value))
     if column in ("p_value", "q_value"):
         return f"{float(value):.2g}"
-    if column == "noise_percent":
-        return f"{float(value):.3f} %"
-    if column == "sm_clock_mhz":
-        return f"{float(value):.0f} MHz"
-    if column in ("gpu_temp_start", "gpu_temp_end"):
-        return f"{float(value):.0f} °C"
     return term_clean(value)
+
+
+def _in_units(df: Any) -> Any:
+    """`df` with the followed metric's values as text in each row's metric's unit
+    (``1.00 TB/s``, ``4.83 µs``)."""
+    import math
+
+    from primbench.metrics import by_name
+
+    if "metric" not in df.columns or df.empty:
+        return df
+
+    def text(value: Any, metric: Any) -> str | None:
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            return None
+        return by_name(str(metric)).format(float(value))
+
+    return df.assign(**{c: [text(v, m) for v, m in zip(df[c], df["metric"], strict=True)]
+                        for c in METRIC_VALUES if c in df.columns})
+
+
+def _metric_title(df: Any, metric: str | None) -> str:
+    """The metric(s) a frame follows, by name, for a title."""
+    if "metric" in df.columns and not df.empty:
+        return ", ".join(sorted({str(m) for m in df["metric"]}))
+    if metric is None:
+        return "default metric"
+    from primbench.metrics import by_name
+
+    return by_name(metric).name
 
 
 STYLE = {"regression": "bold red", "improvement": "bold green", "inconclusive": "yellow"}
@@ -164,7 +203,7 @@ def _emit(df: Any, fmt: Format, columns: Sequence[tables.Column], title: str | N
     if fmt is Format.csv:
         typer.echo(df.to_csv(index=False, date_format="%Y-%m-%dT%H:%M:%S%z"), nl=False)
         return []
-    df = _with_gpu(df)
+    df = _in_units(_with_gpu(df))
     if newest_last and "date" in df.columns:
         df = df.sort_values("date", kind="stable")
     cols = [_keep_if_varied(c, df) for c in columns if c.key in df.columns]
@@ -209,18 +248,11 @@ REGRESSION_COLUMNS = [C("algorithm", "algorithm", 2), C("name", "name", 0, wrap=
                       C("confidence", "confidence", 1, right=True)]
 
 
-def _selection(**given: Any) -> Any:
-    from primbench.history.selection import Selection
+def _selector(**given: Any) -> Any:
+    """The filters as one `Selector`; a date it cannot read is a one-line error, exit 2."""
+    from primbench.history.selector import Selector
 
-    return Selection(**given)
-
-
-def _selected(fn: Callable[..., T], db: Path | None, selection: Any, **kwargs: Any) -> T:
-    """Check the filters against the store (exit 2 and "did you mean" when one matches
-    nothing), then run the query, on one connection."""
-    from primbench.history.selection import run_selected
-
-    return _call(run_selected, fn, db, selection, **kwargs)
+    return _call(Selector, **given)
 
 
 @contextmanager
@@ -250,340 +282,325 @@ def _progress(what: str) -> Iterator[Callable[[int, int], None] | None]:
         yield update
 
 
+def _commands() -> Any:
+    from primbench.history import commands
+
+    return commands
+
+
+def ingest(
+    paths: list[Path] = typer.Argument(..., metavar="FILES|DIRS",
+                                      help="results.json files, or directories searched for *.json."),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    shared: Path | None = typer.Option(None, "--shared", metavar="DIR",
+                                       help="Write Parquet parts into DIR instead (many runners, no lock)."),
+    runner: str | None = typer.Option(None, "--runner", help="Part-folder name for --shared (default: host)."),
+    wait_secs: float | None = typer.Option(None, "--wait-secs", help=WAIT_HELP),
+    fmt: LineFormat = typer.Option(LineFormat.table, "--format", "-f", help="table (one line) or json."),
+) -> None:
+    """Store results files (idempotent: a run already stored is skipped). Bad files are named
+    and store nothing; the good ones are stored; the exit code is then 2. A progress bar on
+    stderr while the files are read (on a terminal)."""
+    if shared is not None and db is not None:
+        raise typer.BadParameter("give --db or --shared, not both", param_hint="--shared")
+    with _progress("reading results files") as progress:
+        report = _call(_commands().ingest, paths, db=db, shared=shared, runner=runner, wait_secs=wait_secs,
+                       progress=progress)
+    for o in report.errors:
+        message = o.message if o.message and o.path in o.message else f"{o.path}: {o.message}"
+        typer.echo(f"primbench history: error: {term_clean(message)}", err=True)
+    if fmt is LineFormat.json:
+        typer.echo(json.dumps(report.to_dict(), indent=2))
+    else:
+        from primbench.console import make_console
+
+        specs = sum(o.specializations for o in report.stored)
+        make_console(sys.stderr if report.errors else None).print(
+            f"{len(report.stored)} run(s) stored ({specs} specializations), {len(report.duplicates)} already "
+            f"stored, {len(report.errors)} bad file(s) -> {term_clean(report.target)}", markup=False)
+    raise typer.Exit(EXIT_USAGE if report.errors else EXIT_OK)
+
+
+def runs(
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    branch: str | None = typer.Option(None, "--branch", "-b", help="Only runs of this branch."),
+    gpu: str | None = typer.Option(None, "--gpu", help=GPU_HELP),
+    algorithm: str | None = typer.Option(None, "--algorithm", "-a", help=ALGORITHM_HELP),
+    since: str | None = typer.Option(None, "--since", help="ISO date, e.g. 2026-01-31."),
+    until: str | None = typer.Option(None, "--until", help="ISO date."),
+    limit: int | None = typer.Option(50, "--limit", "-n", help="Newest N runs (0: all)."),
+    config: str | None = typer.Option(None, "--config", metavar="KEY", help=CONFIG_HELP),
+    fmt: Format = typer.Option(Format.table, "--format", "-f", help=TABLE_HELP),
+) -> None:
+    """List stored runs, newest first."""
+    sel = _selector(branch=branch, gpu=gpu, algorithm=algorithm, config=config, since=since, until=until)
+    df = _call(_commands().runs, db, sel, limit=limit or None)
+    _emit(df, fmt, RUNS_COLUMNS, title=f"{len(df)} run(s)", limit=0)
+    if fmt is Format.table and limit and len(df) == limit:
+        typer.echo(f"note: the newest {limit} runs; --limit N shows N, --limit 0 all")
+
+
+def series(
+    name: str = typer.Argument(..., metavar="NAME", help="Specialization name, e.g. 'type: char'."),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    branch: str = typer.Option("main", "--branch", "-b", help=SERIES_BRANCH_HELP),
+    algorithm: str | None = typer.Option(None, "--algorithm", "-a", help=ALGORITHM_HELP),
+    gpu: str | None = typer.Option(None, "--gpu", help=GPU_HELP),
+    metric: str | None = typer.Option(None, "--metric", "-m", help=METRIC_HELP),
+    config: str | None = typer.Option(None, "--config", metavar="KEY", help=CONFIG_HELP),
+    last: int | None = typer.Option(None, "--last", min=1, help=LAST_HELP),
+    since: str | None = typer.Option(None, "--since", help=SINCE_HELP),
+    per_run: bool = typer.Option(False, "--per-run", help="One row per run instead of per commit."),
+    limit: int | None = typer.Option(None, "--limit", "-n", min=0, help=LIMIT_HELP),
+    fmt: Format = typer.Option(Format.table, "--format", "-f", help=TABLE_HELP),
+) -> None:
+    """A specialization's values across the commits of a branch (median of each commit's runs);
+    one series per GPU and config (the settings that change results), never mixed. A terminal
+    table shows the newest 50 rows (--limit)."""
+    sel = _selector(branch=branch, name=name, algorithm=algorithm, gpu=gpu, config=config, since=since)
+    df = _call(_commands().series, db, sel, metric=metric, last=last, per_run=per_run)
+    _emit(df, fmt, SERIES_COLUMNS, title=f"{name} on {branch}: {_metric_title(df, metric)}", limit=limit,
+          newest_last=True)
+
+
+def branches(
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    gpu: str | None = typer.Option(None, "--gpu", help=GPU_HELP),
+    algorithm: str | None = typer.Option(None, "--algorithm", "-a", help=ALGORITHM_HELP),
+    config: str | None = typer.Option(None, "--config", metavar="KEY", help=CONFIG_HELP),
+    limit: int | None = typer.Option(None, "--limit", "-n", min=0, help=LIMIT_HELP),
+    fmt: Format = typer.Option(Format.table, "--format", "-f", help=TABLE_HELP),
+) -> None:
+    """Branches (per algorithm, GPU and config) with their latest run; the gpu column tells two
+    GPUs of one model apart (a short uuid that --gpu accepts)."""
+    df = _call(_commands().branches, db, _selector(gpu=gpu, algorithm=algorithm, config=config))
+    _emit(df, fmt, BRANCHES_COLUMNS, title="branches", limit=limit)
+
+
+def compare(
+    branch: str = typer.Argument(..., metavar="BRANCH", help="The branch whose latest run is the head."),
+    base: str = typer.Option("main", "--base", help=BASE_HELP),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    fork_point: str | None = typer.Option(None, "--fork-point", metavar="SHA",
+                                          help="Commit where BRANCH left BASE (default: git merge-base, if here)."),
+    use_git: bool = typer.Option(True, "--git/--no-git", help=GIT_HELP),
+    gpu: str | None = typer.Option(None, "--gpu", help=GPU_HELP),
+    algorithm: str | None = typer.Option(None, "--algorithm", "-a", help=ALGORITHM_HELP),
+    config: str | None = typer.Option(None, "--config", metavar="KEY",
+                                      help="Head: BRANCH's latest run of this config key (default: latest)."),
+    threshold: str = typer.Option("0.5%", "--threshold", "-t", help=options.THRESHOLD_HELP),
+    alpha: float = typer.Option(0.05, "--alpha", help=options.ALPHA_HELP),
+    fail_on: str = typer.Option("regression", "--fail-on", metavar="WHAT[,WHAT]", help=options.FAIL_ON_HELP),
+    fmt: str = typer.Option("terminal", "--format", "-f", help=options.FORMAT_HELP),
+    changed_only: bool = typer.Option(False, "--changed-only", help=options.CHANGED_ONLY_HELP),
+) -> None:
+    """BRANCH's latest run against BASE at (or before) the fork point, else BASE's latest, with the
+    head's config (the settings that change results); verdicts from compare's statistics with
+    run-to-run variability from BASE's history."""
+    if fmt not in ("terminal", "markdown", "json"):
+        raise typer.BadParameter("choose terminal, markdown or json", param_hint="--format")
+    fail_when = options.parse_fail_on(fail_on)
+    options.check_probability(alpha, "--alpha")
+    fraction = _fraction(threshold, "--threshold")
+    head = _selector(branch=branch, gpu=gpu, algorithm=algorithm, config=config)
+    bc = _call(_commands().compare, db, head, base=base, fork_point=fork_point, use_git=use_git,
+               threshold=fraction, alpha=alpha)
+    from primbench.compare import render
+
+    h = bc.header()
+    configs = h["config_key"] if h["config_key"] == h["base_config_key"] else (
+        f"{h['config_key']} vs {h['base_config_key']}")
+    line = (f"{branch} @ {(h['head_commit'] or '?')[:12]} vs {base} @ {(h['base_commit'] or '?')[:12]} "
+            f"({h['base_selection']}); config {configs}; run-to-run variability from history: {h['run_to_run']}")
+    if fmt == "json":
+        for n in h["notes"]:
+            typer.echo(f"primbench history: warning: {term_clean(n)}", err=True)
+        typer.echo(json.dumps(bc.to_dict(), indent=2, default=str))
+    elif fmt == "markdown":
+        typer.echo(f"**{md_escape(line)}**\n")
+        typer.echo(render.render_markdown(bc.comparison, changed_only=changed_only, notes=h["notes"]), nl=False)
+    else:
+        from primbench.console import make_console
+
+        console = make_console()
+        console.print(term_clean(line), markup=False)
+        for n in h["notes"]:
+            console.print(f"warning: {term_clean(n)}", style="yellow", markup=False)
+        render.render_terminal(bc.comparison, console, changed_only=changed_only)
+    raise typer.Exit(EXIT_FAILED if bc.comparison.failed(fail_when) else EXIT_OK)
+
+
+def regressions(
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    branch: str = typer.Option("main", "--branch", "-b", help=SERIES_BRANCH_HELP),
+    name: str | None = typer.Option(None, "--name", help="One specialization only."),
+    algorithm: str | None = typer.Option(None, "--algorithm", "-a", help=ALGORITHM_HELP),
+    gpu: str | None = typer.Option(None, "--gpu", help=GPU_HELP),
+    metric: str | None = typer.Option(None, "--metric", "-m", help=METRIC_HELP),
+    alpha: float = typer.Option(0.001, "--alpha", help="False change points per shift-free series."),
+    min_shift: str = typer.Option("1%", "--min-shift", help="Smallest shift of level reported."),
+    min_size: int = typer.Option(3, "--min-size", help="Commits needed on each side of a shift."),
+    last: int | None = typer.Option(None, "--last", help="Only shifts among the newest N commits."),
+    config: str | None = typer.Option(None, "--config", metavar="KEY", help=CONFIG_HELP),
+    max_points: int = typer.Option(20, "--max-points", min=1,
+                                   help="Stop searching a series after this many change points (noted)."),
+    fail_on: str = typer.Option("never", "--fail-on", metavar="WHAT",
+                                help="Exit 1 on: a regression; any shift (change); never (default)."),
+    limit: int | None = typer.Option(None, "--limit", "-n", min=0, help=LIMIT_HELP),
+    fmt: Format = typer.Option(Format.table, "--format", "-f", help=TABLE_HELP),
+) -> None:
+    """Change points per series on a branch (specialization, GPU and config): the commit where the
+    level shifted (shape step) or the commits over which it drifted (shape drift: previous_commit
+    to end_commit, slope per commit), the size of the change and its confidence."""
+    from primbench.history.trends import cap_notes
+
+    fail_when = options.parse_fail_on(fail_on, allowed=("regression", "change", "never"))
+    sel = _selector(branch=branch, name=name, algorithm=algorithm, gpu=gpu, config=config)
+    df = _call(_commands().regressions, db, sel, metric=metric, alpha=alpha,
+               min_shift=_fraction(min_shift, "--min-shift"), min_size=min_size, last=last, max_points=max_points)
+    _emit(df, fmt, REGRESSION_COLUMNS, title=f"{len(df)} change point(s) on {branch}", limit=limit)
+    if fmt is Format.table:
+        for note in cap_notes(df, max_points):
+            typer.echo(f"note: {note}")
+    kinds = set(df["kind"]) if not df.empty else set()
+    failed = ("regression" in fail_when and "regression" in kinds) or ("change" in fail_when and bool(kinds))
+    raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
+
+
+def plot(
+    name: str | None = typer.Argument(None, metavar="[NAME]", help="Specialization (default: all of them)."),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    out: Path = typer.Option(Path("history-plots"), "--out", "-o",
+                             help="A .png file (with NAME), or a folder for one PNG per specialization."),
+    branch: str = typer.Option("main", "--branch", "-b", help=SERIES_BRANCH_HELP),
+    algorithm: str | None = typer.Option(None, "--algorithm", "-a", help=ALGORITHM_HELP),
+    gpu: str | None = typer.Option(None, "--gpu", help=GPU_HELP),
+    metric: str | None = typer.Option(None, "--metric", "-m", help=METRIC_HELP),
+    config: str | None = typer.Option(None, "--config", metavar="KEY", help=CONFIG_HELP),
+    last: int | None = typer.Option(None, "--last", min=1, help=LAST_HELP),
+    since: str | None = typer.Option(None, "--since", help=SINCE_HELP),
+) -> None:
+    """Trend charts (PNG): runs, per-commit medians, noise, change points. One chart per
+    specialization, config and GPU model (1 MiB and 128 MiB never share an axis; a second
+    chart is written beside the first, its config in the file name); one line per GPU."""
+    sel = _selector(branch=branch, name=name, algorithm=algorithm, gpu=gpu, config=config, since=since)
+    with _progress("drawing charts") as progress:
+        written = _call(_commands().plot, db, sel, out=out, metric=metric, last=last, progress=progress)
+    for p in written:
+        typer.echo(f"Wrote {term_clean(p)}")
+
+
+def report(
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    branch: str = typer.Option("main", "--branch", "-b", help="The branch reported on."),
+    base: str = typer.Option("main", "--base", help="The branch its latest run is compared against."),
+    out: Path = typer.Option(Path("history-report.html"), "--out", "-o", help="The HTML file to write."),
+    gpu: str | None = typer.Option(None, "--gpu", help=GPU_HELP),
+    metric: str | None = typer.Option(None, "--metric", "-m", help=METRIC_HELP),
+    use_git: bool = typer.Option(True, "--git/--no-git", help=GIT_HELP),
+    last: int | None = typer.Option(None, "--last", min=1, help=LAST_HELP),
+    since: str | None = typer.Option(None, "--since", help=SINCE_HELP),
+    max_charts: int = typer.Option(40, "--max-charts", min=0,
+                                   help="Charts drawn, the most interesting first (the rest are listed)."),
+) -> None:
+    """A static HTML report for a branch: a summary of change points and verdicts across every
+    algorithm and config, each linked to its chart; then the charts, the most interesting
+    first."""
+    sel = _selector(branch=branch, gpu=gpu, since=since)
+    with _progress("drawing the report") as progress:
+        done = _call(_commands().report, db, sel, out=out, base=base, metric=metric, use_git=use_git, last=last,
+                     max_charts=max_charts, progress=progress)
+    typer.echo(f"Wrote {term_clean(done.path)} ({done.charts} charts, {done.change_points} change points)")
+
+
+def merge(
+    source: Path = typer.Argument(..., metavar="DIR", help="Parquet parts written by ingest --shared."),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    wait_secs: float | None = typer.Option(None, "--wait-secs", help=WAIT_HELP),
+) -> None:
+    """Add the runs of a shared Parquet history to a DuckDB store (idempotent)."""
+    done = _call(_commands().merge, source, db=db, wait_secs=wait_secs)
+    typer.echo(f"{done.added_runs} run(s) added from {done.source} to {done.target}")
+
+
+def quarantine(
+    source: Path = typer.Argument(..., metavar="DIR", help="A shared Parquet history (ingest --shared)."),
+    max_age_secs: float = typer.Option(3600.0, "--max-age-secs",
+                                       help="Temporaries and orphan parts older than this are left by dead "
+                                            "writers."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Say what would be done; change nothing."),
+    fmt: Format = typer.Option(Format.table, "--format", "-f", help="table (lines) or json."),
+) -> None:
+    """Move unreadable and orphan Parquet parts into DIR/quarantine/ (readers skip them with a
+    warning until then) and delete temporaries left by writers that died."""
+    done = _call(_commands().quarantine, source, max_age_secs=max_age_secs, dry_run=dry_run)
+    if fmt is Format.json:
+        typer.echo(json.dumps(done.to_dict(), indent=2))
+        return
+    verb = "would move" if dry_run else "moved"
+    for part, to, why in done.moved:
+        typer.echo(term_clean(f"{verb} {part} -> {to} ({why})"))
+    for tmp in done.removed:
+        typer.echo(term_clean(f"removed stale temporary {tmp}"))
+    typer.echo(f"{len(done.moved)} part(s) {verb} to quarantine, {len(done.removed)} temporary file(s) "
+               "removed")
+
+
+def migrate(
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    wait_secs: float | None = typer.Option(None, "--wait-secs", help=WAIT_HELP),
+) -> None:
+    """Bring a store to this primbench's schema version."""
+    applied = _call(_commands().migrate, db, wait_secs=wait_secs)
+    typer.echo(f"applied migrations: {', '.join(map(str, applied))}" if applied else "store is up to date")
+
+
+def info(
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    fmt: LineFormat = typer.Option(LineFormat.table, "--format", "-f", help="table (key: value lines) or json."),
+) -> None:
+    """The store's path, schema version, migrations and row counts."""
+    found = _call(_commands().info, db)
+    if fmt is LineFormat.json:
+        typer.echo(json.dumps(found, indent=2, default=str))
+    else:
+        for key, value in found.items():
+            typer.echo(term_clean(f"{key}: {value}"))
+
+
+def export(
+    parquet: Path = typer.Option(..., "--parquet", metavar="DIR",
+                                 help="Folder to write runs.parquet, specializations.parquet, batches.parquet "
+                                      "and schema_migrations.parquet into."),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    fmt: LineFormat = typer.Option(LineFormat.table, "--format", "-f", help="table (lines) or json."),
+) -> None:
+    """Write every table of a store (a DuckDB file or a folder of Parquet parts) as one Parquet
+    file each: readable by any DuckDB (1.x too), pandas, Polars, Spark."""
+    written = _call(_commands().export, db, parquet)
+    if fmt is LineFormat.json:
+        typer.echo(json.dumps({t: {"path": str(p), "rows": n} for t, (p, n) in written.items()}, indent=2))
+        return
+    for table, (path, rows) in written.items():
+        typer.echo(term_clean(f"Wrote {path} ({rows} rows of {table})"))
+
+
+#: The ``history`` group's commands, in the order ``--help`` lists them.
+COMMANDS: tuple[tuple[str, Callable[..., None]], ...] = (
+    ("ingest", ingest), ("runs", runs), ("series", series), ("branches", branches), ("compare", compare),
+    ("regressions", regressions), ("plot", plot), ("report", report), ("merge", merge),
+    ("quarantine", quarantine), ("migrate", migrate), ("info", info), ("export", export),
+)
+
+
 def register(app: typer.Typer) -> None:
+    """Add the ``history`` group and its commands to `app`."""
     history = typer.Typer(
         name="history",
         help="Results across commits and branches, in an embedded DuckDB store.",
         no_args_is_help=True,
         rich_markup_mode=None,
     )
+    for name, command in COMMANDS:
+        history.command(name)(command)
     app.add_typer(history, name="history")
-
-    @history.command("ingest")
-    def ingest(
-        paths: list[Path] = typer.Argument(..., metavar="FILES|DIRS",
-                                          help="results.json files, or directories searched for *.json."),
-        db: Path | None = typer.Option(None, "--db", help=DB_HELP),
-        shared: Path | None = typer.Option(None, "--shared", metavar="DIR",
-                                           help="Write Parquet parts into DIR instead (many runners, no lock)."),
-        runner: str | None = typer.Option(None, "--runner", help="Part-folder name for --shared (default: host)."),
-        wait_secs: float | None = typer.Option(None, "--wait-secs", help=WAIT_HELP),
-        fmt: LineFormat = typer.Option(LineFormat.table, "--format", "-f", help="table (one line) or json."),
-    ) -> None:
-        """Store results files (idempotent: a run already stored is skipped). Bad files are named
-        and store nothing; the good ones are stored; the exit code is then 2. A progress bar on
-        stderr while the files are read (on a terminal)."""
-        if shared is not None and db is not None:
-            raise typer.BadParameter("give --db or --shared, not both", param_hint="--shared")
-        with _progress("reading results files") as progress:
-            if shared is not None:
-                from primbench.history.shared import ingest_shared
-
-                report = _call(ingest_shared, paths, shared, runner=runner, progress=progress)
-            else:
-                from primbench.history.ingest import ingest as ingest_files
-
-                report = _call(ingest_files, paths, db, wait_secs=wait_secs, progress=progress)
-        for o in report.errors:
-            message = o.message if o.message and o.path in o.message else f"{o.path}: {o.message}"
-            typer.echo(f"primbench history: error: {term_clean(message)}", err=True)
-        if fmt is LineFormat.json:
-            typer.echo(json.dumps(report.to_dict(), indent=2))
-        else:
-            from primbench.console import make_console
-
-            specs = sum(o.specializations for o in report.stored)
-            make_console(sys.stderr if report.errors else None).print(
-                f"{len(report.stored)} run(s) stored ({specs} specializations), {len(report.duplicates)} already "
-                f"stored, {len(report.errors)} bad file(s) -> {term_clean(report.target)}", markup=False)
-        raise typer.Exit(EXIT_USAGE if report.errors else EXIT_OK)
-
-    @history.command("runs")
-    def runs(
-        db: Path | None = typer.Option(None, "--db", help=DB_HELP),
-        branch: str | None = typer.Option(None, "--branch", "-b", help="Only runs of this branch."),
-        gpu: str | None = typer.Option(None, "--gpu", help=GPU_HELP),
-        algorithm: str | None = typer.Option(None, "--algorithm", "-a", help=ALGORITHM_HELP),
-        since: str | None = typer.Option(None, "--since", help="ISO date, e.g. 2026-01-31."),
-        until: str | None = typer.Option(None, "--until", help="ISO date."),
-        limit: int | None = typer.Option(50, "--limit", "-n", help="Newest N runs (0: all)."),
-        config: str | None = typer.Option(None, "--config", metavar="KEY", help=CONFIG_HELP),
-        fmt: Format = typer.Option(Format.table, "--format", "-f", help=TABLE_HELP),
-    ) -> None:
-        """List stored runs, newest first."""
-        from primbench.history.queries import list_runs
-
-        sel = _selection(branch=branch, gpu=gpu, algorithm=algorithm, config=config, since=since, until=until)
-        df = _selected(list_runs, db, sel, limit=limit or None)
-        _emit(df, fmt, RUNS_COLUMNS, title=f"{len(df)} run(s)", limit=0)
-        if fmt is Format.table and limit and len(df) == limit:
-            typer.echo(f"note: the newest {limit} runs; --limit N shows N, --limit 0 all")
-
-    @history.command("series")
-    def series_cmd(
-        name: str = typer.Argument(..., metavar="NAME", help="Specialization name, e.g. 'type: char'."),
-        db: Path | None = typer.Option(None, "--db", help=DB_HELP),
-        branch: str = typer.Option("main", "--branch", "-b", help=SERIES_BRANCH_HELP),
-        algorithm: str | None = typer.Option(None, "--algorithm", "-a", help=ALGORITHM_HELP),
-        gpu: str | None = typer.Option(None, "--gpu", help=GPU_HELP),
-        metric: str = typer.Option("bytes_per_second", "--metric", "-m", help=METRIC_HELP),
-        config: str | None = typer.Option(None, "--config", metavar="KEY", help=CONFIG_HELP),
-        last: int | None = typer.Option(None, "--last", min=1, help=LAST_HELP),
-        since: str | None = typer.Option(None, "--since", help=SINCE_HELP),
-        per_run: bool = typer.Option(False, "--per-run", help="One row per run instead of per commit."),
-        limit: int | None = typer.Option(None, "--limit", "-n", min=0, help=LIMIT_HELP),
-        fmt: Format = typer.Option(Format.table, "--format", "-f", help=TABLE_HELP),
-    ) -> None:
-        """A specialization's values across the commits of a branch (median of each commit's runs);
-        one series per GPU and config (the settings that change results), never mixed. A terminal
-        table shows the newest 50 rows (--limit)."""
-        from primbench.history.queries import per_commit, series
-
-        sel = _selection(branch=branch, name=name, algorithm=algorithm, gpu=gpu, config=config, since=since)
-        df = _selected(series, db, sel, metric=metric, last=last)
-        if not per_run:
-            df = per_commit(df)
-        _emit(df, fmt, SERIES_COLUMNS, title=f"{name} on {branch}: {metric}", limit=limit, newest_last=True)
-
-    @history.command("branches")
-    def branches_cmd(
-        db: Path | None = typer.Option(None, "--db", help=DB_HELP),
-        gpu: str | None = typer.Option(None, "--gpu", help=GPU_HELP),
-        algorithm: str | None = typer.Option(None, "--algorithm", "-a", help=ALGORITHM_HELP),
-        config: str | None = typer.Option(None, "--config", metavar="KEY", help=CONFIG_HELP),
-        limit: int | None = typer.Option(None, "--limit", "-n", min=0, help=LIMIT_HELP),
-        fmt: Format = typer.Option(Format.table, "--format", "-f", help=TABLE_HELP),
-    ) -> None:
-        """Branches (per algorithm, GPU and config) with their latest run; the gpu column tells two
-        GPUs of one model apart (a short uuid that --gpu accepts)."""
-        from primbench.history.queries import branches
-
-        df = _selected(branches, db, _selection(gpu=gpu, algorithm=algorithm, config=config))
-        _emit(df, fmt, BRANCHES_COLUMNS, title="branches", limit=limit)
-
-    @history.command("compare")
-    def compare_cmd(
-        branch: str = typer.Argument(..., metavar="BRANCH", help="The branch whose latest run is the head."),
-        base: str = typer.Option("main", "--base", help=BASE_HELP),
-        db: Path | None = typer.Option(None, "--db", help=DB_HELP),
-        fork_point: str | None = typer.Option(None, "--fork-point", metavar="SHA",
-                                              help="Commit where BRANCH left BASE (default: git merge-base, if here)."),
-        use_git: bool = typer.Option(True, "--git/--no-git", help=GIT_HELP),
-        gpu: str | None = typer.Option(None, "--gpu", help=GPU_HELP),
-        algorithm: str | None = typer.Option(None, "--algorithm", "-a", help=ALGORITHM_HELP),
-        config: str | None = typer.Option(None, "--config", metavar="KEY",
-                                          help="Head: BRANCH's latest run of this config key (default: latest)."),
-        threshold: str = typer.Option("0.5%", "--threshold", "-t", help=options.THRESHOLD_HELP),
-        alpha: float = typer.Option(0.05, "--alpha", help=options.ALPHA_HELP),
-        fail_on: str = typer.Option("regression", "--fail-on", metavar="WHAT[,WHAT]", help=options.FAIL_ON_HELP),
-        fmt: str = typer.Option("terminal", "--format", "-f", help=options.FORMAT_HELP),
-        changed_only: bool = typer.Option(False, "--changed-only", help=options.CHANGED_ONLY_HELP),
-    ) -> None:
-        """BRANCH's latest run against BASE at (or before) the fork point, else BASE's latest, with the
-        head's config (the settings that change results); verdicts from compare's statistics with
-        run-to-run variability from BASE's history."""
-        if fmt not in ("terminal", "markdown", "json"):
-            raise typer.BadParameter("choose terminal, markdown or json", param_hint="--format")
-        fail_when = options.parse_fail_on(fail_on)
-        options.check_probability(alpha, "--alpha")
-        fraction = _fraction(threshold, "--threshold")
-        from primbench.history.branch_compare import branch_comparison
-        from primbench.history.selection import check
-
-        gpu = _call(check, db, [_selection(branch=branch, gpu=gpu, algorithm=algorithm, config=config),
-                                _selection(branch=base, labels=(("branch", "base branch"),))]) or gpu
-        bc = _call(branch_comparison, db, branch, base, fork_point=fork_point, use_git=use_git, gpu=gpu,
-                   algorithm=algorithm, threshold=fraction, alpha=alpha, config=config)
-        from primbench.compare import render
-
-        h = bc.header()
-        configs = h["config_key"] if h["config_key"] == h["base_config_key"] else (
-            f"{h['config_key']} vs {h['base_config_key']}")
-        line = (f"{branch} @ {(h['head_commit'] or '?')[:12]} vs {base} @ {(h['base_commit'] or '?')[:12]} "
-                f"({h['base_selection']}); config {configs}; run-to-run variability from history: {h['run_to_run']}")
-        if fmt == "json":
-            for n in h["notes"]:
-                typer.echo(f"primbench history: warning: {term_clean(n)}", err=True)
-            typer.echo(json.dumps(bc.to_dict(), indent=2, default=str))
-        elif fmt == "markdown":
-            typer.echo(f"**{md_escape(line)}**\n")
-            typer.echo(render.render_markdown(bc.comparison, changed_only=changed_only, notes=h["notes"]), nl=False)
-        else:
-            from primbench.console import make_console
-
-            console = make_console()
-            console.print(term_clean(line), markup=False)
-            for n in h["notes"]:
-                console.print(f"warning: {term_clean(n)}", style="yellow", markup=False)
-            render.render_terminal(bc.comparison, console, changed_only=changed_only)
-        raise typer.Exit(EXIT_FAILED if bc.comparison.failed(fail_when) else EXIT_OK)
-
-    @history.command("regressions")
-    def regressions_cmd(
-        db: Path | None = typer.Option(None, "--db", help=DB_HELP),
-        branch: str = typer.Option("main", "--branch", "-b", help=SERIES_BRANCH_HELP),
-        name: str | None = typer.Option(None, "--name", help="One specialization only."),
-        algorithm: str | None = typer.Option(None, "--algorithm", "-a", help=ALGORITHM_HELP),
-        gpu: str | None = typer.Option(None, "--gpu", help=GPU_HELP),
-        metric: str = typer.Option("bytes_per_second", "--metric", "-m", help=METRIC_HELP),
-        alpha: float = typer.Option(0.001, "--alpha", help="False change points per shift-free series."),
-        min_shift: str = typer.Option("1%", "--min-shift", help="Smallest shift of level reported."),
-        min_size: int = typer.Option(3, "--min-size", help="Commits needed on each side of a shift."),
-        last: int | None = typer.Option(None, "--last", help="Only shifts among the newest N commits."),
-        config: str | None = typer.Option(None, "--config", metavar="KEY", help=CONFIG_HELP),
-        max_points: int = typer.Option(20, "--max-points", min=1,
-                                       help="Stop searching a series after this many change points (noted)."),
-        fail_on: str = typer.Option("never", "--fail-on", metavar="WHAT",
-                                    help="Exit 1 on: a regression; any shift (change); never (default)."),
-        limit: int | None = typer.Option(None, "--limit", "-n", min=0, help=LIMIT_HELP),
-        fmt: Format = typer.Option(Format.table, "--format", "-f", help=TABLE_HELP),
-    ) -> None:
-        """Change points per series on a branch (specialization, GPU and config): the commit where the
-        level shifted (shape step) or the commits over which it drifted (shape drift: previous_commit
-        to end_commit, slope per commit), the size of the change and its confidence."""
-        from primbench.history.queries import cap_notes, regressions
-
-        fail_when = options.parse_fail_on(fail_on, allowed=("regression", "change", "never"))
-        sel = _selection(branch=branch, name=name, algorithm=algorithm, gpu=gpu, config=config)
-        df = _selected(regressions, db, sel, metric=metric, alpha=alpha, min_shift=_fraction(min_shift, "--min-shift"),
-                       min_size=min_size, last=last, max_points=max_points)
-        _emit(df, fmt, REGRESSION_COLUMNS, title=f"{len(df)} change point(s) on {branch}", limit=limit)
-        if fmt is Format.table:
-            for note in cap_notes(df, max_points):
-                typer.echo(f"note: {note}")
-        kinds = set(df["kind"]) if not df.empty else set()
-        failed = ("regression" in fail_when and "regression" in kinds) or ("change" in fail_when and bool(kinds))
-        raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
-
-    @history.command("plot")
-    def plot_cmd(
-        name: str | None = typer.Argument(None, metavar="[NAME]", help="Specialization (default: all of them)."),
-        db: Path | None = typer.Option(None, "--db", help=DB_HELP),
-        out: Path = typer.Option(Path("history-plots"), "--out", "-o",
-                                 help="A .png file (with NAME), or a folder for one PNG per specialization."),
-        branch: str = typer.Option("main", "--branch", "-b", help=SERIES_BRANCH_HELP),
-        algorithm: str | None = typer.Option(None, "--algorithm", "-a", help=ALGORITHM_HELP),
-        gpu: str | None = typer.Option(None, "--gpu", help=GPU_HELP),
-        metric: str = typer.Option("bytes_per_second", "--metric", "-m", help=METRIC_HELP),
-        config: str | None = typer.Option(None, "--config", metavar="KEY", help=CONFIG_HELP),
-        last: int | None = typer.Option(None, "--last", min=1, help=LAST_HELP),
-        since: str | None = typer.Option(None, "--since", help=SINCE_HELP),
-    ) -> None:
-        """Trend charts (PNG): runs, per-commit medians, noise, change points. One chart per
-        specialization, config and GPU model (1 MiB and 128 MiB never share an axis; a second
-        chart is written beside the first, its config in the file name); one line per GPU."""
-        from primbench.history.plots import plot_series
-
-        sel = _selection(branch=branch, name=name, algorithm=algorithm, gpu=gpu, config=config, since=since)
-        with _progress("drawing charts") as progress:
-            written = _selected(plot_series, db, sel, out=out, metric=metric, last=last, progress=progress)
-        for p in written:
-            typer.echo(f"Wrote {term_clean(p)}")
-
-    @history.command("report")
-    def report_cmd(
-        db: Path | None = typer.Option(None, "--db", help=DB_HELP),
-        branch: str = typer.Option("main", "--branch", "-b", help="The branch reported on."),
-        base: str = typer.Option("main", "--base", help="The branch its latest run is compared against."),
-        out: Path = typer.Option(Path("history-report.html"), "--out", "-o", help="The HTML file to write."),
-        gpu: str | None = typer.Option(None, "--gpu", help=GPU_HELP),
-        metric: str = typer.Option("bytes_per_second", "--metric", "-m", help=METRIC_HELP),
-        use_git: bool = typer.Option(True, "--git/--no-git", help=GIT_HELP),
-        last: int | None = typer.Option(None, "--last", min=1, help=LAST_HELP),
-        since: str | None = typer.Option(None, "--since", help=SINCE_HELP),
-        max_charts: int = typer.Option(40, "--max-charts", min=0,
-                                       help="Charts drawn, the most interesting first (the rest are listed)."),
-    ) -> None:
-        """A static HTML report for a branch: a summary of change points and verdicts across every
-        algorithm and config, each linked to its chart; then the charts, the most interesting
-        first."""
-        from primbench.history.report import write_report
-
-        sel = _selection(branch=branch, gpu=gpu, since=since)
-        with _progress("drawing the report") as progress:
-            base_sel = _selection(branch=base, labels=(("branch", "base branch"),))
-            report = _selected(write_report, db, sel, also=[base_sel], out=out, base=base, metric=metric,
-                               use_git=use_git, last=last, max_charts=max_charts, progress=progress)
-        typer.echo(f"Wrote {term_clean(report.path)} ({report.charts} charts, {report.change_points} change points)")
-
-    @history.command("merge")
-    def merge_cmd(
-        source: Path = typer.Argument(..., metavar="DIR", help="Parquet parts written by ingest --shared."),
-        db: Path | None = typer.Option(None, "--db", help=DB_HELP),
-        wait_secs: float | None = typer.Option(None, "--wait-secs", help=WAIT_HELP),
-    ) -> None:
-        """Add the runs of a shared Parquet history to a DuckDB store (idempotent)."""
-        from primbench.history.shared import merge
-
-        report = _call(merge, source, db, wait_secs=wait_secs)
-        typer.echo(f"{report.added_runs} run(s) added from {report.source} to {report.target}")
-
-    @history.command("quarantine")
-    def quarantine_cmd(
-        source: Path = typer.Argument(..., metavar="DIR", help="A shared Parquet history (ingest --shared)."),
-        max_age_secs: float = typer.Option(3600.0, "--max-age-secs",
-                                           help="Temporaries and orphan parts older than this are left by dead "
-                                                "writers."),
-        dry_run: bool = typer.Option(False, "--dry-run", help="Say what would be done; change nothing."),
-        fmt: Format = typer.Option(Format.table, "--format", "-f", help="table (lines) or json."),
-    ) -> None:
-        """Move unreadable and orphan Parquet parts into DIR/quarantine/ (readers skip them with a
-        warning until then) and delete temporaries left by writers that died."""
-        from primbench.history.shared import quarantine
-
-        report = _call(quarantine, source, max_age_secs=max_age_secs, dry_run=dry_run)
-        if fmt is Format.json:
-            typer.echo(json.dumps(report.to_dict(), indent=2))
-            return
-        verb = "would move" if dry_run else "moved"
-        for part, to, why in report.moved:
-            typer.echo(term_clean(f"{verb} {part} -> {to} ({why})"))
-        for tmp in report.removed:
-            typer.echo(term_clean(f"removed stale temporary {tmp}"))
-        typer.echo(f"{len(report.moved)} part(s) {verb} to quarantine, {len(report.removed)} temporary file(s) "
-                   "removed")
-
-    @history.command("migrate")
-    def migrate_cmd(
-        db: Path | None = typer.Option(None, "--db", help=DB_HELP),
-        wait_secs: float | None = typer.Option(None, "--wait-secs", help=WAIT_HELP),
-    ) -> None:
-        """Bring a store to this primbench's schema version."""
-        from primbench.history.info import migrate_store
-
-        applied = _call(migrate_store, db, wait_secs=wait_secs)
-        typer.echo(f"applied migrations: {', '.join(map(str, applied))}" if applied else "store is up to date")
-
-    @history.command("info")
-    def info_cmd(
-        db: Path | None = typer.Option(None, "--db", help=DB_HELP),
-        fmt: LineFormat = typer.Option(LineFormat.table, "--format", "-f", help="table (key: value lines) or json."),
-    ) -> None:
-        """The store's path, schema version, migrations and row counts."""
-        from primbench.history.info import store_info
-
-        info = _call(store_info, db)
-        if fmt is LineFormat.json:
-            typer.echo(json.dumps(info, indent=2, default=str))
-        else:
-            for key, value in info.items():
-                typer.echo(term_clean(f"{key}: {value}"))
-
-    @history.command("export")
-    def export_cmd(
-        parquet: Path = typer.Option(..., "--parquet", metavar="DIR",
-                                     help="Folder to write runs.parquet, specializations.parquet, batches.parquet "
-                                          "and schema_migrations.parquet into."),
-        db: Path | None = typer.Option(None, "--db", help=DB_HELP),
-        fmt: LineFormat = typer.Option(LineFormat.table, "--format", "-f", help="table (lines) or json."),
-    ) -> None:
-        """Write every table of a store (a DuckDB file or a folder of Parquet parts) as one Parquet
-        file each: readable by any DuckDB (1.x too), pandas, Polars, Spark."""
-        from primbench.history.export import export_parquet
-
-        written = _call(export_parquet, db, parquet)
-        if fmt is LineFormat.json:
-            typer.echo(json.dumps({t: {"path": str(p), "rows": n} for t, (p, n) in written.items()}, indent=2))
-            return
-        for table, (path, rows) in written.items():
-            typer.echo(term_clean(f"Wrote {path} ({rows} rows of {table})"))

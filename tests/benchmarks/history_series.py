@@ -1,15 +1,16 @@
 """How long a series query takes on a store of 10,000 runs x 100 specializations.
 
 Run: ``python tests/benchmarks/history_series.py`` (writes history_series.txt beside it).
-Target (issue 6): a series query over 10,000 runs in under 100 ms.
+Target: a series query over 10,000 runs in under 100 ms.
 The store is built with the real ingest (10 calls of 1,000 files; 1,000,000 specialization
 rows), then timed, 20 times each, median and max:
 
-* `history.queries.series(db, NAME, branch="main")`: opening the file read-only, checking
-  its schema, the query (10,000 rows back as a DataFrame), closing: what one CLI call costs;
-* the same on an already open connection (the query alone);
+* ``open_store(db).series(Selector(branch="main", name=NAME))``: opening the file read-only,
+  checking its schema, the query (10,000 rows back as a DataFrame), closing: what one CLI call
+  costs;
+* the same on an already open `Reader` (the query alone);
 * `per_commit` of that series, `regressions` of that one specialization (change-point
-  detection over 10,000 commits), `list_runs(limit=50)` and `branches`.
+  detection over 10,000 commits), ``runs(limit=50)`` and `branches`.
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ sys.path.insert(0, str(ROOT))
 
 from primbench.history.access import open_for_query  # noqa: E402
 from primbench.history.ingest import ingest  # noqa: E402
-from primbench.history.queries import branches, list_runs, per_commit, regressions, series  # noqa: E402
+from primbench.history.selector import Selector  # noqa: E402
+from primbench.history.stores import open_store  # noqa: E402
+from primbench.history.trends import per_commit  # noqa: E402
 from tests import history_data as hd  # noqa: E402
 
 RUNS = 10_000
@@ -80,22 +83,23 @@ def main() -> None:
         lines.append(f"store: {n_runs:,} runs, {n_specs:,} specializations, {db.stat().st_size / 2**20:.0f} MiB; "
                      f"built by 10 ingest calls of 1,000 files in {build:.1f} s (the last into a store of 9,000 runs)")
         name = hd.spec_name(42)
-        med, mx, frame = timed(lambda: series(db, name, branch="main"))
+        store, one = open_store(db), Selector(branch="main", name=name)
+        med, mx, frame = timed(lambda: store.series(one))
         assert len(frame) == RUNS
         verdict = "under" if med < 100 else "OVER"
-        lines.append(f"series(db, {name!r}, branch='main') incl. open/close: median {med:.1f} ms, max {mx:.1f} ms "
+        lines.append(f"series of {name!r} on main incl. open/close: median {med:.1f} ms, max {mx:.1f} ms "
                      f"-> {len(frame):,} rows ({verdict} the 100 ms target)")
-        with open_for_query(db) as con:
-            med, mx, _ = timed(lambda: series(con, name, branch="main"))
+        with store.read() as reader:
+            med, mx, _ = timed(lambda: reader.series(one))
             lines.append(f"  the same on an open connection (query only): median {med:.1f} ms, max {mx:.1f} ms")
             med, mx, _ = timed(lambda: per_commit(frame))
             lines.append(f"per_commit of that series: median {med:.1f} ms, max {mx:.1f} ms")
-            med, mx, cps = timed(lambda: regressions(con, name=name))
+            med, mx, cps = timed(lambda: reader.regressions(one))
             lines.append(f"regressions for that specialization (10,000 commits): median {med:.1f} ms, "
                          f"max {mx:.1f} ms, {len(cps)} change points (flat series)")
-            med, mx, _ = timed(lambda: list_runs(con, limit=50))
-            lines.append(f"list_runs(limit=50): median {med:.1f} ms, max {mx:.1f} ms")
-            med, mx, _ = timed(lambda: branches(con))
+            med, mx, _ = timed(lambda: reader.runs(limit=50))
+            lines.append(f"runs(limit=50): median {med:.1f} ms, max {mx:.1f} ms")
+            med, mx, _ = timed(lambda: reader.branches())
             lines.append(f"branches: median {med:.1f} ms, max {mx:.1f} ms")
     text = "\n".join(lines) + "\n"
     (Path(__file__).with_suffix(".txt")).write_text(text)

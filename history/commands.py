@@ -1,0 +1,145 @@
+"""What each ``primbench history`` command does, as one function each.
+
+The command line (`primbench.cli.history`) maps its options to the keyword arguments of one
+of these and renders what it returns; Python callers use them the same way. Each opens the
+store once (`history.stores.open_store`: a DuckDB file, or a folder of Parquet parts), checks
+every filter against it (`history.selection`: a filter that matches nothing is a
+`NoMatchError` with "did you mean"), then runs its query on that one connection.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from primbench.history.changepoints import DEFAULT_ALPHA, DEFAULT_MAX_POINTS, DEFAULT_MIN_SHIFT, DEFAULT_MIN_SIZE
+from primbench.history.selector import Selector
+from primbench.history.stores import DuckDBStore, ParquetStore, open_store
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from primbench.history.branch_compare import BranchComparison
+    from primbench.history.ingest import IngestReport, Progress
+    from primbench.history.report import Report
+    from primbench.history.shared import MergeReport, QuarantineReport
+
+#: A store's path (None: ``$PRIMBENCH_HISTORY_DB``, else ``.primbench/history.duckdb``).
+Db = str | os.PathLike[str] | None
+
+
+def ingest(paths: Iterable[str | os.PathLike[str]], *, db: Db = None, shared: Db = None, runner: str | None = None,
+           wait_secs: float | None = None, progress: Progress | None = None) -> IngestReport:
+    """Store results files: in the DuckDB file `db`, or as this runner's Parquet parts in the
+    folder `shared`."""
+    if shared is not None:
+        return ParquetStore(shared, runner=runner).ingest(paths, progress=progress)
+    from primbench.history.store import resolve_db
+
+    return DuckDBStore(resolve_db(db), wait_secs=wait_secs).ingest(paths, progress=progress)
+
+
+def runs(db: Db, selector: Selector, *, limit: int | None = None) -> pd.DataFrame:
+    """The selected runs, newest first (at most `limit`)."""
+    with open_store(db).read() as r:
+        r.check(selector)
+        return r.runs(selector, limit=limit)
+
+
+def series(db: Db, selector: Selector, *, metric: str | None = None, last: int | None = None,
+           per_run: bool = False) -> pd.DataFrame:
+    """The selected series: one row per commit (the median of its runs), or per run."""
+    from primbench.history.trends import per_commit
+
+    with open_store(db).read() as r:
+        r.check(selector)
+        frame = r.series(selector, metric=metric, last=last)
+    return frame if per_run else per_commit(frame)
+
+
+def branches(db: Db, selector: Selector) -> pd.DataFrame:
+    """Branches per algorithm, GPU and config, with their latest run."""
+    with open_store(db).read() as r:
+        r.check(selector)
+        return r.branches(selector)
+
+
+def compare(db: Db, head: Selector, *, base: str = "main", fork_point: str | None = None, use_git: bool = True,
+            threshold: float | None = None, alpha: float | None = None) -> BranchComparison:
+    """The head branch's latest run against `base` (`history.branch_compare`)."""
+    from dataclasses import replace
+
+    from primbench.history.branch_compare import branch_comparison
+
+    with open_store(db).read() as r:
+        r.check(head, Selector(branch=base, labels=(("branch", "base branch"),)))
+        if head.gpu is not None:  # a short id or a model: the full key of the GPU it names
+            head = replace(head, gpu=r.gpu_key(head) or head.gpu)
+        return branch_comparison(r, head, base, fork_point=fork_point, use_git=use_git, threshold=threshold,
+                                 alpha=alpha)
+
+
+def regressions(db: Db, selector: Selector, *, metric: str | None = None, alpha: float = DEFAULT_ALPHA,
+                min_shift: float = DEFAULT_MIN_SHIFT, min_size: int = DEFAULT_MIN_SIZE, last: int | None = None,
+                max_points: int = DEFAULT_MAX_POINTS) -> pd.DataFrame:
+    """Change points of every selected series (`history.trends.regressions_of`)."""
+    with open_store(db).read() as r:
+        r.check(selector)
+        return r.regressions(selector, metric=metric, alpha=alpha, min_shift=min_shift, min_size=min_size,
+                             last=last, max_points=max_points)
+
+
+def plot(db: Db, selector: Selector, *, out: str | os.PathLike[str], metric: str | None = None,
+         last: int | None = None, progress: Progress | None = None) -> list[Path]:
+    """Trend charts of the selected series (`history.plots.plot_series`)."""
+    from primbench.history.plots import plot_series
+
+    with open_store(db).read() as r:
+        r.check(selector)
+        return plot_series(r, selector, out, metric=metric, last=last, progress=progress)
+
+
+def report(db: Db, selector: Selector, *, out: str | os.PathLike[str], base: str = "main",
+           metric: str | None = None, use_git: bool = True, last: int | None = None, max_charts: int = 40,
+           progress: Progress | None = None) -> Report:
+    """The HTML report of the selector's branch (`history.report.write_report`)."""
+    from primbench.history.report import write_report
+
+    with open_store(db).read() as r:
+        r.check(selector, Selector(branch=base, labels=(("branch", "base branch"),)))
+        return write_report(r, selector, out, base=base, metric=metric, use_git=use_git, last=last,
+                            max_charts=max_charts, progress=progress)
+
+
+def merge(source: str | os.PathLike[str], *, db: Db = None, wait_secs: float | None = None) -> MergeReport:
+    """Add the runs of the Parquet dataset `source` to the DuckDB store `db` (idempotent)."""
+    from primbench.history.store import resolve_db
+
+    return DuckDBStore(resolve_db(db), wait_secs=wait_secs).merge(source)
+
+
+def quarantine(source: str | os.PathLike[str], *, max_age_secs: float | None = None,
+               dry_run: bool = False) -> QuarantineReport:
+    """Move the unreadable and orphan parts of a Parquet dataset aside."""
+    return ParquetStore(source).quarantine(max_age_secs=max_age_secs, dry_run=dry_run)
+
+
+def migrate(db: Db = None, *, wait_secs: float | None = None) -> list[int]:
+    """Bring the store to this primbench's schema; the versions applied."""
+    return open_store(db, wait_secs=wait_secs).migrate()
+
+
+def info(db: Db = None) -> dict[str, Any]:
+    """The store's path, kind, schema version, migrations and row counts."""
+    return open_store(db).info()
+
+
+def export(db: Db, directory: str | os.PathLike[str]) -> dict[str, tuple[Path, int]]:
+    """Every table of the store as ``DIRECTORY/<table>.parquet``: table -> (path, rows)."""
+    return open_store(db).export_parquet(directory)
+
+
+__all__ = ["branches", "compare", "export", "info", "ingest", "merge", "migrate", "plot",
+                          "quarantine", "regressions", "report", "runs", "series"]

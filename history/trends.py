@@ -1,0 +1,165 @@
+"""A series per commit, and its change points as table rows.
+
+`per_commit` reduces the runs of a series (`history.queries.series`) to one point per commit;
+`regressions_of` runs the change-point search (`history.changepoints`) over every series in a
+frame and names each change by the followed metric's better direction, read from
+`primbench.metrics` (a faster time per call is an improvement, a higher bandwidth too).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from primbench.errors import UsageError
+from primbench.history.changepoints import DEFAULT_ALPHA, DEFAULT_MAX_POINTS, DEFAULT_MIN_SHIFT, DEFAULT_MIN_SIZE
+from primbench.metrics import METRICS, Metric, by_name
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from primbench.history.changepoints import ChangePoint, Changes, Drift
+
+#: What makes one series: a specialization of an algorithm, on one physical GPU, measured with
+#: one configuration (`primbench.resultconfig.config_key`: size, hot, cache_size, sync, custom
+#: settings). Runs that differ in any of these are never mixed.
+SERIES_KEYS = ["algorithm", "name", "gpu_key", "config_key"]
+
+#: The columns of `regressions_of`.
+REGRESSION_COLUMNS = ["algorithm", "name", "gpu_key", "gpu_name", "config_key", "kind", "shape", "commit",
+                      "previous_commit", "end_commit", "date", "position", "end_position", "commits", "before",
+                      "after", "shift", "slope", "p_value", "confidence", "metric", "capped"]
+
+
+def metric_in(frame: pd.DataFrame, fallback: str | None = None) -> Metric:
+    """The metric of a series frame's values: its ``metric`` column (one series holds one), else
+    `fallback` (a ``--metric`` name), else bandwidth."""
+    if "metric" in frame.columns and not frame.empty:
+        return by_name(str(frame["metric"].iloc[0]))
+    return by_name(fallback) if fallback else METRICS["bytes_per_second"]
+
+
+def _with_config(frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` with a config_key column (empty text where unknown: one config)."""
+    f = frame.copy()
+    f["config_key"] = f["config_key"].fillna("") if "config_key" in f.columns else ""
+    return f
+
+
+def per_commit(frame: pd.DataFrame) -> pd.DataFrame:
+    """A series reduced to one point per commit (the median of its runs), ordered by each
+    commit's first run; runs with no commit hash count as commits of their own. Every
+    series (`SERIES_KEYS`) in `frame` gets its own points."""
+    import pandas as pd
+
+    if frame.empty:
+        f = frame.assign(runs=pd.Series(dtype="int64"), position=pd.Series(dtype="int64"))
+        return f if "config_key" in f.columns else f.assign(config_key=pd.Series(dtype="object"))
+    f = _with_config(frame)
+    f["commit"] = f["commit"].where(f["commit"].notna(), "run:" + f["run_id"].astype(str))
+    grouped = f.groupby([*SERIES_KEYS, "commit"], sort=False, dropna=False)
+    metric = {"metric": ("metric", "first")} if "metric" in f.columns else {}
+    out = grouped.agg(
+        date=("date", "min"), value=("value", "median"), **metric, noise_percent=("noise_percent", "median"),
+        runs=("run_id", "count"), gpu_name=("gpu_name", "first"), branch=("branch", "first"),
+        last_run_id=("run_id", "last"),
+    ).reset_index()
+    out = out.sort_values([*SERIES_KEYS, "date", "commit"], kind="stable").reset_index(drop=True)
+    out["position"] = out.groupby(SERIES_KEYS, sort=False).cumcount()
+    return out
+
+
+def regressions_of(frame: pd.DataFrame, *, metric: str | None = None, alpha: float = DEFAULT_ALPHA,
+                   min_size: int = DEFAULT_MIN_SIZE, min_shift: float = DEFAULT_MIN_SHIFT, last: int | None = None,
+                   max_points: int = DEFAULT_MAX_POINTS) -> pd.DataFrame:
+    """Change points of every per-commit series in `frame` (as `history.queries.series` returns
+    it; one per specialization, GPU and config: `SERIES_KEYS`): the commit where the level
+    shifted, the size of the shift and its confidence. `kind` is regression or improvement by
+    the metric's better direction (`primbench.metrics`), else up or down; `shape` is step (a
+    level shift at `commit`) or drift (a steady change from `previous_commit` to `end_commit`,
+    `slope` per commit). `capped` is true for every row of a series whose search stopped at
+    the cap of `max_points` change points. `last` keeps only changes that reach the `last`
+    newest commits of each series. `metric` names the values of a frame without a ``metric``
+    column."""
+    import pandas as pd
+
+    from primbench.history.changepoints import analyse
+
+    if last is not None and last < 1:
+        raise UsageError(f"--last must be at least 1, got {last}")
+    if not 0 < alpha < 1:
+        raise UsageError(f"--alpha must lie between 0 and 1, got {alpha}")
+    if min_size < 1:
+        raise UsageError(f"--min-size must be at least 1, got {min_size}")
+    points = per_commit(frame)
+    rows: list[dict[str, Any]] = []
+    for key, group in points.groupby(SERIES_KEYS, sort=True, dropna=False):
+        group = group.reset_index(drop=True)
+        values = group["value"].astype(float).to_numpy()
+        if len(values) < 2 * min_size or not (values == values).all():
+            continue
+        followed = metric_in(group, metric)
+        changes = analyse(values, alpha=alpha, min_size=min_size, min_shift=min_shift, max_points=max_points)
+        found = [_step_row(key, group, cp, followed) for cp in changes.points]
+        found += [_drift_row(key, group, d, followed) for d in changes.drifts]
+        for row in sorted(found, key=lambda r: r["position"]):
+            if last is not None and row["end_position"] < len(values) - last:
+                continue
+            rows.append({**row, "capped": changes.capped})
+    return pd.DataFrame(rows, columns=REGRESSION_COLUMNS)
+
+
+def cap_notes(changes: pd.DataFrame, max_points: int = DEFAULT_MAX_POINTS) -> list[str]:
+    """One line per series of a `regressions_of` frame whose search stopped at the cap."""
+    if changes.empty or "capped" not in changes.columns:
+        return []
+    capped = changes[changes["capped"].astype(bool)]
+    keys = dict.fromkeys(capped[["algorithm", "name", "gpu_name", "config_key"]].itertuples(index=False, name=None))
+    return [f"{a} / {n} on {g} ({c}): stopped at the cap of {max_points} change points; further shifts may be missing"
+            for a, n, g, c in keys]
+
+
+def kind(change: float, metric: Metric) -> str:
+    """regression or improvement by the metric's better direction; up or down where neither is better."""
+    if metric.higher_is_better is None:
+        return "up" if change > 0 else "down"
+    return "improvement" if (change > 0) == metric.higher_is_better else "regression"
+
+
+def _step_row(key: tuple[Any, ...], group: pd.DataFrame, cp: ChangePoint, metric: Metric) -> dict[str, Any]:
+    algorithm, name, gpu_key, config = key
+    return {
+        "algorithm": algorithm, "name": name, "gpu_key": gpu_key, "gpu_name": group["gpu_name"].iloc[0],
+        "config_key": config,
+        "kind": kind(cp.shift, metric), "shape": "step", "commit": group["commit"].iloc[cp.index],
+        "previous_commit": group["commit"].iloc[cp.index - 1], "end_commit": group["commit"].iloc[cp.index],
+        "date": group["date"].iloc[cp.index], "position": cp.index, "end_position": cp.index, "commits": len(group),
+        "before": cp.before, "after": cp.after, "shift": cp.shift, "slope": None,
+        "p_value": cp.p_value, "confidence": cp.confidence, "metric": metric.name,
+    }
+
+
+def _drift_row(key: tuple[Any, ...], group: pd.DataFrame, d: Drift, metric: Metric) -> dict[str, Any]:
+    """A drift as a `regressions_of` row: `commit` is the first that moved, `previous_commit` the
+    last at the old level, `end_commit` the first at the new level; `shift` the total change."""
+    algorithm, name, gpu_key, config = key
+    first = min(d.start + 1, d.end)
+    return {
+        "algorithm": algorithm, "name": name, "gpu_key": gpu_key, "gpu_name": group["gpu_name"].iloc[0],
+        "config_key": config,
+        "kind": kind(d.change, metric), "shape": "drift", "commit": group["commit"].iloc[first],
+        "previous_commit": group["commit"].iloc[d.start], "end_commit": group["commit"].iloc[d.end],
+        "date": group["date"].iloc[first], "position": first, "end_position": d.end, "commits": len(group),
+        "before": d.before, "after": d.after, "shift": d.change, "slope": d.slope,
+        "p_value": d.p_value, "confidence": d.confidence, "metric": metric.name,
+    }
+
+
+def changes_of(points: pd.DataFrame, *, alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
+               min_shift: float = DEFAULT_MIN_SHIFT) -> Changes:
+    """Level shifts, drifts and the cap flag of one per-commit series (as `per_commit` returns it)."""
+    from primbench.history.changepoints import Changes, analyse
+
+    values = points["value"].astype(float).to_numpy()
+    if len(values) < 2 * min_size:
+        return Changes()
+    return analyse(values, alpha=alpha, min_size=min_size, min_shift=min_shift)

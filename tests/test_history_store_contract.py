@@ -1,0 +1,129 @@
+"""The `Store` contract: a DuckDB file and a folder of Parquet parts, given the same results
+files, take them and answer every query the same way (real files in tmp_path, real DuckDB)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from primbench.history.errors import StoreMissingError
+from primbench.history.interface import Reader, Store
+from primbench.history.schema import SCHEMA_VERSION
+from primbench.history.selection import NoMatchError
+from primbench.history.selector import Selector as S
+from primbench.history.stores import DuckDBStore, ParquetStore, open_store, reading
+from tests import history_data as hd
+
+KINDS = ["duckdb", "parquet"]
+
+
+def _make(kind: str, where: Path) -> Store:
+    return DuckDBStore(where / "h.duckdb") if kind == "duckdb" else ParquetStore(where / "parts", runner="r1")
+
+
+def _files(directory: Path) -> list[Path]:
+    """main: 12 commits of two specializations, both 5 % slower from commit 6; feat: 2 commits on GPU B."""
+    main = hd.branch_series(directory / "main", hd.noisy_levels(12, specs=2, cv=0.002, shifts={6: -0.05}, seed=5))
+    feat = hd.branch_series(directory / "feat", hd.noisy_levels(2, specs=2, cv=0.002, seed=6), branch="feat",
+                            start=hd.START + dt.timedelta(days=1), gpu=hd.H200_B)
+    return main + feat
+
+
+@pytest.fixture(params=KINDS)
+def empty(request: pytest.FixtureRequest, tmp_path: Path) -> Store:
+    return _make(request.param, tmp_path)
+
+
+@pytest.fixture(scope="module", params=KINDS)
+def full(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Store:
+    where = tmp_path_factory.mktemp(request.param)
+    store = _make(request.param, where)
+    report = store.ingest(_files(where / "in"))
+    assert len(report.stored) == 14 and not report.errors
+    return store
+
+
+def test_a_store_that_holds_nothing_yet_cannot_be_read(empty: Store) -> None:
+    with pytest.raises(StoreMissingError), empty.read():
+        pass
+
+
+def test_ingest_is_idempotent_and_names_a_bad_file(empty: Store, tmp_path: Path) -> None:
+    files = _files(tmp_path / "in")[:3]
+    bad = hd.document([1e12], commit=hd.sha("bad"))
+    bad["specializations"][0]["noise_percent"] = "high"
+    report = empty.ingest([*files, hd.write(tmp_path / "bad.json", bad)])
+    assert len(report.stored) == 3 and len(report.errors) == 1
+    assert "specializations[0].noise_percent" in (report.errors[0].message or "")
+    again = empty.ingest(files)
+    assert len(again.duplicates) == 3 and not again.stored
+    assert len(empty.runs()) == 3
+
+
+def test_open_store_finds_the_kind_from_the_path(full: Store) -> None:
+    found = open_store(full.path)
+    assert type(found) is type(full) and found.kind == full.kind
+    assert len(found.runs()) == 14
+
+
+def test_runs_newest_first_and_filtered(full: Store) -> None:
+    runs = full.runs()
+    assert len(runs) == 14 and list(runs["date"]) == sorted(runs["date"], reverse=True)
+    assert len(full.runs(S(branch="feat"))) == 2
+    assert len(full.runs(S(gpu="5d6e1a0c-b"))) == 2
+    assert len(full.runs(limit=4)) == 4
+
+
+def test_series_per_run_with_the_metric_it_follows(full: Store) -> None:
+    s = full.series(S(branch="main", name=hd.spec_name(0)))
+    assert len(s) == 12 and set(s["metric"]) == {"bytes_per_second"}
+    assert s["value"].iloc[8] == pytest.approx(0.95e12, rel=0.02)  # after the shift
+    time = full.series(S(branch="main", name=hd.spec_name(0)), metric="time")
+    assert set(time["metric"]) == {"gpu_seconds_per_call"} and time["value"].notna().all()
+    assert len(full.series(S(branch="main"), last=3)) == 3 * 2
+
+
+def test_branches_and_change_points(full: Store) -> None:
+    b = full.branches()
+    assert sorted(b["branch"]) == ["feat", "main"]
+    changes = full.regressions(S(branch="main"))
+    assert list(changes["name"]) == [hd.spec_name(0), hd.spec_name(1)]
+    assert set(changes["commit"]) == {hd.sha("main-6")} and set(changes["kind"]) == {"regression"}
+
+
+def test_one_reader_checks_and_queries(full: Store) -> None:
+    with full.read() as r:
+        assert isinstance(r, Reader)
+        r.check(S(branch="main"), S(branch="feat", gpu="5d6e1a0c-b"))
+        with pytest.raises(NoMatchError, match="did you mean 'main'"):
+            r.check(S(branch="mian"))
+        run_id = str(r.runs(S(branch="feat"), limit=1)["run_id"].iloc[0])
+        assert r.results(run_id).general["branch_name"] == "feat"
+        assert r.gpu_key(S(branch="feat")) == hd.H200_B["uuid"]
+    with reading(full) as r:  # a store, read once
+        assert len(r.runs()) == 14
+
+
+def test_info_migrate_and_export(full: Store, tmp_path: Path) -> None:
+    info = full.info()
+    assert info["kind"] == full.kind and info["schema_version"] == SCHEMA_VERSION
+    assert (info["runs"], info["specializations"]) == (14, 28)
+    assert full.migrate() == []  # at this primbench's schema already
+    written = full.export_parquet(tmp_path / "export")
+    assert written["runs"][1] == 14 and written["specializations"][1] == 28
+    with open_store(full.path).read() as r:  # any DuckDB reads the export
+        assert r.con.execute("SELECT count(DISTINCT run_id) FROM read_parquet(?)", [str(written["runs"][0])]
+                             ).fetchone() == (14,)
+
+
+def test_both_kinds_answer_alike(tmp_path: Path) -> None:
+    files = _files(tmp_path / "in")
+    stores = [_make(kind, tmp_path) for kind in KINDS]
+    for store in stores:
+        store.ingest(files)
+    frames = [(s.runs(), s.series(S(branch="main")), s.branches(), s.regressions(S(branch="main"))) for s in stores]
+    for a, b in zip(*frames, strict=True):
+        pd.testing.assert_frame_equal(a, b)
