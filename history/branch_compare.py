@@ -287,12 +287,13 @@ class BranchComparison:
 
 def branch_comparison(db: Any, head: Selector, base: str = "main", *, fork_point: str | None = None,
                       ancestors: Sequence[str] | None = None, use_git: bool = False, threshold: float | None = None,
-                      alpha: float | None = None, window: int = WINDOW,
+                      alpha: float | None = None, metric: str | None = None, window: int = WINDOW,
                       head_strategy: LatestOnBranch | None = None,
                       strategies: Sequence[BaseStrategy] = BASE_STRATEGIES) -> BranchComparison:
     """Compare the latest run of `head`'s branch (of its algorithm, GPU and config, where it
     names them) with `base` (see the module's description). `db`: a store, a reader, an open
-    connection or a path (`history.stores.reading`)."""
+    connection or a path (`history.stores.reading`). `metric`: a ``--metric`` choice, as
+    `compare.core.compare_runs` takes it."""
     from primbench.compare.core import compare_runs
     from primbench.history.stores import reading
 
@@ -337,7 +338,7 @@ def branch_comparison(db: Any, head: Selector, base: str = "main", *, fork_point
         history = history[(history["gpu_key"] == gpu_key)
                           & (history["algorithm"].map(base_config) == history["config_key"])]
     cvs = run_to_run_cvs(history, window)
-    kwargs: dict[str, Any] = {"run_to_run_cv": cvs}
+    kwargs: dict[str, Any] = {"run_to_run_cv": cvs, "metric": metric}
     if threshold is not None:
         kwargs["threshold"] = threshold
     if alpha is not None:

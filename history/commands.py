@@ -67,7 +67,8 @@ def branches(db: Db, selector: Selector) -> pd.DataFrame:
 
 
 def compare(db: Db, head: Selector, *, base: str = "main", fork_point: str | None = None, use_git: bool = True,
-            threshold: float | None = None, alpha: float | None = None) -> BranchComparison:
+            threshold: float | None = None, alpha: float | None = None,
+            metric: str | None = None) -> BranchComparison:
     """The head branch's latest run against `base` (`history.branch_compare`)."""
     from dataclasses import replace
 
@@ -78,7 +79,7 @@ def compare(db: Db, head: Selector, *, base: str = "main", fork_point: str | Non
         if head.gpu is not None:  # a short id or a model: the full key of the GPU it names
             head = replace(head, gpu=r.gpu_key(head) or head.gpu)
         return branch_comparison(r, head, base, fork_point=fork_point, use_git=use_git, threshold=threshold,
-                                 alpha=alpha)
+                                 alpha=alpha, metric=metric)
 
 
 def regressions(db: Db, selector: Selector, *, metric: str | None = None, alpha: float = DEFAULT_ALPHA,

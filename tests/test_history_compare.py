@@ -39,6 +39,16 @@ def test_branch_against_the_base_at_the_fork_point(db: Path) -> None:
     assert 0.001 < cv < 0.004 and df >= 1  # a few runs: worth a few degrees of freedom, not known exactly
 
 
+def test_the_metric_reaches_the_verdicts_with_its_direction(db: Path) -> None:
+    by_time = branch_comparison(db, S(branch="feat"), "main", fork_point=hd.sha("main-24"), metric="time")
+    row = by_time.comparison.row("copy", "type: t1")
+    assert row.metric == "gpu_seconds_per_call"
+    assert str(row.verdict) == "regression"  # 4 % slower: the time went up
+    assert row.change is not None and row.change > 0  # in the metric's own direction
+    by_bytes = branch_comparison(db, S(branch="feat"), "main", fork_point=hd.sha("main-24"), metric="bytes")
+    assert by_bytes.comparison.row("copy", "type: t1").change < 0
+
+
 def test_fork_point_before_the_shift_shows_the_shift(db: Path) -> None:
     bc = branch_comparison(db, S(branch="feat"), "main", fork_point=hd.sha("main-10"))
     assert str(bc.comparison.row("copy", "type: t0").verdict) == "regression"  # main-10 was before the drop

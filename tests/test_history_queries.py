@@ -73,8 +73,10 @@ def test_series_of_one_specialization_on_a_branch(db: Store) -> None:
 def test_series_follows_the_chosen_metric(db: Store) -> None:
     sel = S(name="type: t0", branch="main", gpu=hd.H200_A["uuid"], algorithm="copy")
     time = db.series(sel, metric="time")
-    # the synthetic runs: 0.51 s of GPU time over 320 kernel calls
-    assert time["value"].eq(0.51 / 320).all() and set(time["metric"]) == {"gpu_seconds_per_call"}
+    rate = db.series(sel, metric="bytes")
+    # the synthetic runs: the GPU time of 320 calls of 2 x 134217728 bytes at their bytes/s
+    assert time["value"].tolist() == pytest.approx([2 * 134217728 / v for v in rate["value"]])
+    assert set(time["metric"]) == {"gpu_seconds_per_call"}
     items = db.series(sel, metric="items")
     assert items["value"].tolist() == pytest.approx((db.series(sel, metric="bytes")["value"] / 2).tolist())
     assert set(db.series(sel, metric="noise_percent")["metric"]) == {"noise_percent"}

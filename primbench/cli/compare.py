@@ -17,7 +17,9 @@ from primbench.cli.options import (
     FAIL_ON_HELP,
     FORMAT_HELP,
     MAX_ROWS_HELP,
+    METRIC_HELP,
     THRESHOLD_HELP,
+    MetricChoice,
     check_probability,
     parse_fail_on,
     parse_fraction,
@@ -32,17 +34,6 @@ class Format(StrEnum):
     json = "json"
 
 
-class MetricChoice(StrEnum):
-    """``--metric``: the choices of `primbench.metrics.CHOICES`."""
-
-    time = "time"
-    bytes = "bytes"
-    items = "items"
-
-
-METRIC_HELP = ("What to compare: time (GPU time per call, lower is better: a regression is the time going up), "
-               "bytes (bytes/s) or items (items/s). Default: bytes/s where both sides declare bytes, else items/s, "
-               "else time.")
 
 
 def register(app: typer.Typer) -> None:

@@ -393,6 +393,8 @@ def compare(
     fail_on: str = typer.Option("regression", "--fail-on", metavar="WHAT[,WHAT]", help=options.FAIL_ON_HELP),
     fmt: str = typer.Option("terminal", "--format", "-f", help=options.FORMAT_HELP),
     changed_only: bool = typer.Option(False, "--changed-only", help=options.CHANGED_ONLY_HELP),
+    metric: options.MetricChoice | None = typer.Option(None, "--metric", "-m", help=options.METRIC_HELP,
+                                                       show_default=False),
 ) -> None:
     """BRANCH's latest run against BASE at (or before) the fork point, else BASE's latest, with the
     head's config (the settings that change results); verdicts from compare's statistics with
@@ -404,7 +406,7 @@ def compare(
     fraction = _fraction(threshold, "--threshold")
     head = _selector(branch=branch, gpu=gpu, algorithm=algorithm, config=config)
     bc = _call(_commands().compare, db, head, base=base, fork_point=fork_point, use_git=use_git,
-               threshold=fraction, alpha=alpha)
+               threshold=fraction, alpha=alpha, metric=metric.value if metric is not None else None)
     from primbench.compare import render
 
     h = bc.header()

@@ -3,6 +3,7 @@ probabilities, and the help of the options both have (imports nothing heavy)."""
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import TYPE_CHECKING
 
 import typer
@@ -59,3 +60,16 @@ def check_probability(value: float, option: str) -> float:
     if not 0 < value < 1:
         raise typer.BadParameter(f"{value} must lie between 0 and 1", param_hint=option)
     return value
+
+
+class MetricChoice(StrEnum):
+    """``--metric``: the choices of `primbench.metrics.CHOICES`."""
+
+    time = "time"
+    bytes = "bytes"
+    items = "items"
+
+
+METRIC_HELP = ("What to compare: time (GPU time per call, lower is better: a regression is the time going up), "
+               "bytes (bytes/s) or items (items/s). Default: bytes/s where both sides declare bytes, else items/s, "
+               "else time.")
