@@ -46,9 +46,10 @@ def test_numba_saxpy_runs_on_the_harness_stream_as_fast_as_cupys(out_dir: Path) 
     s = run_example("numba_cuda", out_dir, "--size", "64MiB")
     assert list(s) == ["impl: cupy, type: float", "impl: numba, type: float"]
     numba, cupy = s["impl: numba, type: float"], s["impl: cupy, type: float"]
-    # 3 x 64 MiB per call: memory-bound at over 1 TB/s on a data-center GPU, and if the kernel ran
-    # anywhere but on the harness stream the events would hold almost nothing
-    assert numba["bytes_per_second"] > 1e12 and cupy["bytes_per_second"] > 1e12
+    # 3 x 64 MiB per call, memory-bound: over 1 TB/s on a data-center GPU, and below 10 TB/s, which
+    # no GPU's memory reaches (a kernel on another stream than the events' would read as far more)
+    for s_ in (numba, cupy):
+        assert 1e12 < s_["bytes_per_second"] < 1e13
     assert 0.8 < per_call(numba) / per_call(cupy) < 1.25
 
 
@@ -60,7 +61,7 @@ def test_every_triton_autotune_config_is_measured_and_the_autotuners_choice_is_a
     configs = [f"block_size: {b}, num_warps: {w}, type: float" for b in (256, 1024, 4096) for w in (4, 8)]
     assert list(s) == [*configs, "block_size: auto, num_warps: auto, type: float"]
     times = [per_call(s[c]) for c in configs]
-    assert all(s[c]["bytes_per_second"] > 1e11 for c in configs)
+    assert all(1e11 < s[c]["bytes_per_second"] < 1e13 for c in configs)
     auto = per_call(s["block_size: auto, num_warps: auto, type: float"])
     assert min(times) * 0.95 <= auto <= min(times) * 1.15
     assert "autotune chose BLOCK_SIZE:" in (out_dir / "gpu-triton_autotune.log").read_text()
@@ -93,7 +94,7 @@ def test_the_host_timer_times_jax_and_reads_no_faster_than_events(out_dir: Path)
     pytest.importorskip("jax", reason="JAX is not installed")
     if not any(importlib.util.find_spec(m) for m in ("jax_cuda13_plugin", "jax_cuda12_plugin", "jax_plugins")):
         pytest.skip("JAX has no CUDA plugin (pip install 'jax[cuda13]')")
-    s = run_example("jax_host_timer", out_dir, "--size", "16MiB")
+    s = run_example("jax_host_timer", out_dir)  # 128 MiB: the kernel takes longer than a launch
     events = s["impl: cupy, timer: events, type: float"]
     cupy_host = s["impl: cupy, timer: host, type: float"]
     jax_host = s["impl: jax, timer: host, type: float"]
@@ -101,5 +102,6 @@ def test_the_host_timer_times_jax_and_reads_no_faster_than_events(out_dir: Path)
     assert cupy_host["timer"] == "host" and jax_host["timer"] == "host"
     # the same CuPy kernel: host times hold its GPU time plus launch and synchronization
     assert per_call(cupy_host) > per_call(events)
-    # JAX's kernel moves the same bytes: not faster than the hardware allows, nor wildly slower
+    # JAX's kernel moves the same bytes: the time holds it (a sync that did not wait would leave
+    # only the launch), and it is not wildly slower
     assert per_call(events) * 0.8 < per_call(jax_host) < per_call(cupy_host) * 10
