@@ -80,7 +80,7 @@ def main() -> None:
     kernels = executor.get("kernels", 10, "Kernels in the chain (captured into one graph, or launched one by one)")
     executor.queue(KernelChain("graph", kernels))
     executor.queue(KernelChain("stream", kernels))
-    executor.run()
+    executor.main()
 
 
 if __name__ == "__main__":

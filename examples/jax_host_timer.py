@@ -85,7 +85,7 @@ def main() -> None:
     executor.queue(Saxpy("cupy", "events"))
     executor.queue(Saxpy("cupy", "host"))
     executor.queue(Saxpy("jax", "host"))
-    executor.run()
+    executor.main()
 
 
 if __name__ == "__main__":

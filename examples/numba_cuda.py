@@ -87,7 +87,7 @@ def main() -> None:
     executor = pb.Executor()
     executor.queue(Saxpy("cupy"))
     executor.queue(Saxpy("numba"))
-    executor.run()
+    executor.main()
 
 
 if __name__ == "__main__":

@@ -79,7 +79,7 @@ def main() -> None:
     width = executor.get("width", 1024, "Model width: the MLP is width -> 4 x width -> width")
     for mode in MODES:
         executor.queue(TrainStep(mode, tokens, width))
-    executor.run()
+    executor.main()
 
 
 if __name__ == "__main__":

@@ -110,7 +110,7 @@ def main() -> None:
     for i in range(len(CONFIGS)):
         executor.queue(AutotunedAdd(i))
     executor.queue(AutotunedAdd(None))
-    executor.run()
+    executor.main()
 
 
 if __name__ == "__main__":

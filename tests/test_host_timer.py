@@ -129,13 +129,14 @@ class Opaque(pb.Benchmark):
 
 
 def run(tmp_path: Path, *benches: pb.Benchmark, device: FakeDevice | None = None, args: tuple[str, ...] = (),
-        out: io.StringIO | None = None) -> dict[str, Any]:
+        out: io.StringIO | None = None, exit_code: int = 0) -> dict[str, Any]:
+    """Run `benches` on the fake device; the results.json written (the run exits `exit_code`)."""
     path = tmp_path / "r.json"
     ex = pb.Executor(["--json-out", str(path), "--min-secs", "0", "--rounds", "1", *args],
                      device=device or FakeDevice(0.25), reporter=Reporter(make_console(out or io.StringIO())))
     for b in benches:
         ex.queue(b)
-    ex.run()
+    assert ex.run().exit_code == exit_code
     return json.loads(path.read_text())
 
 
@@ -193,10 +194,7 @@ class BadRun(pb.Benchmark):
 ])
 def test_bad_timer_arguments_fail_the_specialization_in_one_line(tmp_path: Path, kwargs: dict[str, Any],
                                                                  message: str) -> None:
-    with pytest.raises(SystemExit) as exc:
-        run(tmp_path, BadRun(**kwargs))
-    assert exc.value.code == 1
-    error = json.loads((tmp_path / "r.json").read_text())["specializations"][0]["error"]
+    error = run(tmp_path, BadRun(**kwargs), exit_code=1)["specializations"][0]["error"]
     assert message in error and "\n" not in error
 
 
