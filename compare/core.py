@@ -185,6 +185,27 @@ def _all_context_warnings(base: Sequence[Results], head: Sequence[Results]) -> l
     return warnings
 
 
+def _timer_warning(common: Sequence[tuple[str, str]], b_index: Mapping[tuple[str, str], list[_Entry]],
+                   h_index: Mapping[tuple[str, str], list[_Entry]]) -> str | None:
+    """A warning naming the specializations timed with the host timer on one side and with GPU
+    events on the other (`primbench.measure.host_timed_calls`): their change is not the kernel's."""
+
+    def timers(entries: list[_Entry]) -> str:
+        return " and ".join(_TIMER_LABELS.get(t, t) for t in sorted({e.spec.timer for e in entries}))
+
+    mixed = [(key, timers(b_index[key]), timers(h_index[key])) for key in common
+             if timers(b_index[key]) != timers(h_index[key])]
+    if not mixed:
+        return None
+    (algo, name), b, h = mixed[0]
+    more = f" and {len(mixed) - 1} more" if len(mixed) > 1 else ""
+    return (f"timer differs: {algo} {name!r}{more} timed with {b} in base, with {h} in head; a host-timer time "
+            "includes launch and synchronization overhead, so the change is not the kernel's alone")
+
+
+_TIMER_LABELS = {"events": "GPU events", "host": "the host timer"}
+
+
 def _side_context(side: Sequence[Results]) -> dict[str, Any]:
     if not side:
         return {}
@@ -472,6 +493,8 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
                     suite_shift_limit=float(suite_shift_limit), standard_error_scale=float(widen),
                     metric=metric)
     warnings = _all_context_warnings(base, head)
+    if mixed := _timer_warning(common, b_index, h_index):
+        warnings.append(mixed)
     if finding is not None and finding.detected:
         warnings.append(finding.describe())
     if widen > WIDEN_WARNING:

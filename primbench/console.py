@@ -214,11 +214,12 @@ class Reporter:
             noise = f"[red]{noise}[/]"
         temps = record.get("gpu_temp_celsius") or {}
         temp = f"  {temps['end']:.0f} °C" if temps.get("end") is not None else ""
+        timer = "  host timer" if record.get("timer") == "host" else ""
         self.console.print(
             f"{status} {tag} {name}  {_figures(record['bytes_per_second'], record['items_per_second'], per_call)}  "
             f"{noise}{rounds}{temp}  "
             f"{calls['kernel_calls_per_batch']} calls x {calls['batches']} batches  "
-            f"{record['elapsed_secs']['host']:.2f} s{extra}"
+            f"{record['elapsed_secs']['host']:.2f} s{timer}{extra}"
         )
 
     def summary(self, summary: Mapping[str, Any], failed: int, outputs: list[str]) -> None:

@@ -693,6 +693,8 @@ def _record(index: int, q: _Queued, rounds: Sequence[_Round], settings: Settings
     record["between_rounds"] = {"count": len(rounds), "cv_percent": spread * 100.0 if spread is not None else None}
     per_call = [b.batch_ms / 1000.0 / b.kernel_calls for m in measurements for b in m.batches if b.kernel_calls]
     record.update(time_per_call_fields(per_call, gpu, calls))  # results 4.4.0
+    if any(rd.outcome.timer == "host" for rd in rounds):
+        record["timer"] = "host"  # times on the host clock: compare warns before it mixes them with events
     return record
 
 

@@ -16,6 +16,11 @@ Written once against `primbench.device.Device`. The rules, as in the C++ primben
   ``min_secs`` of wall time have passed since the first measured batch began.
 * Noise timeout: more than ``noise_timeout_secs`` passed and the window is still at or
   above tolerance: stop with ``noise_timeout = True``.
+
+The host timer (``state.run(fn, timer="host")``, `host_timed_calls`) replaces the per-call
+protocol for libraries that launch on streams of their own (JAX): a batch is timed on the host
+clock around its calls and one final synchronization; batch sizing and the stopping rules are
+the same.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any, Literal
 
 from primbench.device import Device
 from primbench.errors import UsageError
@@ -32,13 +38,18 @@ SYNC_EVERY = 64
 #: A batch of this many calls that measures no GPU time at all is an error, not a size to double.
 EMPTY_CALLS_LIMIT = 1024
 
+#: How calls are timed: GPU events around each call on the harness stream (the default), or the
+#: host clock around a batch of calls and one synchronization (`host_timed_calls`).
+Timer = Literal["events", "host"]
+TIMERS: tuple[Timer, ...] = ("events", "host")
+
 
 @dataclass(frozen=True)
 class BatchRecord:
     batch_ms: float
     kernel_calls: int
     host_secs: float  # since the first measured batch began
-    iterations_ms: tuple[float, ...]
+    iterations_ms: tuple[float, ...]  # each call's; empty where only the batch was timed (host timer, hot)
 
 
 @dataclass(frozen=True)
@@ -133,6 +144,53 @@ def timed_calls(
     return out
 
 
+def host_timed_calls(
+    device: Device,
+    fn: Callable[[], Any],
+    calls: int,
+    *,
+    hot: bool,
+    sync: Callable[[Any], object] | None = None,
+    before_each: Callable[[], object] | None = None,
+) -> tuple[float, tuple[float, ...]]:
+    """The host timer: a batch of `calls` calls of `fn` timed on the host clock (`Device.now`);
+    returns the batch's milliseconds and each call's, where each call was timed alone.
+
+    `sync(out)` waits for the work of the call that returned `out` (``jax.block_until_ready``);
+    without it the whole device is synchronized. Hot, the whole device is synchronized first,
+    then the calls run back to back and one `sync` of the last call's result ends the batch (no
+    per-call times). Cold (or with a function run before every call), each call is timed alone:
+    clear the cache on the harness stream, synchronize the whole device, start the clock, call,
+    `sync`, stop. No stream is blocked and no event is recorded: the library's streams are not
+    the harness's, so launch and synchronization overhead are part of every time."""
+
+    def wait(out: Any) -> None:
+        if sync is not None:
+            sync(out)
+        else:
+            device.synchronize_device()
+
+    if hot and before_each is None:
+        device.synchronize_device()
+        start = device.now()
+        out: Any = None
+        for _ in range(calls):
+            out = fn()
+        wait(out)
+        return (device.now() - start) * 1000.0, ()
+    times: list[float] = []
+    for _ in range(calls):
+        if before_each is not None:
+            before_each()
+        if not hot:
+            device.clear_cache()
+        device.synchronize_device()
+        start = device.now()
+        wait(fn())
+        times.append((device.now() - start) * 1000.0)
+    return math.fsum(times), tuple(times)
+
+
 def next_size(calls: int, batch_ms: float, min_gpu_ms_per_batch: float, batch_secs: float = 0.0,
               secs_left: float = math.inf) -> int:
     """The next batch size while sizing: double, or jump straight to the power of two just below
@@ -183,13 +241,20 @@ def measure(
     before_batch: Callable[[], object] | None = None,
     on_batch: Callable[[Progress], object] | None = None,
     calls_per_batch: int | None = None,
+    timer: Timer = "events",
+    host_sync: Callable[[Any], object] | None = None,
 ) -> Measurement:
     """Size the batches (unless `calls_per_batch` is given: a later round of a specialization
-    keeps the size its first round found), then measure batches until a stopping rule fires."""
+    keeps the size its first round found), then measure batches until a stopping rule fires.
+    `timer` ``"host"`` times each batch with `host_timed_calls` (and `host_sync`) instead of
+    events; `sync` (no stream blocking) then does not matter: the host timer never blocks."""
     block = not sync
 
-    def run_batch(calls: int) -> list[float]:
-        return timed_calls(device, fn, calls, hot=hot, block=block, before_each=before_each)
+    def run_batch(calls: int) -> tuple[float, tuple[float, ...]]:
+        if timer == "host":
+            return host_timed_calls(device, fn, calls, hot=hot, sync=host_sync, before_each=before_each)
+        times = timed_calls(device, fn, calls, hot=hot, block=block, before_each=before_each)
+        return math.fsum(times), tuple(times)
 
     calls = calls_per_batch if calls_per_batch is not None and calls_per_batch > 0 else 1
     sizing = 0
@@ -199,7 +264,7 @@ def measure(
         sizing += 1
         batch_start = device.now()
         with device.nvtx_range(f"sizing batch {sizing} ({calls} calls)"):
-            total = math.fsum(run_batch(calls))
+            total, _ = run_batch(calls)
         if total > min_gpu_ms_per_batch:
             break
         if total <= 0.0 and calls >= EMPTY_CALLS_LIMIT:
@@ -220,9 +285,9 @@ def measure(
         if before_batch is not None:
             before_batch()
         with device.nvtx_range(f"batch {len(batches) + 1}"):
-            times = run_batch(calls)
+            batch_ms, times = run_batch(calls)
         elapsed = device.now() - start
-        batches.append(BatchRecord(math.fsum(times), calls, elapsed, tuple(times)))
+        batches.append(BatchRecord(batch_ms, calls, elapsed, times))
         window = [b.batch_ms for b in batches[-batch_window_size:]]
         noise = coefficient_of_variation(window) * 100.0
         if on_batch is not None:

@@ -23,7 +23,10 @@ The schema is the C++ primbench's 4.0.0, key for key. Later versions only add ke
   (``mean``, ``median``, ``min``, ``q1``, ``q3`` in seconds, over the per-call times of the
   batches: each batch's GPU time over its calls); written by `time_per_call_fields`. Older
   files: the loader derives the mean from ``elapsed_secs.gpu / calls.kernel_calls`` and the
-  other statistics from ``batches`` where the file holds them, else None.
+  other statistics from ``batches`` where the file holds them, else None. A specialization
+  measured with the host timer (``state.run(fn, timer="host")``: host clock around a batch and
+  one synchronization, for libraries on streams of their own) has ``"timer": "host"``; without
+  the key its times are GPU event times, as in every older file.
 
 The loader reads every version this project has written and rejects any other, naming the
 file and the field (the habit of pyperf). `compare` and `history` read results only here.
@@ -45,6 +48,7 @@ from itertools import repeat
 from typing import Any
 
 from primbench.errors import PrimbenchError
+from primbench.measure import TIMERS
 
 RESULTS_VERSION = "4.4.0"
 KNOWN_VERSIONS = ("4.0.0", "4.1.0", "4.2.0", "4.3.0", "4.4.0")
@@ -201,6 +205,7 @@ class Specialization:
     rounds: tuple[Round, ...] = ()
     gpu_seconds_per_call: float | None = None  # results 4.4.0; derived for older files
     time_per_call: TimePerCall | None = None
+    timer: str = "events"  # "host": timed on the host clock (results.json "timer"; absent: events)
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -525,6 +530,9 @@ def _specialization(raw: Any, source: str, where: str) -> Specialization:
     per_batch = _count(calls, "kernel_calls_per_batch", source, f"{where}.calls", optional=True)
     kernel_calls = _count(calls, "kernel_calls", source, f"{where}.calls", optional=True)
     per_call, time_per_call = _time_per_call(raw, gpu_secs, kernel_calls, per_batch, batches, source, where)
+    timer = _get(raw, "timer", str, source, where, optional=True) or "events"
+    if timer not in TIMERS:
+        raise ResultsFileError(source, f"{where}.timer", f"must be one of {', '.join(TIMERS)}, got {timer!r}")
     return Specialization(
         index=index or 0,
         name=name,
@@ -550,6 +558,7 @@ def _specialization(raw: Any, source: str, where: str) -> Specialization:
         rounds=rounds,
         gpu_seconds_per_call=per_call,
         time_per_call=time_per_call,
+        timer=timer,
         raw=raw,
     )
 

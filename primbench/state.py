@@ -8,7 +8,7 @@ from typing import Any
 
 from primbench.device import Device
 from primbench.errors import UsageError
-from primbench.measure import Measurement, Progress, measure
+from primbench.measure import TIMERS, Measurement, Progress, Timer, measure
 from primbench.rounds import round_budget
 from primbench.settings import Settings
 from primbench.typenames import itemsize
@@ -42,6 +42,7 @@ class RunOutcome:
     clock_end: tuple[int, int] | None
     reasons_start: list[str] | None = None
     reasons_end: list[str] | None = None
+    timer: Timer = "events"  # "host": times on the host clock (state.run(fn, timer="host"))
 
 
 class State:
@@ -165,14 +166,28 @@ class State:
         """Restore inputs before every call (not timed: it runs before the start event)."""
         self._before_each = fn
 
-    def run(self, fn: Callable[[], object]) -> None:
-        """Warm up, test, then measure `fn` until a stopping rule fires."""
+    def run(self, fn: Callable[[], Any], *, timer: Timer = "events",
+            sync: Callable[[Any], object] | None = None) -> None:
+        """Warm up, test, then measure `fn` until a stopping rule fires.
+
+        `timer="host"` is for libraries that launch on streams of their own, which the harness's
+        events and spin kernel cannot see (JAX): each batch is timed on the host clock around its
+        calls and one final `sync(out)` of the last call's result (``sync=jax.block_until_ready``;
+        without `sync`, the whole device is synchronized); cold calls are timed one by one after a
+        cache clear on the harness stream and a synchronization of the whole device. Times then
+        include launch and synchronization overhead, and results.json marks the specialization
+        ``"timer": "host"`` (`primbench.measure.host_timed_calls`)."""
         if self.outcome is not None or self.profiled:
             raise UsageError("state.run() was called twice in one specialization")
+        if timer not in TIMERS:
+            raise UsageError(f"state.run(timer={timer!r}): the timer is one of {', '.join(map(repr, TIMERS))}")
+        if sync is not None and timer != "host":
+            raise UsageError("state.run(sync=...) goes with timer='host' (with GPU events, a function that "
+                             "synchronizes needs the executor's flags.sync)")
         device = self._device
         s = self.settings
         if self._profile_range is not None:
-            self._profile_once(fn, self._profile_range)
+            self._profile_once(fn, self._profile_range, timer, sync)
             return
         with device.activate():
             # Setup may have used other streams (the runtime's default stream, PyTorch's):
@@ -183,8 +198,7 @@ class State:
             with device.nvtx_range("warmup"):
                 if self._before_each is not None:
                     self._before_each()
-                fn()
-                device.synchronize()
+                self._finish(fn(), timer, sync)
             if self._test is not None and not s.no_test and self.round_index == 0:
                 self._test()
                 device.synchronize()
@@ -207,13 +221,25 @@ class State:
                 before_batch=self._thermal.before_batch,
                 on_batch=self._on_batch,
                 calls_per_batch=self._calls_per_batch,
+                timer=timer,
+                host_sync=sync,
             )
             clock_end = device.clock_sample()
             reasons_end = device.clock_event_reasons()
             temp_end = self._thermal.temperature()
-        self.outcome = RunOutcome(m, temp_start, temp_end, clock_start, clock_end, reasons_start, reasons_end)
+        self.outcome = RunOutcome(m, temp_start, temp_end, clock_start, clock_end, reasons_start, reasons_end, timer)
 
-    def _profile_once(self, fn: Callable[[], object], range_name: str) -> None:
+    def _finish(self, out: Any, timer: Timer, sync: Callable[[Any], object] | None) -> None:
+        """Wait for an unmeasured call that returned `out`: the harness stream, and with the host
+        timer the library's work too (`sync(out)`, then the whole device)."""
+        if timer == "host":
+            if sync is not None:
+                sync(out)
+            self._device.synchronize_device()
+        self._device.synchronize()
+
+    def _profile_once(self, fn: Callable[[], Any], range_name: str, timer: Timer,
+                      sync: Callable[[Any], object] | None) -> None:
         """--profile: one call of `fn` on the harness stream, after its setup has finished, in an
         NVTX range that holds nothing else. No warmup, test, before-every-iteration, cache clear,
         stream blocking, events or thermal control: a profiler sees the user's kernels only."""
@@ -221,6 +247,5 @@ class State:
         with device.activate():
             device.synchronize_device()
             with device.nvtx_range(range_name):
-                fn()
-                device.synchronize()
+                self._finish(fn(), timer, sync)
         self.profiled = True
