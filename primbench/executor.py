@@ -13,6 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
+from msgspec import UNSET
+
 from primbench.atomicfile import fallback_path, unwritable_reason
 from primbench.benchmark import Benchmark, checked_meta, specialization_name
 from primbench.clocks import clock_record
@@ -30,7 +33,27 @@ from primbench.errors import (
 )
 from primbench.measure import SYNC_EVERY, Measurement
 from primbench.provenance import host_name, now_iso, provenance
-from primbench.results import RESULTS_VERSION, write_csv, write_json
+from primbench.results import (
+    RESULTS_VERSION,
+    Backend,
+    Batch,
+    BetweenRounds,
+    Calls,
+    Context,
+    Elapsed,
+    Flags,
+    General,
+    Gpu,
+    Monitoring,
+    Results,
+    Round,
+    SettingsRecord,
+    SmClock,
+    Specialization,
+    Summary,
+    Temperatures,
+    ThermalRecord,
+)
 from primbench.rounds import log_sd
 from primbench.settings import CustomOption, Settings, build_parser, flags, parse_args
 from primbench.state import RunOutcome, State, Thermal
@@ -205,7 +228,7 @@ class Executor:
         count = len(selected)
         reporter.header(algorithm, count, settings.dry, noise_tolerance_percent=settings.noise_tolerance_percent)
         done: dict[int, list[_Round]] = {i: [] for i in range(count)}
-        failures: dict[int, dict[str, Any]] = {}
+        failures: dict[int, Specialization] = {}
         interrupted = False
         fatal: str | None = None
         thermal = None
@@ -224,7 +247,7 @@ class Executor:
                         continue
                     reporter.started(index, count, q.name)
                     if settings.dry:
-                        reporter.finished(index, count, {**_dry_record(index, q), "dry": True})
+                        reporter.finished(index, count, _dry_record(index, q), dry=True)
                         continue
                     assert device is not None
                     try:
@@ -250,7 +273,7 @@ class Executor:
         finally:
             if device is not None and not settings.dry:
                 device.close()
-        records: list[dict[str, Any]] = []
+        records: list[Specialization] = []
         for index, q in enumerate(selected):
             if settings.dry:
                 records.append(_dry_record(index, q))
@@ -258,15 +281,16 @@ class Executor:
                 records.append(failures[index])
             elif done[index]:
                 records.append(_record(index, q, done[index], settings))
-        document = self._document(settings, algorithm, records, dev_ctx, thermal)
-        outputs = self._write(settings, document)
-        failed = sum(1 for r in records if r.get("error") is not None)
-        reporter.summary({**document["summary"], "specializations": len(records)}, failed, outputs)
+        results = self._results(settings, algorithm, records, dev_ctx, thermal)
+        outputs = self._write(settings, results)
+        failed = sum(1 for r in records if r.failed)
+        assert results.summary is not None
+        reporter.summary(results.summary, len(records), failed, outputs)
         code = EXIT_INTERRUPTED if interrupted else EXIT_FAILED if (failed or fatal) else EXIT_OK
         self.exit_code = code
         if code != EXIT_OK:
             raise SystemExit(code)
-        return document
+        return results.to_dict()
 
     def _round(self, device: Device, settings: Settings, thermal: Thermal | None, q: _Queued, r: int, rounds: int,
                earlier: list[_Round], on_batch: Any) -> _Round:
@@ -293,42 +317,46 @@ class Executor:
             raise UsageError(f"{type(q.benchmark).__name__}.run() never called state.run(fn)")
         return _Round(state.outcome, state.items, state.bytes_per_call, device.default_clock_mhz())
 
-    def _document(self, settings: Settings, algorithm: str, records: list[dict[str, Any]],
-                  dev_ctx: Mapping[str, Any], thermal: Thermal | None) -> dict[str, Any]:
-        general: dict[str, Any] = {
-            "algorithm": algorithm,
-            "specialization_count": len(records),
-            "library_build_type": "python",
-        }
-        for key in ("gpu", "backend", "monitoring", "temperature_type"):
-            if key in dev_ctx and not (settings.no_monitoring and key in ("monitoring", "temperature_type")):
-                general[key] = dev_ctx[key]
+    def _results(self, settings: Settings, algorithm: str, records: list[Specialization],
+                 dev_ctx: Mapping[str, Any], thermal: Thermal | None) -> Results:
+        """The results of the run: the model the writers read."""
+        monitored = not settings.no_monitoring
+        prov = provenance(settings.branch, settings.commit, _benchmark_dir())
         thermal_record = thermal.record() if thermal is not None else None
-        if thermal_record is not None:
-            general["thermal"] = thermal_record
-        general["host_name"] = host_name()
-        general["date"] = now_iso()
-        general.update(provenance(settings.branch, settings.commit, _benchmark_dir()))
-        general["primbench_version"] = __version__
-        general["python_version"] = platform.python_version()
-        context: dict[str, Any] = {
-            "results_version": RESULTS_VERSION,
-            "general": general,
-            "settings": settings.to_json(),
-            "flags": {"sync": bool(self.flags & flags.sync)},
-        }
-        if self._custom:
-            context["custom_settings"] = dict(self._custom_values)
-        ok = [r for r in records if r.get("error") is None]
-        summary = {
-            "noise_timeouts": sum(1 for r in ok if r["noise_timeout"]),
-            "failures": len(records) - len(ok),
-            "elapsed_secs": {
-                "host": time.perf_counter() - self._started,
-                "gpu": sum(r["elapsed_secs"]["gpu"] for r in ok),
-            },
-        }
-        return {"context": context, "specializations": records, "summary": summary}
+        general = General(
+            algorithm=algorithm,
+            specialization_count=len(records),
+            library_build_type="python",
+            gpu=msgspec.convert(dev_ctx["gpu"], Gpu) if "gpu" in dev_ctx else None,
+            backend=msgspec.convert(dev_ctx["backend"], Backend) if "backend" in dev_ctx else None,
+            monitoring=(msgspec.convert(dev_ctx["monitoring"], Monitoring)
+                        if monitored and "monitoring" in dev_ctx else None),
+            temperature_type=dev_ctx.get("temperature_type") if monitored else None,
+            thermal=msgspec.convert(thermal_record, ThermalRecord) if thermal_record is not None else None,
+            host_name=host_name(),
+            date=now_iso(),
+            branch_name=prov.get("branch_name"),
+            commit_hash=prov.get("commit_hash"),
+            branch_source=prov.get("branch_source"),
+            commit_source=prov.get("commit_source"),
+            primbench_version=__version__,
+            python_version=platform.python_version(),
+        )
+        context = Context(
+            results_version=RESULTS_VERSION,
+            general=general,
+            settings=msgspec.convert(settings.to_json(), SettingsRecord),
+            flags=Flags(sync=bool(self.flags & flags.sync)),
+            custom_settings=dict(self._custom_values) if self._custom else None,
+        )
+        ok = [r for r in records if not r.failed]
+        summary = Summary(
+            noise_timeouts=sum(1 for r in ok if r.noise_timeout),
+            failures=len(records) - len(ok),
+            elapsed_secs=Elapsed(host=time.perf_counter() - self._started,
+                                 gpu=sum(r.elapsed_gpu_secs or 0 for r in ok)),
+        )
+        return Results(context, tuple(records), summary)
 
     def _check_outputs(self, settings: Settings, expected: int) -> None:
         """Before anything is measured: every output can be written (else exit 2 now, not
@@ -338,25 +366,25 @@ class Executor:
             if path and path != os.devnull and (reason := unwritable_reason(path)):
                 raise UsageError(f"{option} {path}: cannot write there ({reason}); nothing was measured")
 
-    def _write(self, settings: Settings, document: Mapping[str, Any]) -> list[str]:
+    def _write(self, settings: Settings, results: Results) -> list[str]:
         """Write the outputs. A run that did not finish never replaces a file holding more
         specializations (it goes beside it, NAME.partial.json); a write that fails goes to a
         fallback path, named in a one-line error (exit 2)."""
-        records = document["specializations"]
+        records = results.specializations
         partial = len(records) < getattr(self, "_expected", len(records))
         outputs: list[str] = []
         problems: list[str] = []
         for path, csv in ((settings.json_out, False), (settings.csv_out, True)):
             if not path:
                 continue
-            count = sum(1 for r in records if r.get("error") is None) if csv else len(records)
+            count = sum(1 for r in records if not r.failed) if csv else len(records)
             target = _partial_path(path) if partial and _holds_more(path, csv, count) else path
 
             def write(to: str | Path, csv: bool = csv) -> None:
                 if csv:
-                    write_csv(records, to)
+                    results.save_csv(to)
                 else:
-                    write_json(document, to, settings.spaces_per_indent)
+                    results.save(to, settings.spaces_per_indent)
 
             try:
                 write(target)
@@ -436,45 +464,46 @@ def _rate(per_call: float, calls: int, gpu_secs: float) -> float:
     return per_call * calls / gpu_secs if gpu_secs > 0 else 0.0
 
 
-def _batch_records(r: int | None, m: Measurement) -> list[dict[str, Any]]:
+def _batch_records(r: int | None, m: Measurement) -> list[Batch]:
     return [
-        {
-            "batch_ms": b.batch_ms,
-            "iterations_ms": list(b.iterations_ms),
-            "kernel_calls": b.kernel_calls,
-            "host_secs": b.host_secs,
-            **({"round": r} if r is not None else {}),
-        }
+        Batch(batch_ms=b.batch_ms, iterations_ms=tuple(b.iterations_ms), kernel_calls=b.kernel_calls,
+              host_secs=b.host_secs, round=r)
         for b in m.batches
     ]
 
 
-def _round_record(r: int, rd: _Round, settings: Settings) -> dict[str, Any]:
+def _temperatures(start: float | None, end: float | None) -> Temperatures | None:
+    return Temperatures(start=start, end=end) if start is not None or end is not None else None
+
+
+def _sm_clock(record: Mapping[str, Any] | None) -> SmClock | None:
+    """`primbench.clocks.clock_record`'s object in the model."""
+    return None if record is None else msgspec.convert(record, SmClock)
+
+
+def _round_record(r: int, rd: _Round, settings: Settings) -> Round:
     """``rounds[r]`` of a specialization (results 4.3.0)."""
     m, out = rd.outcome.measurement, rd.outcome
     gpu, calls = m.gpu_secs, m.kernel_calls
-    record: dict[str, Any] = {
-        "round": r,
-        "gpu_ms_per_call": gpu * 1000.0 / calls if calls else 0.0,
-        "bytes_per_second": _rate(rd.bytes_per_call, calls, gpu),
-        "items_per_second": _rate(rd.items, calls, gpu),
-        "noise_timeout": m.noise_timeout,
-        "noise_percent": m.noise_percent,
-        "batches": len(m.batches),
-        "kernel_calls": calls,
-        "kernel_calls_per_batch": m.kernel_calls_per_batch,
-        "elapsed_secs": {"host": m.host_secs, "gpu": gpu},
-    }
-    if out.temp_start is not None or out.temp_end is not None:
-        record["gpu_temp_celsius"] = {"start": out.temp_start, "end": out.temp_end}
     clock = clock_record(out.clock_start, out.clock_end, rd.default_clock_mhz,
                          out.reasons_start, out.reasons_end, settings.min_clock_fraction)
-    if clock is not None:
-        record["sm_clock_mhz"] = clock["average_mhz"]
-    return record
+    return Round(
+        round=r,
+        gpu_ms_per_call=gpu * 1000.0 / calls if calls else 0.0,
+        bytes_per_second=_rate(rd.bytes_per_call, calls, gpu),
+        items_per_second=_rate(rd.items, calls, gpu),
+        noise_timeout=m.noise_timeout,
+        noise_percent=m.noise_percent,
+        batch_count=len(m.batches),
+        kernel_calls=calls,
+        kernel_calls_per_batch=m.kernel_calls_per_batch,
+        elapsed_secs=Elapsed(host=m.host_secs, gpu=gpu),
+        gpu_temp_celsius=_temperatures(out.temp_start, out.temp_end),
+        sm_clock_mhz=clock["average_mhz"] if clock is not None else UNSET,
+    )
 
 
-def _record(index: int, q: _Queued, rounds: Sequence[_Round], settings: Settings) -> dict[str, Any]:
+def _record(index: int, q: _Queued, rounds: Sequence[_Round], settings: Settings) -> Specialization:
     """A specialization over all its rounds: the C++ primbench's fields for the whole measurement (every
     call of every round), then the rounds and the spread between them."""
     gpu = math.fsum(rd.gpu_secs for rd in rounds)
@@ -485,39 +514,33 @@ def _record(index: int, q: _Queued, rounds: Sequence[_Round], settings: Settings
     first_m = rounds[0].outcome.measurement
     measurements = [rd.outcome.measurement for rd in rounds]
     batches = sum(len(m.batches) for m in measurements)
-    record: dict[str, Any] = {
-        "index": index,
-        "name": q.name,
-        "bytes_per_second": bytes_total / gpu if gpu > 0 else 0.0,
-        "items_per_second": items_total / gpu if gpu > 0 else 0.0,
-        "bytes_per_item": _number(last.bytes_per_call / last.items) if last.items else 0,
-        "items": last.items,
-        "noise_timeout": any(m.noise_timeout for m in measurements),
-        "noise_percent": max(m.noise_percent for m in measurements),
-        "meta": q.meta,
-        "elapsed_secs": {"host": math.fsum(m.host_secs for m in measurements), "gpu": gpu},
-    }
-    temps_start = rounds[0].outcome.temp_start
-    temps_end = last.outcome.temp_end
-    if temps_start is not None or temps_end is not None:
-        record["gpu_temp_celsius"] = {"start": temps_start, "end": temps_end}
-    record["calls"] = {
-        "kernel_calls_per_batch": first_m.kernel_calls_per_batch,
-        "ms_per_batch": gpu * 1000.0 / batches if batches else 0.0,
-        "batches": batches,
-        "kernel_calls": calls,
-    }
-    if settings.output_batches:
-        several = len(rounds) > 1
-        record["batches"] = [b for r, m in enumerate(measurements) for b in _batch_records(r if several else None, m)]
-    clock = _clock_over(rounds, settings)
-    if clock is not None:
-        record["sm_clock"] = clock
-    record["rounds"] = [_round_record(r, rd, settings) for r, rd in enumerate(rounds)]
-    per_call_ms = [rr["gpu_ms_per_call"] for rr in record["rounds"]]
-    spread = log_sd(per_call_ms)
-    record["between_rounds"] = {"count": len(rounds), "cv_percent": spread * 100.0 if spread is not None else None}
-    return record
+    several = len(rounds) > 1
+    round_records = tuple(_round_record(r, rd, settings) for r, rd in enumerate(rounds))
+    spread = log_sd([rr.gpu_ms_per_call for rr in round_records])
+    return Specialization(
+        index=index,
+        name=q.name,
+        bytes_per_second=bytes_total / gpu if gpu > 0 else 0.0,
+        items_per_second=items_total / gpu if gpu > 0 else 0.0,
+        bytes_per_item=_number(last.bytes_per_call / last.items) if last.items else 0,
+        items=last.items,
+        noise_timeout=any(m.noise_timeout for m in measurements),
+        noise_percent=max(m.noise_percent for m in measurements),
+        meta=q.meta,
+        elapsed_secs=Elapsed(host=math.fsum(m.host_secs for m in measurements), gpu=gpu),
+        gpu_temp_celsius=_temperatures(rounds[0].outcome.temp_start, last.outcome.temp_end),
+        calls=Calls(
+            kernel_calls_per_batch=first_m.kernel_calls_per_batch,
+            ms_per_batch=gpu * 1000.0 / batches if batches else 0.0,
+            batches=batches,
+            kernel_calls=calls,
+        ),
+        batches=(tuple(b for r, m in enumerate(measurements) for b in _batch_records(r if several else None, m))
+                 if settings.output_batches else None),
+        sm_clock=_sm_clock(_clock_over(rounds, settings)),
+        rounds=round_records,
+        between_rounds=BetweenRounds(count=len(rounds), cv_percent=spread * 100.0 if spread is not None else None),
+    )
 
 
 def _clock_over(rounds: Sequence[_Round], settings: Settings) -> dict[str, Any] | None:
@@ -531,48 +554,30 @@ def _clock_over(rounds: Sequence[_Round], settings: Settings) -> dict[str, Any] 
                         rounds[0].outcome.reasons_start, rounds[-1].outcome.reasons_end, settings.min_clock_fraction)
 
 
-def _failed_record(index: int, q: _Queued, exc: BaseException) -> dict[str, Any]:
+def _failed_record(index: int, q: _Queued, exc: BaseException) -> Specialization:
     message = str(exc) or type(exc).__name__
     if not isinstance(exc, PrimbenchError):
         message = f"{type(exc).__name__}: {message}"
-    return {
-        "index": index,
-        "name": q.name,
-        "bytes_per_second": None,
-        "items_per_second": None,
-        "bytes_per_item": None,
-        "items": None,
-        "noise_timeout": False,
-        "noise_percent": None,
-        "meta": q.meta,
-        "elapsed_secs": None,
-        "calls": None,
-        "error": message,
-    }
+    return Specialization(
+        index=index, name=q.name, bytes_per_second=None, items_per_second=None, bytes_per_item=None, items=None,
+        noise_timeout=False, noise_percent=None, meta=q.meta, elapsed_secs=None, calls=None, error=message,
+    )
 
 
-def _dry_record(index: int, q: _Queued) -> dict[str, Any]:
-    return {
-        "index": index,
-        "name": q.name,
-        "bytes_per_second": 0,
-        "items_per_second": 0,
-        "bytes_per_item": 0,
-        "items": 0,
-        "noise_timeout": False,
-        "noise_percent": 0,
-        "meta": q.meta,
-        "elapsed_secs": {"host": 0, "gpu": 0},
-        "calls": {"kernel_calls_per_batch": 0, "ms_per_batch": 0, "batches": 0, "kernel_calls": 0},
-    }
+def _dry_record(index: int, q: _Queued) -> Specialization:
+    return Specialization(
+        index=index, name=q.name, bytes_per_second=0, items_per_second=0, bytes_per_item=0, items=0,
+        noise_timeout=False, noise_percent=0, meta=q.meta, elapsed_secs=Elapsed(host=0, gpu=0),
+        calls=Calls(kernel_calls_per_batch=0, ms_per_batch=0, batches=0, kernel_calls=0),
+    )
 
 
-def _clock_note(record: Mapping[str, Any]) -> str:
-    clock = record.get("sm_clock")
-    if not clock or clock.get("average_mhz") is None:
+def _clock_note(record: Specialization) -> str:
+    clock = record.sm_clock
+    if clock is None or clock.average_mhz is None:
         return ""
-    note = f"  SM {clock['average_mhz']:.0f} MHz"
-    if clock.get("below_expected"):
+    note = f"  SM {clock.average_mhz:.0f} MHz"
+    if clock.below_expected:
         note += " [red](below expected clock)[/]"
     return note
 

@@ -56,7 +56,7 @@ def test_field_aware_strings_load_or_are_bad_files_and_render_safely(name, branc
     except ResultsFileError as exc:
         assert "\n" not in str(exc) or "\n" in repr(exc)
         return
-    for value in (results.specializations[0].name, results.branch, results.gpu["name"], results.algorithm):
+    for value in (results.specializations[0].name, results.branch, results.gpu.name, results.algorithm):
         clean = term_clean(value)
         assert not fuzz.CONTROL.search(clean)
         clean.encode("utf-8")
