@@ -223,7 +223,8 @@ class Executor:
     def _run(self, settings: Settings, selected: list[_Queued], reporter: Reporter) -> dict[str, Any]:
         device = self._open_device(settings)
         # Read the device's context now: it needs the monitor, which close() shuts down.
-        dev_ctx = device.context() if device is not None else {}
+        # Into the model before anything is measured: a context it cannot hold fails now.
+        dev_ctx = self._guarded(_device_records, device.context() if device is not None else {}, settings)
         algorithm = str(selected[0].meta["algo"])
         count = len(selected)
         reporter.header(algorithm, count, settings.dry, noise_tolerance_percent=settings.noise_tolerance_percent)
@@ -318,20 +319,18 @@ class Executor:
         return _Round(state.outcome, state.items, state.bytes_per_call, device.default_clock_mhz())
 
     def _results(self, settings: Settings, algorithm: str, records: list[Specialization],
-                 dev_ctx: Mapping[str, Any], thermal: Thermal | None) -> Results:
+                 device: _DeviceRecords, thermal: Thermal | None) -> Results:
         """The results of the run: the model the writers read."""
-        monitored = not settings.no_monitoring
         prov = provenance(settings.branch, settings.commit, _benchmark_dir())
         thermal_record = thermal.record() if thermal is not None else None
         general = General(
             algorithm=algorithm,
             specialization_count=len(records),
             library_build_type="python",
-            gpu=msgspec.convert(dev_ctx["gpu"], Gpu) if "gpu" in dev_ctx else None,
-            backend=msgspec.convert(dev_ctx["backend"], Backend) if "backend" in dev_ctx else None,
-            monitoring=(msgspec.convert(dev_ctx["monitoring"], Monitoring)
-                        if monitored and "monitoring" in dev_ctx else None),
-            temperature_type=dev_ctx.get("temperature_type") if monitored else None,
+            gpu=device.gpu,
+            backend=device.backend,
+            monitoring=device.monitoring,
+            temperature_type=device.temperature_type,
             thermal=msgspec.convert(thermal_record, ThermalRecord) if thermal_record is not None else None,
             host_name=host_name(),
             date=now_iso(),
@@ -345,7 +344,7 @@ class Executor:
         context = Context(
             results_version=RESULTS_VERSION,
             general=general,
-            settings=msgspec.convert(settings.to_json(), SettingsRecord),
+            settings=device.settings,
             flags=Flags(sync=bool(self.flags & flags.sync)),
             custom_settings=dict(self._custom_values) if self._custom else None,
         )
@@ -402,6 +401,40 @@ class Executor:
         if problems:
             self._fail("; ".join(problems), EXIT_USAGE)
         return [o for o in outputs if o != os.devnull]
+
+
+@dataclass(frozen=True)
+class _DeviceRecords:
+    """What the run's context holds of the device and the settings, in the model."""
+
+    gpu: Gpu | None
+    backend: Backend | None
+    monitoring: Monitoring | None
+    temperature_type: str | None
+    settings: SettingsRecord
+
+
+def _device_records(context: Mapping[str, Any], settings: Settings) -> _DeviceRecords:
+    """The device's ``gpu``, ``backend``, ``monitoring`` and ``temperature_type`` (the last two
+    only with monitoring on) and the settings as records of the model; a value the model cannot
+    hold is a DeviceError (one line, before anything is measured)."""
+    monitored = not settings.no_monitoring
+
+    def record(key: str, kind: type[Any], wanted: bool = True) -> Any:
+        if not wanted or key not in context:
+            return None
+        try:
+            return msgspec.convert(context[key], kind)
+        except msgspec.ValidationError as exc:
+            raise DeviceError(f"the device's {key} record does not fit results.json: {exc}") from None
+
+    return _DeviceRecords(
+        gpu=record("gpu", Gpu),
+        backend=record("backend", Backend),
+        monitoring=record("monitoring", Monitoring, monitored),
+        temperature_type=record("temperature_type", str, monitored),
+        settings=msgspec.convert(settings.to_json(), SettingsRecord),
+    )
 
 
 def _partial_path(path: str) -> str:

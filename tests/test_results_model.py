@@ -364,3 +364,19 @@ def test_numpy_values_in_a_document_built_in_python_are_numbers() -> None:
     doc["specializations"][0]["items"] = np.int64(7)
     loaded = results_from_dict(doc).specializations[0]
     assert loaded.bytes_per_second == 1.5e12 and loaded.items == 7 and type(loaded.items) is int
+
+
+def test_a_device_context_the_model_cannot_hold_fails_before_measuring(tmp_path: Path, capsys) -> None:
+    class OddDevice(FakeDevice):
+        def context(self) -> dict[str, Any]:
+            return {**super().context(), "gpu": {"name": "Fake GPU", "multiprocessors": "many"}}
+
+    dev = OddDevice(0.25)
+    ex = pb.Executor(["--json-out", str(tmp_path / "r.json")], device=dev, reporter=Reporter(make_console()))
+    ex.queue(Copy(np.int8))
+    with pytest.raises(SystemExit) as info:
+        ex.run()
+    assert info.value.code == 2 and dev.calls == 0 and not (tmp_path / "r.json").exists()
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("the device's gpu record does not fit results.json: Expected `int | null`, got `str` - at "
+                        "`$.multiprocessors`") and "\n" not in err
