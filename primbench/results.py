@@ -688,12 +688,11 @@ def _read(path: str | os.PathLike[str], source: str) -> bytes:
             data = f.read(MAX_FILE_BYTES + 1)
         if len(data) > MAX_FILE_BYTES:
             raise ResultsFileError(source, None, f"is over the limit of {MAX_FILE_BYTES} bytes")
-        data.decode("utf-8")  # names the first byte that is not UTF-8 (msgspec does not)
     except FileNotFoundError:
         raise ResultsFileError(source, None, "no such file") from None
     except IsADirectoryError:
         raise ResultsFileError(source, None, "is a directory, not a results file") from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except (OSError, ValueError) as exc:
         raise ResultsFileError(source, None, f"cannot be read ({exc})") from None
     return data
 
@@ -715,6 +714,10 @@ def cyclic_gc_paused() -> Iterator[None]:
 def _decode(data: bytes, source: str) -> Results:
     """A document from JSON bytes: straight into the model for the current version, through
     `UPGRADES` for an older one."""
+    try:
+        data.decode("utf-8")  # names the first byte that is not UTF-8 (msgspec does not)
+    except UnicodeDecodeError as exc:
+        raise ResultsFileError(source, None, f"cannot be read ({exc})") from None
     with cyclic_gc_paused():
         try:
             version = _VERSION_DECODER.decode(data).context.results_version
@@ -937,6 +940,14 @@ def _surrogate_error(text: str, source: str) -> ResultsFileError:
         source, None, "holds a lone surrogate (\\ud800-\\udfff), not text")
 
 
+def _join(at: str, key: str) -> str:
+    """The path of `key` under `at`: ``a.b``, or ``a["odd key"]`` (escaped, so that an error
+    naming it stays one line of text)."""
+    if re.fullmatch(r"\w+", key, re.ASCII):
+        return f"{at}.{key}" if at else key
+    return f"{at}[{json.dumps(key)}]"
+
+
 def _lone_surrogate(text: str, source: str) -> ResultsFileError | None:
     """Where a lone surrogate (in a key or a value) is, if there is one: no UTF-8 output can
     carry it. msgspec refuses one without saying so; json.loads keeps it, and the walk names
@@ -956,7 +967,7 @@ def _lone_surrogate(text: str, source: str) -> ResultsFileError | None:
                 if not _encodable(k):
                     return ResultsFileError(source, at or None,
                                             "holds a key with a lone surrogate (\\ud800-\\udfff)")
-                stack.append((v, f"{at}.{k}" if at else k))
+                stack.append((v, _join(at, k)))
         elif isinstance(item, list):
             stack.extend((v, f"{at}[{i}]") for i, v in enumerate(item))
     return None

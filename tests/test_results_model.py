@@ -356,6 +356,12 @@ def test_what_msgspec_refuses_without_a_field_is_still_one_line(tmp_path: Path) 
         with pytest.raises(ResultsFileError, match=re.escape(expected)) as info:
             parse_results(bad, "x.json")
         assert str(info.value).startswith("x.json: ") and "\n" not in str(info.value)
+    with pytest.raises(ResultsFileError, match=r"^x\.json: cannot be read \('utf-8' codec can't decode byte 0xff"):
+        parse_results(text.replace("type: char", "type: \xff").encode("latin-1"), "x.json")
+    odd_key = text.replace('"hot": false', '"hot": false, "a\\nb": "\\ud800"')
+    with pytest.raises(ResultsFileError) as info:
+        parse_results(odd_key, "x.json")
+    assert str(info.value) == 'x.json: context.settings["a\\nb"]: holds a lone surrogate (\\ud800-\\udfff), not text'
 
 
 def test_numpy_values_in_a_document_built_in_python_are_numbers() -> None:
