@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from primbench.compare import stats
@@ -27,7 +28,7 @@ from primbench.compare.model import (
 from primbench.errors import PrimbenchError, UsageError
 from primbench.metrics import CHOICES, METRICS, by_name, choose
 from primbench.resultconfig import setting_differences
-from primbench.results import Results, ResultsFileError, Specialization, cyclic_gc_paused, load_results
+from primbench.results import Gpu, Results, ResultsFileError, Specialization, cyclic_gc_paused, load_results
 
 METHOD_DESCRIPTION = (
     "observations: ln(metric) of every round of every run on a side (a run without rounds counts once; the "
@@ -114,19 +115,17 @@ def _describe(side: Sequence[Results], index: Mapping[tuple[str, str], Any]) -> 
 
 
 def _fmt(value: Any) -> str:
+    if isinstance(value, msgspec.Struct):  # a record of the model, shown as its JSON object
+        value = msgspec.to_builtins(value)
     return "absent" if value is None else repr(value) if isinstance(value, str) else str(value)
 
 
-def _gpu_label(gpu: Mapping[str, Any]) -> str:
-    parts = [str(gpu.get("name", "unknown GPU"))]
-    for key in ("uuid", "serial"):
-        if gpu.get(key):
-            parts.append(f"{key} {gpu[key]}")
+def _gpu_label(gpu: Gpu) -> str:
+    parts = [str(gpu.name if gpu.name is not None else "unknown GPU")]
+    for key, value in (("uuid", gpu.uuid), ("serial", gpu.serial)):
+        if value:
+            parts.append(f"{key} {value}")
     return ", ".join(parts)
-
-
-def _as_mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
 
 
 def context_warnings(base: Results, head: Results) -> list[str]:
@@ -134,12 +133,12 @@ def context_warnings(base: Results, head: Results) -> list[str]:
     out: list[str] = []
     if base.version != head.version:
         out.append(f"schema version differs: base {base.version}, head {head.version}")
-    bg, hg = _as_mapping(base.gpu), _as_mapping(head.gpu)
-    if bg.get("name") != hg.get("name"):
+    bg, hg = base.gpu, head.gpu
+    if bg.name != hg.name:
         out.append(f"different GPU model: base {_gpu_label(bg)}; head {_gpu_label(hg)}")
     else:
-        for key in ("uuid", "serial"):
-            if bg.get(key) and hg.get(key) and bg.get(key) != hg.get(key):
+        for key, b, h in (("uuid", bg.uuid, hg.uuid), ("serial", bg.serial, hg.serial)):
+            if b and h and b != h:
                 out.append(
                     f"different physical GPU ({key} differs): base {_gpu_label(bg)}; head {_gpu_label(hg)}; "
                     "two GPUs of one model can differ by several percent"
@@ -149,17 +148,16 @@ def context_warnings(base: Results, head: Results) -> list[str]:
     for section, key, b, h in setting_differences(base, head):
         label = f"setting {key}" if section == "settings" else f"{section}.{key}"
         out.append(f"{label} differs: base {_fmt(b)}, head {_fmt(h)}")
-    bs, hs = _as_mapping(base.settings), _as_mapping(head.settings)
-    if bs.get("dry") or hs.get("dry"):
+    if base.settings.dry is True or head.settings.dry is True:
         out.append("a side is a dry run (--dry): its throughputs are zeros")
-    bm, hm = base.general.get("monitoring"), head.general.get("monitoring")
+    bm, hm = base.general.monitoring, head.general.monitoring
     if bm != hm:
         if bm is None or hm is None:
             on = "head" if bm is None else "base"
             out.append(f"monitoring differs: only {on} ran with temperature monitoring and control")
         else:
             out.append(f"monitoring differs: base {_fmt(bm)}, head {_fmt(hm)}")
-    bb, hb = base.general.get("backend"), head.general.get("backend")
+    bb, hb = base.general.backend, head.general.backend
     if bb is not None and hb is not None and bb != hb:
         out.append(f"GPU runtime differs: base {_fmt(bb)}, head {_fmt(hb)}")
     return out
@@ -210,13 +208,12 @@ def _side_context(side: Sequence[Results]) -> dict[str, Any]:
     if not side:
         return {}
     first = side[0]
-    gpu = _as_mapping(first.gpu)
     return {
         "files": [r.source for r in side],
         "branch": first.branch,
         "commit": first.commit,
         "date": first.date,
-        "gpu": gpu.get("name"),
+        "gpu": first.gpu.name,
     }
 
 
@@ -241,14 +238,14 @@ def _history(value: Any) -> tuple[float, float] | None:
 
 def _slow_clock(spec: Specialization) -> str | None:
     """The 4.2.0 ``sm_clock`` check: a description when the SM clock fell below expectations."""
-    clock = spec.raw.get("sm_clock") if isinstance(spec.raw, Mapping) else None
-    if not isinstance(clock, Mapping) or clock.get("below_expected") is not True:
+    clock = spec.sm_clock
+    if clock is None or not clock.below_expected:
         return None
-    avg, frac = clock.get("average_mhz"), clock.get("fraction_of_default")
+    avg, frac = clock.average_mhz, clock.fraction_of_default
     parts = []
-    if isinstance(avg, int | float) and not isinstance(avg, bool):
+    if avg is not None:
         parts.append(f"{avg:.0f} MHz")
-    if isinstance(frac, int | float) and not isinstance(frac, bool):
+    if frac is not None:
         parts.append(f"{frac * 100:.0f} % of default")
     return ", ".join(parts) or "below expected"
 
@@ -516,9 +513,8 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
 def _side_conditions(side: Sequence[Results]) -> tuple[float | None, float | None]:
     """Mean GPU temperature at the start of the specializations and mean SM clock of a side."""
     temps = [s.gpu_temp_start for r in side for s in r.specializations if s.gpu_temp_start is not None]
-    clocks = [c.get("average_mhz") for r in side for s in r.specializations
-              if isinstance(c := s.raw.get("sm_clock"), Mapping)]
-    mhz = [float(c) for c in clocks if isinstance(c, int | float) and not isinstance(c, bool)]
+    mhz = [float(s.sm_clock.average_mhz) for r in side for s in r.specializations
+           if s.sm_clock is not None and s.sm_clock.average_mhz is not None]
     return (float(np.mean(temps)) if temps else None, float(np.mean(mhz)) if mhz else None)
 
 

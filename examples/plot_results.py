@@ -106,7 +106,7 @@ def branch_rows(results: Results, counts: dict[str, int]) -> list[dict]:
 
 def plot_memory_latency(results: Results, out: Path) -> None:
     rows = latency_rows(results)
-    l2 = int(results.gpu.get("l2_cache_bytes") or 60 * MiB)
+    l2 = int(results.gpu.l2_cache_bytes or 60 * MiB)
     sizes = sorted({r["bytes"] for r in rows if r["memory"] == "global"})
     lo, hi = sizes[0] / 2, sizes[-1] * 2
     fig, ax = plt.subplots(figsize=(9, 5.6), dpi=120)
@@ -141,7 +141,7 @@ def plot_memory_latency(results: Results, out: Path) -> None:
     ax.set_yticklabels([str(t) for t in ticks])
     ax.set_xlabel("array chased (bytes, log scale)")
     ax.set_ylabel("latency per access (ns, log scale)")
-    ax.set_title(f"Pointer-chase latency, {results.gpu.get('name', 'GPU')} (memory_latency.py)")
+    ax.set_title(f"Pointer-chase latency, {results.gpu.name or 'GPU'} (memory_latency.py)")
     ax.grid(True, which="major", axis="y", color="white", lw=0.8)
     ax.legend(loc="lower right", fontsize=8.5, framealpha=0.95)
     fig.tight_layout()
@@ -172,7 +172,7 @@ def plot_branch_penalty(results: Results, counts: dict[str, int], out: Path) -> 
     ax.set_ylim(0, max(rates) * 1.22)
     ax.set_xlabel("p (probability that an entry of R is 1) and the entries of R drawn as 1 (branch_penalty.log)")
     ax.set_ylabel("Gitems/s (threads per second)")
-    ax.set_title(f"Branch divergence, {results.gpu.get('name', 'GPU')} (branch_penalty.py): "
+    ax.set_title(f"Branch divergence, {results.gpu.name or 'GPU'} (branch_penalty.py): "
                  "blue uniform warps, orange diverged", fontsize=11)
     ax.grid(True, axis="y", alpha=0.3, zorder=0)
     fig.tight_layout()
@@ -189,7 +189,7 @@ def _table(header: list[str], rows: list[list[str]], right: set[int]) -> list[st
 
 def _source(results: Results, path: Path) -> str:
     commit = (results.commit or "")[:12]
-    return f"`{path.name}` ({results.branch}@{commit}, {results.gpu.get('name', '?')}, {results.date})"
+    return f"`{path.name}` ({results.branch}@{commit}, {results.gpu.name or '?'}, {results.date})"
 
 
 def figures_markdown(directory: Path) -> str:
@@ -234,7 +234,7 @@ def figures_markdown(directory: Path) -> str:
     if path.is_file():
         r = load_results(path)
         rows_m = latency_rows(r)
-        l2 = int(r.gpu.get("l2_cache_bytes") or 60 * MiB)
+        l2 = int(r.gpu.l2_cache_bytes or 60 * MiB)
         out += ["## Memory latency (`memory_latency.py`)", "", f"* {_source(r, path)}", "",
                 f"Latency per access = 1e9 / items_per_second ns. Level: where an array of that size fits "
                 f"(L1: below {_size(L1_BYTES)}, the L1 / shared memory of an SM; L2: below {_size(l2)}, "

@@ -15,17 +15,18 @@ import contextlib
 import datetime as _dt
 import hashlib
 import json
-import math
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from primbench.history.schema import SCHEMA_VERSION, one_line, rollback
 from primbench.history.store import open_for_write, resolve_db
 from primbench.resultconfig import config_key
-from primbench.results import Results, ResultsFileError, load_results
+from primbench.results import Results, ResultsFileError, Specialization, known, load_results
 
 if TYPE_CHECKING:
     import duckdb
@@ -53,6 +54,7 @@ _CASTS = {"iterations_ms": "CAST(CAST(iterations_ms AS JSON) AS DOUBLE[])"}
 _KNOWN_SPEC_KEYS = frozenset({
     "index", "name", "bytes_per_second", "items_per_second", "bytes_per_item", "items", "noise_timeout",
     "noise_percent", "meta", "elapsed_secs", "gpu_temp_celsius", "calls", "batches", "error", "sm_clock",
+    "gpu_seconds_per_call", "dry",  # a column of its own; a dry run is never stored
 })
 
 
@@ -132,12 +134,9 @@ def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], l
 
 
 def document_of(results: Results) -> dict[str, Any]:
-    """The validated document as the loader saw it (context, specializations, summary)."""
-    return {
-        "context": results.context,
-        "specializations": [s.raw for s in results.specializations],
-        "summary": results.summary,
-    }
+    """The document as its file holds it (a file of an older version before its upgrade):
+    what a run's identity and the stored document are made of."""
+    return results.as_written()
 
 
 def canonical_json(document: Mapping[str, Any]) -> str:
@@ -151,8 +150,8 @@ def run_id_of(canonical: str) -> str:
 
 def parse_date(results: Results) -> tuple[_dt.datetime, str]:
     """``context.general.date`` as a UTC instant (no offset: taken as UTC), and as written."""
-    text = results.general.get("date")
-    if not isinstance(text, str) or not text:
+    text = results.general.date
+    if not text:
         raise ResultsFileError(results.source, "context.general.date",
                                "missing: history orders runs by date (ISO 8601 with offset)")
     try:
@@ -174,7 +173,10 @@ def _text(value: Any) -> str | None:
 
 
 def _json(value: Any) -> str | None:
-    return None if value is None else json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    """A value (a record of the model as its JSON object) as compact JSON text."""
+    if value is None:
+        return None
+    return json.dumps(msgspec.to_builtins(value), separators=(",", ":"), ensure_ascii=False)
 
 
 def gpu_key(gpu: Mapping[str, Any]) -> str:
@@ -188,15 +190,17 @@ def gpu_key(gpu: Mapping[str, Any]) -> str:
     return f"{name}@{bus}" if bus else name
 
 
-def _flag(obj: Mapping[str, Any] | None, key: str) -> bool | None:
-    value = obj.get(key) if obj else None
-    return value if isinstance(value, bool) else None
-
-
-def _finite(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        return None
-    return float(value)
+def _extra(spec: Specialization) -> dict[str, Any] | None:
+    """The fields of a specialization that the table has no column for (rounds, the spread
+    between them, the time per call's statistics, a host timer), by their results.json names,
+    as JSON values; None when it has none."""
+    out = {}
+    for f in msgspec.structs.fields(spec):
+        value = getattr(spec, f.name)
+        if (f.encode_name not in _KNOWN_SPEC_KEYS and value is not None and value is not msgspec.UNSET
+                and value != () and not (f.default is not msgspec.NODEFAULT and value == f.default)):
+            out[f.encode_name] = msgspec.to_builtins(value)
+    return out or None
 
 
 class Staged:
@@ -215,34 +219,34 @@ class Staged:
         run_id = run_id_of(canonical)
         when, date_text = parse_date(results)
         general = results.general
-        gpu = results.gpu if isinstance(results.gpu, Mapping) else {}
-        backend = general.get("backend")
+        gpu = results.gpu
+        backend = general.backend
         ok = [s for s in results.specializations if not s.failed]
         run = self.columns["runs"]
         values: dict[str, Any] = {
             "run_id": run_id,
             "algorithm": results.algorithm,
-            "branch": _text(general.get("branch_name")),
-            "commit": _text(general.get("commit_hash")),
+            "branch": general.branch_name,
+            "commit": general.commit_hash,
             "date": when,
             "date_text": date_text,
-            "branch_source": _text(general.get("branch_source")),
-            "commit_source": _text(general.get("commit_source")),
-            "host": _text(general.get("host_name")),
-            "gpu_key": gpu_key(gpu),
-            "gpu_name": _text(gpu.get("name")),
-            "gpu_uuid": _text(gpu.get("uuid")),
-            "gpu_serial": _text(gpu.get("serial")),
-            "gpu_pci_bus_id": _text(gpu.get("pci_bus_id")),
-            "gpu_arch": _text(gpu.get("arch")),
-            "backend": _text(backend.get("name")) if isinstance(backend, Mapping) else _text(backend),
+            "branch_source": general.branch_source,
+            "commit_source": general.commit_source,
+            "host": general.host_name,
+            "gpu_key": gpu_key(msgspec.to_builtins(gpu)),
+            "gpu_name": gpu.name,
+            "gpu_uuid": gpu.uuid,
+            "gpu_serial": gpu.serial,
+            "gpu_pci_bus_id": gpu.pci_bus_id,
+            "gpu_arch": gpu.arch,
+            "backend": known(backend.name) if backend is not None else None,
             "results_version": results.version,
-            "primbench_version": _text(general.get("primbench_version")),
-            "python_version": _text(general.get("python_version")),
+            "primbench_version": general.primbench_version,
+            "python_version": general.python_version,
             "general": _json(general),
             "settings": _json(results.settings),
-            "flags": _json(results.context.get("flags")),
-            "custom_settings": _json(results.context.get("custom_settings")),
+            "flags": _json(results.context.flags),
+            "custom_settings": _json(results.context.custom_settings),
             "specialization_count": len(results.specializations),
             "failures": len(results.specializations) - len(ok),
             "noise_timeouts": sum(1 for s in ok if s.noise_timeout),
@@ -258,19 +262,18 @@ class Staged:
         batch_cols = self.columns["batches"]
         _check_indexes(results)
         for s in results.specializations:
-            clock = s.raw.get("sm_clock")
-            clock = clock if isinstance(clock, Mapping) else None
-            extra = {k: v for k, v in s.raw.items() if k not in _KNOWN_SPEC_KEYS}
+            clock = s.sm_clock
+            extra = _extra(s)
             row: tuple[Any, ...] = (
                 run_id, s.index, s.name, s.algorithm or results.algorithm, _json(s.meta), s.bytes_per_second,
                 s.items_per_second, s.bytes_per_item, s.items, s.noise_percent,
                 None if s.failed and s.noise_percent is None else s.noise_timeout,
                 s.elapsed_host_secs, s.elapsed_gpu_secs, s.kernel_calls_per_batch, s.ms_per_batch, s.batch_count,
                 s.kernel_calls, s.gpu_temp_start, s.gpu_temp_end,
-                _finite(clock.get("average_mhz")) if clock else None,
-                _finite(clock.get("fraction_of_default")) if clock else None,
-                _flag(clock, "below_expected"),
-                _json(clock), s.error, _json(extra) if extra else None, _per_call(s.elapsed_gpu_secs, s.kernel_calls),
+                clock.average_mhz if clock else None,
+                clock.fraction_of_default if clock else None,
+                clock.below_expected if clock else None,
+                _json(clock), s.error, _json(extra), _per_call(s.elapsed_gpu_secs, s.kernel_calls),
             )
             for key, cell in zip(SPEC_COLUMNS, row, strict=True):
                 spec_cols[key].append(cell)
@@ -360,7 +363,7 @@ def stage_files(paths: Iterable[str | os.PathLike[str]], progress: Progress | No
         path = str(f)
         try:
             results = load_results(f)
-            if results.settings.get("dry") is True or any(s.raw.get("dry") is True for s in results.specializations):
+            if known(results.settings.dry) is True or any(s.dry for s in results.specializations):
                 raise ResultsFileError(path, "context.settings.dry",
                                        "a dry run (--dry): nothing was measured, its zeros are not stored")
             canonical = canonical_json(document_of(results))

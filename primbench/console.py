@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from primbench.measure import Progress
+    from primbench.results import Round, Specialization, Summary
 
 
 def color_enabled(stream: IO[str] | None = None, env: Mapping[str, str] | None = None) -> bool:
@@ -162,12 +163,13 @@ class Reporter:
             self._status.update(f"{self._name}: {message}")
         self.console.print(f"  {message}", style="grey50", markup=False)
 
-    def round_finished(self, index: int, count: int, rnd: Mapping[str, Any]) -> None:
+    def round_finished(self, index: int, count: int, rnd: Round) -> None:
         """A round of a specialization that has rounds to go: one dim line."""
         self._stop()
+        host = rnd.elapsed_secs.host if rnd.elapsed_secs is not None else None
         self.console.print(
-            f"  \\[{index + 1}/{count}] {self._name}  {duration(rnd['gpu_ms_per_call'] / 1000.0)}/call  "
-            f"noise {rnd['noise_percent']:.3f}%  {rnd['elapsed_secs']['host']:.2f} s",
+            f"  \\[{index + 1}/{count}] {self._name}  {duration(rnd.gpu_ms_per_call / 1000.0)}/call  "
+            f"noise {rnd.noise_percent:.3f}%  {host or 0:.2f} s",
             style="grey50",
         )
 
@@ -190,49 +192,47 @@ class Reporter:
             self._status.stop()
             self._status = None
 
-    def finished(self, index: int, count: int, record: Mapping[str, Any], extra: str = "") -> None:
+    def finished(self, index: int, count: int, record: Specialization, extra: str = "") -> None:
         self._stop()
         tag = f"[{index + 1}/{count}]"
-        name = _label(record["name"])
-        if record.get("error") is not None:
+        name = _label(record.name)
+        if record.error is not None:
             self.console.print(f"[red]FAILED[/] {tag} {name}: ", end="")
-            self.console.print(record["error"], markup=False)
+            self.console.print(record.error, markup=False)
             return
-        if record.get("dry"):
+        if record.dry:
             self.console.print(f"[green]dry[/] {tag} {name}")
             return
-        calls = record["calls"]
-        noisy = record["noise_timeout"]
-        status = "[yellow]NOISY[/]" if noisy else "[green]ok[/]   "
-        per_call = record.get("gpu_seconds_per_call")
-        if per_call is None:
-            per_call = record["elapsed_secs"]["gpu"] / calls["kernel_calls"] if calls["kernel_calls"] else 0.0
-        spread = (record.get("between_rounds") or {}).get("cv_percent")
+        status = "[yellow]NOISY[/]" if record.noise_timeout else "[green]ok[/]   "
+        spread = record.cv_between_rounds_percent
         rounds = f"  between rounds {spread:.2f}%" if spread is not None else ""
-        noise = f"noise {record['noise_percent']:.3f}%"
-        if self._tolerance is not None and record["noise_percent"] >= self._tolerance:
+        noise_percent = record.noise_percent or 0.0
+        noise = f"noise {noise_percent:.3f}%"
+        if self._tolerance is not None and noise_percent >= self._tolerance:
             noise = f"[red]{noise}[/]"
-        temps = record.get("gpu_temp_celsius") or {}
-        temp = f"  {temps['end']:.0f} °C" if temps.get("end") is not None else ""
-        timer = "  host timer" if record.get("timer") == "host" else ""
+        end = record.gpu_temp_end
+        temp = f"  {end:.0f} °C" if end is not None else ""
+        timer = "  host timer" if record.timer == "host" else ""
+        figures = _figures(record.bytes_per_second or 0.0, record.items_per_second or 0.0,
+                           record.gpu_seconds_per_call or 0.0)
         self.console.print(
-            f"{status} {tag} {name}  {_figures(record['bytes_per_second'], record['items_per_second'], per_call)}  "
+            f"{status} {tag} {name}  {figures}  "
             f"{noise}{rounds}{temp}  "
-            f"{calls['kernel_calls_per_batch']} calls x {calls['batches']} batches  "
-            f"{record['elapsed_secs']['host']:.2f} s{timer}{extra}"
+            f"{record.kernel_calls_per_batch} calls x {record.batch_count} batches  "
+            f"{record.elapsed_host_secs or 0.0:.2f} s{timer}{extra}"
         )
 
-    def summary(self, summary: Mapping[str, Any], failed: int, outputs: list[str]) -> None:
+    def summary(self, summary: Summary, count: int, failed: int, outputs: list[str]) -> None:
         self._stop()
-        el = summary["elapsed_secs"]
+        timeouts = summary.noise_timeouts or 0
+        host = summary.elapsed_secs.host if summary.elapsed_secs is not None else None
+        gpu = summary.elapsed_secs.gpu if summary.elapsed_secs is not None else None
         parts = [
-            f"{summary.get('specializations', 0)} run",
+            f"{count} run",
             f"[red]{failed} failed[/]" if failed else "0 failed",
-            f"[yellow]{summary['noise_timeouts']} noise timeouts[/]"
-            if summary["noise_timeouts"]
-            else "0 noise timeouts",
-            f"{el['host']:.2f} s host",
-            f"{el['gpu']:.3f} s GPU",
+            f"[yellow]{timeouts} noise timeouts[/]" if timeouts else "0 noise timeouts",
+            f"{host or 0.0:.2f} s host",
+            f"{gpu or 0.0:.3f} s GPU",
         ]
         self.console.print("Summary: " + ", ".join(parts))
         for path in outputs:

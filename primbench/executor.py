@@ -15,6 +15,9 @@ from itertools import product
 from pathlib import Path
 from typing import Any, NoReturn
 
+import msgspec
+from msgspec import UNSET
+
 from primbench.atomicfile import fallback_path, unwritable_reason
 from primbench.axis import SIZE, Axis, declared, override, parse_override
 from primbench.benchmark import Benchmark, checked_meta, natural_key, specialization_name
@@ -34,7 +37,29 @@ from primbench.errors import (
 from primbench.measure import SYNC_EVERY, Measurement
 from primbench.provenance import host_name, now_iso, provenance
 from primbench.report import Report
-from primbench.results import RESULTS_VERSION, time_per_call_fields, write_csv, write_json
+from primbench.results import (
+    RESULTS_VERSION,
+    Backend,
+    Batch,
+    BetweenRounds,
+    Calls,
+    Context,
+    Elapsed,
+    Flags,
+    General,
+    Gpu,
+    Monitoring,
+    Results,
+    Round,
+    SettingsRecord,
+    SmClock,
+    Specialization,
+    Summary,
+    Temperatures,
+    ThermalRecord,
+    TimePerCall,
+    time_per_call_fields,
+)
 from primbench.rounds import log_sd
 from primbench.settings import CustomOption, Settings, build_parser, effective_cache_size, flags, parse_args
 from primbench.state import RunOutcome, State, Thermal
@@ -332,11 +357,18 @@ class Executor:
             l2 = (dev_ctx.get("gpu") or {}).get("l2_cache_bytes")
             settings = dataclasses.replace(settings, cache_size=effective_cache_size(None, l2))
             self.settings = settings
+        # Into the model before anything is measured: a context it cannot hold fails now.
+        try:
+            dev_records = _device_records(dev_ctx, settings)
+        except BaseException:
+            if device is not None and not settings.dry:
+                self._close(device)
+            raise
         algorithm = str(selected[0].meta["algo"])
         count = len(selected)
         reporter.header(algorithm, count, settings.dry, noise_tolerance_percent=settings.noise_tolerance_percent)
         done: dict[int, list[_Round]] = {i: [] for i in range(count)}
-        failures: dict[int, dict[str, Any]] = {}
+        failures: dict[int, Specialization] = {}
         exceptions: dict[str, BaseException] = {}
         interrupted: KeyboardInterrupt | None = None
         fatal: str | None = None
@@ -387,7 +419,7 @@ class Executor:
         finally:
             if device is not None and not settings.dry:
                 self._close(device)
-        records: list[dict[str, Any]] = []
+        records: list[Specialization] = []
         for index, q in enumerate(selected):
             if settings.dry:
                 records.append(_dry_record(index, q))
@@ -395,14 +427,15 @@ class Executor:
                 records.append(failures[index])
             elif done[index]:
                 records.append(_record(index, q, done[index], settings))
-        document = self._document(settings, algorithm, records, dev_ctx, thermal)
-        errors = {str(r["name"]): str(r["error"]) for r in records if r.get("error") is not None}
+        results = self._results(settings, algorithm, records, dev_records, thermal)
+        errors = {r.name: r.error for r in records if r.error is not None}
         code = EXIT_INTERRUPTED if interrupted else EXIT_FAILED if (errors or fatal) else EXIT_OK
-        report = Report("dry" if settings.dry else "run", code, tuple(q.name for q in selected), document,
+        report = Report("dry" if settings.dry else "run", code, tuple(q.name for q in selected), results,
                         failures=errors, exceptions=exceptions, error=fatal)
         self._keep(report)  # kept should writing fail
-        outputs = self._write(settings, document)
-        reporter.summary({**document["summary"], "specializations": len(records)}, len(errors), outputs)
+        outputs = self._write(settings, results)
+        assert results.summary is not None
+        reporter.summary(results.summary, len(records), len(errors), outputs)
         report = self._keep(dataclasses.replace(report, outputs=tuple(outputs)))
         if interrupted is not None:
             raise interrupted
@@ -431,7 +464,7 @@ class Executor:
                     raise
                 except Exception as exc:  # the benchmark's own fault: report it, go on
                     record = _failed_record(index, q, exc)
-                    failures[q.name], exceptions[q.name] = str(record["error"]), exc
+                    failures[q.name], exceptions[q.name] = str(record.error), exc
                     reporter.finished(index, count, record)
                     continue
                 reporter.profiled(index, count, q.name)
@@ -466,42 +499,45 @@ class Executor:
             raise UsageError(f"{type(q.benchmark).__name__}.run() never called state.run(fn)")
         return _Round(state.outcome, state.items, state.bytes_per_call, device.default_clock_mhz())
 
-    def _document(self, settings: Settings, algorithm: str, records: list[dict[str, Any]],
-                  dev_ctx: Mapping[str, Any], thermal: Thermal | None) -> dict[str, Any]:
-        general: dict[str, Any] = {
-            "algorithm": algorithm,
-            "specialization_count": len(records),
-            "library_build_type": "python",
-        }
-        for key in ("gpu", "backend", "monitoring", "temperature_type"):
-            if key in dev_ctx and not (settings.no_monitoring and key in ("monitoring", "temperature_type")):
-                general[key] = dev_ctx[key]
+    def _results(self, settings: Settings, algorithm: str, records: list[Specialization],
+                 device: _DeviceRecords, thermal: Thermal | None) -> Results:
+        """The results of the run: the model the writers read."""
+        prov = provenance(settings.branch, settings.commit, _benchmark_dir())
         thermal_record = thermal.record() if thermal is not None else None
-        if thermal_record is not None:
-            general["thermal"] = thermal_record
-        general["host_name"] = host_name()
-        general["date"] = now_iso()
-        general.update(provenance(settings.branch, settings.commit, _benchmark_dir()))
-        general["primbench_version"] = __version__
-        general["python_version"] = platform.python_version()
-        context: dict[str, Any] = {
-            "results_version": RESULTS_VERSION,
-            "general": general,
-            "settings": {**settings.to_json(), **_thermal_limits(thermal_record)},
-            "flags": {"sync": bool(self.flags & flags.sync)},
-        }
-        if self._custom:
-            context["custom_settings"] = dict(self._custom_values)
-        ok = [r for r in records if r.get("error") is None]
-        summary = {
-            "noise_timeouts": sum(1 for r in ok if r["noise_timeout"]),
-            "failures": len(records) - len(ok),
-            "elapsed_secs": {
-                "host": time.perf_counter() - self._started,
-                "gpu": sum(r["elapsed_secs"]["gpu"] for r in ok),
-            },
-        }
-        return {"context": context, "specializations": records, "summary": summary}
+        general = General(
+            algorithm=algorithm,
+            specialization_count=len(records),
+            library_build_type="python",
+            gpu=device.gpu,
+            backend=device.backend,
+            monitoring=device.monitoring,
+            temperature_type=device.temperature_type,
+            thermal=msgspec.convert(thermal_record, ThermalRecord) if thermal_record is not None else None,
+            host_name=host_name(),
+            date=now_iso(),
+            branch_name=prov.get("branch_name"),
+            commit_hash=prov.get("commit_hash"),
+            branch_source=prov.get("branch_source"),
+            commit_source=prov.get("commit_source"),
+            primbench_version=__version__,
+            python_version=platform.python_version(),
+        )
+        limits = _thermal_limits(thermal_record)
+        context = Context(
+            results_version=RESULTS_VERSION,
+            general=general,
+            settings=msgspec.structs.replace(device.settings, **limits) if limits else device.settings,
+            flags=Flags(sync=bool(self.flags & flags.sync)),
+            custom_settings=dict(self._custom_values) if self._custom else None,
+        )
+        ok = [r for r in records if not r.failed]
+        summary = Summary(
+            noise_timeouts=sum(1 for r in ok if r.noise_timeout),
+            failures=len(records) - len(ok),
+            elapsed_secs=Elapsed(host=time.perf_counter() - self._started,
+                                 gpu=sum(r.elapsed_gpu_secs or 0 for r in ok)),
+        )
+        return Results(context, tuple(records), summary)
 
     def _check_outputs(self, settings: Settings, expected: int) -> None:
         """Before anything is measured: every output can be written (else exit 2 now, not
@@ -511,25 +547,25 @@ class Executor:
             if path and path != os.devnull and (reason := unwritable_reason(path)):
                 raise UsageError(f"{option} {path}: cannot write there ({reason}); nothing was measured")
 
-    def _write(self, settings: Settings, document: Mapping[str, Any]) -> list[str]:
+    def _write(self, settings: Settings, results: Results) -> list[str]:
         """Write the outputs. A run that did not finish never replaces a file holding more
         specializations (it goes beside it, NAME.partial.json); a write that fails goes to a
         fallback path, named in a one-line error (exit 2)."""
-        records = document["specializations"]
+        records = results.specializations
         partial = len(records) < getattr(self, "_expected", len(records))
         outputs: list[str] = []
         problems: list[str] = []
         for path, csv in ((settings.json_out, False), (settings.csv_out, True)):
             if not path:
                 continue
-            count = sum(1 for r in records if r.get("error") is None) if csv else len(records)
+            count = sum(1 for r in records if not r.failed) if csv else len(records)
             target = _partial_path(path) if partial and _holds_more(path, csv, count) else path
 
             def write(to: str | Path, csv: bool = csv) -> None:
                 if csv:
-                    write_csv(records, to)
+                    results.save_csv(to)
                 else:
-                    write_json(document, to, settings.spaces_per_indent)
+                    results.save(to, settings.spaces_per_indent)
 
             try:
                 write(target)
@@ -547,6 +583,40 @@ class Executor:
         if problems:
             raise UsageError("; ".join(problems))
         return [o for o in outputs if o != os.devnull]
+
+
+@dataclass(frozen=True)
+class _DeviceRecords:
+    """What the run's context holds of the device and the settings, in the model."""
+
+    gpu: Gpu | None
+    backend: Backend | None
+    monitoring: Monitoring | None
+    temperature_type: str | None
+    settings: SettingsRecord
+
+
+def _device_records(context: Mapping[str, Any], settings: Settings) -> _DeviceRecords:
+    """The device's ``gpu``, ``backend``, ``monitoring`` and ``temperature_type`` (the last two
+    only with monitoring on) and the settings as records of the model; a value the model cannot
+    hold is a DeviceError (one line, before anything is measured)."""
+    monitored = not settings.no_monitoring
+
+    def record(key: str, kind: type[Any], wanted: bool = True) -> Any:
+        if not wanted or key not in context:
+            return None
+        try:
+            return msgspec.convert(context[key], kind)
+        except msgspec.ValidationError as exc:
+            raise DeviceError(f"the device's {key} record does not fit results.json: {exc}") from None
+
+    return _DeviceRecords(
+        gpu=record("gpu", Gpu),
+        backend=record("backend", Backend),
+        monitoring=record("monitoring", Monitoring, monitored),
+        temperature_type=record("temperature_type", str, monitored),
+        settings=msgspec.convert(settings.to_json(), SettingsRecord),
+    )
 
 
 def _partial_path(path: str) -> str:
@@ -609,93 +679,92 @@ def _rate(per_call: float, calls: int, gpu_secs: float) -> float:
     return per_call * calls / gpu_secs if gpu_secs > 0 else 0.0
 
 
-def _batch_records(r: int | None, m: Measurement) -> list[dict[str, Any]]:
+def _batch_records(r: int | None, m: Measurement) -> list[Batch]:
     return [
-        {
-            "batch_ms": b.batch_ms,
-            "iterations_ms": list(b.iterations_ms),
-            "kernel_calls": b.kernel_calls,
-            "host_secs": b.host_secs,
-            **({"round": r} if r is not None else {}),
-        }
+        Batch(batch_ms=b.batch_ms, iterations_ms=tuple(b.iterations_ms), kernel_calls=b.kernel_calls,
+              host_secs=b.host_secs, round=r)
         for b in m.batches
     ]
 
 
-def _round_record(r: int, rd: _Round, settings: Settings) -> dict[str, Any]:
+def _temperatures(start: float | None, end: float | None) -> Temperatures | None:
+    return Temperatures(start=start, end=end) if start is not None or end is not None else None
+
+
+def _sm_clock(record: Mapping[str, Any] | None) -> SmClock | None:
+    """`primbench.clocks.clock_record`'s object in the model."""
+    return None if record is None else msgspec.convert(record, SmClock)
+
+
+def _round_record(r: int, rd: _Round, settings: Settings) -> Round:
     """``rounds[r]`` of a specialization (results 4.3.0)."""
     m, out = rd.outcome.measurement, rd.outcome
     gpu, calls = m.gpu_secs, m.kernel_calls
-    record: dict[str, Any] = {
-        "round": r,
-        "gpu_ms_per_call": gpu * 1000.0 / calls if calls else 0.0,
-        "bytes_per_second": _rate(rd.bytes_per_call, calls, gpu),
-        "items_per_second": _rate(rd.items, calls, gpu),
-        "noise_timeout": m.noise_timeout,
-        "noise_percent": m.noise_percent,
-        "batches": len(m.batches),
-        "kernel_calls": calls,
-        "kernel_calls_per_batch": m.kernel_calls_per_batch,
-        "elapsed_secs": {"host": m.host_secs, "gpu": gpu},
-    }
-    if out.temp_start is not None or out.temp_end is not None:
-        record["gpu_temp_celsius"] = {"start": out.temp_start, "end": out.temp_end}
     clock = clock_record(out.clock_start, out.clock_end, rd.default_clock_mhz,
                          out.reasons_start, out.reasons_end, settings.min_clock_fraction)
-    if clock is not None:
-        record["sm_clock_mhz"] = clock["average_mhz"]
-    return record
+    return Round(
+        round=r,
+        gpu_ms_per_call=gpu * 1000.0 / calls if calls else 0.0,
+        bytes_per_second=_rate(rd.bytes_per_call, calls, gpu),
+        items_per_second=_rate(rd.items, calls, gpu),
+        noise_timeout=m.noise_timeout,
+        noise_percent=m.noise_percent,
+        batch_count=len(m.batches),
+        kernel_calls=calls,
+        kernel_calls_per_batch=m.kernel_calls_per_batch,
+        elapsed_secs=Elapsed(host=m.host_secs, gpu=gpu),
+        gpu_temp_celsius=_temperatures(out.temp_start, out.temp_end),
+        sm_clock_mhz=clock["average_mhz"] if clock is not None else UNSET,
+    )
 
 
-def _record(index: int, q: _Queued, rounds: Sequence[_Round], settings: Settings) -> dict[str, Any]:
+def _record(index: int, q: _Queued, rounds: Sequence[_Round], settings: Settings) -> Specialization:
     """A specialization over all its rounds: the C++ primbench's fields for the whole measurement (every
-    call of every round), then the rounds and the spread between them."""
+    call of every round), then the rounds and the spread between them, then (results 4.4.0) the time
+    per call and the timer."""
     gpu = math.fsum(rd.gpu_secs for rd in rounds)
     calls = sum(rd.calls for rd in rounds)
-    bytes_total = sum(rd.bytes_per_call * rd.calls for rd in rounds)
-    items_total = sum(rd.items * rd.calls for rd in rounds)
+    items_total = math.fsum(rd.items * rd.calls for rd in rounds)
+    bytes_total = math.fsum(rd.bytes_per_call * rd.calls for rd in rounds)
     last = rounds[-1]
     first_m = rounds[0].outcome.measurement
     measurements = [rd.outcome.measurement for rd in rounds]
     batches = sum(len(m.batches) for m in measurements)
-    record: dict[str, Any] = {
-        "index": index,
-        "name": q.name,
-        "bytes_per_second": bytes_total / gpu if gpu > 0 else 0.0,
-        "items_per_second": items_total / gpu if gpu > 0 else 0.0,
-        "bytes_per_item": _number(last.bytes_per_call / last.items) if last.items else 0,
-        "items": last.items,
-        "noise_timeout": any(m.noise_timeout for m in measurements),
-        # pooled over the rounds (root mean square): each round's window estimates the same batch noise
-        "noise_percent": math.sqrt(math.fsum(m.noise_percent**2 for m in measurements) / len(measurements)),
-        "meta": q.meta,
-        "elapsed_secs": {"host": math.fsum(m.host_secs for m in measurements), "gpu": gpu},
-    }
-    temps_start = rounds[0].outcome.temp_start
-    temps_end = last.outcome.temp_end
-    if temps_start is not None or temps_end is not None:
-        record["gpu_temp_celsius"] = {"start": temps_start, "end": temps_end}
-    record["calls"] = {
-        "kernel_calls_per_batch": first_m.kernel_calls_per_batch,
-        "ms_per_batch": gpu * 1000.0 / batches if batches else 0.0,
-        "batches": batches,
-        "kernel_calls": calls,
-    }
-    if settings.output_batches:
-        several = len(rounds) > 1
-        record["batches"] = [b for r, m in enumerate(measurements) for b in _batch_records(r if several else None, m)]
-    clock = _clock_over(rounds, settings)
-    if clock is not None:
-        record["sm_clock"] = clock
-    record["rounds"] = [_round_record(r, rd, settings) for r, rd in enumerate(rounds)]
-    per_call_ms = [rr["gpu_ms_per_call"] for rr in record["rounds"]]
-    spread = log_sd(per_call_ms)
-    record["between_rounds"] = {"count": len(rounds), "cv_percent": spread * 100.0 if spread is not None else None}
+    several = len(rounds) > 1
+    round_records = tuple(_round_record(r, rd, settings) for r, rd in enumerate(rounds))
+    spread = log_sd([rr.gpu_ms_per_call for rr in round_records])
     per_call = [b.batch_ms / 1000.0 / b.kernel_calls for m in measurements for b in m.batches if b.kernel_calls]
-    record.update(time_per_call_fields(per_call, gpu, calls))  # results 4.4.0
-    if any(rd.outcome.timer == "host" for rd in rounds):
-        record["timer"] = "host"  # times on the host clock: compare warns before it mixes them with events
-    return record
+    timed = time_per_call_fields(per_call, gpu, calls)  # results 4.4.0
+    stats = timed["time_per_call"]
+    return Specialization(
+        index=index,
+        name=q.name,
+        bytes_per_second=bytes_total / gpu if gpu > 0 else 0.0,
+        items_per_second=items_total / gpu if gpu > 0 else 0.0,
+        bytes_per_item=_number(last.bytes_per_call / last.items) if last.items else 0,
+        items=last.items,
+        noise_timeout=any(m.noise_timeout for m in measurements),
+        # pooled over the rounds (root mean square): each round's window estimates the same batch noise
+        noise_percent=math.sqrt(math.fsum(m.noise_percent**2 for m in measurements) / len(measurements)),
+        meta=q.meta,
+        elapsed_secs=Elapsed(host=math.fsum(m.host_secs for m in measurements), gpu=gpu),
+        gpu_temp_celsius=_temperatures(rounds[0].outcome.temp_start, last.outcome.temp_end),
+        calls=Calls(
+            kernel_calls_per_batch=first_m.kernel_calls_per_batch,
+            ms_per_batch=gpu * 1000.0 / batches if batches else 0.0,
+            batches=batches,
+            kernel_calls=calls,
+        ),
+        batches=(tuple(b for r, m in enumerate(measurements) for b in _batch_records(r if several else None, m))
+                 if settings.output_batches else None),
+        sm_clock=_sm_clock(_clock_over(rounds, settings)),
+        rounds=round_records,
+        between_rounds=BetweenRounds(count=len(rounds), cv_percent=spread * 100.0 if spread is not None else None),
+        written_seconds_per_call=timed["gpu_seconds_per_call"],
+        written_time_per_call=TimePerCall(**stats) if stats is not None else None,
+        # times on the host clock: compare warns before it mixes them with events
+        timer="host" if any(rd.outcome.timer == "host" for rd in rounds) else "events",
+    )
 
 
 def _clock_over(rounds: Sequence[_Round], settings: Settings) -> dict[str, Any] | None:
@@ -709,41 +778,23 @@ def _clock_over(rounds: Sequence[_Round], settings: Settings) -> dict[str, Any] 
                         rounds[0].outcome.reasons_start, rounds[-1].outcome.reasons_end, settings.min_clock_fraction)
 
 
-def _failed_record(index: int, q: _Queued, exc: BaseException) -> dict[str, Any]:
+def _failed_record(index: int, q: _Queued, exc: BaseException) -> Specialization:
     message = str(exc) or type(exc).__name__
     if not isinstance(exc, PrimbenchError):
         message = f"{type(exc).__name__}: {message}"
-    return {
-        "index": index,
-        "name": q.name,
-        "bytes_per_second": None,
-        "items_per_second": None,
-        "bytes_per_item": None,
-        "items": None,
-        "noise_timeout": False,
-        "noise_percent": None,
-        "meta": q.meta,
-        "elapsed_secs": None,
-        "calls": None,
-        "error": message,
-    }
+    return Specialization(
+        index=index, name=q.name, bytes_per_second=None, items_per_second=None, bytes_per_item=None, items=None,
+        noise_timeout=False, noise_percent=None, meta=q.meta, elapsed_secs=None, calls=None, error=message,
+    )
 
 
-def _dry_record(index: int, q: _Queued) -> dict[str, Any]:
-    return {
-        "index": index,
-        "name": q.name,
-        "bytes_per_second": 0,
-        "items_per_second": 0,
-        "bytes_per_item": 0,
-        "items": 0,
-        "noise_timeout": False,
-        "noise_percent": 0,
-        "meta": q.meta,
-        "elapsed_secs": {"host": 0, "gpu": 0},
-        "calls": {"kernel_calls_per_batch": 0, "ms_per_batch": 0, "batches": 0, "kernel_calls": 0},
-        "dry": True,  # nothing was measured: history ingest refuses the file
-    }
+def _dry_record(index: int, q: _Queued) -> Specialization:
+    return Specialization(
+        index=index, name=q.name, bytes_per_second=0, items_per_second=0, bytes_per_item=0, items=0,
+        noise_timeout=False, noise_percent=0, meta=q.meta, elapsed_secs=Elapsed(host=0, gpu=0),
+        calls=Calls(kernel_calls_per_batch=0, ms_per_batch=0, batches=0, kernel_calls=0),
+        dry=True,  # nothing was measured: history ingest refuses the file
+    )
 
 
 def _thermal_limits(thermal_record: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -754,12 +805,12 @@ def _thermal_limits(thermal_record: Mapping[str, Any] | None) -> dict[str, Any]:
     return {key: _number(thermal_record[key]) for key in ("min_gpu_temp", "max_gpu_temp")}
 
 
-def _clock_note(record: Mapping[str, Any]) -> str:
-    clock = record.get("sm_clock")
-    if not clock or clock.get("average_mhz") is None:
+def _clock_note(record: Specialization) -> str:
+    clock = record.sm_clock
+    if clock is None or clock.average_mhz is None:
         return ""
-    note = f"  SM {clock['average_mhz']:.0f} MHz"
-    if clock.get("below_expected"):
+    note = f"  SM {clock.average_mhz:.0f} MHz"
+    if clock.below_expected:
         note += " [red](below expected clock)[/]"
     return note
 

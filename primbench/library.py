@@ -13,13 +13,14 @@ them into one results document (the pytest plugin's ``gpubench`` fixture uses it
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import functools
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from primbench.benchmark import Benchmark, specialization_name
 from primbench.console import Reporter
@@ -28,6 +29,7 @@ from primbench.errors import ThermalError, UsageError
 from primbench.executor import Executor
 from primbench.provenance import provenance
 from primbench.report import BenchResult, Report
+from primbench.results import Elapsed, Flags, Results, Summary
 from primbench.settings import Settings, flags
 from primbench.state import State, Thermal
 
@@ -197,57 +199,57 @@ class BenchSession:
         try:
             report = _measure(executor, benchmark)
         finally:
-            if executor.report is not None and executor.report.document is not None:
+            if executor.report is not None and executor.report.model is not None:
                 self.reports.append(executor.report)
         (result,) = report.results
         return result
 
-    def document(self) -> dict[str, Any] | None:
-        """Every measurement (failed ones too) as one results document; None before the first."""
-        reports = [r for r in self.reports if r.document is not None]
-        if not reports:
+    def results(self) -> Results | None:
+        """Every measurement (failed ones too) as one results model; None before the first."""
+        models = [r.model for r in self.reports if r.model is not None]
+        if not models:
             return None
-        records: list[dict[str, Any]] = []
-        for report in reports:
-            for record in report["specializations"]:
-                records.append({**record, "index": len(records)})
-        context = copy.deepcopy(dict(reports[0]["context"]))
-        general = context["general"]
-        general["specialization_count"] = len(records)
-        if "thermal" in reports[-1]["context"]["general"]:  # the session's totals so far
-            general["thermal"] = copy.deepcopy(reports[-1]["context"]["general"]["thermal"])
+        records = tuple(msgspec.structs.replace(spec, index=i)
+                        for i, spec in enumerate(s for m in models for s in m.specializations))
+        first = models[0].context
+        general = msgspec.structs.replace(
+            first.general,
+            specialization_count=len(records),
+            thermal=models[-1].context.general.thermal,  # the session's totals so far
+        )
         if self._where is not None:
             found = provenance(self.settings.branch, self.settings.commit, self._where)
-            kept = {k: v for k, v in general.items() if k not in _PROVENANCE_KEYS}
-            general = {}
-            for key, value in kept.items():
-                general[key] = value
-                if key == "date":
-                    general.update(found)
-            context["general"] = general
-        context["settings"]["hot"] = self.settings.hot
-        context["flags"] = {**context["flags"], "sync": False}
-        ok = [r for r in records if r.get("error") is None]
-        summary = {
-            "noise_timeouts": sum(1 for r in ok if r.get("noise_timeout")),
-            "failures": len(records) - len(ok),
-            "elapsed_secs": {
-                "host": time.perf_counter() - self._started,
-                "gpu": sum(r["elapsed_secs"]["gpu"] for r in ok),
-            },
-        }
-        return {"context": context, "specializations": records, "summary": summary}
+            general = msgspec.structs.replace(general, **{k: found.get(k) for k in _PROVENANCE_KEYS})
+        context = msgspec.structs.replace(
+            first,
+            general=general,
+            settings=msgspec.structs.replace(first.settings, hot=self.settings.hot),
+            flags=msgspec.structs.replace(first.flags or Flags(), sync=False),
+        )
+        ok = [r for r in records if not r.failed]
+        summary = Summary(
+            noise_timeouts=sum(1 for r in ok if r.noise_timeout),
+            failures=len(records) - len(ok),
+            elapsed_secs=Elapsed(host=time.perf_counter() - self._started,
+                                 gpu=sum(r.elapsed_gpu_secs or 0 for r in ok)),
+        )
+        return Results(context, records, summary)
+
+    def document(self) -> dict[str, Any] | None:
+        """`results` as the JSON document it writes; None before the first measurement."""
+        results = self.results()
+        return results.to_dict() if results is not None else None
 
     def write(self, path: str | Path, spaces_per_indent: int = 4) -> Path | None:
-        """Write `document` to `path` (whole or not at all); None, and nothing written, before the first
+        """Write `results` to `path` (whole or not at all); None, and nothing written, before the first
         measurement."""
-        document = self.document()
-        if document is None:
+        results = self.results()
+        if results is None:
             return None
-        from primbench.results import write_json
-
-        document["context"]["settings"]["json_out"] = str(path)
-        write_json(document, path, spaces_per_indent)
+        context = results.context
+        results = dataclasses.replace(results, context=msgspec.structs.replace(
+            context, settings=msgspec.structs.replace(context.settings, json_out=str(path))))
+        results.save(path, spaces_per_indent)
         return Path(path)
 
     def close(self) -> None:

@@ -1,25 +1,27 @@
 """What a run returns to Python: `Report` (an executor's run) and `BenchResult` (one measured
 specialization, typed).
 
-A `Report` is also a read-only mapping over the results document (``report["specializations"]``,
-``report["context"]["general"]``), so code written when `Executor.run` returned the document keeps
-working. The typed views read the document's fields; nothing here measures or writes.
+A `Report` holds the run's `primbench.results.Results` (``report.model``, the typed results
+model) and is also a read-only mapping over the results document as written
+(``report["specializations"]``, ``report["context"]["general"]``), so code written when
+`Executor.run` returned the document keeps working. The typed views read the model; nothing here
+measures or writes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
+
+import msgspec
 
 from primbench.errors import EXIT_OK, BenchmarkFailed
 from primbench.metrics import METRICS, Metric, choose
+from primbench.results import Results, Specialization
 
 __all__ = ["BenchResult", "Report"]
-
-
-def _float(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 @dataclass(frozen=True)
@@ -27,8 +29,9 @@ class BenchResult:
     """One measured specialization: GPU time per call, rates, noise, rounds.
 
     ``bytes_per_second`` / ``items_per_second`` are None when the benchmark declared no bytes / no
-    items. ``record`` is the specialization as written to results.json, ``document`` the whole
-    results document it belongs to, ``json_path`` the file written (None when none was)."""
+    items. ``specialization`` is the specialization in the results model, ``record`` the same as
+    written to results.json, ``document`` the whole results document it belongs to, ``json_path``
+    the file written (None when none was)."""
 
     name: str
     meta: Mapping[str, Any]
@@ -47,37 +50,34 @@ class BenchResult:
     record: Mapping[str, Any] = field(repr=False, compare=False)
     document: Mapping[str, Any] | None = field(default=None, repr=False, compare=False)
     json_path: str | None = None
+    specialization: Specialization | None = field(default=None, repr=False, compare=False)
 
     @classmethod
-    def from_record(cls, record: Mapping[str, Any], document: Mapping[str, Any] | None = None,
-                    json_path: str | None = None) -> BenchResult:
-        """The typed view of a measured specialization of results.json (not a failed or dry one)."""
-        calls = record["calls"]["kernel_calls"]
-        gpu = record["elapsed_secs"]["gpu"]
-        per_call = _float(record.get("gpu_seconds_per_call"))
-        if per_call is None:
-            per_call = gpu / calls if calls else 0.0
-        rounds = list(record.get("rounds") or [])
-        clock = record.get("sm_clock") or {}
-        spread = record.get("between_rounds") or {}
+    def from_specialization(cls, spec: Specialization, record: Mapping[str, Any] | None = None,
+                            document: Mapping[str, Any] | None = None,
+                            json_path: str | None = None) -> BenchResult:
+        """The typed view of a measured specialization of the results model (not a failed or dry
+        one); `record` is it as written (default: encoded from `spec`)."""
+        clock = spec.sm_clock
         return cls(
-            name=str(record["name"]),
-            meta=dict(record.get("meta") or {}),
-            seconds_per_call=per_call,
-            bytes_per_second=_float(record.get("bytes_per_second")) or None,
-            items_per_second=_float(record.get("items_per_second")) or None,
-            noise_percent=float(record["noise_percent"]),
-            noise_timeout=bool(record["noise_timeout"]),
-            rounds=len(rounds) or 1,
-            seconds_per_call_by_round=tuple(float(r["gpu_ms_per_call"]) / 1000.0 for r in rounds),
-            between_rounds_cv_percent=_float(spread.get("cv_percent")),
-            kernel_calls=int(calls),
-            batches=int(record["calls"]["batches"]),
-            sm_clock_mhz=_float(clock.get("average_mhz")),
-            clock_below_expected=bool(clock.get("below_expected", False)),
-            record=record,
+            name=spec.name,
+            meta=dict(spec.meta),
+            seconds_per_call=spec.gpu_seconds_per_call or 0.0,
+            bytes_per_second=float(spec.bytes_per_second) if spec.bytes_per_second else None,
+            items_per_second=float(spec.items_per_second) if spec.items_per_second else None,
+            noise_percent=float(spec.noise_percent or 0.0),
+            noise_timeout=bool(spec.noise_timeout),
+            rounds=len(spec.rounds) or 1,
+            seconds_per_call_by_round=tuple(r.gpu_seconds_per_call for r in spec.rounds),
+            between_rounds_cv_percent=spec.cv_between_rounds_percent,
+            kernel_calls=spec.kernel_calls or 0,
+            batches=spec.batch_count or 0,
+            sm_clock_mhz=clock.average_mhz if clock is not None else None,
+            clock_below_expected=clock.below_expected if clock is not None else False,
+            record=record if record is not None else msgspec.to_builtins(spec),
             document=document,
             json_path=json_path,
+            specialization=spec,
         )
 
     @property
@@ -109,21 +109,27 @@ class Report(Mapping[str, Any]):
 
     ``mode``: ``run``, ``dry``, ``list``, ``profile`` or ``help``. ``exit_code``: what
     `Executor.main` exits with (0 ok, 1 a specialization failed or the run was aborted). ``names``:
-    the selected specializations. ``document``: the results document (None for list, profile and
-    help, which make none); the report reads as that mapping. ``failures``: name -> error of each
+    the selected specializations. ``model``: the results (`primbench.results.Results`; None for
+    list, profile and help, which make none); ``document`` the same as written to results.json,
+    which the report reads as a mapping. ``failures``: name -> error of each
     failed specialization, ``exceptions`` their exceptions. ``error``: why the run was aborted
     (warming or cooling that timed out), else None. ``outputs``: the files written."""
 
     mode: str
     exit_code: int = EXIT_OK
     names: tuple[str, ...] = ()
-    document: Mapping[str, Any] | None = field(default=None, repr=False)
+    model: Results | None = field(default=None, repr=False)
     outputs: tuple[str, ...] = ()
     failures: Mapping[str, str] = field(default_factory=dict)
     exceptions: Mapping[str, BaseException] = field(default_factory=dict, repr=False)
     error: str | None = None
 
     # ----- the document, as a mapping
+    @cached_property
+    def document(self) -> dict[str, Any] | None:
+        """The results document as written (JSON values), made from `model` once."""
+        return self.model.to_dict() if self.model is not None else None
+
     def __getitem__(self, key: str) -> Any:
         if self.document is None:
             raise KeyError(f"{key!r}: a {self.mode} run makes no results document")
@@ -148,12 +154,12 @@ class Report(Mapping[str, Any]):
     @property
     def results(self) -> tuple[BenchResult, ...]:
         """Each measured specialization (failed and dry ones left out), in results order."""
-        if self.document is None:
+        if self.model is None or self.document is None:
             return ()
         return tuple(
-            BenchResult.from_record(r, self.document, self.json_path)
-            for r in self.document.get("specializations", [])
-            if r.get("error") is None and not r.get("dry")
+            BenchResult.from_specialization(spec, record, self.document, self.json_path)
+            for spec, record in zip(self.model.specializations, self.document["specializations"], strict=True)
+            if not spec.failed and not spec.dry
         )
 
     def result(self, name: str) -> BenchResult:

@@ -56,10 +56,13 @@ def _mapping(value: Any) -> Mapping[str, Any]:
 
 
 def _context(source: Results | Mapping[str, Any]) -> Mapping[str, Any]:
-    """The context of a Results, of a whole results document, or a context mapping itself."""
+    """The context of a Results (as its JSON object), of a whole results document, or a
+    context mapping itself (history stores contexts as JSON)."""
     if isinstance(source, Mapping):
         return _mapping(source.get("context")) if "context" in source else source
-    return _mapping(getattr(source, "context", None))
+    import msgspec
+
+    return _mapping(msgspec.to_builtins(source.context))
 
 
 def result_config(source: Results | Mapping[str, Any]) -> dict[str, Any]:

@@ -1,4 +1,12 @@
-"""The results model: the results.json schema, its one writer, its one loader, and CSV.
+"""The results model: one set of typed classes that writes and reads results.json.
+
+`Results` is a whole document: `Context` (``general`` with the GPU, backend, provenance
+and thermal records; ``settings``; ``flags``; ``custom_settings``), the `Specialization`
+records (with their `Round`, `Batch`, `SmClock`, ... objects) and the `Summary`. The
+executor builds these objects and calls `Results.save` (and `Results.save_csv`);
+`Results.load` reads a file back into the same classes, validating while it decodes
+(msgspec), so what a consumer reads is typed and checked, and nothing else reads
+results.json.
 
 The schema is the C++ primbench's 4.0.0, key for key. Later versions only add keys:
 
@@ -21,19 +29,35 @@ The schema is the C++ primbench's 4.0.0, key for key. Later versions only add ke
 * 4.4.0 - time per call, first class: per specialization ``gpu_seconds_per_call`` (the mean
   GPU time per call: GPU time over calls, every batch of every round) and ``time_per_call``
   (``mean``, ``median``, ``min``, ``q1``, ``q3`` in seconds, over the per-call times of the
-  batches: each batch's GPU time over its calls); written by `time_per_call_fields`. Older
-  files: the loader derives the mean from ``elapsed_secs.gpu / calls.kernel_calls`` and the
-  other statistics from ``batches`` where the file holds them, else None. A specialization
-  measured with the host timer (``state.run(fn, timer="host")``: host clock around a batch and
-  one synchronization, for libraries on streams of their own) has ``"timer": "host"``; without
-  the key its times are GPU event times, as in every older file.
+  batches: each batch's GPU time over its calls); written by `time_per_call_fields`. A
+  specialization measured with the host timer (``state.run(fn, timer="host")``: host clock
+  around a batch and one synchronization, for libraries on streams of their own) has
+  ``"timer": "host"``; without the key its times are GPU event times, as in every older file.
+  A dry run's specializations have ``"dry": true`` (nothing was measured). ``settings.axis``
+  (the ``--axis`` overrides); ``settings.cache_size`` is the bytes cleared (null in a dry run:
+  auto, unresolved); ``settings.min_gpu_temp`` / ``max_gpu_temp`` the limits applied, as
+  numbers, under thermal control; ``context.general.thermal`` gains ``start_gpu_temp`` and
+  ``highest_gpu_temp``. Files without the time fields (older ones, or a specialization that
+  lacks them): `Specialization.gpu_seconds_per_call` is GPU time over calls and
+  `Specialization.time_per_call` takes its other statistics from ``batches`` where the file
+  holds them, else None.
 
-The loader reads every version this project has written and rejects any other, naming the
-file and the field (the habit of pyperf). `compare` and `history` read results only here.
+A file of an older version is read through `UPGRADES`, one small function per version step
+(a document in, the document of the next version out); `Results.version` still says which
+version the file was written in, and `Results.as_written` gives the document back as it was
+read (history's identity of a run and the document it stores). Any other version is
+refused, naming the file and the field (the habit of pyperf). Keys the model does not know
+(a hand-edited file) are not read.
+
+Written JSON keeps the keys, nesting and order of the writers before this model: a key that
+the writer leaves out stays out (a field whose absence means something has a default and
+its class omits defaults), one it writes as null stays null.
 """
 
 from __future__ import annotations
 
+import copy
+import datetime as _dt
 import gc
 import io
 import json
@@ -41,14 +65,16 @@ import math
 import os
 import re
 import stat
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from itertools import repeat
-from typing import Any
+from typing import Annotated, Any, Literal, TypeVar, get_args
+
+import msgspec
+from msgspec import UNSET, Meta, Struct, UnsetType
 
 from primbench.errors import PrimbenchError
-from primbench.measure import TIMERS
 
 RESULTS_VERSION = "4.4.0"
 KNOWN_VERSIONS = ("4.0.0", "4.1.0", "4.2.0", "4.3.0", "4.4.0")
@@ -64,6 +90,9 @@ CSV_HEADER = (
     "gpu_seconds_per_call",  # results 4.4.0: appended after the C++ primbench's columns
 )
 
+MAX_FILE_BYTES = 1 << 30  # a results file larger than 1 GiB is refused unread
+MAX_NAME_CHARS = 65536  # names, branches, commits, GPU names, algorithms, dates: 64 Ki characters at most
+
 
 class ResultsFileError(PrimbenchError):
     """A results file that cannot be read: names the file and the field."""
@@ -75,90 +104,88 @@ class ResultsFileError(PrimbenchError):
         self.field = field
 
 
-# --------------------------------------------------------------------------- model
+# --------------------------------------------------------------------------- value types
+
+_INT_MAX = 2**63 - 1  # an integer in a results file fits a signed 64-bit column
+_FLOAT_MAX = sys.float_info.max  # and a float is finite
+
+#: A finite, non-negative JSON number, kept as written (an integer stays an integer, so that
+#: a document read and written again is the same document).
+NonNegative = Annotated[int, Meta(ge=0, le=_INT_MAX)] | Annotated[float, Meta(ge=0.0, le=_FLOAT_MAX)]
+#: A finite JSON number of either sign (temperatures, settings).
+Real = Annotated[int, Meta(ge=-_INT_MAX, le=_INT_MAX)] | Annotated[float, Meta(ge=-_FLOAT_MAX, le=_FLOAT_MAX)]
+#: A whole, non-negative number written as an integer.
+Count = Annotated[int, Meta(ge=0, le=_INT_MAX)]
+#: A string that names something (shown in every output, stored in every row).
+Text = Annotated[str, Meta(max_length=MAX_NAME_CHARS)]
+
+T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class Batch:
-    """One measured batch: its GPU time and the calls it made."""
-
-    batch_ms: float
-    kernel_calls: int | None = None
-    host_secs: float | None = None
-    iterations_ms: tuple[float, ...] | None = None
+def known(value: T | UnsetType) -> T | None:
+    """A field that may be absent from a file (`msgspec.UNSET`) as None."""
+    return None if isinstance(value, UnsetType) else value
 
 
-class Batches(Sequence[Batch]):
-    """A specialization's batches, stored as columns (one tuple per field); the `Batch`
-    objects are built only when indexed or iterated. `compare` reads the columns directly.
-
-    Loading 10,000 specializations of 30 batches each builds no Batch at all."""
-
-    __slots__ = ("batch_ms", "host_secs", "iterations_ms", "kernel_calls")
-
-    def __init__(self, batch_ms: Sequence[float], kernel_calls: Sequence[int | None] | None = None,
-                 host_secs: Sequence[float | None] | None = None,
-                 iterations_ms: Sequence[tuple[float, ...] | None] | None = None) -> None:
-        n = len(batch_ms)
-        none = (None,) * n
-        self.batch_ms: tuple[float, ...] = tuple(batch_ms)
-        self.kernel_calls: tuple[int | None, ...] = none if kernel_calls is None else tuple(kernel_calls)
-        self.host_secs: tuple[float | None, ...] = none if host_secs is None else tuple(host_secs)
-        self.iterations_ms: tuple[tuple[float, ...] | None, ...] = (
-            none if iterations_ms is None else tuple(iterations_ms))
-        if not n == len(self.kernel_calls) == len(self.host_secs) == len(self.iterations_ms):
-            raise ValueError("batch columns of different lengths")
-
-    @classmethod
-    def of(cls, batches: Iterable[Batch]) -> Batches:
-        """From Batch objects."""
-        items = tuple(batches)
-        return cls([b.batch_ms for b in items], [b.kernel_calls for b in items], [b.host_secs for b in items],
-                   [b.iterations_ms for b in items])
-
-    def __len__(self) -> int:
-        return len(self.batch_ms)
-
-    def __getitem__(self, index: Any) -> Any:
-        if isinstance(index, slice):
-            return tuple(self[i] for i in range(*index.indices(len(self))))
-        return Batch(self.batch_ms[index], self.kernel_calls[index], self.host_secs[index],
-                     self.iterations_ms[index])
-
-    def __iter__(self) -> Iterator[Batch]:
-        return map(Batch, self.batch_ms, self.kernel_calls, self.host_secs, self.iterations_ms)
-
-    def _columns(self) -> tuple[tuple[Any, ...], ...]:
-        return self.batch_ms, self.kernel_calls, self.host_secs, self.iterations_ms
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Batches):
-            return self._columns() == other._columns()
-        if isinstance(other, Sequence) and not isinstance(other, str):
-            return tuple(self) == tuple(other)
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._columns())
-
-    def __repr__(self) -> str:
-        return f"Batches({list(self)!r})"
+class _Record(Struct, frozen=True, gc=False):
+    """Base of every class of the model: immutable, not tracked by the cyclic collector
+    (a results file makes hundreds of thousands of them, none in a reference cycle)."""
 
 
-@dataclass(frozen=True)
-class Round:
+# --------------------------------------------------------------------------- specializations
+
+
+class Batch(_Record, frozen=True, kw_only=True, omit_defaults=True):
+    """One measured batch (``--output-batches``): its GPU time and the calls it made."""
+
+    batch_ms: NonNegative
+    iterations_ms: tuple[NonNegative, ...] | None = None
+    kernel_calls: Count | None = None  # 4.1.0
+    host_secs: NonNegative | None = None  # 4.1.0
+    round: Count | None = None  # 4.3.0, with more than one round
+
+
+class Elapsed(_Record, frozen=True, kw_only=True, omit_defaults=True):
+    """``elapsed_secs``: host (wall) and GPU seconds."""
+
+    host: NonNegative | None = None
+    gpu: NonNegative | None = None
+
+
+class Temperatures(_Record, frozen=True, kw_only=True):
+    """``gpu_temp_celsius`` at the start and end (either may be null: not read)."""
+
+    start: Real | None = None
+    end: Real | None = None
+
+
+class Round(_Record, frozen=True, kw_only=True, omit_defaults=True):
     """One round of a specialization (results 4.3.0): a fresh ``run(state)``, measured alone."""
 
-    gpu_ms_per_call: float
-    bytes_per_second: float
-    items_per_second: float
-    noise_percent: float
+    round: Count | None = None
+    gpu_ms_per_call: NonNegative
+    bytes_per_second: NonNegative
+    items_per_second: NonNegative
     noise_timeout: bool
-    batch_count: int | None = None
-    kernel_calls: int | None = None
-    gpu_temp_start: float | None = None
-    gpu_temp_end: float | None = None
-    sm_clock_mhz: float | None = None
+    noise_percent: NonNegative
+    batch_count: Count | None = msgspec.field(default=None, name="batches")
+    kernel_calls: Count | None = None
+    kernel_calls_per_batch: Count | None = None
+    elapsed_secs: Elapsed | None = None
+    gpu_temp_celsius: Temperatures | None = None
+    sm_clock_mhz: NonNegative | UnsetType | None = UNSET  # written as null when the clock was not read
+
+    @property
+    def gpu_temp_start(self) -> float | None:
+        return self.gpu_temp_celsius.start if self.gpu_temp_celsius is not None else None
+
+    @property
+    def gpu_temp_end(self) -> float | None:
+        return self.gpu_temp_celsius.end if self.gpu_temp_celsius is not None else None
+
+    @property
+    def average_clock_mhz(self) -> float | None:
+        return known(self.sm_clock_mhz)
 
     @property
     def gpu_seconds_per_call(self) -> float:
@@ -166,47 +193,99 @@ class Round:
         return self.gpu_ms_per_call / 1000.0
 
 
-@dataclass(frozen=True)
-class TimePerCall:
-    """GPU time per call in seconds over the per-call times of a specialization's batches
-    (each batch's GPU time over its calls, every round): `mean` is GPU time over calls;
-    quartiles interpolate linearly (NumPy's default). None where a file cannot give it."""
+class Calls(_Record, frozen=True, kw_only=True, omit_defaults=True):
+    """``calls``: how the measurement was batched."""
 
-    mean: float | None
-    median: float | None = None
-    min: float | None = None
-    q1: float | None = None
-    q3: float | None = None
+    kernel_calls_per_batch: Count | None = None
+    ms_per_batch: NonNegative | None = None
+    batches: Count | None = None
+    kernel_calls: Count | None = None
 
 
-@dataclass(frozen=True)
-class Specialization:
+class ClockEventReasons(_Record, frozen=True, kw_only=True):
+    """NVML's clock-event reasons at the start and end of a measurement (null: unsupported)."""
+
+    start: tuple[str, ...] | None = None
+    end: tuple[str, ...] | None = None
+
+
+class SmClock(_Record, frozen=True, kw_only=True):
+    """``sm_clock`` (results 4.2.0): the average SM clock over the measurement against the
+    device's default clock (`primbench.clocks`)."""
+
+    average_mhz: NonNegative | None = None
+    default_mhz: NonNegative | None = None
+    fraction_of_default: NonNegative | None = None
+    below_expected: bool = False
+    clock_event_reasons: ClockEventReasons | None = None
+    throttle_reasons: tuple[str, ...] = ()
+
+
+class BetweenRounds(_Record, frozen=True, kw_only=True):
+    """``between_rounds`` (results 4.3.0): how many rounds, and the spread of their time per
+    call (null with one round: unknown)."""
+
+    count: Count | None = None
+    cv_percent: NonNegative | None = None
+
+
+class TimePerCall(_Record, frozen=True, kw_only=True):
+    """``time_per_call`` (results 4.4.0): GPU time per call in seconds over the per-call times
+    of a specialization's batches (each batch's GPU time over its calls, every round): `mean`
+    is GPU time over calls; quartiles interpolate linearly (NumPy's default). None where a
+    file cannot give it."""
+
+    mean: NonNegative | None = None
+    median: NonNegative | None = None
+    min: NonNegative | None = None
+    q1: NonNegative | None = None
+    q3: NonNegative | None = None
+
+
+#: How a specialization was timed (results 4.4.0 ``timer``; absent: GPU events).
+Timer = Literal["events", "host"]
+
+#: What a specialization without an error must have (a failed one writes them as null).
+_MEASURED = ("bytes_per_second", "items_per_second", "noise_timeout", "noise_percent", "elapsed_secs", "calls")
+
+
+class Specialization(_Record, frozen=True, kw_only=True, omit_defaults=True):
     """One measured (or failed) specialization of a results file."""
 
-    index: int
-    name: str
-    meta: Mapping[str, Any]
-    bytes_per_second: float | None
-    items_per_second: float | None
-    bytes_per_item: float | None
-    items: int | None
-    noise_timeout: bool
-    noise_percent: float | None
-    elapsed_host_secs: float | None
-    elapsed_gpu_secs: float | None
-    kernel_calls_per_batch: int | None
-    ms_per_batch: float | None
-    batch_count: int | None
-    kernel_calls: int | None
-    gpu_temp_start: float | None = None
-    gpu_temp_end: float | None = None
-    batches: Batches | None = None
-    error: str | None = None
-    rounds: tuple[Round, ...] = ()
-    gpu_seconds_per_call: float | None = None  # results 4.4.0; derived for older files
-    time_per_call: TimePerCall | None = None
-    timer: str = "events"  # "host": timed on the host clock (results.json "timer"; absent: events)
-    raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    index: Count
+    name: Text
+    bytes_per_second: NonNegative | None
+    items_per_second: NonNegative | None
+    bytes_per_item: NonNegative | None
+    items: Count | None
+    noise_timeout: bool | None
+    noise_percent: NonNegative | None
+    meta: dict[str, Any]
+    elapsed_secs: Elapsed | None
+    gpu_temp_celsius: Temperatures | None = None
+    calls: Calls | None
+    batches: tuple[Batch, ...] | None = None
+    sm_clock: SmClock | None = None  # 4.2.0
+    rounds: tuple[Round, ...] = ()  # 4.3.0
+    between_rounds: BetweenRounds | None = None  # 4.3.0
+    #: ``gpu_seconds_per_call`` and ``time_per_call`` as the file holds them (4.4.0; absent
+    #: before, written as null where nothing was timed); read them through the properties
+    #: `gpu_seconds_per_call` and `time_per_call`, which derive them for older files.
+    written_seconds_per_call: NonNegative | UnsetType | None = msgspec.field(default=UNSET,
+                                                                             name="gpu_seconds_per_call")
+    written_time_per_call: TimePerCall | UnsetType | None = msgspec.field(default=UNSET, name="time_per_call")
+    timer: Timer = "events"  # 4.4.0: "host" is written, "events" (the GPU's) is not
+    error: str | None = None  # 4.1.0
+    dry: bool = False  # 4.4.0: a dry run's (nothing measured), written only when true
+
+    def __post_init__(self) -> None:
+        if self.error is None:
+            for key in _MEASURED:
+                if getattr(self, key) is None:
+                    raise ValueError(f"{key}: is null, yet the specialization has no error")
+        algo = self.meta.get("algo")
+        if isinstance(algo, str) and len(algo) > MAX_NAME_CHARS:
+            raise ValueError(f"meta.algo: is {len(algo)} characters long, over the limit of {MAX_NAME_CHARS}")
 
     @property
     def failed(self) -> bool:
@@ -216,499 +295,83 @@ class Specialization:
     def algorithm(self) -> str:
         return str(self.meta.get("algo", ""))
 
-
-@dataclass(frozen=True)
-class Results:
-    """A loaded results.json."""
-
-    source: str
-    version: str
-    context: Mapping[str, Any]
-    specializations: tuple[Specialization, ...]
-    summary: Mapping[str, Any]
+    @property
+    def elapsed_host_secs(self) -> float | None:
+        return self.elapsed_secs.host if self.elapsed_secs is not None else None
 
     @property
-    def general(self) -> Mapping[str, Any]:
-        return self.context.get("general", {})
+    def elapsed_gpu_secs(self) -> float | None:
+        return self.elapsed_secs.gpu if self.elapsed_secs is not None else None
 
     @property
-    def settings(self) -> Mapping[str, Any]:
-        return self.context.get("settings", {})
+    def kernel_calls_per_batch(self) -> int | None:
+        return self.calls.kernel_calls_per_batch if self.calls is not None else None
 
     @property
-    def algorithm(self) -> str:
-        return str(self.general.get("algorithm", ""))
+    def ms_per_batch(self) -> float | None:
+        return self.calls.ms_per_batch if self.calls is not None else None
 
     @property
-    def branch(self) -> str | None:
-        return self.general.get("branch_name")
+    def batch_count(self) -> int | None:
+        return self.calls.batches if self.calls is not None else None
 
     @property
-    def commit(self) -> str | None:
-        return self.general.get("commit_hash")
+    def kernel_calls(self) -> int | None:
+        return self.calls.kernel_calls if self.calls is not None else None
 
     @property
-    def date(self) -> str | None:
-        return self.general.get("date")
+    def gpu_temp_start(self) -> float | None:
+        return self.gpu_temp_celsius.start if self.gpu_temp_celsius is not None else None
 
     @property
-    def gpu(self) -> Mapping[str, Any]:
-        return self.general.get("gpu") or {}
+    def gpu_temp_end(self) -> float | None:
+        return self.gpu_temp_celsius.end if self.gpu_temp_celsius is not None else None
 
+    @property
+    def gpu_seconds_per_call(self) -> float | None:
+        """The mean GPU seconds per call over every call of every round (the ``time`` metric):
+        as written (results 4.4.0), else GPU time over calls; None where nothing was timed."""
+        written = self.written_seconds_per_call
+        if written is not None and not isinstance(written, UnsetType):
+            return written
+        stats = self.written_time_per_call
+        if isinstance(stats, TimePerCall) and stats.mean is not None:
+            return stats.mean
+        gpu, calls = self.elapsed_gpu_secs, self.kernel_calls
+        return gpu / calls if gpu is not None and calls else None
 
-# --------------------------------------------------------------------------- loader
-
-
-MAX_FILE_BYTES = 1 << 30  # a results file larger than 1 GiB is refused unread
-MAX_NAME_CHARS = 65536  # names, branches, commits, GPU names, algorithms, dates: 64 Ki characters at most
-
-
-def load_results(path: str | os.PathLike[str]) -> Results:
-    """Read and validate one results.json; raise ResultsFileError naming file and field.
-
-    Only a regular file (or a link to one) of at most `MAX_FILE_BYTES` is read: a FIFO, a
-    device such as /dev/zero or a socket is refused before it is opened."""
-    source = str(path)
-    try:
-        info = os.stat(path)
-        if stat.S_ISDIR(info.st_mode):
-            raise ResultsFileError(source, None, "is a directory, not a results file")
-        if not stat.S_ISREG(info.st_mode):
-            raise ResultsFileError(source, None, "is not a regular file (a FIFO, device or socket is not read)")
-        if info.st_size > MAX_FILE_BYTES:
-            raise ResultsFileError(source, None, f"is {info.st_size} bytes, over the limit of {MAX_FILE_BYTES}")
-        with open(path, "rb") as f:
-            data = f.read(MAX_FILE_BYTES + 1)
-        if len(data) > MAX_FILE_BYTES:
-            raise ResultsFileError(source, None, f"is over the limit of {MAX_FILE_BYTES} bytes")
-        text = data.decode("utf-8")
-    except FileNotFoundError:
-        raise ResultsFileError(source, None, "no such file") from None
-    except IsADirectoryError:
-        raise ResultsFileError(source, None, "is a directory, not a results file") from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise ResultsFileError(source, None, f"cannot be read ({exc})") from None
-    return parse_results(text, source)
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
-
-
-@contextmanager
-def cyclic_gc_paused() -> Iterator[None]:
-    """Parsing a results file allocates about a million dicts and lists, none of them in a
-    reference cycle; the cyclic collector would walk them again and again for nothing (about
-    a fifth of the time of loading a 35 MB file). Reference counting still frees garbage."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def parse_results(text: str, source: str = "<string>") -> Results:
-    """Validate the text of a results.json."""
-    with cyclic_gc_paused():
-        try:
-            data = json.loads(text, parse_constant=_reject_constant)
-        except (json.JSONDecodeError, ValueError, RecursionError) as exc:
-            raise ResultsFileError(source, None, f"not valid JSON ({exc})") from None
-        if _may_hold_surrogates(text):
-            _check_surrogates(data, source)
-        return results_from_dict(data, source)
-
-
-# A \uD800-\uDFFF escape (json.loads pairs the valid ones and leaves a lone one in the string), or a
-# surrogate in text that did not come from UTF-8: then every string is checked.
-_SURROGATE = re.compile("[\ud800-\udfff]|" + r"\\u[dD][89abcdefABCDEF]")
-
-
-def _may_hold_surrogates(text: str) -> bool:
-    """Whether `text` has a surrogate escape or character (substring tests in C first: a regex
-    over a 40 MB file costs half a second)."""
-    if "\\ud" not in text and "\\uD" not in text and text.isascii():
-        return False
-    return _SURROGATE.search(text) is not None
-
-
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _check_surrogates(value: Any, source: str) -> None:
-    """Reject a lone surrogate anywhere (key or value): no UTF-8 output can carry it."""
-    stack: list[tuple[Any, str]] = [(value, "$")]
-    while stack:
-        item, at = stack.pop()
-        if isinstance(item, str):
-            if not _encodable(item):
-                raise ResultsFileError(source, at, "holds a lone surrogate (\\ud800-\\udfff), not text")
-        elif isinstance(item, dict):
-            for k, v in item.items():
-                if not _encodable(k):
-                    raise ResultsFileError(source, at, "holds a key with a lone surrogate (\\ud800-\\udfff)")
-                stack.append((v, k if at == "$" else f"{at}.{k}"))
-        elif isinstance(item, list):
-            stack.extend((v, f"{at}[{i}]") for i, v in enumerate(item))
-
-
-def _check_text(obj: Mapping[str, Any], key: str, source: str, where: str) -> None:
-    """A string that names something (shown in every output, stored in every row) is at most
-    `MAX_NAME_CHARS` long."""
-    value = obj.get(key)
-    if isinstance(value, str) and len(value) > MAX_NAME_CHARS:
-        raise ResultsFileError(source, f"{where}.{key}",
-                               f"is {len(value)} characters long, over the limit of {MAX_NAME_CHARS}")
-
-
-def _check_date(general: Mapping[str, Any], source: str) -> None:
-    """An ISO 8601 date must be an instant that exists in UTC too (datetime's years 1 to 9999)."""
-    import datetime as _dt
-
-    text = general.get("date")
-    if not isinstance(text, str):
-        return
-    try:
-        when = _dt.datetime.fromisoformat(text)
-    except ValueError:
-        return  # not ISO 8601: `history` names it; compare only shows it
-    try:
-        if when.tzinfo is not None:
-            when.astimezone(_dt.UTC)
-    except (OverflowError, ValueError):
-        raise ResultsFileError(source, "context.general.date",
-                               f"{text!r} lies outside the dates that can be stored (years 1 to 9999 in UTC)") from None
-
-
-def _get(obj: Any, key: str, kind: type | tuple[type, ...], source: str, where: str,
-         *, optional: bool = False) -> Any:
-    if type(obj) is dict and type(kind) is type and type(value := obj.get(key)) is kind:
-        return value  # the common case, checked fast; the checks below name what is wrong
-    if type(obj) is not dict and not isinstance(obj, Mapping):
-        raise ResultsFileError(source, where, "must be an object")
-    if key not in obj:
-        if optional:
+    @property
+    def time_per_call(self) -> TimePerCall | None:
+        """Mean, median, min and quartiles of the time per call in seconds: as written
+        (results 4.4.0), else the mean (`gpu_seconds_per_call`) and the other statistics from
+        ``batches`` where the file holds them (with --output-batches), else None."""
+        stats = self.written_time_per_call
+        if isinstance(stats, TimePerCall):
+            return stats
+        mean = self.gpu_seconds_per_call
+        if mean is None:
             return None
-        raise ResultsFileError(source, f"{where}.{key}", "missing")
-    value = obj[key]
-    if value is None and optional:
-        return None
-    if isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
-        raise ResultsFileError(source, f"{where}.{key}", f"must be {_kind_name(kind)}, got a boolean")
-    if not isinstance(value, kind):
-        raise ResultsFileError(source, f"{where}.{key}", f"must be {_kind_name(kind)}, got {type(value).__name__}")
-    return value
-
-
-def _kind_name(kind: type | tuple[type, ...]) -> str:
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
-             int: "a number", float: "a number"}
-    return " or ".join(dict.fromkeys(names.get(k, k.__name__) for k in kinds))
-
-
-def _number(obj: Any, key: str, source: str, where: str, *, optional: bool = False,
-            non_negative: bool = True) -> float | None:
-    if type(obj) is dict:  # the common cases, checked fast
-        value = obj.get(key)
-        if type(value) is float and (0.0 if non_negative else -math.inf) <= value < math.inf:
-            return value
-        if type(value) is int and (0 if non_negative else -_FLOAT_INT) <= value < _FLOAT_INT:
-            return float(value)
-    value = _get(obj, key, (int, float), source, where, optional=optional)
-    if value is None:
-        return None
-    if not _finite(value):
-        raise ResultsFileError(source, f"{where}.{key}", f"must be finite, got {_short(value)}")
-    if non_negative and value < 0:
-        raise ResultsFileError(source, f"{where}.{key}", f"must not be negative, got {value}")
-    return float(value)
-
-
-_FLOAT_INT = 2**63  # integers below this in magnitude are finite as floats
-_EXACT_INT = 2**53  # and below this, exactly so
-
-
-def _finite(value: int | float) -> bool:
-    """Whether a JSON number is a finite float (an integer too large for a float is not)."""
-    try:
-        return math.isfinite(value)
-    except OverflowError:
-        return False
-
-
-def _short(value: int | float) -> str:
-    text = str(value) if isinstance(value, float) else f"an integer of {len(str(abs(value)))} digits"
-    return text
-
-
-def _count(obj: Any, key: str, source: str, where: str, *, optional: bool = False) -> int | None:
-    if type(obj) is dict and type(value := obj.get(key)) is int and 0 <= value < _EXACT_INT:
-        return value  # the common case, checked fast
-    value = _number(obj, key, source, where, optional=optional)
-    if value is None:
-        return None
-    if not value.is_integer():
-        raise ResultsFileError(source, f"{where}.{key}", f"must be a whole number, got {value}")
-    return int(value)
-
-
-def _version_key(version: str) -> tuple[int, ...]:
-    try:
-        return tuple(int(p) for p in version.split("."))
-    except ValueError:
-        return ()
-
-
-def results_from_dict(data: Any, source: str = "<dict>") -> Results:
-    """Validate a parsed results.json document."""
-    if not isinstance(data, Mapping):
-        raise ResultsFileError(source, None, "must be a JSON object with context, specializations, summary")
-    context = _get(data, "context", dict, source, "$")
-    version = _get(context, "results_version", str, source, "context")
-    if version not in KNOWN_VERSIONS:
-        newer = _version_key(version) > _version_key(KNOWN_VERSIONS[-1])
-        hint = "upgrade primbench to read it" if newer else "this primbench cannot read it"
-        raise ResultsFileError(
-            source, "context.results_version",
-            f"unknown schema version {version!r} (known: {', '.join(KNOWN_VERSIONS)}); {hint}",
-        )
-    general = _get(context, "general", dict, source, "context")
-    _get(general, "algorithm", str, source, "context.general")
-    for key in ("algorithm", "branch_name", "commit_hash", "date", "host_name"):
-        _check_text(general, key, source, "context.general")
-    if isinstance(general.get("gpu"), Mapping):
-        for key in ("name", "uuid", "serial", "pci_bus_id", "arch"):
-            _check_text(general["gpu"], key, source, "context.general.gpu")
-    _check_date(general, source)
-    _get(context, "settings", dict, source, "context")
-    raw_specs = _get(data, "specializations", list, source, "$")
-    summary = _get(data, "summary", dict, source, "$", optional=True) or {}
-    specs: list[Specialization] = []
-    seen: dict[str, int] = {}
-    for i, raw in enumerate(raw_specs):
-        spec = _specialization(raw, source, f"specializations[{i}]")
-        if spec.name in seen:
-            raise ResultsFileError(
-                source, f"specializations[{i}].name",
-                f"duplicate name {spec.name!r} (also specializations[{seen[spec.name]}])",
-            )
-        seen[spec.name] = i
-        specs.append(spec)
-    return Results(source, version, context, tuple(specs), summary)
-
-
-def _specialization(raw: Any, source: str, where: str) -> Specialization:
-    if not isinstance(raw, Mapping):
-        raise ResultsFileError(source, where, "must be an object")
-    name = _get(raw, "name", str, source, where)
-    _check_text(raw, "name", source, where)
-    index = _count(raw, "index", source, where)
-    meta = _get(raw, "meta", dict, source, where)
-    _check_text(meta, "algo", source, f"{where}.meta")
-    error = _get(raw, "error", str, source, where, optional=True)
-    failed = error is not None
-    bps = _number(raw, "bytes_per_second", source, where, optional=failed)
-    ips = _number(raw, "items_per_second", source, where, optional=failed)
-    elapsed = _get(raw, "elapsed_secs", dict, source, where, optional=failed) or {}
-    calls = _get(raw, "calls", dict, source, where, optional=failed) or {}
-    temps = _get(raw, "gpu_temp_celsius", dict, source, where, optional=True) or {}
-    raw_batches = _get(raw, "batches", list, source, where, optional=True)
-    batches = None if raw_batches is None else _batches(raw_batches, source, f"{where}.batches")
-    raw_rounds = _get(raw, "rounds", list, source, where, optional=True) or []
-    rounds = _fast_rounds(raw_rounds)
-    if rounds is None:
-        rounds = tuple(_round(r, source, f"{where}.rounds[{k}]") for k, r in enumerate(raw_rounds))
-    gpu_secs = _number(elapsed, "gpu", source, f"{where}.elapsed_secs", optional=True)
-    per_batch = _count(calls, "kernel_calls_per_batch", source, f"{where}.calls", optional=True)
-    kernel_calls = _count(calls, "kernel_calls", source, f"{where}.calls", optional=True)
-    per_call, time_per_call = _time_per_call(raw, gpu_secs, kernel_calls, per_batch, batches, source, where)
-    timer = _get(raw, "timer", str, source, where, optional=True) or "events"
-    if timer not in TIMERS:
-        raise ResultsFileError(source, f"{where}.timer", f"must be one of {', '.join(TIMERS)}, got {timer!r}")
-    return Specialization(
-        index=index or 0,
-        name=name,
-        meta=meta,
-        bytes_per_second=bps,
-        items_per_second=ips,
-        bytes_per_item=_number(raw, "bytes_per_item", source, where, optional=True),
-        items=_count(raw, "items", source, where, optional=True),
-        noise_timeout=bool(_get(raw, "noise_timeout", bool, source, where, optional=failed)),
-        noise_percent=_number(raw, "noise_percent", source, where, optional=failed),
-        elapsed_host_secs=_number(elapsed, "host", source, f"{where}.elapsed_secs", optional=True),
-        elapsed_gpu_secs=gpu_secs,
-        kernel_calls_per_batch=per_batch,
-        ms_per_batch=_number(calls, "ms_per_batch", source, f"{where}.calls", optional=True),
-        batch_count=_count(calls, "batches", source, f"{where}.calls", optional=True),
-        kernel_calls=kernel_calls,
-        gpu_temp_start=_number(temps, "start", source, f"{where}.gpu_temp_celsius", optional=True,
-                               non_negative=False),
-        gpu_temp_end=_number(temps, "end", source, f"{where}.gpu_temp_celsius", optional=True,
-                             non_negative=False),
-        batches=batches,
-        error=error,
-        rounds=rounds,
-        gpu_seconds_per_call=per_call,
-        time_per_call=time_per_call,
-        timer=timer,
-        raw=raw,
-    )
-
-
-_TIME_KEYS = ("mean", "median", "min", "q1", "q3")
-
-
-def _time_per_call(raw: Mapping[str, Any], gpu_secs: float | None, kernel_calls: int | None,
-                   calls_per_batch: int | None, batches: Batches | None, source: str,
-                   where: str) -> tuple[float | None, TimePerCall | None]:
-    """``gpu_seconds_per_call`` and ``time_per_call`` (results 4.4.0), the one place they are
-    read. A file without them: the mean is GPU time over calls, the other statistics come from
-    its ``batches`` where it holds them (with --output-batches), else they are None."""
-    mean = _number(raw, "gpu_seconds_per_call", source, where, optional=True)
-    stats = _get(raw, "time_per_call", dict, source, where, optional=True)
-    if stats is not None:
-        values = {k: _number(stats, k, source, f"{where}.time_per_call", optional=True) for k in _TIME_KEYS}
-        return (mean if mean is not None else values["mean"]), TimePerCall(**values)
-    if mean is None and gpu_secs is not None and kernel_calls:
-        mean = gpu_secs / kernel_calls
-    if mean is None:
-        return None, None
-    per_call = _batch_per_call_secs(batches, calls_per_batch) if batches else None
-    if per_call:
+        per_call = _batch_per_call_secs(self.batches, self.kernel_calls_per_batch) if self.batches else None
+        if not per_call:
+            return TimePerCall(mean=mean)
         derived = time_per_call_stats(per_call)
-        return mean, TimePerCall(mean, derived["median"], derived["min"], derived["q1"], derived["q3"])
-    return mean, TimePerCall(mean)
+        return TimePerCall(mean=mean, median=derived["median"], min=derived["min"], q1=derived["q1"],
+                           q3=derived["q3"])
+
+    @property
+    def cv_between_rounds_percent(self) -> float | None:
+        return self.between_rounds.cv_percent if self.between_rounds is not None else None
 
 
-def _batch_per_call_secs(batches: Batches, calls_per_batch: int | None) -> list[float] | None:
+def _batch_per_call_secs(batches: tuple[Batch, ...], calls_per_batch: int | None) -> list[float] | None:
     """Each batch's GPU seconds per call (a batch without its own count has `calls_per_batch`)."""
     out = []
-    for ms, calls in zip(batches.batch_ms, batches.kernel_calls, strict=True):
-        n = calls if calls is not None else calls_per_batch
+    for b in batches:
+        n = b.kernel_calls if b.kernel_calls is not None else calls_per_batch
         if not n:
             return None
-        out.append(ms / 1000.0 / n)
+        out.append(b.batch_ms / 1000.0 / n)
     return out
-
-
-_ROUND_FLOATS = ("gpu_ms_per_call", "bytes_per_second", "items_per_second", "noise_percent")
-
-
-def _fast_rounds(raw: list[Any]) -> tuple[Round, ...] | None:
-    """The rounds of a well-formed list (finite non-negative floats, a boolean timeout, whole
-    counts, no temperatures or clock: what the harness writes without monitoring), checked
-    column by column in C; None sends anything else through `_round`, which names the field."""
-    if not raw or set(map(type, raw)) != {dict}:
-        return None
-    if any("gpu_temp_celsius" in r or "sm_clock_mhz" in r for r in raw):
-        return None
-    columns = [list(map(dict.get, raw, repeat(key))) for key in _ROUND_FLOATS]
-    if not all(_plain_floats(c) for c in columns):
-        return None
-    timeouts: list[Any] = list(map(dict.get, raw, repeat("noise_timeout")))
-    batches: list[Any] = list(map(dict.get, raw, repeat("batches")))
-    calls: list[Any] = list(map(dict.get, raw, repeat("kernel_calls")))
-    if set(map(type, timeouts)) != {bool} or set(map(type, batches)) != {int} or set(map(type, calls)) != {int}:
-        return None
-    if min(batches) < 0 or min(calls) < 0 or max(calls) >= _EXACT_INT:
-        return None
-    return tuple(map(Round, *columns, timeouts, batches, calls))
-
-
-def _round(raw: Any, source: str, where: str) -> Round:
-    temps = _get(raw, "gpu_temp_celsius", dict, source, where, optional=True) or {}
-    return Round(
-        gpu_ms_per_call=_number(raw, "gpu_ms_per_call", source, where) or 0.0,
-        bytes_per_second=_number(raw, "bytes_per_second", source, where) or 0.0,
-        items_per_second=_number(raw, "items_per_second", source, where) or 0.0,
-        noise_percent=_number(raw, "noise_percent", source, where) or 0.0,
-        noise_timeout=bool(_get(raw, "noise_timeout", bool, source, where)),
-        batch_count=_count(raw, "batches", source, where, optional=True),
-        kernel_calls=_count(raw, "kernel_calls", source, where, optional=True),
-        gpu_temp_start=_number(temps, "start", source, f"{where}.gpu_temp_celsius", optional=True,
-                               non_negative=False),
-        gpu_temp_end=_number(temps, "end", source, f"{where}.gpu_temp_celsius", optional=True,
-                             non_negative=False),
-        sm_clock_mhz=_number(raw, "sm_clock_mhz", source, where, optional=True),
-    )
-
-
-_NONE = type(None)
-
-
-def _plain_floats(values: list[Any]) -> bool:
-    """Whether every value is a finite, non-negative float as json.loads makes it (checked in C:
-    a NaN or an infinity makes the sum non-finite; an overflowing sum only sends the list
-    through the validating path, which accepts it)."""
-    return set(map(type, values)) == {float} and min(values) >= 0.0 and math.isfinite(sum(values))
-
-
-def _fast_columns(raw: list[Any]) -> Batches | None:
-    """The batches of a well-formed list, validated column by column; None when anything is
-    unusual (an absent or mistyped field, an integer time, a mix of null and values), which
-    `_batches` then checks batch by batch to name the field."""
-    if not raw or set(map(type, raw)) != {dict}:
-        return None
-    ms: list[Any] = list(map(dict.get, raw, repeat("batch_ms")))
-    if not _plain_floats(ms):
-        return None
-    calls_col: list[Any] = list(map(dict.get, raw, repeat("kernel_calls")))
-    kinds = set(map(type, calls_col))
-    calls: list[Any] | None = None
-    if kinds != {_NONE}:
-        if kinds != {int} or min(calls_col) < 0 or max(calls_col) >= 2**63:
-            return None
-        calls = calls_col
-    host_col: list[Any] = list(map(dict.get, raw, repeat("host_secs")))
-    host: list[Any] | None = None
-    if set(map(type, host_col)) != {_NONE}:
-        if not _plain_floats(host_col):
-            return None
-        host = host_col
-    iters_col: list[Any] = list(map(dict.get, raw, repeat("iterations_ms")))
-    kinds = set(map(type, iters_col))
-    iters: list[Any] | None = None
-    if kinds != {_NONE}:
-        if not (kinds == {list} and all(not v or _plain_floats(v) for v in iters_col)):
-            return None
-        iters = list(map(tuple, iters_col))
-    return Batches(ms, calls, host, iters)
-
-
-def _batches(raw: list[Any], source: str, where: str) -> Batches:
-    # 10,000 specializations x 30 batches must load fast: no Batch object is built here.
-    fast = _fast_columns(raw)
-    if fast is not None:
-        return fast
-    return Batches.of(_batch(b, source, f"{where}[{j}]") for j, b in enumerate(raw))
-
-
-def _batch(raw: Any, source: str, where: str) -> Batch:
-    """One batch, validated field by field (the path of lists `_fast_columns` turned down)."""
-    ms = _number(raw, "batch_ms", source, where)
-    iters = _get(raw, "iterations_ms", list, source, where, optional=True)
-    if iters is not None:
-        for k, v in enumerate(iters):
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not _finite(v) or v < 0:
-                raise ResultsFileError(source, f"{where}.iterations_ms[{k}]", "must be a finite, non-negative number")
-        iters = tuple(float(v) for v in iters)
-    return Batch(
-        batch_ms=float(ms or 0.0),
-        kernel_calls=_count(raw, "kernel_calls", source, where, optional=True),
-        host_secs=_number(raw, "host_secs", source, where, optional=True),
-        iterations_ms=iters,
-    )
-
-
-# --------------------------------------------------------------------------- writers
 
 
 def _quantile(ordered: Sequence[float], q: float) -> float:
@@ -735,15 +398,720 @@ def time_per_call_stats(per_call_secs: Sequence[float]) -> dict[str, float]:
 def time_per_call_fields(per_call_secs: Sequence[float], gpu_secs: float, calls: int) -> dict[str, Any]:
     """The fields results 4.4.0 adds to a measured specialization: ``gpu_seconds_per_call``
     (GPU time over calls, every call of every round) and ``time_per_call`` (that mean, then
-    median, min and quartiles of the batches' per-call times, in seconds)."""
+    median, min and quartiles of the batches' per-call times, in seconds); both None where
+    nothing was timed."""
     if not per_call_secs or calls <= 0:
         return {"gpu_seconds_per_call": None, "time_per_call": None}
     mean = gpu_secs / calls
     return {"gpu_seconds_per_call": mean, "time_per_call": {**time_per_call_stats(per_call_secs), "mean": mean}}
 
 
+# --------------------------------------------------------------------------- context
+
+
+class Gpu(_Record, frozen=True, kw_only=True, omit_defaults=True):
+    """``context.general.gpu``: which GPU (its identity, for history's series) and its size."""
+
+    name: Text | None = None
+    arch: Text | None = None
+    pci_bus_id: Text | None = None
+    uuid: Text | None = None  # 4.1.0
+    serial: Text | None = None  # 4.1.0
+    multiprocessors: Count | None = None
+    l2_cache_bytes: Count | None = None
+    memory_bytes: Count | None = None
+
+
+class Compiler(_Record, frozen=True, kw_only=True):
+    name: str | None = None
+    version: str | None = None
+
+
+class Backend(_Record, frozen=True, kw_only=True, omit_defaults=True):
+    """``context.general.backend``: the GPU runtime (CUDA or HIP) and its versions."""
+
+    name: str | UnsetType | None = UNSET
+    hip_version: str | UnsetType | None = UNSET
+    runtime_version: str | UnsetType | None = UNSET
+    driver_version: str | UnsetType | None = UNSET
+    compiler: Compiler | UnsetType | None = UNSET
+    cupy_version: str | UnsetType | None = UNSET
+    python_version: str | UnsetType | None = UNSET
+    kernel_driver_version: str | UnsetType | None = UNSET
+
+
+class Monitoring(_Record, frozen=True, kw_only=True):
+    """``context.general.monitoring``: the library that read temperatures and clocks."""
+
+    name: str | None = None
+    version: str | None = None
+
+
+class ThermalRecord(_Record, frozen=True, kw_only=True):
+    """``context.general.thermal`` (results 4.2.0): the effective temperature range and the
+    time spent warming and cooling (`primbench.thermal`)."""
+
+    min_gpu_temp: Real | None = None
+    min_mode: str | None = None
+    max_gpu_temp: Real | None = None
+    max_mode: str | None = None
+    warming_secs: NonNegative | None = None
+    cooling_secs: NonNegative | None = None
+    start_gpu_temp: Real | UnsetType | None = UNSET  # 4.4.0: the first reading (null: none)
+    highest_gpu_temp: Real | UnsetType | None = UNSET  # 4.4.0: the highest before a specialization
+
+
+class General(_Record, frozen=True, kw_only=True, omit_defaults=True):
+    """``context.general``: what ran, where, when, and from which commit."""
+
+    algorithm: Text
+    specialization_count: Count | None = None
+    library_build_type: str | None = None
+    gpu: Gpu | None = None
+    backend: Backend | None = None
+    monitoring: Monitoring | None = None
+    temperature_type: str | None = None
+    thermal: ThermalRecord | None = None  # 4.2.0
+    host_name: Text | None = None
+    date: Text | None = None
+    branch_name: Text | None = None
+    commit_hash: Text | None = None
+    branch_source: str | None = None  # 4.1.0
+    commit_source: str | None = None  # 4.1.0
+    primbench_version: str | None = None  # 4.1.0
+    python_version: str | None = None  # 4.1.0
+
+    def __post_init__(self) -> None:
+        if self.date is not None:
+            _check_date(self.date)
+
+
+def _check_date(text: str) -> None:
+    """An ISO 8601 date must be an instant that exists in UTC too (datetime's years 1 to 9999)."""
+    try:
+        when = _dt.datetime.fromisoformat(text)
+    except ValueError:
+        return  # not ISO 8601: `history` names it; compare only shows it
+    try:
+        if when.tzinfo is not None:
+            when.astimezone(_dt.UTC)
+    except (OverflowError, ValueError):
+        raise ValueError(f"date: {text!r} lies outside the dates that can be stored (years 1 to 9999 in UTC)"
+                         ) from None
+
+
+class SettingsRecord(_Record, frozen=True, kw_only=True, omit_defaults=True):
+    """``context.settings``: every option of the run (`primbench.settings.Settings`, field for
+    field); a key a version did not write yet is absent (`msgspec.UNSET`)."""
+
+    size: Count | UnsetType = UNSET
+    hot: bool | UnsetType = UNSET
+    seed: int | UnsetType = UNSET
+    json_out: str | UnsetType = UNSET
+    csv_out: str | UnsetType = UNSET
+    filter: str | UnsetType = UNSET
+    dry: bool | UnsetType = UNSET
+    min_gpu_ms_per_batch: Real | UnsetType = UNSET
+    min_secs: Real | UnsetType = UNSET
+    noise_timeout_secs: Real | UnsetType = UNSET
+    batch_window_size: int | UnsetType = UNSET
+    noise_tolerance_percent: Real | UnsetType = UNSET
+    min_gpu_temp: Real | UnsetType | None = UNSET
+    max_gpu_temp: Real | UnsetType | None = UNSET
+    max_warming_secs: Real | UnsetType = UNSET
+    max_cooling_secs: Real | UnsetType = UNSET
+    output_batches: bool | UnsetType = UNSET
+    spaces_per_indent: int | UnsetType = UNSET
+    stream_blocking_timeout_secs: Real | UnsetType = UNSET
+    cache_size: Count | UnsetType | None = UNSET  # 4.1.0; 4.4.0: null in a dry run (auto, unresolved)
+    device: int | UnsetType | None = UNSET  # 4.1.0
+    no_test: bool | UnsetType = UNSET  # 4.1.0
+    no_monitoring: bool | UnsetType = UNSET  # 4.1.0
+    branch: str | UnsetType = UNSET  # 4.1.0
+    commit: str | UnsetType = UNSET  # 4.1.0
+    min_clock_fraction: Real | UnsetType = UNSET  # 4.2.0
+    rounds: Count | UnsetType = UNSET  # 4.3.0
+    axis: tuple[str, ...] | UnsetType = UNSET  # 4.4.0: --axis NAME=SPEC, as given
+
+
+class Flags(_Record, frozen=True, kw_only=True, omit_defaults=True):
+    """``context.flags``: the executor's flags (`primbench.settings.flags`)."""
+
+    sync: bool | None = None
+
+
+class Context(_Record, frozen=True, kw_only=True, omit_defaults=True):
+    """``context``: the schema version, the run's general record, its settings and flags."""
+
+    results_version: str
+    general: General
+    settings: SettingsRecord
+    flags: Flags | None = None
+    custom_settings: dict[str, Any] | None = None  # a benchmark program's own options
+
+
+class Summary(_Record, frozen=True, kw_only=True, omit_defaults=True):
+    """``summary``: totals over the specializations."""
+
+    noise_timeouts: Count | None = None
+    failures: Count | None = None
+    elapsed_secs: Elapsed | None = None
+
+
+class Document(_Record, frozen=True, kw_only=True, omit_defaults=True):
+    """The JSON object of a results file, as it is encoded and decoded."""
+
+    context: Context
+    specializations: tuple[Specialization, ...]
+    summary: Summary | None = None
+
+
+# --------------------------------------------------------------------------- the results
+
+
+@dataclass(frozen=True)
+class Results:
+    """A results document (`Document`'s three parts), where it came from, and its version
+    as written. Built by the executor and written with `save`; read with `load`."""
+
+    context: Context
+    specializations: tuple[Specialization, ...]
+    summary: Summary | None = None
+    source: str = field(default="<results>", compare=False)
+    #: The version the file was written in (an older one was upgraded on reading).
+    written_version: str | None = field(default=None, compare=False)
+    #: The text or dict the results were read from (None: built in this process).
+    _written: bytes | Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+
+    # ----- reading
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Results:
+        """Read and validate one results.json; raise ResultsFileError naming file and field.
+
+        Only a regular file (or a link to one) of at most `MAX_FILE_BYTES` is read: a FIFO, a
+        device such as /dev/zero or a socket is refused before it is opened."""
+        source = str(path)
+        return _decode(_read(path, source), source)
+
+    @classmethod
+    def parse(cls, text: str | bytes, source: str = "<string>") -> Results:
+        """Validate the text of a results.json."""
+        if isinstance(text, str):
+            try:
+                data = text.encode("utf-8")
+            except UnicodeEncodeError:
+                raise _surrogate_error(text, source) from None
+        else:
+            data = text
+        return _decode(data, source)
+
+    @classmethod
+    def from_dict(cls, data: Any, source: str = "<dict>") -> Results:
+        """Validate a parsed results.json document (any mapping: a `primbench.Report` too)."""
+        if isinstance(data, Mapping) and not isinstance(data, dict):
+            data = dict(data)  # msgspec would encode a dataclass mapping by its fields
+        with cyclic_gc_paused():
+            version = _version_of(data, source)
+            plain = _builtins(data, source)
+            if version != RESULTS_VERSION:
+                return _upgraded(plain, data, version, source)
+            return _from_document(_converted(plain, source), source, version, data)
+
+    # ----- what a consumer reads
+
+    @property
+    def version(self) -> str:
+        """The schema version the file was written in."""
+        return self.written_version or self.context.results_version
+
+    @property
+    def general(self) -> General:
+        return self.context.general
+
+    @property
+    def settings(self) -> SettingsRecord:
+        return self.context.settings
+
+    @property
+    def algorithm(self) -> str:
+        return self.general.algorithm
+
+    @property
+    def branch(self) -> str | None:
+        return self.general.branch_name
+
+    @property
+    def commit(self) -> str | None:
+        return self.general.commit_hash
+
+    @property
+    def date(self) -> str | None:
+        return self.general.date
+
+    @property
+    def gpu(self) -> Gpu:
+        return self.general.gpu or Gpu()
+
+    # ----- writing
+
+    def document(self) -> Document:
+        return Document(context=self.context, specializations=self.specializations, summary=self.summary)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The document as JSON values (dicts, lists, numbers, strings), keys in written order."""
+        out: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(self.document()))
+        return out
+
+    def as_written(self) -> dict[str, Any]:
+        """The document exactly as it was read (an older version before its upgrade, keys the
+        model does not know included): history's identity of a run and the document it keeps.
+        Results built in this process give `to_dict`."""
+        if self._written is None:
+            return self.to_dict()
+        if isinstance(self._written, bytes):
+            written: dict[str, Any] = msgspec.json.decode(self._written)
+            return written
+        return copy.deepcopy(dict(self._written))
+
+    def dumps(self, spaces_per_indent: int = 4) -> str:
+        """results.json text: `spaces_per_indent` 0 gives one compact line (json.dumps, as
+        before this model: a NaN or an infinity is an error, not null)."""
+        return dumps(msgspec.to_builtins(self.document()), spaces_per_indent)
+
+    def save(self, path: str | os.PathLike[str], spaces_per_indent: int = 4) -> None:
+        """The one writer of results.json (atomic: `write_atomic`)."""
+        write_atomic(path, self.dumps(spaces_per_indent))
+
+    def csv_text(self) -> str:
+        """The C++ primbench's CSV: index, quoted name, throughputs and noise of each
+        specialization that did not fail; then (results 4.4.0) its mean GPU seconds per call
+        as written (empty where none was: a dry run)."""
+        out = io.StringIO()
+        out.write(",".join(CSV_HEADER) + "\n")
+        for spec in self.specializations:
+            if spec.failed:
+                continue
+            bps = float(spec.bytes_per_second or 0)
+            name = '"' + spec.name.replace('"', '""') + '"'
+            row = [
+                str(spec.index),
+                name,
+                _g(bps),
+                _g(bps / 2**30),
+                _g(float(spec.items_per_second or 0)),
+                "1" if spec.noise_timeout else "0",
+                _g(float(spec.noise_percent or 0)),
+                _g(float(per_call)) if (per_call := known(spec.written_seconds_per_call)) is not None else "",
+            ]
+            out.write(",".join(row) + "\n")
+        return out.getvalue()
+
+    def save_csv(self, path: str | os.PathLike[str]) -> None:
+        """The one writer of the CSV summary."""
+        write_atomic(path, self.csv_text())
+
+
+def load_results(path: str | os.PathLike[str]) -> Results:
+    """`Results.load`."""
+    return Results.load(path)
+
+
+def parse_results(text: str | bytes, source: str = "<string>") -> Results:
+    """`Results.parse`."""
+    return Results.parse(text, source)
+
+
+def results_from_dict(data: Any, source: str = "<dict>") -> Results:
+    """`Results.from_dict`."""
+    return Results.from_dict(data, source)
+
+
+# --------------------------------------------------------------------------- upgrades
+
+
+def _with_settings(doc: Mapping[str, Any], version: str, **defaults: Any) -> dict[str, Any]:
+    """`doc` at `version`, its settings given `defaults` where it lacks them; `doc` itself is
+    left as it is (the parts that change are copied)."""
+    out = dict(doc)
+    context = out.get("context")
+    if isinstance(context, Mapping):
+        context = dict(context)
+        settings = context.get("settings")
+        if isinstance(settings, Mapping):
+            context["settings"] = {**settings, **{k: v for k, v in defaults.items() if k not in settings}}
+        context["results_version"] = version
+        out["context"] = context
+    return out
+
+
+def _from_4_0_0(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """4.0.0 -> 4.1.0: the C++ primbench cleared a 256 MiB cache between calls, which 4.1.0
+    writes as ``settings.cache_size`` (`primbench.resultconfig.ABSENT`). The other keys of
+    4.1.0 (provenance sources, GPU UUID and serial, ``error``, batches' calls and host
+    seconds) were not recorded: they stay absent."""
+    return _with_settings(doc, "4.1.0", cache_size=256 * 2**20)
+
+
+def _from_4_1_0(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """4.1.0 -> 4.2.0: the SM clock and the thermal record were not measured, and there was
+    no ``min_clock_fraction`` to check against: nothing is added but the version."""
+    return _with_settings(doc, "4.2.0")
+
+
+def _from_4_2_0(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """4.2.0 -> 4.3.0: each specialization was measured once, which is ``rounds`` 1 (its
+    specializations keep no ``rounds`` list: one measurement, variability unknown)."""
+    return _with_settings(doc, "4.3.0", rounds=1)
+
+
+def _from_4_3_0(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """4.3.0 -> 4.4.0: every specialization was timed with GPU events (no ``timer``), none was
+    marked ``dry``, there were no axes, and the thermal record kept no start or highest
+    temperature: they stay absent. The time per call was not written; it is not invented here
+    either: `Specialization.gpu_seconds_per_call` and `Specialization.time_per_call` derive it
+    from what the file holds (GPU time over calls; the batches' statistics where it has them),
+    exactly as for a 4.4.0 specialization that lacks the keys."""
+    return _with_settings(doc, "4.4.0")
+
+
+#: One step per older version: its document in, the next version's out (a new dict; the
+#: parts that change are copied).
+UPGRADES: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
+    "4.0.0": _from_4_0_0,
+    "4.1.0": _from_4_1_0,
+    "4.2.0": _from_4_2_0,
+    "4.3.0": _from_4_3_0,
+}
+
+
+def upgrade(doc: Mapping[str, Any], version: str) -> Mapping[str, Any]:
+    """`doc`, written in `version`, upgraded step by step to `RESULTS_VERSION`."""
+    for step in KNOWN_VERSIONS[KNOWN_VERSIONS.index(version):-1]:
+        doc = UPGRADES[step](doc)
+    return doc
+
+
+# --------------------------------------------------------------------------- loading
+
+
+class _VersionContext(Struct):
+    results_version: str
+
+
+class _VersionOnly(Struct):
+    context: _VersionContext
+
+
+_DECODER = msgspec.json.Decoder(Document)
+_VERSION_DECODER = msgspec.json.Decoder(_VersionOnly)
+
+
+def _read(path: str | os.PathLike[str], source: str) -> bytes:
+    try:
+        info = os.stat(path)
+        if stat.S_ISDIR(info.st_mode):
+            raise ResultsFileError(source, None, "is a directory, not a results file")
+        if not stat.S_ISREG(info.st_mode):
+            raise ResultsFileError(source, None, "is not a regular file (a FIFO, device or socket is not read)")
+        if info.st_size > MAX_FILE_BYTES:
+            raise ResultsFileError(source, None, f"is {info.st_size} bytes, over the limit of {MAX_FILE_BYTES}")
+        with open(path, "rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            raise ResultsFileError(source, None, f"is over the limit of {MAX_FILE_BYTES} bytes")
+    except FileNotFoundError:
+        raise ResultsFileError(source, None, "no such file") from None
+    except IsADirectoryError:
+        raise ResultsFileError(source, None, "is a directory, not a results file") from None
+    except (OSError, ValueError) as exc:
+        raise ResultsFileError(source, None, f"cannot be read ({exc})") from None
+    return data
+
+
+@contextmanager
+def cyclic_gc_paused() -> Iterator[None]:
+    """Loading or comparing results makes hundreds of thousands of small objects, none in a
+    reference cycle; the cyclic collector would walk them again and again for nothing.
+    Reference counting still frees garbage."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _decode(data: bytes, source: str) -> Results:
+    """A document from JSON bytes: straight into the model for the current version, through
+    `UPGRADES` for an older one."""
+    try:
+        data.decode("utf-8")  # names the first byte that is not UTF-8 (msgspec does not)
+    except UnicodeDecodeError as exc:
+        raise ResultsFileError(source, None, f"cannot be read ({exc})") from None
+    with cyclic_gc_paused():
+        try:
+            version = _VERSION_DECODER.decode(data).context.results_version
+        except msgspec.ValidationError:  # the checks of `_version_of` name what is wrong
+            version = _version_of(_json(data, source), source)
+        except (msgspec.DecodeError, RecursionError) as exc:
+            raise _json_error(data, source, exc) from None
+        _check_version(version, source)
+        if version != RESULTS_VERSION:
+            return _upgraded(_json(data, source), data, version, source)
+        try:
+            document = _DECODER.decode(data)
+        except msgspec.ValidationError as exc:
+            raise _field_error(exc, source, lambda: msgspec.json.decode(data)) from None
+        except (msgspec.DecodeError, RecursionError) as exc:
+            raise _json_error(data, source, exc) from None
+        return _from_document(document, source, version, data)
+
+
+def _json(data: bytes, source: str) -> Any:
+    try:
+        return msgspec.json.decode(data)
+    except msgspec.ValidationError as exc:  # a number out of range
+        raise _field_error(exc, source) from None
+    except (msgspec.DecodeError, RecursionError) as exc:
+        raise _json_error(data, source, exc) from None
+
+
+def _upgraded(raw: Any, written: bytes | Mapping[str, Any], version: str, source: str) -> Results:
+    document = _converted(upgrade(raw, version), source)
+    return _from_document(document, source, version, written)
+
+
+def _converted(data: Any, source: str) -> Document:
+    try:
+        return msgspec.convert(data, Document)
+    except msgspec.ValidationError as exc:
+        raise _field_error(exc, source, lambda: data) from None
+    except RecursionError:
+        raise ResultsFileError(source, None, "not valid JSON (nested too deeply)") from None
+
+
+def _scalar(value: Any) -> Any:
+    """A NumPy scalar as the Python number it holds (a document built in Python may carry them)."""
+    item = getattr(value, "item", None)
+    if item is None:
+        raise TypeError(f"{type(value).__name__} is not a JSON value")
+    return item()
+
+
+def _builtins(data: Any, source: str) -> Any:
+    """A document built in Python as plain JSON values (NumPy scalars as numbers)."""
+    try:
+        return msgspec.to_builtins(data, enc_hook=_scalar)
+    except (TypeError, ValueError) as exc:
+        raise ResultsFileError(source, None, f"not a JSON document ({exc})") from None
+    except RecursionError:
+        raise ResultsFileError(source, None, "not valid JSON (nested too deeply)") from None
+
+
+def _version_of(data: Any, source: str) -> str:
+    """``context.results_version`` of a parsed document, checked to be a known version."""
+    if not isinstance(data, Mapping):
+        raise ResultsFileError(source, None, "must be a JSON object with context, specializations, summary")
+    context = data.get("context")
+    if "context" not in data:
+        raise ResultsFileError(source, "context", "missing")
+    if not isinstance(context, Mapping):
+        raise ResultsFileError(source, "context", f"must be an object, got {_kind(context)}")
+    if "results_version" not in context:
+        raise ResultsFileError(source, "context.results_version", "missing")
+    version = context["results_version"]
+    if not isinstance(version, str):
+        raise ResultsFileError(source, "context.results_version", f"must be a string, got {_kind(version)}")
+    _check_version(version, source)
+    return version
+
+
+def _check_version(version: str, source: str) -> None:
+    if version not in KNOWN_VERSIONS:
+        newer = _version_key(version) > _version_key(KNOWN_VERSIONS[-1])
+        hint = "upgrade primbench to read it" if newer else "this primbench cannot read it"
+        shown = version if _encodable(version) else version.encode("utf-8", "backslashreplace").decode()
+        raise ResultsFileError(
+            source, "context.results_version",
+            f"unknown schema version {shown!r} (known: {', '.join(KNOWN_VERSIONS)}); {hint}",
+        )
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(p) for p in version.split("."))
+    except ValueError:
+        return ()
+
+
+def _from_document(document: Document, source: str, version: str,
+                   written: bytes | Mapping[str, Any] | None = None) -> Results:
+    seen: dict[str, int] = {}
+    for i, spec in enumerate(document.specializations):
+        if spec.name in seen:
+            raise ResultsFileError(
+                source, f"specializations[{i}].name",
+                f"duplicate name {spec.name!r} (also specializations[{seen[spec.name]}])",
+            )
+        seen[spec.name] = i
+    return Results(document.context, document.specializations, document.summary, source, version, written)
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def _kind(value: Any) -> str:
+    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number",
+             float: "a number", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
+
+
+_AT = re.compile(r"^(?P<message>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
+_JSON_KINDS = {"str": "a string", "int": "a number", "float": "a number", "bool": "a boolean", "null": "null",
+               "object": "an object", "array": "a list"}
+_MESSAGES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
+    (re.compile(r"Object missing required field `(?P<key>[^`]*)`"), lambda m: "missing"),
+    (re.compile(r"Expected `(int \| float|float \| int)[^`]*`, got `(?P<got>\w+)`"),
+     lambda m: f"must be a number, got {_JSON_KINDS.get(m['got'], m['got'])}"),
+    (re.compile(r"Expected `int( \| null)?`, got `float`"),
+     lambda m: "must be a whole number written as an integer, got a fraction or exponent"),
+    (re.compile(r"Expected `(?P<want>\w+)[^`]*`, got `(?P<got>\w+)`"),
+     lambda m: f"must be {_JSON_KINDS.get(m['want'], m['want'])}, got {_JSON_KINDS.get(m['got'], m['got'])}"),
+    (re.compile(r"Expected `(int|float)` >= 0(\.0)?$"), lambda m: "must not be negative"),
+    (re.compile(r"Expected `int` (<|<=|>=|>) \S+$"), lambda m: "must be finite (an integer of at most 2**63 - 1)"),
+    (re.compile(r"Expected `float` (<|<=|>=|>) \S+$|Number out of range"), lambda m: "must be finite"),
+    (re.compile(r"^Invalid enum value (?P<got>.*)$", re.DOTALL),  # the one Literal: `Timer`
+     lambda m: f"must be one of {', '.join(get_args(Timer))}, got {m['got']}"),
+    (re.compile(r"Expected `str` of length <= (?P<limit>\d+)"),
+     lambda m: f"is over the limit of {m['limit']} characters"),
+]
+
+
+def _field_error(exc: msgspec.ValidationError, source: str, document: Callable[[], Any] | None = None,
+                 ) -> ResultsFileError:
+    """msgspec's "Expected `int` >= 0 - at `$.specializations[1].index`" as one line that
+    names the field the way the rest of primbench does: "specializations[1].index: must not
+    be negative, got -1" (the value is looked up in `document()`, the parsed JSON)."""
+    found = _AT.match(str(exc))
+    message = found["message"] if found else str(exc)
+    path = (found["path"] or "") if found else ""
+    path = path.lstrip(".").replace("[...]", "")
+    for pattern, say in _MESSAGES:
+        m = pattern.search(message)
+        if m is not None:
+            if "key" in pattern.groupindex:
+                path = f"{path}.{m['key']}" if path else m["key"]
+            if not path:
+                return ResultsFileError(source, None, _root(message))
+            text = say(m)
+            if text.startswith(("must not be negative", "must be finite", "must be a whole number")):
+                text += _got(document, path)
+            return ResultsFileError(source, path, text)
+    sub, sep, rest = message.partition(": ")  # a check of __post_init__: "field: message"
+    if sep and re.fullmatch(r"[\w.\[\]]+", sub):
+        return ResultsFileError(source, f"{path}.{sub}" if path else sub, rest)
+    return ResultsFileError(source, path or None, message)
+
+
+_STEP = re.compile(r"\.?([^.\[]+)|\[(\d+)\]")
+
+
+def _got(document: Callable[[], Any] | None, path: str) -> str:
+    """", got VALUE" for the number at `path` ("a.b[0].c") of the document, or nothing."""
+    if document is None:
+        return ""
+    try:
+        value = document()
+        for key, index in _STEP.findall(path):
+            value = value[int(index)] if index else value[key]
+    except Exception:  # RecursionError too: the value only decorates the message
+        return ""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return ""
+    return f", got {value}" if isinstance(value, float) or abs(value) < 10**20 else \
+        f", got an integer of {len(str(abs(value)))} digits"
+
+
+def _root(message: str) -> str:
+    return "must be a JSON object with context, specializations, summary" if "object" in message else message
+
+
+def _json_error(data: bytes, source: str, exc: BaseException) -> ResultsFileError:
+    if isinstance(exc, RecursionError):
+        return ResultsFileError(source, None, "not valid JSON (nested too deeply)")
+    text = data.decode("utf-8", "surrogatepass")
+    if _may_hold_surrogates(text):
+        found = _lone_surrogate(text, source)
+        if found is not None:
+            return found
+    return ResultsFileError(source, None, f"not valid JSON ({exc})")
+
+
+# A \uD800-\uDFFF escape (json.loads pairs the valid ones and leaves a lone one in the string), or a
+# surrogate in text that did not come from UTF-8.
+_SURROGATE = re.compile("[\ud800-\udfff]|" + r"\\u[dD][89abcdefABCDEF]")
+
+
+def _may_hold_surrogates(text: str) -> bool:
+    if "\\ud" not in text and "\\uD" not in text and text.isascii():
+        return False
+    return _SURROGATE.search(text) is not None
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _surrogate_error(text: str, source: str) -> ResultsFileError:
+    """The error of a text that holds a surrogate character (it cannot be UTF-8)."""
+    return _lone_surrogate(text, source) or ResultsFileError(
+        source, None, "holds a lone surrogate (\\ud800-\\udfff), not text")
+
+
+def _join(at: str, key: str) -> str:
+    """The path of `key` under `at`: ``a.b``, or ``a["odd key"]`` (escaped, so that an error
+    naming it stays one line of text)."""
+    if re.fullmatch(r"\w+", key, re.ASCII):
+        return f"{at}.{key}" if at else key
+    return f"{at}[{json.dumps(key)}]"
+
+
+def _lone_surrogate(text: str, source: str) -> ResultsFileError | None:
+    """Where a lone surrogate (in a key or a value) is, if there is one: no UTF-8 output can
+    carry it. msgspec refuses one without saying so; json.loads keeps it, and the walk names
+    the field."""
+    try:
+        value = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        item, at = stack.pop()
+        if isinstance(item, str):
+            if not _encodable(item):
+                return ResultsFileError(source, at or None, "holds a lone surrogate (\\ud800-\\udfff), not text")
+        elif isinstance(item, dict):
+            for k, v in item.items():
+                if not _encodable(k):
+                    return ResultsFileError(source, at or None,
+                                            "holds a key with a lone surrogate (\\ud800-\\udfff)")
+                stack.append((v, _join(at, k)))
+        elif isinstance(item, list):
+            stack.extend((v, f"{at}[{i}]") for i, v in enumerate(item))
+    return None
+
+
+# --------------------------------------------------------------------------- writing
+
+
 def dumps(document: Mapping[str, Any], spaces_per_indent: int = 4) -> str:
-    """results.json text: `spaces_per_indent` 0 gives one compact line."""
+    """results.json text of a document's JSON values: `spaces_per_indent` 0 gives one compact line."""
     indent = spaces_per_indent if spaces_per_indent > 0 else None
     separators = None if indent else (",", ":")
     return json.dumps(document, indent=indent, separators=separators, allow_nan=False,
@@ -759,40 +1127,6 @@ def write_atomic(path: str | os.PathLike[str], text: str) -> None:
     write(path, text)
 
 
-def write_json(document: Mapping[str, Any], path: str | os.PathLike[str], spaces_per_indent: int = 4) -> None:
-    """The one writer of results.json."""
-    write_atomic(path, dumps(document, spaces_per_indent))
-
-
 def _g(value: float) -> str:
     """C++ stream formatting of a double: 6 significant digits, as the C++ primbench's CSV shows."""
     return f"{value:g}"
-
-
-def csv_text(specializations: Iterable[Mapping[str, Any]]) -> str:
-    """The C++ primbench's CSV: index, quoted name, throughputs and noise; then (results
-    4.4.0) the mean GPU seconds per call."""
-    out = io.StringIO()
-    out.write(",".join(CSV_HEADER) + "\n")
-    for spec in specializations:
-        if spec.get("error") is not None:
-            continue
-        bps = float(spec["bytes_per_second"])
-        name = '"' + str(spec["name"]).replace('"', '""') + '"'
-        row = [
-            str(spec["index"]),
-            name,
-            _g(bps),
-            _g(bps / 2**30),
-            _g(float(spec["items_per_second"])),
-            "1" if spec["noise_timeout"] else "0",
-            _g(float(spec["noise_percent"])),
-            _g(float(per_call)) if (per_call := spec.get("gpu_seconds_per_call")) is not None else "",
-        ]
-        out.write(",".join(row) + "\n")
-    return out.getvalue()
-
-
-def write_csv(specializations: Sequence[Mapping[str, Any]], path: str | os.PathLike[str]) -> None:
-    """The one writer of the CSV summary."""
-    write_atomic(path, csv_text(specializations))

@@ -305,8 +305,8 @@ def test_run_step_writes_one_results_file_per_benchmark(tmp_path: Path) -> None:
     for path in (tmp_path / "results").iterdir():
         results = load_results(path)
         assert (results.branch, results.commit) == ("feature/x", "0123abcd" * 5)
-        assert results.general["branch_source"] == "option"
-        assert results.settings["output_batches"] is True
+        assert results.general.branch_source == "option"
+        assert results.settings.output_batches is True
 
 
 def test_run_step_fails_when_a_benchmark_fails_but_runs_the_others(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -236,13 +237,20 @@ def test_settings_that_do_not_change_results_do_not_warn() -> None:
     assert compare_runs(b, h).warnings == []
 
 
-def test_odd_context_values_do_not_break_the_checks() -> None:
+@pytest.mark.parametrize(("path", "value", "expected"), [
+    (("general", "gpu"), ["not", "an", "object"], "context.general.gpu: must be an object, got a list"),
+    (("flags",), "sync", "context.flags: must be an object, got a string"),
+    (("settings", "size"), "1MiB", "context.settings.size: must be a number, got a string"),
+    (("general", "backend", "name"), 7, "context.general.backend.name: must be a string, got a number"),
+])
+def test_odd_context_values_are_bad_files_naming_the_field(path: tuple[str, ...], value: Any, expected: str) -> None:
     doc = document([spec("a", TB)])
-    doc["context"]["general"]["gpu"] = ["not", "an", "object"]
-    doc["context"]["flags"] = "sync"
-    b = [results_from_dict(doc)]
-    c = compare_runs(b, [results_from_dict(document([spec("a", TB)]))])
-    assert any("different GPU model" in w for w in c.warnings)
+    parent = doc["context"]
+    for key in path[:-1]:
+        parent = parent[key]
+    parent[path[-1]] = value
+    with pytest.raises(ResultsFileError, match=re.escape(f"r.json: {expected}")):
+        results_from_dict(doc, "r.json")
 
 
 # --------------------------------------------------------------------------- load_side and JSON

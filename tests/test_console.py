@@ -9,6 +9,7 @@ import pytest
 
 import primbench as pb
 from primbench.console import Reporter, color_enabled, make_console
+from primbench.results import Calls, Elapsed, Specialization
 from tests.fakes import FakeDevice
 
 
@@ -90,9 +91,10 @@ def test_noise_above_tolerance_is_red(tmp_path, monkeypatch):
     out = io.StringIO()
     reporter = Reporter(make_console(out))
     reporter.header("copy", 1, False, noise_tolerance_percent=1.0)
-    record = {"name": "type: [bold]x", "calls": {"kernel_calls": 10, "kernel_calls_per_batch": 10, "batches": 1},
-              "noise_timeout": True, "noise_percent": 2.5, "bytes_per_second": 1e9, "items_per_second": 1e9,
-              "elapsed_secs": {"host": 1.0, "gpu": 0.001}}
+    record = Specialization(
+        index=0, name="type: [bold]x", bytes_per_second=1e9, items_per_second=1e9, bytes_per_item=1, items=10,
+        noise_timeout=True, noise_percent=2.5, meta={"algo": "copy"}, elapsed_secs=Elapsed(host=1.0, gpu=0.001),
+        calls=Calls(kernel_calls=10, kernel_calls_per_batch=10, batches=1))
     reporter.finished(0, 1, record)
     text = out.getvalue()
     assert "\x1b[31mnoise 2.500%" in text

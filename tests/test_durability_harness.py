@@ -21,7 +21,7 @@ import pytest
 
 import primbench as pb
 from primbench.console import Reporter, make_console
-from primbench.results import load_results, write_json
+from primbench.results import load_results, write_atomic
 from tests.fakes import FakeDevice
 from tests.test_executor import Copy
 
@@ -166,13 +166,13 @@ def test_a_complete_run_replaces_the_file_as_before(tmp_path):
 def test_files_keep_the_umask_and_an_existing_mode(tmp_path):
     old = os.umask(0o022)
     try:
-        write_json({"a": 1}, tmp_path / "new.json")
+        write_atomic(tmp_path / "new.json", "{}")
         assert stat.S_IMODE((tmp_path / "new.json").stat().st_mode) == 0o644
         os.umask(0o027)
-        write_json({"a": 1}, tmp_path / "other.json")
+        write_atomic(tmp_path / "other.json", "{}")
         assert stat.S_IMODE((tmp_path / "other.json").stat().st_mode) == 0o640
         (tmp_path / "new.json").chmod(0o664)
-        write_json({"a": 2}, tmp_path / "new.json")
+        write_atomic(tmp_path / "new.json", "[]")
         assert stat.S_IMODE((tmp_path / "new.json").stat().st_mode) == 0o664
     finally:
         os.umask(old)

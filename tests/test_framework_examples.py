@@ -68,7 +68,7 @@ def test_dry_lists_every_specialization_without_the_framework(name: str, tmp_pat
     assert done.returncode == 0, done.stderr
     results = load_results(out)
     assert [s.name for s in results.specializations] == EXAMPLES[name]
-    assert results.settings["dry"] is True
+    assert results.settings.dry is True
 
 
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
@@ -90,11 +90,11 @@ def test_options_reach_the_specializations(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     results = load_results(out)
     assert [s.name for s in results.specializations] == ["kernels: 20, launch: graph", "kernels: 20, launch: stream"]
-    assert results.settings["size"] == 65536
-    assert results.context["custom_settings"] == {"kernels": 20}
+    assert results.settings.size == 65536
+    assert results.context.custom_settings == {"kernels": 20}
 
 
 def test_the_graph_example_defaults_to_small_kernels(tmp_path: Path) -> None:
     out = tmp_path / "graph.json"
     assert run_example("cuda_graph", "--dry", "--json-out", str(out)).returncode == 0
-    assert load_results(out).settings["size"] == 1 << 20
+    assert load_results(out).settings.size == 1 << 20

@@ -69,7 +69,7 @@ def test_the_fixture_measures_on_the_gpu_and_writes_the_session(pytester, monkey
     result.assert_outcomes(passed=1)
     results = load_results(path)
     assert [s.name for s in results.specializations] == ["test: test_kernels.py::test_scale_bandwidth"]
-    assert results.general["gpu"]["name"]
+    assert results.gpu.name
 
 
 @pytest.mark.gpu

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from primbench.history.access import open_for_query
 from primbench.history.ingest import ingest, run_id_of
 from primbench.history.schema import SCHEMA_VERSION
+from primbench.history.store import open_for_write
 from primbench.results import KNOWN_VERSIONS
 from tests import history_data as hd
 
@@ -25,6 +26,7 @@ def test_ingest_stores_runs_specializations_and_batches(tmp_path: Path) -> None:
     db = tmp_path / "s.duckdb"
     doc = hd.document([1.0e12, 2.0e12], commit=hd.sha("c1"), batches=3, failed=["type: t1"])
     doc["specializations"][0]["future_key"] = {"x": 1}
+    doc["specializations"][0]["between_rounds"] = {"count": 1, "cv_percent": None}
     f = hd.write(tmp_path / "r.json", doc)
     report = ingest([f], db)
     assert [o.status for o in report.outcomes] == ["stored"]
@@ -40,7 +42,10 @@ def test_ingest_stores_runs_specializations_and_batches(tmp_path: Path) -> None:
                             "error, extra, sm_clock_below_expected, sm_clock_fraction, "
                             "sm_clock->>'$.default_mhz' FROM specializations ORDER BY idx").fetchall()
         assert specs[0][:7] == ("type: t0", 1.0e12, 0.05, 41.0, 42.0, 1978.0, None)
-        assert json.loads(specs[0][7]) == {"future_key": {"x": 1}}
+        # extra: what the model reads and the table has no column for; the document is kept as written
+        assert json.loads(specs[0][7]) == {"between_rounds": {"count": 1, "cv_percent": None}}
+        stored = json.loads(con.execute("SELECT document FROM runs").fetchone()[0])
+        assert stored["specializations"][0]["future_key"] == {"x": 1} and stored == json.loads(f.read_text())
         assert specs[0][8:] == (False, pytest.approx(1978 / 1980), "1980.0")
         assert specs[1][1] is None and specs[1][6] == "RuntimeError: boom"
         batches = con.execute("SELECT batch, batch_ms, kernel_calls, host_secs, iterations_ms FROM batches "
@@ -92,13 +97,15 @@ def test_bad_files_store_nothing_and_are_named_while_good_ones_are_stored(tmp_pa
 
 
 def test_a_file_the_database_rejects_stores_nothing_and_the_others_are_stored(tmp_path: Path) -> None:
-    """`items` of 2**70 passes the loader (a whole number) but not a BIGINT column: the
-    all-in-one transaction fails, and the per-file retry stores every other file whole."""
+    """A file the loader accepts but the database refuses (here a unique index the test adds,
+    which two failures with one message violate): the all-in-one transaction fails, and the
+    per-file retry stores every other file whole."""
     db = tmp_path / "s.duckdb"
     good = hd.branch_series(tmp_path / "in", hd.noisy_levels(2, specs=3), batches=2)
-    huge = hd.document([1e12, 2e12, 3e12], commit=hd.sha("huge"), batches=2)
-    huge["specializations"][2]["items"] = 2**70
-    bad = hd.write(tmp_path / "in" / "huge.json", huge)
+    with open_for_write(db) as con:
+        con.execute("CREATE UNIQUE INDEX one_failure_per_message ON specializations (error)")
+    refused = hd.document([1e12, 2e12, 3e12], commit=hd.sha("refused"), batches=2, failed=["type: t1", "type: t2"])
+    bad = hd.write(tmp_path / "in" / "refused.json", refused)
     report = ingest([*good, bad], db)
     assert [o.status for o in report.outcomes] == ["stored", "stored", "error"]
     assert report.errors[0].path == str(bad) and "not stored" in (report.errors[0].message or "")

@@ -101,7 +101,7 @@ def test_one_reader_checks_and_queries(full: Store) -> None:
         with pytest.raises(NoMatchError, match="did you mean 'main'"):
             r.check(S(branch="mian"))
         run_id = str(r.runs(S(branch="feat"), limit=1)["run_id"].iloc[0])
-        assert r.results(run_id).general["branch_name"] == "feat"
+        assert r.results(run_id).general.branch_name == "feat"
         assert r.gpu_key(S(branch="feat")) == hd.H200_B["uuid"]
     with reading(full) as r:  # a store, read once
         assert len(r.runs()) == 14

@@ -97,12 +97,12 @@ def test_primbench_json_writes_one_results_file_for_the_session(inner):
         "hot: true, name: hot, test: test_benches.py::test_scaled[2]",
     ]
     assert [s.index for s in results.specializations] == [0, 1, 2, 3, 4]
-    assert results.general["specialization_count"] == 5 and results.general["branch_source"] == "env:PRIMBENCH_BRANCH"
-    assert results.settings["hot"] is False and results.settings["json_out"] == "bench.json"
-    assert results.settings["rounds"] == 2
-    assert results.summary["failures"] == 0
+    assert results.general.specialization_count == 5 and results.general.branch_source == "env:PRIMBENCH_BRANCH"
+    assert results.settings.hot is False and results.settings.json_out == "bench.json"
+    assert results.settings.rounds == 2
+    assert results.summary.failures == 0
     gpu = sum(s.elapsed_gpu_secs or 0 for s in results.specializations)
-    assert results.summary["elapsed_secs"]["gpu"] == pytest.approx(gpu) and gpu > 0
+    assert results.summary.elapsed_secs.gpu == pytest.approx(gpu) and gpu > 0
 
 
 def test_two_sessions_compare_like_any_two_runs(inner):
@@ -175,7 +175,7 @@ def test_twice(gpubench):
         ("test: test_broken.py::test_broken", "ValueError: kernel arguments do not match"),
         ("test: test_broken.py::test_twice", None),
     ]
-    assert results.summary["failures"] == 1
+    assert results.summary.failures == 1
 
 
 def test_bad_primbench_options_are_a_usage_error(inner):

@@ -3,6 +3,7 @@ split budget (primbench.rounds), against the fake device."""
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 from pathlib import Path
@@ -11,8 +12,9 @@ import numpy as np
 import pytest
 
 import primbench as pb
-from primbench.results import load_results
+from primbench.results import RESULTS_VERSION, Elapsed, ResultsFileError, load_results, results_from_dict
 from primbench.rounds import MIN_ROUND_WINDOW, log_sd, round_budget
+from tests.compare_data import document, spec
 from tests.fakes import FakeDevice
 from tests.test_executor import Copy, executor
 
@@ -205,14 +207,21 @@ def test_every_round_but_the_first_measures_on_a_renewed_stream(tmp_path):
     assert kernels_before_first_renew > 0  # the first round ran before any renewal
 
 
-def test_the_loaders_fast_path_for_rounds_reads_what_the_checked_path_reads():
-    from primbench.results import _fast_rounds, _round
-
+def test_rounds_load_as_round_records_and_a_bad_one_is_named():
     raw = [{"round": k, "gpu_ms_per_call": 0.25 + k / 100, "bytes_per_second": 1e12 - k, "items_per_second": 5e11,
             "noise_timeout": k == 1, "noise_percent": 0.1, "batches": 4, "kernel_calls": 256,
             "kernel_calls_per_batch": 64, "elapsed_secs": {"host": 0.3, "gpu": 0.1}} for k in range(3)]
-    fast = _fast_rounds(raw)
-    assert fast is not None
-    assert fast == tuple(_round(r, "x", "r") for r in raw)
-    assert _fast_rounds([{**raw[0], "noise_percent": -1.0}]) is None  # the checked path names the field
-    assert _fast_rounds([{**raw[0], "batches": 4.0}]) is None
+    doc = document([{**spec("type: char", 1e12), "rounds": raw}], version=RESULTS_VERSION)
+    loaded = results_from_dict(doc).specializations[0]
+    assert [r.gpu_ms_per_call for r in loaded.rounds] == [0.25, 0.26, 0.27]
+    assert [r.noise_timeout for r in loaded.rounds] == [False, True, False]
+    assert loaded.rounds[2].batch_count == 4 and loaded.rounds[2].elapsed_secs == Elapsed(host=0.3, gpu=0.1)
+    assert results_from_dict(doc).to_dict()["specializations"][0]["rounds"] == raw
+    bad = copy.deepcopy(doc)
+    bad["specializations"][0]["rounds"][1]["noise_percent"] = -1.0
+    with pytest.raises(ResultsFileError, match=r"specializations\[0\]\.rounds\[1\]\.noise_percent: must not be"):
+        results_from_dict(bad)
+    bad["specializations"][0]["rounds"][1] = {**raw[1], "batches": 4.0}
+    with pytest.raises(ResultsFileError, match=r"rounds\[1\]\.batches: must be a whole number"):
+        results_from_dict(bad)
+

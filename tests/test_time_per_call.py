@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 import pytest
 
@@ -19,6 +20,7 @@ from primbench.results import (
     KNOWN_VERSIONS,
     RESULTS_VERSION,
     ResultsFileError,
+    Specialization,
     TimePerCall,
     load_results,
     results_from_dict,
@@ -122,14 +124,15 @@ def test_the_progress_line_shows_rates_and_time_per_call(tmp_path: Path) -> None
 def test_the_bold_figure_is_the_default_metric(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CLICOLOR_FORCE", "1")
     monkeypatch.delenv("NO_COLOR", raising=False)
-    record = {"name": "x", "calls": {"kernel_calls": 10, "kernel_calls_per_batch": 10, "batches": 1},
+    record = {"index": 0, "name": "x", "calls": {"kernel_calls": 10, "kernel_calls_per_batch": 10, "batches": 1},
               "noise_timeout": False, "noise_percent": 0.1, "bytes_per_second": 0, "items_per_second": 0,
+              "bytes_per_item": 0, "items": 0, "meta": {"algo": "a"},
               "gpu_seconds_per_call": 2e-6, "elapsed_secs": {"host": 1.0, "gpu": 2e-5}}
     out = io.StringIO()
-    Reporter(make_console(out)).finished(0, 1, record)
+    Reporter(make_console(out)).finished(0, 1, msgspec.convert(record, Specialization))
     assert "\x1b[1m2 µs/call" in out.getvalue()
     out = io.StringIO()
-    Reporter(make_console(out)).finished(0, 1, {**record, "bytes_per_second": 5e9})
+    Reporter(make_console(out)).finished(0, 1, msgspec.convert({**record, "bytes_per_second": 5e9}, Specialization))
     assert "\x1b[1m5.00 GB/s" in out.getvalue() and "\x1b[1m2 µs/call" not in out.getvalue()
 
 

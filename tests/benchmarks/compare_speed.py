@@ -4,7 +4,9 @@ Run: ``python tests/benchmarks/compare_speed.py`` (writes compare_speed.txt besi
 Target (issue 5): load + compare under 2 s on the 2-core development machine.
 Timed: `load_side` of both files plus `compare_runs` (median and max of 5 repetitions in one
 process; the first repetition pays SciPy's import), and the whole CLI once per output format
-as a fresh process (interpreter start, imports and rendering included).
+as a fresh process (interpreter start, imports and rendering included). The files are results
+4.3.0, what the harness writes; the same documents labelled 4.2.0 are timed once more, read
+through the upgrade step (`primbench.results.UPGRADES`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -24,13 +27,14 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from primbench.compare.core import compare_runs, load_side  # noqa: E402
+from primbench.results import RESULTS_VERSION  # noqa: E402
 from tests.compare_data import batch_times, document, run_from_batches, spec, write  # noqa: E402
 
 N = 10_000
 REPS = 5
 
 
-def make_side(rng: np.random.Generator, n: int, batches: int, shift: float) -> dict:
+def make_side(rng: np.random.Generator, n: int, batches: int, shift: float, version: str = RESULTS_VERSION) -> dict:
     """`n` specializations with 0.1 % run-to-run noise; every 500th slowed down by `shift`."""
     specs = []
     for i in range(n):
@@ -40,14 +44,10 @@ def make_side(rng: np.random.Generator, n: int, batches: int, shift: float) -> d
         else:
             bps = 1e12 * float(np.exp(rng.normal(0, 0.001) - (shift if i % 500 == 0 else 0.0)))
             specs.append(spec(f"size: {i}, type: char", bps))
-    return document(specs)
+    return document(specs, version=version)
 
 
-def time_case(tmp: Path, batches: int) -> list[str]:
-    rng = np.random.default_rng(batches)
-    base = write(tmp / f"base-{batches}.json", make_side(rng, N, batches, 0.0))
-    head = write(tmp / f"head-{batches}.json", make_side(rng, N, batches, 0.03))
-    size = (base.stat().st_size + head.stat().st_size) / 2 / 2**20
+def time_load_compare(base: Path, head: Path) -> tuple[list[float], list[float], list[float], Any]:
     load_t, cmp_t, total_t = [], [], []
     for _ in range(REPS):
         t0 = time.perf_counter()
@@ -58,6 +58,20 @@ def time_case(tmp: Path, batches: int) -> list[str]:
         load_t.append(t1 - t0)
         cmp_t.append(t2 - t1)
         total_t.append(t2 - t0)
+    return load_t, cmp_t, total_t, c
+
+
+def time_case(tmp: Path, batches: int) -> list[str]:
+    rng = np.random.default_rng(batches)
+    base_doc, head_doc = make_side(rng, N, batches, 0.0), make_side(rng, N, batches, 0.03)
+    base = write(tmp / f"base-{batches}.json", base_doc)
+    head = write(tmp / f"head-{batches}.json", head_doc)
+    size = (base.stat().st_size + head.stat().st_size) / 2 / 2**20
+    load_t, cmp_t, total_t, c = time_load_compare(base, head)
+    for doc in (base_doc, head_doc):
+        doc["context"]["results_version"] = "4.2.0"
+    old_t = time_load_compare(write(tmp / f"base-{batches}-4.2.0.json", base_doc),
+                              write(tmp / f"head-{batches}-4.2.0.json", head_doc))
     cli = {}
     for fmt in ("terminal", "markdown", "json"):
         cmd = [sys.executable, "-c", "from primbench.cli import main; main()", "compare", str(base), str(head),
@@ -79,6 +93,9 @@ def time_case(tmp: Path, batches: int) -> list[str]:
         f"({'under' if max(total_t) < 2 else 'OVER'} the 2 s target)",
         "  whole CLI as a new process, median of 3 (interpreter, imports, SciPy, load, compare, output): "
         + ", ".join(f"--format {k} {v:.2f} s" for k, v in cli.items()),
+        f"  the same files as results 4.2.0 (read through the upgrade step): load both median "
+        f"{statistics.median(old_t[0]):.3f} s, load+compare median {statistics.median(old_t[2]):.3f} s "
+        f"max {max(old_t[2]):.3f} s",
         "  verdicts: " + ", ".join(f"{v.value} {n}" for v, n in counts.items()),
     ]
 
