@@ -159,3 +159,24 @@ def test_every_known_results_version_is_ingested(tmp_path: Path, version: str) -
     doc = hd.document([1e12], commit=hd.sha(version), version=version)
     report = ingest([hd.write(tmp_path / "r.json", doc)], tmp_path / "s.duckdb")
     assert len(report.stored) == 1
+
+
+def test_extra_names_the_fields_of_4_4_0_as_results_json_does(tmp_path: Path) -> None:
+    """The time per call has a column; its statistics and a host timer go to extra under their JSON names."""
+    from primbench.results import time_per_call_fields
+
+    db = tmp_path / "s.duckdb"
+    doc = hd.document([1.0e12, 2.0e12], commit=hd.sha("t"), version="4.4.0")
+    first, second = doc["specializations"]
+    first.update(time_per_call_fields([2e-4, 3e-4], first["elapsed_secs"]["gpu"], first["calls"]["kernel_calls"]))
+    first["timer"] = "host"
+    ingest([hd.write(tmp_path / "r.json", doc)], db)
+    with open_for_query(db) as con:
+        rows = con.execute("SELECT extra, gpu_seconds_per_call FROM specializations ORDER BY idx").fetchall()
+    extra = json.loads(rows[0][0])
+    assert set(extra) >= {"time_per_call", "timer"} and extra["timer"] == "host"
+    assert "gpu_seconds_per_call" not in extra and not any(k.startswith("written") for k in extra)
+    assert extra["time_per_call"] == first["time_per_call"]
+    assert rows[0][1] == pytest.approx(first["gpu_seconds_per_call"])
+    assert rows[1][0] is None or "timer" not in json.loads(rows[1][0])  # GPU events: not written, not stored
+    assert rows[1][1] == pytest.approx(second["elapsed_secs"]["gpu"] / second["calls"]["kernel_calls"])

@@ -105,6 +105,58 @@ def test_the_model_holds_rounds_batches_clock_failures_and_dry_runs(tmp_path: Pa
     assert results.summary is not None and results.summary.failures == 1
     dry = load_results(run(tmp_path / "dry", "--dry")[1])
     assert dry.settings.dry is True and all(s.bytes_per_second == 0 and s.rounds == () for s in dry.specializations)
+    assert all(s.dry and s.gpu_seconds_per_call is None for s in dry.specializations)
+    assert dry.settings.cache_size is None  # auto, unresolved: nothing ran
+
+
+def test_the_model_holds_what_results_4_4_0_added(tmp_path: Path) -> None:
+    _, path = run(tmp_path, "--rounds", "2", "--output-batches", "--max-gpu-temp", "85")
+    results = load_results(path)
+    char = results.specializations[0]
+    calls = char.kernel_calls
+    assert char.elapsed_gpu_secs is not None and calls
+    assert char.gpu_seconds_per_call == char.written_seconds_per_call == pytest.approx(char.elapsed_gpu_secs / calls)
+    assert char.time_per_call is not None and char.time_per_call.mean == char.gpu_seconds_per_call
+    assert char.time_per_call.min == pytest.approx(0.25e-3) and char.timer == "events" and not char.dry
+    assert [r.gpu_seconds_per_call for r in char.rounds] == [r.gpu_ms_per_call / 1000 for r in char.rounds]
+    failed = results.specializations[1]
+    assert failed.failed and failed.gpu_seconds_per_call is None and failed.time_per_call is None
+    thermal = results.general.thermal
+    assert thermal is not None and thermal.start_gpu_temp is not None and thermal.highest_gpu_temp is not None
+    # the limits applied, as numbers: 85 as given, the minimum's auto as the floor it used
+    assert results.settings.max_gpu_temp == 85 and results.settings.min_gpu_temp == thermal.min_gpu_temp == 0
+    assert isinstance(results.settings.cache_size, int) and results.settings.cache_size > 0
+    assert results.settings.axis == ()
+
+
+def test_the_optional_keys_of_4_4_0_are_typed_and_written_back_as_they_were() -> None:
+    doc = document([{**spec("type: char", 1e12), "timer": "host"}, {**spec("type: int", 1e12), "dry": True}],
+                   version=RESULTS_VERSION, settings={"axis": ["size=[1:4]"], "cache_size": None})
+    doc["context"]["general"]["thermal"] = {"min_gpu_temp": 0, "min_mode": "auto", "max_gpu_temp": 79,
+                                            "max_mode": "auto", "warming_secs": 0, "cooling_secs": 0.5,
+                                            "start_gpu_temp": 41, "highest_gpu_temp": None}
+    results = results_from_dict(doc)
+    host, dry = results.specializations
+    assert host.timer == "host" and not host.dry and dry.dry and dry.timer == "events"
+    assert results.settings.axis == ("size=[1:4]",) and results.settings.cache_size is None
+    thermal = results.general.thermal
+    assert thermal is not None and thermal.start_gpu_temp == 41 and thermal.highest_gpu_temp is None
+    assert results.to_dict() == doc  # "timer": "events" and "dry": false are never written; these were
+    older = results_from_dict(old_document("4.3.0")).general.thermal
+    assert older is None or older.start_gpu_temp is msgspec.UNSET
+
+
+def test_the_report_holds_the_model_and_its_results_are_built_from_it(tmp_path: Path) -> None:
+    ex = pb.Executor(["--json-out", str(tmp_path / "r.json"), "--min-secs", "0"], device=FakeDevice(0.25),
+                     reporter=Reporter(make_console(open(tmp_path / "log.txt", "w"))))  # noqa: SIM115
+    ex.queue(Copy(np.int8))
+    report = ex.run()
+    assert report.model is not None and report.model == load_results(tmp_path / "r.json")
+    assert dict(report) == report.model.to_dict()
+    (char,) = report.results
+    assert char.specialization is report.model.specializations[0]
+    assert char.seconds_per_call == char.specialization.gpu_seconds_per_call
+    assert char.seconds_per_call_by_round == tuple(r.gpu_seconds_per_call for r in char.specialization.rounds)
 
 
 # --------------------------------------------------------------------------- the schema as before
@@ -227,6 +279,18 @@ def test_4_2_0_to_4_3_0_records_one_round() -> None:
     assert up["context"]["settings"] == {**doc["context"]["settings"], "rounds": 1}
     assert "rounds" not in up["specializations"][0]  # one measurement: its variability stays unknown
     assert "rounds" not in doc["context"]["settings"]
+
+
+def test_4_3_0_to_4_4_0_changes_only_the_version_and_the_time_per_call_is_derived() -> None:
+    doc = old_document("4.3.0")
+    up = UPGRADES["4.3.0"](doc)
+    assert up["context"]["results_version"] == "4.4.0" and doc["context"]["results_version"] == "4.3.0"
+    assert {**up, "context": {**up["context"], "results_version": "4.3.0"}} == doc  # nothing invented
+    char = results_from_dict(doc).specializations[0]
+    raw = doc["specializations"][0]
+    assert char.written_seconds_per_call is msgspec.UNSET and char.timer == "events" and not char.dry
+    assert char.gpu_seconds_per_call == pytest.approx(raw["elapsed_secs"]["gpu"] / raw["calls"]["kernel_calls"])
+    assert char.time_per_call == model.TimePerCall(mean=char.gpu_seconds_per_call)
 
 
 def test_every_older_version_has_one_step_and_the_chain_reaches_the_current_one() -> None:
