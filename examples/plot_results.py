@@ -188,8 +188,10 @@ def _table(header: list[str], rows: list[list[str]], right: set[int]) -> list[st
 
 
 def _source(results: Results, path: Path) -> str:
-    commit = (results.commit or "")[:12]
-    return f"`{path.name}` ({results.branch}@{commit}, {results.gpu.name or '?'}, {results.date})"
+    where = "no branch or commit"
+    if results.branch or results.commit:
+        where = f"{results.branch}@{(results.commit or '')[:12]}"
+    return f"`{path.name}` ({where}, {results.gpu.name or '?'}, {results.date})"
 
 
 def figures_markdown(directory: Path) -> str:

@@ -63,7 +63,12 @@ def per_commit(frame: pd.DataFrame) -> pd.DataFrame:
         runs=("run_id", "count"), gpu_name=("gpu_name", "first"), branch=("branch", "first"),
         last_run_id=("run_id", "last"),
     ).reset_index()
-    out = out.sort_values([*SERIES_KEYS, "date", "commit"], kind="stable").reset_index(drop=True)
+    # names in their natural order: a sweep's ``size: 256`` before ``size: 1024``
+    from primbench.benchmark import natural_key
+
+    out = (out.assign(_name_order=out["name"].map(natural_key))
+           .sort_values(["algorithm", "_name_order", "gpu_key", "config_key", "date", "commit"], kind="stable")
+           .drop(columns="_name_order").reset_index(drop=True))
     out["position"] = out.groupby(SERIES_KEYS, sort=False).cumcount()
     return out
 

@@ -34,7 +34,7 @@ runpy.run_path(script, run_name="__main__")
 """
 
 EXAMPLES = {
-    "numba_cuda": ["impl: cupy, type: float", "impl: numba, type: float"],
+    "numba_saxpy": ["impl: cupy, type: float", "impl: numba, type: float"],
     "triton_autotune": [
         f"block_size: {b}, num_warps: {w}, type: float" for b in (256, 1024, 4096) for w in (4, 8)
     ] + ["block_size: auto, num_warps: auto, type: float"],

@@ -43,14 +43,16 @@ def per_call(spec: dict[str, Any]) -> float:
 
 def test_numba_saxpy_runs_on_the_harness_stream_as_fast_as_cupys(out_dir: Path) -> None:
     pytest.importorskip("numba.cuda", reason="Numba CUDA is not installed (pip install 'numba-cuda[cu13]')")
-    s = run_example("numba_cuda", out_dir, "--size", "64MiB")
+    s = run_example("numba_saxpy", out_dir, "--size", "64MiB")
     assert list(s) == ["impl: cupy, type: float", "impl: numba, type: float"]
     numba, cupy = s["impl: numba, type: float"], s["impl: cupy, type: float"]
     # 3 x 64 MiB per call, memory-bound: over 1 TB/s on a data-center GPU, and below 10 TB/s, which
     # no GPU's memory reaches (a kernel on another stream than the events' would read as far more)
     for s_ in (numba, cupy):
         assert 1e12 < s_["bytes_per_second"] < 1e13
-    assert 0.8 < per_call(numba) / per_call(cupy) < 1.25
+    # the same saxpy: Numba's kernel no slower than CuPy's ElementwiseKernel (on the H200 at 64 MiB
+    # it was faster: 65.0 µs against 83.3 µs a call, tests/gpu_results/gpu-numba_saxpy.json)
+    assert 0.5 < per_call(numba) / per_call(cupy) < 1.25
 
 
 def test_every_triton_autotune_config_is_measured_and_the_autotuners_choice_is_among_the_fastest(

@@ -153,3 +153,13 @@ def test_any_branch_and_name_round_trip_as_parameters(tmp_path: Path, branch: st
     got = store.series(S(name=name, branch=branch))
     assert list(got["name"]) == [name, name] and list(got["branch"]) == [branch, branch]
     assert store.series(S(name=name + "x", branch=branch)).empty
+
+
+def test_a_sweep_reads_in_the_natural_order_of_its_names(tmp_path: Path) -> None:
+    names = ["size: 1048576", "size: 256", "size: 65536", "size: 1024"]  # as a text sort would not have them
+    doc = hd.document({n: 1e12 for n in names}, commit=hd.sha("main-0"))
+    path = hd.write(tmp_path / "sweep.json", doc)
+    store = open_store(tmp_path / "h.duckdb")
+    store.ingest([path])
+    got = per_commit(store.series(S(branch="main")))["name"].tolist()
+    assert got == ["size: 256", "size: 1024", "size: 65536", "size: 1048576"]

@@ -11,8 +11,8 @@ would be converted at every launch, and a conversion through the CUDA Array Inte
 synchronizes the array's stream: the harness stream, which the spin kernel holds while a call
 is timed.)
 
-    python examples/numba_cuda.py                  # or: primbench run examples/numba_cuda.py
-    python examples/numba_cuda.py --size 16MiB
+    python examples/numba_saxpy.py                  # or: primbench run examples/numba_saxpy.py
+    python examples/numba_saxpy.py --size 16MiB
 """
 
 from __future__ import annotations
@@ -23,6 +23,12 @@ from typing import Any
 import numpy as np
 
 import primbench as pb
+
+if not hasattr(np, "row_stack"):
+    # numba-cuda (0.30.4, the newest) registers an overload for np.row_stack, which NumPy 2.5
+    # removed: without the old alias its first kernel compilation fails with AttributeError
+    # (seen on the H200 with numpy 2.5.2). The alias is what NumPy deprecated it for.
+    np.row_stack = np.vstack  # type: ignore[attr-defined]
 
 try:  # needed to run the kernel, not for --help or --dry
     from numba import cuda
