@@ -143,19 +143,21 @@ class _Series:
     sigma: float  # robust point-to-point noise of y
     dof: float  # degrees of freedom of sigma
     log: bool
+    scale: float = 1.0  # y is the values over this where not ln(values): no square overflows
 
 
 def _prepare(x: np.ndarray) -> _Series:
     log = bool(np.all(x > 0))
-    y = np.log(x) if log else x.astype(float)
+    scale = 1.0 if log else max(1.0, float(np.max(np.abs(x))))  # values near 1e308 would overflow a square
+    y = np.log(x) if log else x.astype(float) / scale
     n = len(y)
     if n < 3:
-        return _Series(x, y, y, 0.0, 0.0, log)
+        return _Series(x, y, y, 0.0, 0.0, log, scale)
     dev = np.diff(y)
     dev = dev - np.median(dev)  # a steady drift moves the median difference only
     spread = _MAD * float(np.median(np.abs(dev)))  # robust sd of one difference
     if spread <= 1e-15 * max(float(np.max(np.abs(y))), 1.0):  # mostly identical steps: no estimate
-        return _Series(x, y, y, 0.0, 0.0, log)
+        return _Series(x, y, y, 0.0, 0.0, log, scale)
     for _ in range(10):  # iterated clipping: drop the differences that hold a step or a bad run
         kept = dev[np.abs(dev) <= _REJECT * spread]
         spread, old = math.sqrt(float(np.sum(kept**2)) / max(len(kept) - 1, 1)), spread
@@ -165,7 +167,7 @@ def _prepare(x: np.ndarray) -> _Series:
     running = np.array([np.median(y[max(0, i - 2):i + 3]) for i in range(n)])
     w = running + np.clip(y - running, -_CLIP * sigma, _CLIP * sigma)
     dof = _DOF_PER_DIFF * (n - 1) - 1  # minus one: a split's own difference is among those clipped
-    return _Series(x, y, w, sigma, dof if dof >= 1 else 0.0, log)
+    return _Series(x, y, w, sigma, dof if dof >= 1 else 0.0, log, scale)
 
 
 def _best_split(y: np.ndarray, start: int, stop: int, min_size: int) -> int | None:
@@ -288,7 +290,7 @@ def analyse(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: 
     capped = len(found) >= max_points and bool(stack)
     points = _prune(s, sorted(found), alpha, min_size, min_shift)
     points, drifts = _drifts(s, points, alpha, min_shift)
-    return Changes(points, drifts, capped, max_points, s.sigma)
+    return Changes(points, drifts, capped, max_points, s.sigma * s.scale)
 
 
 def _cut(s: _Series, start: int, stop: int, min_size: int, alpha: float) -> tuple[int, ...] | None:
@@ -390,7 +392,7 @@ def _ramp(s: _Series, group: list[ChangePoint], alpha: float, min_shift: float) 
         return None
     se = math.sqrt(rss / (n - 4)) * unit_se
     p = 0.0 if se <= 0 else min(1.0, 2 * float(stats.t.sf(abs(b - a) / se, n - 4)) * tried)
-    before, after = (math.exp(a), math.exp(b)) if s.log else (a, b)
+    before, after = (math.exp(a), math.exp(b)) if s.log else (a * s.scale, b * s.scale)
     change = after / before - 1 if before else math.inf
     if p >= alpha or abs(change) < min_shift:
         return None

@@ -180,3 +180,16 @@ def test_reaching_the_cap_is_reported() -> None:
     assert {cp.index for cp in capped.points} <= {cp.index for cp in full.points}
     with pytest.raises(ValueError, match="max_points"):
         analyse(values, max_points=0)
+
+
+@pytest.mark.parametrize("magnitude", [1.0, 1e300])
+def test_huge_values_where_some_are_not_positive_find_the_same_steps(magnitude: float) -> None:
+    # A series with a zero (so not in log space) near the largest doubles: squares of its
+    # values would overflow; the steps found are those of the same series near 1.
+    rng = np.random.default_rng(3)
+    base = np.concatenate([np.full(12, 1.0), np.full(12, 0.5)]) + rng.normal(0, 0.002, 24)
+    base[0] = 0.0
+    got = analyse(list(base * magnitude))
+    want = analyse(list(base))
+    assert [p.index for p in got.points] == [p.index for p in want.points] and got.points
+    assert got.noise == pytest.approx(want.noise * magnitude, rel=1e-9)
