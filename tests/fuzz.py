@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from primbench.errors import EXIT_INTERNAL
 from tests import history_data as hd
 
 HOSTILE_TEXT = [
@@ -261,10 +262,12 @@ class Tally:
     exits: Counter[str] = field(default_factory=Counter)
     uncaught: list[str] = field(default_factory=list)
     injections: list[str] = field(default_factory=list)
+    internal: list[str] = field(default_factory=list)  # exit 3: caught, but a bug all the same
 
     def summary(self) -> dict[str, Any]:
         return {"inputs": self.inputs, "command_runs": self.runs, "exit_codes": dict(sorted(self.exits.items())),
                 "uncaught_exceptions": len(self.uncaught),
+                "internal_errors": len(self.internal),
                 "injections": len(self.injections)}
 
 
@@ -293,6 +296,8 @@ def invoke(tally: Tally, label: str, args: list[str], *, check_terminal: bool = 
         return
     tally.exits[str(result.exit_code)] += 1
     out = result.output
+    if result.exit_code == EXIT_INTERNAL:  # the CLI's last resort: one line, but a bug to find
+        tally.internal.append(f"{label}: {out.strip().splitlines()[-1][:200] if out.strip() else '(no output)'}")
     if check_terminal and CONTROL.search(out.replace("\n", "")):
         tally.injections.append(f"{label}: control character in terminal output")
     markdown = result.stdout  # not the error line on stderr: that is terminal text

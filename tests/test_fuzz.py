@@ -26,6 +26,7 @@ def test_fuzz_campaign_ci_budget(tmp_path):
     assert tally.inputs == 240
     assert tally.uncaught == [], tally.uncaught
     assert tally.injections == [], tally.injections
+    assert tally.internal == [], tally.internal
     # compare/core.py's non-finite changes are the rewrite's (tests/test_compare_hostile.py); none at this seed
 
 

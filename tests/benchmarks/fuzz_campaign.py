@@ -58,6 +58,7 @@ def main() -> int:
         tally.exits.update(t.exits)
         tally.uncaught += t.uncaught
         tally.injections += t.injections
+        tally.internal += t.internal
     print(f"fuzz campaign: {args.inputs} inputs, seed {args.seed}, {args.workers} worker(s), "
           f"Python {platform.python_version()}, {time.time() - started:.0f} s")
     print(json.dumps(tally.summary(), indent=2))
@@ -65,7 +66,9 @@ def main() -> int:
         print("UNCAUGHT", line)
     for line in tally.injections:
         print("INJECTION", line)
-    return 1 if tally.uncaught or tally.injections else 0
+    for line in tally.internal:
+        print("INTERNAL", line)
+    return 1 if tally.uncaught or tally.injections or tally.internal else 0
 
 
 if __name__ == "__main__":
