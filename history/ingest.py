@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import functools
 import hashlib
 import json
 import os
@@ -195,12 +196,20 @@ def _extra(spec: Specialization) -> dict[str, Any] | None:
     between them, the time per call's statistics, a host timer), by their results.json names,
     as JSON values; None when it has none."""
     out = {}
-    for f in msgspec.structs.fields(spec):
-        value = getattr(spec, f.name)
-        if (f.encode_name not in _KNOWN_SPEC_KEYS and value is not None and value is not msgspec.UNSET
-                and value != () and not (f.default is not msgspec.NODEFAULT and value == f.default)):
-            out[f.encode_name] = msgspec.to_builtins(value)
+    for name, encode_name, default in _extra_fields(type(spec)):
+        value = getattr(spec, name)
+        if (value is not None and value is not msgspec.UNSET and value != ()
+                and not (default is not msgspec.NODEFAULT and value == default)):
+            out[encode_name] = msgspec.to_builtins(value)
     return out or None
+
+
+@functools.cache
+def _extra_fields(cls: type) -> tuple[tuple[str, str, Any], ...]:
+    """(attribute, results.json name, default) of the fields of `cls` without a column: read
+    once per class (msgspec evaluates the annotations on every call)."""
+    return tuple((f.name, f.encode_name, f.default) for f in msgspec.structs.fields(cls)
+                 if f.encode_name not in _KNOWN_SPEC_KEYS)
 
 
 class Staged:
