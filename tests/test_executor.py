@@ -78,6 +78,13 @@ def executor(tmp_path: Path, *args: str, device: FakeDevice | None = None, **kw)
     return pb.Executor(argv, device=device or FakeDevice(0.25), reporter=Reporter(make_console()), **kw)
 
 
+def queued(ex: pb.Executor, *benches: pb.Benchmark) -> pb.Executor:
+    """`ex` with `benches` queued (default: the copy of char and of long long)."""
+    for b in benches or (Copy(np.int8), Copy(np.int64)):
+        ex.queue(b)
+    return ex
+
+
 def first_error(ex: pb.Executor, tmp_path: Path) -> tuple[object, str]:
     """Run `ex`, which exits; its exit code and the first specialization's error."""
     with pytest.raises(SystemExit) as exit_info:

@@ -19,20 +19,11 @@ from primbench.cli import app
 from primbench.console import Reporter, make_console
 from primbench.results import load_results
 from tests.fakes import FakeDevice
-from tests.test_executor import Copy
+from tests.test_executor import Copy, executor, queued
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def executor(tmp_path: Path, *args: str, device: FakeDevice | None = None, **kw) -> pb.Executor:
-    argv = ["--json-out", str(tmp_path / "results.json"), "--min-secs", "0", *args]
-    return pb.Executor(argv, device=device or FakeDevice(0.25), reporter=Reporter(make_console()), **kw)
-
-
-def queued(ex: pb.Executor, *benches: pb.Benchmark) -> pb.Executor:
-    for b in benches or (Copy(np.int8), Copy(np.int64)):
-        ex.queue(b)
-    return ex
 
 
 # ----------------------------------------------------------------- Executor.run: the library form

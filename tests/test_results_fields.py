@@ -4,29 +4,13 @@ marker of a dry run, which history ingest refuses."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-import primbench as pb
 from primbench.cli import app
-from primbench.console import Reporter, make_console
 from tests.fakes import FakeDevice
-from tests.test_executor import Copy
-
-
-def executor(tmp_path: Path, *args: str, device: FakeDevice | None = None) -> pb.Executor:
-    argv = ["--json-out", str(tmp_path / "results.json"), "--min-secs", "0", *args]
-    return pb.Executor(argv, device=device or FakeDevice(0.25), reporter=Reporter(make_console()))
-
-
-def queued(ex: pb.Executor, *benches: pb.Benchmark) -> pb.Executor:
-    for b in benches or (Copy(np.int8), Copy(np.int64)):
-        ex.queue(b)
-    return ex
-
+from tests.test_executor import executor, queued
 
 # ----------------------------------------------------------------- results fields: thermal limits, dry marker
 

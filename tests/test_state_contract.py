@@ -3,27 +3,11 @@ add_reads() / add_writes(); or nothing at all, for GPU time per call only."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 import primbench as pb
-from primbench.console import Reporter, make_console
-from tests.fakes import FakeDevice
-from tests.test_executor import Copy
-
-
-def executor(tmp_path: Path, *args: str, device: FakeDevice | None = None) -> pb.Executor:
-    argv = ["--json-out", str(tmp_path / "results.json"), "--min-secs", "0", *args]
-    return pb.Executor(argv, device=device or FakeDevice(0.25), reporter=Reporter(make_console()))
-
-
-def queued(ex: pb.Executor, *benches: pb.Benchmark) -> pb.Executor:
-    for b in benches or (Copy(np.int8), Copy(np.int64)):
-        ex.queue(b)
-    return ex
-
+from tests.test_executor import Copy, executor, queued
 
 # ----------------------------------------------------------------- the state contract
 
