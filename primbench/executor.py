@@ -530,13 +530,7 @@ class Executor:
             flags=Flags(sync=bool(self.flags & flags.sync)),
             custom_settings=dict(self._custom_values) if self._custom else None,
         )
-        ok = [r for r in records if not r.failed]
-        summary = Summary(
-            noise_timeouts=sum(1 for r in ok if r.noise_timeout),
-            failures=len(records) - len(ok),
-            elapsed_secs=Elapsed(host=time.perf_counter() - self._started,
-                                 gpu=sum(r.elapsed_gpu_secs or 0 for r in ok)),
-        )
+        summary = Summary.of(records, time.perf_counter() - self._started)
         return Results(context, tuple(records), summary)
 
     def _check_outputs(self, settings: Settings, expected: int) -> None:

@@ -29,7 +29,7 @@ from primbench.errors import ThermalError, UsageError
 from primbench.executor import Executor
 from primbench.provenance import provenance
 from primbench.report import BenchResult, Report
-from primbench.results import Elapsed, Flags, Results, Summary
+from primbench.results import Flags, Results, Summary
 from primbench.settings import Settings, flags
 from primbench.state import State, Thermal
 
@@ -226,13 +226,7 @@ class BenchSession:
             settings=msgspec.structs.replace(first.settings, hot=self.settings.hot),
             flags=msgspec.structs.replace(first.flags or Flags(), sync=False),
         )
-        ok = [r for r in records if not r.failed]
-        summary = Summary(
-            noise_timeouts=sum(1 for r in ok if r.noise_timeout),
-            failures=len(records) - len(ok),
-            elapsed_secs=Elapsed(host=time.perf_counter() - self._started,
-                                 gpu=sum(r.elapsed_gpu_secs or 0 for r in ok)),
-        )
+        summary = Summary.of(records, time.perf_counter() - self._started)
         return Results(context, records, summary)
 
     def document(self) -> dict[str, Any] | None:

@@ -557,6 +557,14 @@ class Summary(_Record, frozen=True, kw_only=True, omit_defaults=True):
     failures: Count | None = None
     elapsed_secs: Elapsed | None = None
 
+    @classmethod
+    def of(cls, records: Sequence[Specialization], host_secs: float) -> Summary:
+        """The totals of `records`: noise timeouts and GPU time of those that ran, failures,
+        and the run's `host_secs`."""
+        ok = [r for r in records if not r.failed]
+        return cls(noise_timeouts=sum(1 for r in ok if r.noise_timeout), failures=len(records) - len(ok),
+                   elapsed_secs=Elapsed(host=host_secs, gpu=sum(r.elapsed_gpu_secs or 0 for r in ok)))
+
 
 class Document(_Record, frozen=True, kw_only=True, omit_defaults=True):
     """The JSON object of a results file, as it is encoded and decoded."""
