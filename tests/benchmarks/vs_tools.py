@@ -24,7 +24,7 @@ import primbench as pb
 from primbench.measure import timed_calls
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _copy import copy_example
+from _copy import copy_example, nvbench_values
 
 HERE = Path(__file__).resolve().parent
 EX = copy_example()
@@ -124,13 +124,7 @@ def run_nvbench(tname: str, size: int) -> dict:
         if proc.returncode != 0:
             return {"error": proc.stderr[-2000:]}
         data = json.loads(path.read_text())
-    tags = {}
-    for b in data["benchmarks"]:
-        for st in b["states"]:
-            for s in st.get("summaries") or []:
-                for d in s.get("data", []):
-                    if d.get("name") == "value":
-                        tags[s["tag"]] = float(d["value"])
+    tags = nvbench_values(data)
     return {
         "gpu_us": tags.get("nv/cold/time/gpu/mean", float("nan")) * 1e6,
         "noise_percent_per_sample": tags.get("nv/cold/time/gpu/stdev/relative", float("nan")) * 100,

@@ -24,7 +24,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/benchmarks: _copy
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _copy import nvbench_values
 from _kernels import copy_call
 
 from primbench.backends import open_device
@@ -46,13 +48,7 @@ def nvbench(tname: str, size: int) -> dict[str, float]:
         if proc.returncode != 0:
             return {"error": proc.returncode}
         data = json.loads(path.read_text())
-    tags: dict[str, float] = {}
-    for b in data["benchmarks"]:
-        for st in b["states"]:
-            for s in st.get("summaries") or []:
-                for d in s.get("data", []):
-                    if d.get("name") == "value":
-                        tags[s["tag"]] = float(d["value"])
+    tags = nvbench_values(data)
     return {"cold_us": tags.get("nv/cold/time/gpu/mean", float("nan")) * 1e6,
             "cold_noise_percent": tags.get("nv/cold/time/gpu/stdev/relative", float("nan")) * 100,
             "cold_cpu_us": tags.get("nv/cold/time/cpu/mean", float("nan")) * 1e6,
