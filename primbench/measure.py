@@ -10,10 +10,11 @@ Written once against `primbench.device.Device`. The rules, as in the C++ primben
   from then on.
 * A batch's GPU time is the sum of its calls' event times (start to stop around each call).
   Hot calls are synchronized every `SYNC_EVERY` calls; cold calls one by one (see
-  `timed_calls`).
+  `_cold_calls`).
 * Stop when the window (the last ``batch_window_size`` batches) is full, its coefficient of
   variation (sample std, n-1, over mean) is below ``noise_tolerance_percent`` and at least
-  ``min_secs`` of wall time have passed since the first measured batch began.
+  ``min_secs`` of wall time have passed since the round began (its warmup and batch sizing
+  count: they are time the benchmark ran).
 * Noise timeout: more than ``noise_timeout_secs`` passed and the window is still at or
   above tolerance: stop with ``noise_timeout = True``.
 
@@ -112,18 +113,14 @@ def timed_calls(
     before_each: Callable[[], object] | None = None,
 ) -> list[float]:
     """Run `fn` `calls` times under the per-call protocol; each call's GPU ms."""
+    if not hot:
+        return _cold_calls(device, fn, calls, block=block, before_each=before_each)
     out: list[float] = []
     pending = 0
-    # Cold calls are synchronized one by one: on the H200 a small kernel queued right behind
-    # the previous call's cache clear read up to 15 % slower than one started from an idle
-    # GPU, as NVBench's cold measurement does (tests/benchmarks/protocol_variants.md).
-    every = SYNC_EVERY if hot else 1
     for i in range(calls):
-        slot = i % every
+        slot = i % SYNC_EVERY
         if before_each is not None:
             before_each()
-        if not hot:
-            device.clear_cache()
         if block:
             device.block()
             try:
@@ -137,10 +134,59 @@ def timed_calls(
             fn()
             device.record_stop(slot)
         pending += 1
-        if pending == every or i == calls - 1:
+        if pending == SYNC_EVERY or i == calls - 1:
             device.synchronize()
             out.extend(device.elapsed_ms(s) for s in range(pending))
             pending = 0
+    return out
+
+
+def _cold_calls(
+    device: Device,
+    fn: Callable[[], object],
+    calls: int,
+    *,
+    block: bool,
+    before_each: Callable[[], object] | None,
+) -> list[float]:
+    """Cold calls, synchronized one by one: on the H200 a small kernel queued right behind the
+    previous call's cache clear read up to 15 % slower than one started from an idle GPU, as
+    NVBench's cold measurement does (tests/benchmarks/protocol_variants.md).
+
+    The GPU sees, per call: (`before_each`), clear, spin, start, `fn`, stop; then it idles
+    until the host has synchronized. To keep that idle gap short, the next call's clear and
+    spin are enqueued as soon as the synchronization returns, and the finished call's events
+    are read while the GPU clears (tests/benchmarks/loop/host_cost.py)."""
+    out: list[float] = []
+    if calls <= 0:
+        return out
+    blocked = False
+
+    def open_call() -> None:
+        nonlocal blocked
+        if before_each is not None:
+            before_each()
+        device.clear_cache()
+        if block:
+            device.block()
+            blocked = True
+
+    try:
+        open_call()
+        for i in range(calls):
+            device.record_start(0)
+            fn()
+            device.record_stop(0)
+            if blocked:
+                device.unblock()
+                blocked = False
+            device.synchronize()
+            if i + 1 < calls:
+                open_call()
+            out.append(device.elapsed_ms(0))
+    finally:  # an exception or Ctrl-C must not leave the stream held
+        if blocked:
+            device.unblock()
     return out
 
 
@@ -243,11 +289,16 @@ def measure(
     calls_per_batch: int | None = None,
     timer: Timer = "events",
     host_sync: Callable[[Any], object] | None = None,
+    started: float | None = None,
 ) -> Measurement:
     """Size the batches (unless `calls_per_batch` is given: a later round of a specialization
     keeps the size its first round found), then measure batches until a stopping rule fires.
     `timer` ``"host"`` times each batch with `host_timed_calls` (and `host_sync`) instead of
-    events; `sync` (no stream blocking) then does not matter: the host timer never blocks."""
+    events; `sync` (no stream blocking) then does not matter: the host timer never blocks.
+
+    `min_secs` and `noise_timeout_secs` count from `started` (``device.now()`` when the round
+    began: `State.run` passes the time it was called, so its warmup and the batch sizing are
+    part of the round's time, not added to it), or from this call."""
     block = not sync
 
     def run_batch(calls: int) -> tuple[float, tuple[float, ...]]:
@@ -259,6 +310,7 @@ def measure(
     calls = calls_per_batch if calls_per_batch is not None and calls_per_batch > 0 else 1
     sizing = 0
     sizing_start = device.now()
+    began = sizing_start if started is None else started
     batch_start = sizing_start
     while calls_per_batch is None:
         sizing += 1
@@ -277,7 +329,8 @@ def measure(
         calls = next_size(calls, total, min_gpu_ms_per_batch, device.now() - batch_start,
                           noise_timeout_secs - (device.now() - sizing_start))
     if calls_per_batch is None:
-        calls = fill_window(calls, device.now() - batch_start, min_secs, batch_window_size)
+        calls = fill_window(calls, device.now() - batch_start, min_secs - (device.now() - began),
+                            batch_window_size)
 
     batches: list[BatchRecord] = []
     start = device.now()
@@ -293,7 +346,8 @@ def measure(
         if on_batch is not None:
             on_batch(Progress(len(batches), batch_window_size, noise, elapsed, calls, batches[-1].batch_ms))
         if len(batches) >= batch_window_size:
-            if noise < noise_tolerance_percent and elapsed >= min_secs:
+            ran = device.now() - began
+            if noise < noise_tolerance_percent and ran >= min_secs:
                 return Measurement(tuple(batches), calls, sizing, noise, False, elapsed)
-            if noise >= noise_tolerance_percent and elapsed > noise_timeout_secs:
+            if noise >= noise_tolerance_percent and ran > noise_timeout_secs:
                 return Measurement(tuple(batches), calls, sizing, noise, True, elapsed)

@@ -203,6 +203,7 @@ class State:
                 self._test()
                 device.synchronize()
             self._thermal.before_specialization()
+            started = device.now()  # the round's time: its batch sizing counts, warming does not
             temp_start = self._thermal.temperature()
             reasons_start = device.clock_event_reasons()
             clock_start = device.clock_sample()
@@ -223,6 +224,7 @@ class State:
                 calls_per_batch=self._calls_per_batch,
                 timer=timer,
                 host_sync=sync,
+                started=started,
             )
             clock_end = device.clock_sample()
             reasons_end = device.clock_event_reasons()

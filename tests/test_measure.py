@@ -103,20 +103,44 @@ def test_noise_above_tolerance_runs_until_timeout():
     m = run(dev, noise_timeout_secs=2.0)
     assert m.noise_timeout
     assert m.noise_percent >= 1.0
-    assert m.host_secs > 2.0
+    sizing_secs = dev.now() - m.host_secs  # the round began at 0 with its batch sizing
+    assert dev.now() > 2.0
     # It stops at the first batch past the timeout: one batch earlier was not past it.
-    assert m.batches[-2].host_secs <= 2.0
+    assert sizing_secs + m.batches[-2].host_secs <= 2.0
+
+
+def test_the_rounds_clock_counts_its_batch_sizing():
+    # Sizing runs batches of 1, 8 and 16 calls of 1 ms (25 ms); the round stops once
+    # 0.5 s have passed since `started`, sizing included, not 0.5 s after it.
+    dev = FakeDevice(1.0, host_op_secs=0.0, clear_ms=0.0)
+    dev.t = 3.0
+    m = run(dev, min_secs=0.5, started=3.0)
+    assert m.sizing_batches == 3
+    assert dev.now() - 3.0 >= 0.5
+    assert dev.now() - 3.0 - m.batches[-1].host_secs + m.batches[-2].host_secs < 0.5
+    # Batches were lengthened to fill the 0.475 s that sizing left, not the whole 0.5 s.
+    assert m.kernel_calls_per_batch == round(16 * (0.475 / 10) / 0.016)
+
+
+def test_a_round_that_began_earlier_has_less_time_left_to_fill():
+    dev = FakeDevice(1.0, host_op_secs=0.0, clear_ms=0.0)
+    dev.t = 10.0
+    m = run(dev, min_secs=1.0, started=9.5)  # half of min_secs already gone before measuring
+    assert m.kernel_calls_per_batch == round(16 * ((1.0 - 0.5 - 0.025) / 10) / 0.016)
+    assert dev.now() - 9.5 >= 1.0
 
 
 def test_min_secs_keeps_a_quiet_run_going():
     dev = FakeDevice(1.0, host_op_secs=0.0, clear_ms=0.0)
     m = run(dev, min_secs=1.0)
     assert not m.noise_timeout
-    assert m.host_secs >= 1.0
-    assert m.batches[-2].host_secs < 1.0
+    sizing_secs = 0.025  # batches of 1, 8 and 16 calls of 1 ms
+    assert dev.now() == pytest.approx(sizing_secs + m.host_secs)
+    assert dev.now() >= 1.0
+    assert sizing_secs + m.batches[-2].host_secs < 1.0
     # Sizing stops at 16 calls (16 ms of GPU time); batches are then lengthened so that the
-    # window of 10 fills the 1 s: 100 calls, and 10 batches reach 1.0 s.
-    assert m.kernel_calls_per_batch == round(16 * (1.0 / 10) / 0.016)
+    # window of 10 fills the 0.975 s that sizing left: 97 calls, and 10 batches reach 1.0 s.
+    assert m.kernel_calls_per_batch in (97, 98)  # 16 * (0.975 / 10) / 0.016 = 97.5
     assert len(m.batches) in (10, 11)  # the 10th ends at 1.0 s give or take rounding
 
 
@@ -128,9 +152,10 @@ def test_filling_the_window_never_shrinks_nor_explodes_a_batch():
 
 
 def test_timeout_is_not_flagged_for_a_quiet_run():
-    m = run(FakeDevice(1.0, host_op_secs=0.0), min_secs=3.0, noise_timeout_secs=1.0)
+    dev = FakeDevice(1.0, host_op_secs=0.0)
+    m = run(dev, min_secs=3.0, noise_timeout_secs=1.0)
     assert not m.noise_timeout
-    assert m.host_secs >= 3.0
+    assert dev.now() >= 3.0
 
 
 def test_throughput_fields_come_from_all_measured_batches():
@@ -249,3 +274,48 @@ def test_an_exception_in_fn_releases_the_blocked_stream():
         timed_calls(dev, boom, 3, hot=True, block=True)
     assert dev.ops == ["block", "start", "unblock"]
     assert not dev.blocked
+
+
+class _ElapsedLogged(FakeDevice):
+    def elapsed_ms(self, slot: int) -> float:
+        self.ops.append("elapsed")
+        return super().elapsed_ms(slot)
+
+
+def test_cold_calls_start_the_next_clear_before_reading_the_last_events():
+    # The GPU idles from a call's synchronization until the next clear is enqueued: nothing but
+    # that enqueueing may sit in between; the finished call's events are read while it clears.
+    dev = _ElapsedLogged(1.0, clear_ms=5.0)
+    assert timed_calls(dev, dev.launch, 3, hot=False, block=True) == [1.0, 1.0, 1.0]
+    call = ["start", "kernel", "stop", "unblock", "sync"]
+    assert dev.ops == ["clear", "block", *call] + ["clear", "block", "elapsed", *call] * 2 + ["elapsed"]
+
+
+def test_cold_before_each_still_runs_before_its_calls_clear():
+    dev = _ElapsedLogged(1.0)
+    timed_calls(dev, dev.launch, 2, hot=False, block=False, before_each=lambda: dev.ops.append("restore"))
+    assert dev.ops == ["restore", "clear", "start", "kernel", "stop", "sync",
+                       "restore", "clear", "elapsed", "start", "kernel", "stop", "sync", "elapsed"]
+
+
+def test_an_exception_in_a_cold_call_releases_the_blocked_stream():
+    dev = FakeDevice(1.0)
+    calls = 0
+
+    def second_fails() -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 2:
+            raise RuntimeError("kernel exploded")
+        dev.launch()
+
+    with pytest.raises(RuntimeError):
+        timed_calls(dev, second_fails, 3, hot=False, block=True)
+    assert dev.ops[-3:] == ["block", "start", "unblock"]
+    assert not dev.blocked
+
+
+def test_no_cold_calls_enqueue_nothing():
+    dev = FakeDevice(1.0)
+    assert timed_calls(dev, dev.launch, 0, hot=False, block=True) == []
+    assert dev.ops == []

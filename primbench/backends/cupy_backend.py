@@ -175,10 +175,11 @@ class CupyDevice(Device):
         rt = self.rt
         self._prepared_with = (cache_size, blocking_timeout_secs, slots)
         with self._cupy_device:
-            self._module = cupy.RawModule(code=SOURCE, options=("-std=c++14",))
-            self._spin = self._module.get_function("primbench_spin")
-            self._stamp = self._module.get_function("primbench_timestamps")
-            self._heat = self._module.get_function("primbench_heat")
+            if self._module is None:  # code, not state: loaded once, kept when rounds renew the rest
+                self._module = cupy.RawModule(code=SOURCE, options=("-std=c++14",))
+                self._spin = self._module.get_function("primbench_spin")
+                self._stamp = self._module.get_function("primbench_timestamps")
+                self._heat = self._module.get_function("primbench_heat")
             self._cache = cupy.empty(cache_size, dtype=cupy.uint8) if cache_size > 0 else None
             self._cache_ptr = self._cache.data.ptr if self._cache is not None else 0
             self._cache_size = cache_size
