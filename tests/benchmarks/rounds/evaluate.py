@@ -80,7 +80,7 @@ def evaluate(folder: Path, old_tree: Path, workdir: Path) -> list[str]:
     settings = sides[aa[0]][0].settings
     lines.append(f"wall time per run: median {statistics.median(walls):.1f} s "
                  f"(min {min(walls):.1f}, max {max(walls):.1f}); "
-                 f"settings: rounds {settings.get('rounds', 1)}, cache_size {settings.get('cache_size')}")
+                 f"settings: rounds {settings.rounds or 1}, cache_size {settings.cache_size or None}")
     aa_pairs = [(b, h) for b, h in itertools.permutations(aa, 2)]
     new_aa = [compare_runs(sides[b], sides[h]) for b, h in aa_pairs]
     old_aa = old_method(aa_pairs, workdir, old_tree)
@@ -146,7 +146,7 @@ def main() -> None:
         try:
             work = Path(tmp) / "files"
             work.mkdir()
-            for data in ("data", "data-v2", "data-v1"):
+            for data in ("data-v3", "data", "data-v2", "data-v1"):
                 for size in ("64KiB", "1MiB", "128MiB"):
                     folder = HERE / data / size
                     if folder.is_dir():
