@@ -1,9 +1,10 @@
 """Where the 1 MiB suite's wall time goes: measurement, per-round setup, start-up.
 
-    python tests/benchmarks/loop/suite_time.py OUTDIR [RUNS]
+    python tests/benchmarks/loop/suite_time.py OUTDIR [RUNS] [--no-profile] [SUITE OPTIONS...]
 
 Runs the evaluation suite (`tests/benchmarks/rounds/suite.py`, 11 specializations, default
-settings) at 1 MiB as RUNS separate processes (default 3), then once more under cProfile.
+settings, or the SUITE OPTIONS given, such as ``--cache-size 60MiB``) at 1 MiB as RUNS separate
+processes (default 3), then once more under cProfile (unless ``--no-profile``).
 For each plain run: the process's wall time, the executor's own time (results.json
 ``summary.elapsed_secs.host``, from the executor's creation to the results), and the sum of
 the rounds' measurement time (``specializations[].elapsed_secs.host``: batch sizing and
@@ -29,10 +30,10 @@ from pathlib import Path
 SUITE = Path(__file__).resolve().parents[1] / "rounds" / "suite.py"
 
 
-def run(out: Path, profile: Path | None = None) -> dict[str, float]:
+def run(out: Path, extra: list[str], profile: Path | None = None) -> dict[str, float]:
     env = {**os.environ, "PRIMBENCH_BRANCH": "eval", "PRIMBENCH_COMMIT": "suite-time", "PYTHONUNBUFFERED": "1"}
     cmd = [sys.executable, *(["-m", "cProfile", "-o", str(profile)] if profile else []), str(SUITE),
-           "--size", "1MiB", "--json-out", str(out)]
+           "--size", "1MiB", "--json-out", str(out), *extra]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - t0
@@ -52,20 +53,18 @@ def run(out: Path, profile: Path | None = None) -> dict[str, float]:
 def main() -> None:
     out_dir = Path(sys.argv[1])
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+    extra = sys.argv[3:]
+    profile = "--no-profile" not in extra
+    extra = [a for a in extra if a != "--no-profile"]
     out_dir.mkdir(parents=True, exist_ok=True)
     rows = []
     for k in range(1, runs + 1):
-        row = run(out_dir / f"suite-{k}.json")
+        row = run(out_dir / f"suite-{k}.json", extra)
         rows.append(row)
         print(f"run {k}: {json.dumps(row)}", flush=True)
-    prof = out_dir / "suite-profile.prof"
-    profiled = run(out_dir / "suite-profile.json", prof)
-    stats = pstats.Stats(str(prof))
-    entries = []
-    for (file, line, name), (_cc, calls, tt, ct, _callers) in stats.stats.items():  # type: ignore[attr-defined]
-        entries.append((ct, tt, calls, f"{Path(file).name}:{line}({name})"))
-    entries.sort(reverse=True)
-    lines = [f"1 MiB suite, default settings, {runs} separate processes, then one under cProfile.", "",
+    options = " ".join(extra) or "default settings"
+    lines = [f"1 MiB suite, {options}, {runs} separate processes"
+             + (", then one under cProfile." if profile else "."), "",
              "| run | wall s | per specialization | measurement s (per specialization) "
              "| per-round setup and device s | start-up s |", "|---|---|---|---|---|---|"]
     for k, r in enumerate(rows, 1):
@@ -73,16 +72,30 @@ def main() -> None:
                      f"({r['measurement_per_specialization']:.3f}) | {r['setup_secs']:.2f} | {r['startup_secs']:.2f} |")
     med = statistics.median(r["wall_per_specialization"] for r in rows)
     verdict = "HIT" if med <= 1.2 else "MISS"
-    lines += ["", f"Median wall time per specialization: {med:.3f} s (target ≤ 1.2 s: {verdict}).",
-              "", f"Profiled run (cProfile slows Python-heavy loops): wall {profiled['wall_secs']:.2f} s, measurement "
-              f"{profiled['measurement_secs']:.2f} s. Top 60 functions by cumulative time:", "",
-              "| cumulative s | own s | calls | function |", "|---|---|---|---|"]
+    lines += ["", f"Median wall time per specialization: {med:.3f} s (target ≤ 1.2 s: {verdict})."]
+    doc: dict[str, object] = {"options": extra, "runs": rows}
+    if profile:
+        prof = out_dir / "suite-profile.prof"
+        doc["profiled"] = profiled = run(out_dir / "suite-profile.json", extra, prof)
+        lines += _profile_lines(prof, profiled)
+        prof.unlink()
+    (out_dir / "suite_time.md").write_text("\n".join(lines) + "\n")
+    (out_dir / "suite_time.json").write_text(json.dumps(doc, indent=1))
+    print("\n".join(lines))
+
+
+def _profile_lines(prof: Path, profiled: dict[str, float]) -> list[str]:
+    stats = pstats.Stats(str(prof))
+    entries = []
+    for (file, line, name), (_cc, calls, tt, ct, _callers) in stats.stats.items():  # type: ignore[attr-defined]
+        entries.append((ct, tt, calls, f"{Path(file).name}:{line}({name})"))
+    entries.sort(reverse=True)
+    lines = ["", f"Profiled run (cProfile slows Python-heavy loops): wall {profiled['wall_secs']:.2f} s, measurement "
+             f"{profiled['measurement_secs']:.2f} s. Top 60 functions by cumulative time:", "",
+             "| cumulative s | own s | calls | function |", "|---|---|---|---|"]
     for ct, tt, calls, name in entries[:60]:
         lines.append(f"| {ct:.3f} | {tt:.3f} | {calls} | {name} |")
-    (out_dir / "suite_time.md").write_text("\n".join(lines) + "\n")
-    (out_dir / "suite_time.json").write_text(json.dumps({"runs": rows, "profiled": profiled}, indent=1))
-    prof.unlink()
-    print("\n".join(lines))
+    return lines
 
 
 if __name__ == "__main__":
