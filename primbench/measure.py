@@ -13,8 +13,8 @@ Written once against `primbench.device.Device`. The rules, as in the C++ primben
   `_cold_calls`).
 * Stop when the window (the last ``batch_window_size`` batches) is full, its coefficient of
   variation (sample std, n-1, over mean) is below ``noise_tolerance_percent`` and at least
-  ``min_secs`` of wall time have passed since the round began (its warmup and batch sizing
-  count: they are time the benchmark ran).
+  ``min_secs`` of wall time have passed since the round's measurement began (its batch
+  sizing counts: it is time the benchmark ran).
 * Noise timeout: more than ``noise_timeout_secs`` passed and the window is still at or
   above tolerance: stop with ``noise_timeout = True``.
 
@@ -296,9 +296,9 @@ def measure(
     `timer` ``"host"`` times each batch with `host_timed_calls` (and `host_sync`) instead of
     events; `sync` (no stream blocking) then does not matter: the host timer never blocks.
 
-    `min_secs` and `noise_timeout_secs` count from `started` (``device.now()`` when the round
-    began: `State.run` passes the time it was called, so its warmup and the batch sizing are
-    part of the round's time, not added to it), or from this call."""
+    `min_secs` and `noise_timeout_secs` count from `started` (``device.now()`` when the round's
+    measurement began: `State.run` passes the time after its warmup, test and thermal control,
+    so the batch sizing is part of the round's time, not added to it), or from this call."""
     block = not sync
 
     def run_batch(calls: int) -> tuple[float, tuple[float, ...]]:
