@@ -27,7 +27,7 @@ import datetime as _dt
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from primbench.errors import UsageError
 from primbench.history.errors import HistoryError
@@ -143,8 +143,6 @@ def base_run(reader: Reader, q: BaseQuery, *, gpu_key: str | None, commits: Sequ
 class BaseStrategy(ABC):
     """One way of finding the base run; `choose` returns None when it finds none."""
 
-    name: ClassVar[str]
-
     @abstractmethod
     def choose(self, reader: Reader, q: BaseQuery) -> BaseChoice | None: ...
 
@@ -152,7 +150,6 @@ class BaseStrategy(ABC):
 class AtForkPoint(BaseStrategy):
     """The run of the fork point, else of its nearest measured ancestor (when the ancestry is known)."""
 
-    name = "at the fork point"
 
     def choose(self, reader: Reader, q: BaseQuery) -> BaseChoice | None:
         commits = q.fork.commits
@@ -168,7 +165,6 @@ class AtForkPoint(BaseStrategy):
 class LatestOnBase(BaseStrategy):
     """The base's latest run on the head's GPU; for a branch against itself, of an earlier commit."""
 
-    name = "the base's latest run"
 
     def choose(self, reader: Reader, q: BaseQuery) -> BaseChoice | None:
         run = base_run(reader, q, gpu_key=q.head.gpu_key, exclude=q.exclude)
@@ -182,7 +178,6 @@ class LatestOnBase(BaseStrategy):
 class EarlierRunOfHeadCommit(BaseStrategy):
     """A branch against itself with one commit measured: the run before the head run (A/A)."""
 
-    name = "an earlier run of the head commit"
 
     def choose(self, reader: Reader, q: BaseQuery) -> BaseChoice | None:
         if not q.itself:
@@ -194,7 +189,6 @@ class EarlierRunOfHeadCommit(BaseStrategy):
 class LatestOnOtherGpu(BaseStrategy):
     """The base's latest run on any GPU, when it has none on the head's (said in a note)."""
 
-    name = "the base's latest run on another GPU"
 
     def choose(self, reader: Reader, q: BaseQuery) -> BaseChoice | None:
         run = base_run(reader, q, gpu_key=None, exclude=q.exclude)
@@ -224,7 +218,7 @@ def choose_base_with_config(reader: Reader, q: BaseQuery, notes: list[str],
     """The base run with the head run's config; one of another config only when the base has
     none with it, said loudly in `notes` (as is a nearer candidate passed over for its config)."""
     found = choose_base(reader, q, strategies)
-    anywhere = choose_base(reader, replace(q, config=None), strategies)
+    anywhere = found if q.config is None else choose_base(reader, replace(q, config=None), strategies)
     algorithm = q.head.algorithm
     if found is None and anywhere is not None:
         notes.append(f"{algorithm}: no {q.base} run has the head's config ({q.config}); comparing with "
@@ -288,7 +282,6 @@ class BranchComparison:
 def branch_comparison(db: Any, head: Selector, base: str = "main", *, fork_point: str | None = None,
                       ancestors: Sequence[str] | None = None, use_git: bool = False, threshold: float | None = None,
                       alpha: float | None = None, metric: str | None = None, window: int = WINDOW,
-                      head_strategy: LatestOnBranch | None = None,
                       strategies: Sequence[BaseStrategy] = BASE_STRATEGIES) -> BranchComparison:
     """Compare the latest run of `head`'s branch (of its algorithm, GPU and config, where it
     names them) with `base` (see the module's description). `db`: a store, a reader, an open
@@ -310,7 +303,7 @@ def branch_comparison(db: Any, head: Selector, base: str = "main", *, fork_point
     else:
         fork = given(fork_point, ancestors)
     with reading(db) as reader:
-        heads = (head_strategy or LatestOnBranch()).choose(reader, head)
+        heads = LatestOnBranch().choose(reader, head)
         if not heads:
             known = [r[0] for r in reader.con.execute("SELECT DISTINCT branch FROM runs ORDER BY 1").fetchall()]
             on = ((f" on GPU {head.gpu!r}" if head.gpu else "") + (f" of algorithm {head.algorithm!r}"

@@ -10,7 +10,8 @@ every filter against it (`history.selection`: a filter that matches nothing is a
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,11 +24,25 @@ if TYPE_CHECKING:
 
     from primbench.history.branch_compare import BranchComparison
     from primbench.history.ingest import IngestReport, Progress
+    from primbench.history.interface import Reader
     from primbench.history.report import Report
     from primbench.history.shared import MergeReport, QuarantineReport
 
 #: A store's path (None: ``$PRIMBENCH_HISTORY_DB``, else ``.primbench/history.duckdb``).
 Db = str | os.PathLike[str] | None
+
+
+@contextmanager
+def _checked(db: Db, *selectors: Selector) -> Iterator[Reader]:
+    """A reader of the store `db`, once each selector is known to match some stored run."""
+    with open_store(db).read() as r:
+        r.check(*selectors)
+        yield r
+
+
+def _base(branch: str) -> Selector:
+    """The base branch of a comparison, named so in messages."""
+    return Selector(branch=branch, labels=(("branch", "base branch"),))
 
 
 def ingest(paths: Iterable[str | os.PathLike[str]], *, db: Db = None, shared: Db = None, runner: str | None = None,
@@ -43,8 +58,7 @@ def ingest(paths: Iterable[str | os.PathLike[str]], *, db: Db = None, shared: Db
 
 def runs(db: Db, selector: Selector, *, limit: int | None = None) -> pd.DataFrame:
     """The selected runs, newest first (at most `limit`)."""
-    with open_store(db).read() as r:
-        r.check(selector)
+    with _checked(db, selector) as r:
         return r.runs(selector, limit=limit)
 
 
@@ -53,16 +67,14 @@ def series(db: Db, selector: Selector, *, metric: str | None = None, last: int |
     """The selected series: one row per commit (the median of its runs), or per run."""
     from primbench.history.trends import per_commit
 
-    with open_store(db).read() as r:
-        r.check(selector)
+    with _checked(db, selector) as r:
         frame = r.series(selector, metric=metric, last=last)
     return frame if per_run else per_commit(frame)
 
 
 def branches(db: Db, selector: Selector) -> pd.DataFrame:
     """Branches per algorithm, GPU and config, with their latest run."""
-    with open_store(db).read() as r:
-        r.check(selector)
+    with _checked(db, selector) as r:
         return r.branches(selector)
 
 
@@ -74,8 +86,7 @@ def compare(db: Db, head: Selector, *, base: str = "main", fork_point: str | Non
 
     from primbench.history.branch_compare import branch_comparison
 
-    with open_store(db).read() as r:
-        r.check(head, Selector(branch=base, labels=(("branch", "base branch"),)))
+    with _checked(db, head, _base(base)) as r:
         if head.gpu is not None:  # a short id or a model: the full key of the GPU it names
             head = replace(head, gpu=r.gpu_key(head) or head.gpu)
         return branch_comparison(r, head, base, fork_point=fork_point, use_git=use_git, threshold=threshold,
@@ -86,8 +97,7 @@ def regressions(db: Db, selector: Selector, *, metric: str | None = None, alpha:
                 min_shift: float = DEFAULT_MIN_SHIFT, min_size: int = DEFAULT_MIN_SIZE, last: int | None = None,
                 max_points: int = DEFAULT_MAX_POINTS) -> pd.DataFrame:
     """Change points of every selected series (`history.trends.regressions_of`)."""
-    with open_store(db).read() as r:
-        r.check(selector)
+    with _checked(db, selector) as r:
         return r.regressions(selector, metric=metric, alpha=alpha, min_shift=min_shift, min_size=min_size,
                              last=last, max_points=max_points)
 
@@ -97,8 +107,7 @@ def plot(db: Db, selector: Selector, *, out: str | os.PathLike[str], metric: str
     """Trend charts of the selected series (`history.plots.plot_series`)."""
     from primbench.history.plots import plot_series
 
-    with open_store(db).read() as r:
-        r.check(selector)
+    with _checked(db, selector) as r:
         return plot_series(r, selector, out, metric=metric, last=last, progress=progress)
 
 
@@ -108,8 +117,7 @@ def report(db: Db, selector: Selector, *, out: str | os.PathLike[str], base: str
     """The HTML report of the selector's branch (`history.report.write_report`)."""
     from primbench.history.report import write_report
 
-    with open_store(db).read() as r:
-        r.check(selector, Selector(branch=base, labels=(("branch", "base branch"),)))
+    with _checked(db, selector, _base(base)) as r:
         return write_report(r, selector, out, base=base, metric=metric, use_git=use_git, last=last,
                             max_charts=max_charts, progress=progress)
 

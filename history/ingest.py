@@ -282,7 +282,7 @@ class Staged:
                 clock.average_mhz if clock else None,
                 clock.fraction_of_default if clock else None,
                 clock.below_expected if clock else None,
-                _json(clock), s.error, _json(extra), _per_call(s.elapsed_gpu_secs, s.kernel_calls),
+                _json(clock), s.error, _json(extra), s.gpu_seconds_per_call or None,
             )
             for key, cell in zip(SPEC_COLUMNS, row, strict=True):
                 spec_cols[key].append(cell)
@@ -308,11 +308,6 @@ class Staged:
                 df = df[df["run_id"].isin(keep)]
             out[table] = df
         return out
-
-
-def _per_call(gpu_secs: float | None, calls: int | None) -> float | None:
-    """GPU seconds per call over the whole measurement (the time metric); None without calls."""
-    return gpu_secs / calls if gpu_secs and calls and gpu_secs > 0 and calls > 0 else None
 
 
 def _check_indexes(results: Results) -> None:

@@ -42,10 +42,9 @@ if TYPE_CHECKING:
 class Reader:
     """Queries on one open, read-only connection to a store (a `Store.read` gives one)."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, source: str = "store") -> None:
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
         require("pandas")  # every query hands back a DataFrame
         self.con = con
-        self.source = source
 
     def check(self, *selectors: Selector) -> None:
         """Each selector must match some stored run (`history.selection.check`: a `NoMatchError`
@@ -143,7 +142,7 @@ class Store(ABC):
         """A `Reader` on one read-only connection, closed afterwards."""
         con = self._connect()
         try:
-            yield Reader(con, str(self.path))
+            yield Reader(con)
         finally:
             con.close()
 

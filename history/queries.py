@@ -127,11 +127,8 @@ def branches(con: duckdb.DuckDBPyConnection, selector: Selector = Selector()) ->
 def newest_gpu_key(con: duckdb.DuckDBPyConnection, selector: Selector) -> str | None:
     """The full key of the GPU of the newest run the selector matches (None: no run): a short
     id (``5d6e1a0c-b``, as tables show it) or a model name made into one physical GPU."""
-    spec = selector.name is not None or selector.algorithm is not None
-    where = selector.where("r", "s" if spec else None)
-    source = "specializations s JOIN runs r USING (run_id)" if spec else "runs r"
-    row = con.execute(f"SELECT r.gpu_key FROM {source}{where.sql()} ORDER BY r.date DESC, r.run_id LIMIT 1",
-                      list(where.params)).fetchone()
+    sql, params = selector.source()
+    row = con.execute(f"SELECT r.gpu_key{sql} ORDER BY r.date DESC, r.run_id LIMIT 1", params).fetchone()
     return None if row is None else str(row[0])
 
 

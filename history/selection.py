@@ -77,18 +77,8 @@ def _day(value: Any) -> str:
     return value.strftime("%Y-%m-%d %H:%M UTC") if hasattr(value, "strftime") else str(value)
 
 
-def _source(selector: Selector, spec: bool = False) -> tuple[str, list[Any]]:
-    """FROM … WHERE … of the stored rows that `selector` matches (specializations joined when a
-    name or an algorithm is asked for, or with `spec`: a specialization's own algorithm is
-    `meta.algo`)."""
-    spec = spec or selector.name is not None or selector.algorithm is not None
-    where = selector.where("r", "s" if spec else None)
-    source = "specializations s JOIN runs r USING (run_id)" if spec else "runs r"
-    return f" FROM {source}{where.sql()}", list(where.params)
-
-
 def _count(con: duckdb.DuckDBPyConnection, selector: Selector) -> int:
-    sql, params = _source(selector)
+    sql, params = selector.source()
     row = con.execute(f"SELECT count(*) FROM (SELECT 1{sql} LIMIT 1)", params).fetchone()
     return int(row[0]) if row else 0
 
@@ -99,7 +89,7 @@ _COLUMNS = {"branch": "coalesce(r.branch, '')", "name": "s.name", "algorithm": "
 
 def _values(con: duckdb.DuckDBPyConnection, key: str, others: Selector) -> list[str]:
     """The values of filter `key` among the rows that match `others`, most frequent first."""
-    sql, params = _source(others, spec=key in ("name", "algorithm"))
+    sql, params = others.source(spec=key in ("name", "algorithm"))
     if key == "gpu":
         rows = con.execute(f"SELECT r.gpu_name, r.gpu_key, count(*) AS n{sql} GROUP BY ALL ORDER BY n DESC, 1, 2",
                            params).fetchall()

@@ -143,6 +143,15 @@ class Selector:
             w = w.and_(f"{runs}.date <= ?", self.stop)
         return w
 
+    def source(self, spec: bool = False) -> tuple[str, list[Any]]:
+        """`` FROM … WHERE …`` of the stored rows this selector matches, with its parameters:
+        runs (alias ``r``), joined to their specializations (alias ``s``) when a name or an
+        algorithm is asked for, or with `spec` (a specialization's own algorithm is `meta.algo`)."""
+        spec = spec or self.name is not None or self.algorithm is not None
+        where = self.where("r", "s" if spec else None)
+        rows = "specializations s JOIN runs r USING (run_id)" if spec else "runs r"
+        return f" FROM {rows}{where.sql()}", list(where.params)
+
     def label(self, key: str) -> str:
         """How filter `key` is named in messages."""
         return dict(self.labels).get(key, _LABELS[key])

@@ -137,3 +137,10 @@ def test_the_report_names_the_metric_and_shows_time_in_its_unit(timed: Path, tmp
     text = out.read_text(encoding="utf-8")
     assert "Metric: <code>gpu_seconds_per_call</code>" in text
     assert "<span class='regression'>regression</span>" in text and " µs" in text
+
+
+def test_the_metric_option_offers_exactly_the_registry_choices():
+    from primbench.cli.options import MetricChoice
+    from primbench.metrics import CHOICES
+
+    assert [m.value for m in MetricChoice] == list(CHOICES)
