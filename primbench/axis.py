@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -70,8 +71,9 @@ class Axis:
         if not self.values:
             raise UsageError("an axis needs at least one value")
         labels = [str(self.label(v)) for v in self.values]
+        counts = Counter(labels)
         for label in labels:
-            if labels.count(label) > 1:
+            if counts[label] > 1:
                 raise UsageError(f"axis value {label} is given twice")
 
     def label(self, value: Any) -> Any:

@@ -121,6 +121,7 @@ class Executor:
         self._queue: list[_Queued] = []
         self._deferred: list[PrimbenchError] = []  # bad definitions, raised by run()
         self._modes: frozenset[str] = frozenset()
+        self._given: frozenset[str] = frozenset()  # the options the command line gave (_parse)
         self._renew_next = False  # the first round of a run uses the device as prepared
         self.exit_code: int | None = None
         self.report: Report | None = None  # the last run's
@@ -187,7 +188,7 @@ class Executor:
             if name in out:
                 raise UsageError(f"--axis {name}= is given twice ({out[name]!r} and {spec!r}); give all values in one")
             out[name] = spec
-        if "size" in getattr(self, "_given", ()) and any(SIZE in q.declared for q in self._queue):
+        if "size" in self._given and any(SIZE in q.declared for q in self._queue):
             if SIZE in out:
                 raise UsageError("--size and --axis size=... are both given: give one")
             out[SIZE] = str(settings.size)
@@ -330,8 +331,7 @@ class Executor:
     def _prepare(device: Device, settings: Settings) -> None:
         try:
             device.prepare(
-                # _run resolved --cache-size auto from the device's L2 already; the fallback is for a
-                # device that reports none
+                # _run resolved --cache-size auto already (the L2 times a multiple, or the fallback)
                 cache_size=0 if settings.hot else effective_cache_size(settings.cache_size, None),
                 blocking_timeout_secs=settings.stream_blocking_timeout_secs,
                 slots=SYNC_EVERY,

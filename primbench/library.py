@@ -158,6 +158,7 @@ class BenchSession:
         self._thermal: Thermal | None = None
         self._reporter = reporter or Reporter.quiet()
         self._where = str(where) if where is not None else None
+        self._provenance: dict[str, str] | None = None
         self._started = time.perf_counter()
         self.reports: list[Report] = []
         self._names: set[str] = set()
@@ -218,7 +219,9 @@ class BenchSession:
             thermal=models[-1].context.general.thermal,  # the session's totals so far
         )
         if self._where is not None:
-            found = provenance(self.settings.branch, self.settings.commit, self._where)
+            if self._provenance is None:  # the checkout's branch and commit, asked of git once
+                self._provenance = provenance(self.settings.branch, self.settings.commit, self._where)
+            found = self._provenance
             general = msgspec.structs.replace(general, **{k: found.get(k) for k in _PROVENANCE_KEYS})
         context = msgspec.structs.replace(
             first,

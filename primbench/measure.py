@@ -324,13 +324,14 @@ def measure(
                 f"{calls} calls of the benchmarked function took no GPU time between the events: "
                 "launch the kernel on state.stream (it is the current stream inside state.run)"
             )
-        if device.now() - sizing_start > noise_timeout_secs:
+        now = device.now()
+        if now - sizing_start > noise_timeout_secs:
             break  # enqueueing is slower than the GPU: keep this size rather than grow forever
-        calls = next_size(calls, total, min_gpu_ms_per_batch, device.now() - batch_start,
-                          noise_timeout_secs - (device.now() - sizing_start))
+        calls = next_size(calls, total, min_gpu_ms_per_batch, now - batch_start,
+                          noise_timeout_secs - (now - sizing_start))
     if calls_per_batch is None:
-        calls = fill_window(calls, device.now() - batch_start, min_secs - (device.now() - began),
-                            batch_window_size)
+        now = device.now()
+        calls = fill_window(calls, now - batch_start, min_secs - (now - began), batch_window_size)
 
     batches: list[BatchRecord] = []
     start = device.now()
