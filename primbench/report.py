@@ -85,12 +85,6 @@ class BenchResult:
         """The default metric (`primbench.metrics.choose`): bytes/s, else items/s, else time per call."""
         return choose(self.bytes_per_second, self.items_per_second)
 
-    @property
-    def value(self) -> float:
-        """The value of `metric`."""
-        return {"bytes_per_second": self.bytes_per_second, "items_per_second": self.items_per_second}.get(
-            self.metric.name) or self.seconds_per_call
-
     def __str__(self) -> str:
         parts = [self.name or "(unnamed)", f"{METRICS['gpu_seconds_per_call'].format(self.seconds_per_call)}/call"]
         if self.bytes_per_second is not None:
@@ -151,7 +145,7 @@ class Report(Mapping[str, Any]):
         """The results.json written, if one was."""
         return next((o for o in self.outputs if not o.endswith(".csv")), None)
 
-    @property
+    @cached_property
     def results(self) -> tuple[BenchResult, ...]:
         """Each measured specialization (failed and dry ones left out), in results order."""
         if self.model is None or self.document is None:

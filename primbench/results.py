@@ -176,14 +176,6 @@ class Round(_Record, frozen=True, kw_only=True, omit_defaults=True):
     sm_clock_mhz: NonNegative | UnsetType | None = UNSET  # written as null when the clock was not read
 
     @property
-    def gpu_temp_start(self) -> float | None:
-        return self.gpu_temp_celsius.start if self.gpu_temp_celsius is not None else None
-
-    @property
-    def gpu_temp_end(self) -> float | None:
-        return self.gpu_temp_celsius.end if self.gpu_temp_celsius is not None else None
-
-    @property
     def average_clock_mhz(self) -> float | None:
         return known(self.sm_clock_mhz)
 
@@ -331,8 +323,8 @@ class Specialization(_Record, frozen=True, kw_only=True, omit_defaults=True):
     def gpu_seconds_per_call(self) -> float | None:
         """The mean GPU seconds per call over every call of every round (the ``time`` metric):
         as written (results 4.4.0), else GPU time over calls; None where nothing was timed."""
-        written = self.written_seconds_per_call
-        if written is not None and not isinstance(written, UnsetType):
+        written = known(self.written_seconds_per_call)
+        if written is not None:
             return written
         stats = self.written_time_per_call
         if isinstance(stats, TimePerCall) and stats.mean is not None:
@@ -859,6 +851,12 @@ def _decode(data: bytes, source: str) -> Results:
     except UnicodeDecodeError as exc:
         raise ResultsFileError(source, None, f"cannot be read ({exc})") from None
     with cyclic_gc_paused():
+        try:  # a file of the current version is read once; anything else takes the checks below
+            current: Document | None = _DECODER.decode(data)
+        except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+            current = None
+        if current is not None and current.context.results_version == RESULTS_VERSION:
+            return _from_document(current, source, RESULTS_VERSION, data)
         try:
             version = _VERSION_DECODER.decode(data).context.results_version
         except msgspec.ValidationError:  # the checks of `_version_of` name what is wrong
