@@ -489,6 +489,7 @@ class Executor:
             round_index=r,
             rounds=rounds,
             calls_per_batch=earlier[0].outcome.measurement.kernel_calls_per_batch if earlier else None,
+            spent_secs=sum(e.outcome.measurement.round_secs for e in earlier),
             axes=q.axes,
         )
         # Setup runs with the harness stream current too, so that the

@@ -6,8 +6,9 @@ Written once against `primbench.device.Device`. The rules, as in the C++ primben
   ``min_gpu_ms_per_batch`` of GPU time (skipping the doublings that the time per call
   predicts, `next_size`); then lengthened so that a full window of batches
   takes about ``min_secs`` of wall time (`fill_window`), since the run lasts that long anyway
-  and a batch of more calls has less noise. Sizing batches are discarded; the size is fixed
-  from then on.
+  and a batch of more calls has less noise. Sizing batches are discarded, except the last
+  where the fill left its size as it was: it is then the first measured batch. The size is
+  fixed from then on.
 * A batch's GPU time is the sum of its calls' event times (start to stop around each call).
   Hot calls are synchronized every `SYNC_EVERY` calls; cold calls one by one (see
   `_cold_calls`).
@@ -61,6 +62,8 @@ class Measurement:
     noise_percent: float
     noise_timeout: bool
     host_secs: float
+    #: The round's wall time by the clock its stopping rule reads (from `measure`'s `started`).
+    round_secs: float = 0.0
 
     @property
     def gpu_secs(self) -> float:
@@ -257,18 +260,22 @@ def next_size(calls: int, batch_ms: float, min_gpu_ms_per_batch: float, batch_se
 
 #: A window-filling batch is at most this many times the size batch sizing found.
 MAX_FILL_FACTOR = 64
+#: A window-filling batch is this much longer than its share, so that the window's last batch
+#: ends past ``min_secs`` rather than a hair before it (which would cost one more batch).
+FILL_MARGIN = 1.03
 
 
 def fill_window(calls: int, batch_secs: float, min_secs: float, window: int) -> int:
-    """Calls per batch such that `window` batches take about `min_secs` of wall time, given that
-    `calls` calls took `batch_secs`; never fewer than `calls`, at most `MAX_FILL_FACTOR` times.
+    """Calls per batch such that `window` batches take about `min_secs` of wall time (`FILL_MARGIN`
+    more), given that `calls` calls took `batch_secs`; never fewer than `calls`, at most
+    `MAX_FILL_FACTOR` times.
 
     Measured on an H200 (tests/benchmarks/loop/h200/noise_variants.md): the 128 MiB long long copy's
     single calls vary by about 0.95 %, so its batches' noise falls as one over the square root
     of their calls: 0.068 % with 10 ms batches, 0.028 % with 40 ms."""
     if batch_secs <= 0 or window <= 0 or min_secs <= 0:
         return calls
-    wanted = round(calls * (min_secs / window) / batch_secs)
+    wanted = math.ceil(calls * FILL_MARGIN * (min_secs / window) / batch_secs)
     return max(calls, min(wanted, calls * MAX_FILL_FACTOR))
 
 
@@ -290,6 +297,8 @@ def measure(
     timer: Timer = "events",
     host_sync: Callable[[Any], object] | None = None,
     started: float | None = None,
+    fill_secs: float | None = None,
+    fill_batches: int | None = None,
 ) -> Measurement:
     """Size the batches (unless `calls_per_batch` is given: a later round of a specialization
     keeps the size its first round found), then measure batches until a stopping rule fires.
@@ -298,7 +307,10 @@ def measure(
 
     `min_secs` and `noise_timeout_secs` count from `started` (``device.now()`` when the round's
     measurement began: `State.run` passes the time after its warmup, test and thermal control,
-    so the batch sizing is part of the round's time, not added to it), or from this call."""
+    so the batch sizing is part of the round's time, not added to it), or from this call.
+    Sizing then lengthens the batches so that `fill_batches` of them (default: the window) take
+    what is left of `fill_secs` (default: `min_secs`): with rounds, the whole specialization's
+    window and ``--min-secs`` (`primbench.rounds.round_budget`)."""
     block = not sync
 
     def run_batch(calls: int) -> tuple[float, tuple[float, ...]]:
@@ -312,12 +324,17 @@ def measure(
     sizing_start = device.now()
     began = sizing_start if started is None else started
     batch_start = sizing_start
+    # The last sizing batch, which becomes the first measured one if the fill keeps its size.
+    last: tuple[float, tuple[float, ...]] | None = None
     while calls_per_batch is None:
         sizing += 1
+        if before_batch is not None:
+            before_batch()
         batch_start = device.now()
         with device.nvtx_range(f"sizing batch {sizing} ({calls} calls)"):
-            total, _ = run_batch(calls)
+            total, times = run_batch(calls)
         if total > min_gpu_ms_per_batch:
+            last = (total, times)
             break
         if total <= 0.0 and calls >= EMPTY_CALLS_LIMIT:
             raise UsageError(
@@ -329,17 +346,27 @@ def measure(
             break  # enqueueing is slower than the GPU: keep this size rather than grow forever
         calls = next_size(calls, total, min_gpu_ms_per_batch, now - batch_start,
                           noise_timeout_secs - (now - sizing_start))
+    start = device.now()
     if calls_per_batch is None:
-        now = device.now()
-        calls = fill_window(calls, now - batch_start, min_secs - (now - began), batch_window_size)
+        filled = fill_window(calls, start - batch_start,
+                             (min_secs if fill_secs is None else fill_secs) - (start - began),
+                             batch_window_size if fill_batches is None else fill_batches)
+        if filled == calls and last is not None:
+            sizing -= 1
+            start = batch_start
+        else:
+            last = None
+        calls = filled
 
     batches: list[BatchRecord] = []
-    start = device.now()
     while True:
-        if before_batch is not None:
-            before_batch()
-        with device.nvtx_range(f"batch {len(batches) + 1}"):
-            batch_ms, times = run_batch(calls)
+        if last is not None:
+            (batch_ms, times), last = last, None
+        else:
+            if before_batch is not None:
+                before_batch()
+            with device.nvtx_range(f"batch {len(batches) + 1}"):
+                batch_ms, times = run_batch(calls)
         elapsed = device.now() - start
         batches.append(BatchRecord(batch_ms, calls, elapsed, times))
         window = [b.batch_ms for b in batches[-batch_window_size:]]
@@ -349,6 +376,6 @@ def measure(
         if len(batches) >= batch_window_size:
             ran = device.now() - began
             if noise < noise_tolerance_percent and ran >= min_secs:
-                return Measurement(tuple(batches), calls, sizing, noise, False, elapsed)
+                return Measurement(tuple(batches), calls, sizing, noise, False, elapsed, ran)
             if noise >= noise_tolerance_percent and ran > noise_timeout_secs:
-                return Measurement(tuple(batches), calls, sizing, noise, True, elapsed)
+                return Measurement(tuple(batches), calls, sizing, noise, True, elapsed, ran)

@@ -9,9 +9,13 @@ rounds across specializations (round 1 of every specialization, then round 2, ..
 a drift of temperature or clocks hits all of them alike. ``compare`` tests changes against
 the spread between rounds.
 
-The budget of a specialization is split, not multiplied: each round stops on
-``min_secs / R`` and ``noise_timeout_secs / R`` and a window of ``ceil(batch_window_size / R)``
-batches (at least `MIN_ROUND_WINDOW`), and later rounds keep the batch size the first found.
+The budget of a specialization is split, not multiplied. Its window of ``batch_window_size``
+batches is shared out among the rounds (10 over 3 rounds: 4, 3, 3; at least `MIN_ROUND_WINDOW`
+each), and ``--min-secs`` counts over the rounds together: round r stops once the rounds so far
+have run (r + 1) / R of it, so that a round that overran (its window of batches took longer
+than its share) leaves the later ones less, and only the last round's last batch overshoots.
+The noise timeout is split evenly. The first round sizes the batches and spreads ``min_secs``
+over the whole window; later rounds keep that size.
 """
 
 from __future__ import annotations
@@ -30,20 +34,38 @@ MIN_ROUND_WINDOW = 3
 
 @dataclass(frozen=True)
 class RoundBudget:
-    """The stopping rule of one round."""
+    """The stopping rule of one round, and what its batch sizing fills."""
 
     min_secs: float
     noise_timeout_secs: float
     batch_window_size: int
+    #: Where this round sizes the batches (the first): the seconds and the number of batches
+    #: over which ``min_secs`` is spread (`primbench.measure.fill_window`).
+    fill_secs: float
+    fill_batches: int
 
 
-def round_budget(min_secs: float, noise_timeout_secs: float, batch_window_size: int, rounds: int) -> RoundBudget:
-    """One round's share of a specialization's budget (the whole budget for one round)."""
+def round_windows(batch_window_size: int, rounds: int) -> list[int]:
+    """Each round's window: `batch_window_size` shared out, the first rounds taking what does
+    not divide evenly (10 over 3: 4, 3, 3), none below `MIN_ROUND_WINDOW` nor above the user's
+    window."""
     r = max(1, rounds)
     if r == 1:
-        return RoundBudget(min_secs, noise_timeout_secs, batch_window_size)
-    window = max(min(MIN_ROUND_WINDOW, batch_window_size), math.ceil(batch_window_size / r))
-    return RoundBudget(min_secs / r, noise_timeout_secs / r, window)
+        return [batch_window_size]
+    floor = min(MIN_ROUND_WINDOW, batch_window_size)
+    base, extra = divmod(batch_window_size, r)
+    return [max(floor, base + (1 if i < extra else 0)) for i in range(r)]
+
+
+def round_budget(min_secs: float, noise_timeout_secs: float, batch_window_size: int, rounds: int,
+                 round_index: int = 0, spent_secs: float = 0.0) -> RoundBudget:
+    """Round `round_index`'s share of a specialization's budget (the whole budget for one
+    round), after its earlier rounds ran for `spent_secs` in all."""
+    r = max(1, rounds)
+    windows = round_windows(batch_window_size, r)
+    i = min(max(0, round_index), r - 1)
+    own = max(0.0, min_secs * (i + 1) / r - spent_secs)
+    return RoundBudget(own, noise_timeout_secs / r, windows[i], min_secs, sum(windows))
 
 
 def log_sd(values: Sequence[float]) -> float | None:

@@ -26,9 +26,9 @@ _SIZE_RE = re.compile(r"^\s*(\d+)\s*(B|KiB|MiB|GiB|TiB)?\s*$", re.IGNORECASE)
 _SIZE_UNITS = {"b": 1, "kib": KiB, "mib": MiB, "gib": GiB, "tib": 1024 * GiB}
 
 
-#: ``--cache-size auto`` clears this many times the GPU's L2 cache before each cold call
+#: ``--cache-size auto`` clears this many times the GPU's L2 cache before each cold call, as NVBench does
 #: (measured on an H200: tests/benchmarks/loop/README.md).
-AUTO_CACHE_L2_MULTIPLE = 2
+AUTO_CACHE_L2_MULTIPLE = 1
 #: What ``auto`` clears where the device does not report its L2 size.
 FALLBACK_CACHE_SIZE = 256 * MiB
 

@@ -60,6 +60,7 @@ class State:
         round_index: int = 0,
         rounds: int = 1,
         calls_per_batch: int | None = None,
+        spent_secs: float = 0.0,
         axes: Mapping[str, Any] | None = None,
         profile_range: str | None = None,
     ) -> None:
@@ -71,6 +72,7 @@ class State:
         self.round_index = round_index
         self.rounds = rounds
         self._calls_per_batch = calls_per_batch
+        self._spent_secs = spent_secs  # the earlier rounds' time (their Measurement.round_secs)
         self.settings = settings
         self._sync = sync
         self._thermal = thermal or Thermal()
@@ -207,7 +209,8 @@ class State:
             temp_start = self._thermal.temperature()
             reasons_start = device.clock_event_reasons()
             clock_start = device.clock_sample()
-            budget = round_budget(s.min_secs, s.noise_timeout_secs, s.batch_window_size, self.rounds)
+            budget = round_budget(s.min_secs, s.noise_timeout_secs, s.batch_window_size, self.rounds,
+                                  self.round_index, self._spent_secs)
             m = measure(
                 device,
                 fn,
@@ -225,6 +228,8 @@ class State:
                 timer=timer,
                 host_sync=sync,
                 started=started,
+                fill_secs=budget.fill_secs,
+                fill_batches=budget.fill_batches,
             )
             clock_end = device.clock_sample()
             reasons_end = device.clock_event_reasons()

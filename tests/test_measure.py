@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import statistics
 
 import pytest
 
 from primbench.errors import StreamBlockingTimeout, UsageError
 from primbench.measure import (
+    FILL_MARGIN,
     MAX_FILL_FACTOR,
     SYNC_EVERY,
     coefficient_of_variation,
@@ -50,10 +52,11 @@ def test_batch_size_is_the_first_power_of_two_strictly_above_minimum(kernel_ms, 
     dev = FakeDevice(kernel_ms)
     m = run(dev)
     assert m.kernel_calls_per_batch == calls
-    assert m.sizing_batches == len(sizing_calls)
-    # Sizing batches are discarded: every kept batch has the final size.
+    # The last sizing batch already has the final size (nothing to fill with --min-secs 0): it is
+    # the first measured batch; the sizing batches before it are discarded.
+    assert m.sizing_batches == len(sizing_calls) - 1
     assert all(b.kernel_calls == calls for b in m.batches)
-    assert dev.calls == sum(sizing_calls) + calls * len(m.batches)
+    assert dev.calls == sum(sizing_calls[:-1]) + calls * len(m.batches)
 
 
 def test_next_size_jumps_only_within_the_sizing_budget():
@@ -84,7 +87,8 @@ def test_tolerance_uses_only_the_last_window():
     calls_per_batch = 16  # 1 ms kernels: 16 calls > 10 ms
 
     def kernel(n: int, cold: bool) -> float:
-        sizing_calls = 1 + 8 + 16  # 1 call, then 8 (just below the predicted 10), then 16
+        # 1 call, then 8 (just below the predicted 10), discarded; then 16, the first measured batch
+        sizing_calls = 1 + 8
         if n < sizing_calls:
             return per_call
         batch = (n - sizing_calls) // calls_per_batch
@@ -119,14 +123,14 @@ def test_the_rounds_clock_counts_its_batch_sizing():
     assert dev.now() - 3.0 >= 0.5
     assert dev.now() - 3.0 - m.batches[-1].host_secs + m.batches[-2].host_secs < 0.5
     # Batches were lengthened to fill the 0.475 s that sizing left, not the whole 0.5 s.
-    assert m.kernel_calls_per_batch == round(16 * (0.475 / 10) / 0.016)
+    assert m.kernel_calls_per_batch == math.ceil(16 * FILL_MARGIN * (0.475 / 10) / 0.016)
 
 
 def test_a_round_that_began_earlier_has_less_time_left_to_fill():
     dev = FakeDevice(1.0, host_op_secs=0.0, clear_ms=0.0)
     dev.t = 10.0
     m = run(dev, min_secs=1.0, started=9.5)  # half of min_secs already gone before measuring
-    assert m.kernel_calls_per_batch == round(16 * ((1.0 - 0.5 - 0.025) / 10) / 0.016)
+    assert m.kernel_calls_per_batch == math.ceil(16 * FILL_MARGIN * ((1.0 - 0.5 - 0.025) / 10) / 0.016)
     assert dev.now() - 9.5 >= 1.0
 
 
@@ -139,13 +143,14 @@ def test_min_secs_keeps_a_quiet_run_going():
     assert dev.now() >= 1.0
     assert sizing_secs + m.batches[-2].host_secs < 1.0
     # Sizing stops at 16 calls (16 ms of GPU time); batches are then lengthened so that the
-    # window of 10 fills the 0.975 s that sizing left: 97 calls, and 10 batches reach 1.0 s.
-    assert m.kernel_calls_per_batch in (97, 98)  # 16 * (0.975 / 10) / 0.016 = 97.5
-    assert len(m.batches) in (10, 11)  # the 10th ends at 1.0 s give or take rounding
+    # window of 10 fills the 0.975 s that sizing left, 3 % over: 101 calls (97.5 without the
+    # margin), so the 10th batch ends past 1.0 s, not a hair before it, and no 11th runs.
+    assert m.kernel_calls_per_batch == math.ceil(16 * FILL_MARGIN * (0.975 / 10) / 0.016) == 101
+    assert len(m.batches) == 10
 
 
 def test_filling_the_window_never_shrinks_nor_explodes_a_batch():
-    assert fill_window(16, 0.016, 1.0, 10) == 100
+    assert fill_window(16, 0.016, 1.0, 10) == math.ceil(100 * FILL_MARGIN)
     assert fill_window(16, 0.5, 1.0, 10) == 16  # already longer than its share
     assert fill_window(1, 1e-6, 1.0, 10) == MAX_FILL_FACTOR
     assert fill_window(16, 0.016, 0.0, 10) == 16  # --min-secs 0: the size sizing found
@@ -233,7 +238,7 @@ def test_synchronous_kernel_without_blocking_runs():
     assert timed_calls(dev, dev.synchronous_kernel, 3, hot=True, block=False) == [1.0, 1.0, 1.0]
 
 
-def test_before_batch_hook_runs_once_per_measured_batch():
+def test_before_batch_hook_runs_once_before_every_batch_it_times():
     dev = FakeDevice(1.0)
     count = 0
 
@@ -242,7 +247,9 @@ def test_before_batch_hook_runs_once_per_measured_batch():
         count += 1
 
     m = measure(dev, dev.launch, before_batch=hook, **DEFAULTS)
-    assert count == len(m.batches)
+    # sizing batches too: the last of them is the first measured batch (nothing to fill)
+    assert m.sizing_batches == 2
+    assert count == m.sizing_batches + len(m.batches)
 
 
 def test_progress_reports_every_batch():

@@ -13,7 +13,7 @@ import pytest
 
 import primbench as pb
 from primbench.results import RESULTS_VERSION, Elapsed, ResultsFileError, load_results, results_from_dict
-from primbench.rounds import MIN_ROUND_WINDOW, log_sd, round_budget
+from primbench.rounds import MIN_ROUND_WINDOW, log_sd, round_budget, round_windows
 from tests.compare_data import document, spec
 from tests.fakes import FakeDevice
 from tests.test_executor import Copy, executor
@@ -40,15 +40,51 @@ class Recording(Copy):
 
 
 def test_round_budget_splits_min_secs_timeout_and_window():
-    assert round_budget(1.0, 10.0, 10, 1) == round_budget(1.0, 10.0, 10, 1)
     one = round_budget(1.0, 10.0, 10, 1)
     assert (one.min_secs, one.noise_timeout_secs, one.batch_window_size) == (1.0, 10.0, 10)
+    assert (one.fill_secs, one.fill_batches) == (1.0, 10)  # one round: the seed's rule
     three = round_budget(1.0, 10.0, 10, 3)
     assert three.min_secs == pytest.approx(1 / 3)
     assert three.noise_timeout_secs == pytest.approx(10 / 3)
-    assert three.batch_window_size == 4  # ceil(10 / 3)
+    assert three.batch_window_size == 4  # the first round takes the batch that 3 does not divide
+    # the first round sizes the batches for the whole window and the whole --min-secs
+    assert (three.fill_secs, three.fill_batches) == (1.0, 10)
+    assert [round_budget(1.0, 10.0, 10, 3, i).batch_window_size for i in range(3)] == [4, 3, 3]
     assert round_budget(1.0, 10.0, 10, 50).batch_window_size == MIN_ROUND_WINDOW
     assert round_budget(1.0, 10.0, 2, 5).batch_window_size == 2  # never above the user's window
+
+
+def test_round_windows_share_out_the_window():
+    assert round_windows(10, 1) == [10]
+    assert round_windows(10, 3) == [4, 3, 3]
+    assert round_windows(12, 3) == [4, 4, 4]
+    assert round_windows(11, 2) == [6, 5]
+    assert round_windows(10, 5) == [MIN_ROUND_WINDOW] * 5  # 2 each would be below the floor
+    assert round_windows(2, 3) == [2, 2, 2]
+
+
+def test_min_secs_counts_over_the_rounds_together():
+    # round r stops once the rounds so far ran (r + 1) / R of --min-secs
+    assert round_budget(1.0, 10.0, 10, 3, 1, spent_secs=0.5).min_secs == pytest.approx(2 / 3 - 0.5)
+    assert round_budget(1.0, 10.0, 10, 3, 2, spent_secs=0.6).min_secs == pytest.approx(0.4)
+    # earlier rounds that overran leave nothing: the round runs its window only
+    assert round_budget(1.0, 10.0, 10, 3, 2, spent_secs=1.4).min_secs == 0.0
+    assert round_budget(1.0, 10.0, 10, 3, 2, spent_secs=1.4).batch_window_size == 3
+
+
+def test_rounds_together_run_min_secs_overshooting_by_less_than_a_batch(tmp_path):
+    # 1 ms calls, no host time: sizing runs 1, 8, then 16 calls (25 ms), and the batches are
+    # lengthened so that the specialization's 10 batches fill what is left of its 1 s, 3 % over:
+    # 101 calls. Round 1 runs its 4 (0.43 s, past its third of a second), round 2 its 3 (0.73 s
+    # in all, past two thirds), round 3 its 3 (1.03 s): 10 batches, not 3 rounds of 4.
+    dev = FakeDevice(1.0, host_op_secs=0.0, clear_ms=0.0)
+    ex = executor(tmp_path, "--rounds", "3", "--min-secs", "1", device=dev)
+    ex.queue(Copy(np.int8))
+    spec = ex.run()["specializations"][0]
+    assert [r["batches"] for r in spec["rounds"]] == [4, 3, 3]
+    assert {r["kernel_calls_per_batch"] for r in spec["rounds"]} == {101}
+    warmups = 3 / 1000  # one call per round, before its clock starts; sizing counts
+    assert 1.0 <= dev.now() - warmups < 1.0 + 0.101
 
 
 def test_log_sd_is_the_sample_sd_of_logs():
@@ -105,10 +141,11 @@ def test_later_rounds_keep_the_first_rounds_batch_size(tmp_path):
     doc = ex.run()
     sizes = {r["kernel_calls_per_batch"] for r in doc["specializations"][0]["rounds"]}
     assert sizes == {64}  # 64 x 0.25 ms > 10 ms, found once
-    # sizing batches (1 call, 32 just below the 40 it predicts, 64) ran once: count the launches
+    # sizing batches (1 call, 32 just below the 40 it predicts) ran once; the third, 64 calls,
+    # is round 1's first measured batch: count the launches
     measured = doc["specializations"][0]["calls"]["kernel_calls"]
     warmups = 3
-    assert dev.calls == measured + warmups + (1 + 32 + 64)
+    assert dev.calls == measured + warmups + (1 + 32)
 
 
 def test_each_round_stops_on_its_share_of_the_budget(tmp_path):
