@@ -324,8 +324,7 @@ def measure(
     sizing_start = device.now()
     began = sizing_start if started is None else started
     batch_start = sizing_start
-    # The last sizing batch, which becomes the first measured one if the fill keeps its size.
-    last: tuple[float, tuple[float, ...]] | None = None
+    last: tuple[float, tuple[float, ...]] | None = None  # the sizing batch that passed the minimum
     while calls_per_batch is None:
         sizing += 1
         if before_batch is not None:
@@ -347,21 +346,19 @@ def measure(
         calls = next_size(calls, total, min_gpu_ms_per_batch, now - batch_start,
                           noise_timeout_secs - (now - sizing_start))
     start = device.now()
+    kept = None  # the last sizing batch, measured as batch 1 where the fill keeps its size
     if calls_per_batch is None:
         filled = fill_window(calls, start - batch_start,
                              (min_secs if fill_secs is None else fill_secs) - (start - began),
                              batch_window_size if fill_batches is None else fill_batches)
         if filled == calls and last is not None:
-            sizing -= 1
-            start = batch_start
-        else:
-            last = None
+            kept, start, sizing = last, batch_start, sizing - 1
         calls = filled
 
     batches: list[BatchRecord] = []
     while True:
-        if last is not None:
-            (batch_ms, times), last = last, None
+        if kept is not None:
+            (batch_ms, times), kept = kept, None
         else:
             if before_batch is not None:
                 before_batch()
