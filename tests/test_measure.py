@@ -11,6 +11,7 @@ from primbench.errors import StreamBlockingTimeout, UsageError
 from primbench.measure import (
     FILL_MARGIN,
     MAX_FILL_FACTOR,
+    SIZE_MARGIN,
     SYNC_EVERY,
     coefficient_of_variation,
     fill_window,
@@ -45,10 +46,14 @@ def test_cv_is_sample_std_over_mean():
 
 @pytest.mark.parametrize(
     ("kernel_ms", "calls", "sizing_calls"),
-    # 1 call, then the power of two just below what its time predicts, doubling on from there
-    [(3.0, 4, [1, 2, 4]), (2.5, 8, [1, 4, 8]), (11.0, 1, [1]), (0.001, 16384, [1, 8192, 16384])],
+    # 1 call, then the power of two just below what its time predicts (unless that one call
+    # already ran a quarter of the 10 ms), then what a settled batch predicts, 10 % over
+    [(3.0, 4, [1, 4]), (2.5, 5, [1, 5]), (1.0, 11, [1, 8, 11]), (11.0, 1, [1]),
+     (0.001, 11000, [1, 8192, 11000]),
+     # 4.5 µs: 2048 calls (9.2 ms), then 2445 (11 ms), not the 4096 (18.4 ms) doubling reaches
+     (0.0045, 2445, [1, 2048, 2445])],
 )
-def test_batch_size_is_the_first_power_of_two_strictly_above_minimum(kernel_ms, calls, sizing_calls):
+def test_batch_size_passes_the_minimum_without_doubling_through_every_power_of_two(kernel_ms, calls, sizing_calls):
     dev = FakeDevice(kernel_ms)
     m = run(dev)
     assert m.kernel_calls_per_batch == calls
@@ -62,11 +67,14 @@ def test_batch_size_is_the_first_power_of_two_strictly_above_minimum(kernel_ms, 
 def test_next_size_jumps_only_within_the_sizing_budget():
     assert next_size(1, 0.005, 10.0) == 1024  # 5 µs per call: 2000 predicted, 1024 below it
     assert next_size(1, 0.004, 10.0) == 2048  # a first call faster than the rest: still not 4096
-    assert next_size(4, 12.0, 10.0) == 8  # never less than doubling
+    # a settled batch (at least a quarter of the minimum): its prediction, 10 % over
+    assert next_size(1024, 5.0, 10.0) == math.ceil(2048 * SIZE_MARGIN)
+    assert next_size(4, 12.0, 10.0) == 5  # never fewer than one more call
     assert next_size(2, 0.0, 10.0) == 4  # no GPU time measured: double
     # 1 ms of wall time per call and 0.5 s left: 2048 calls would take 2 s, so only double
     assert next_size(1, 0.005, 10.0, batch_secs=0.001, secs_left=0.5) == 2
     assert next_size(1, 0.005, 10.0, batch_secs=0.0001, secs_left=0.5) == 1024
+    assert next_size(1024, 5.0, 10.0, batch_secs=0.5, secs_left=0.5) == 2048
 
 
 def test_quiet_kernel_stops_when_window_is_full():
@@ -84,10 +92,10 @@ def test_tolerance_uses_only_the_last_window():
     # Ten noisy batches, then quiet: stops once the window holds only quiet batches.
     per_call = 1.0
     noisy_batches = 10
-    calls_per_batch = 16  # 1 ms kernels: 16 calls > 10 ms
+    calls_per_batch = 11  # 1 ms kernels: 11 calls > 10 ms
 
     def kernel(n: int, cold: bool) -> float:
-        # 1 call, then 8 (just below the predicted 10), discarded; then 16, the first measured batch
+        # 1 call, then 8 (just below the predicted 10), discarded; then 11, the first measured batch
         sizing_calls = 1 + 8
         if n < sizing_calls:
             return per_call
@@ -114,7 +122,7 @@ def test_noise_above_tolerance_runs_until_timeout():
 
 
 def test_the_rounds_clock_counts_its_batch_sizing():
-    # Sizing runs batches of 1, 8 and 16 calls of 1 ms (25 ms); the round stops once
+    # Sizing runs batches of 1, 8 and 11 calls of 1 ms (20 ms); the round stops once
     # 0.5 s have passed since `started`, sizing included, not 0.5 s after it.
     dev = FakeDevice(1.0, host_op_secs=0.0, clear_ms=0.0)
     dev.t = 3.0
@@ -122,15 +130,15 @@ def test_the_rounds_clock_counts_its_batch_sizing():
     assert m.sizing_batches == 3
     assert dev.now() - 3.0 >= 0.5
     assert dev.now() - 3.0 - m.batches[-1].host_secs + m.batches[-2].host_secs < 0.5
-    # Batches were lengthened to fill the 0.475 s that sizing left, not the whole 0.5 s.
-    assert m.kernel_calls_per_batch == math.ceil(16 * FILL_MARGIN * (0.475 / 10) / 0.016)
+    # Batches were lengthened to fill the 0.48 s that sizing left, not the whole 0.5 s.
+    assert m.kernel_calls_per_batch == math.ceil(11 * FILL_MARGIN * (0.48 / 10) / 0.011)
 
 
 def test_a_round_that_began_earlier_has_less_time_left_to_fill():
     dev = FakeDevice(1.0, host_op_secs=0.0, clear_ms=0.0)
     dev.t = 10.0
     m = run(dev, min_secs=1.0, started=9.5)  # half of min_secs already gone before measuring
-    assert m.kernel_calls_per_batch == math.ceil(16 * FILL_MARGIN * ((1.0 - 0.5 - 0.025) / 10) / 0.016)
+    assert m.kernel_calls_per_batch == math.ceil(11 * FILL_MARGIN * ((1.0 - 0.5 - 0.020) / 10) / 0.011)
     assert dev.now() - 9.5 >= 1.0
 
 
@@ -138,14 +146,14 @@ def test_min_secs_keeps_a_quiet_run_going():
     dev = FakeDevice(1.0, host_op_secs=0.0, clear_ms=0.0)
     m = run(dev, min_secs=1.0)
     assert not m.noise_timeout
-    sizing_secs = 0.025  # batches of 1, 8 and 16 calls of 1 ms
+    sizing_secs = 0.020  # batches of 1, 8 and 11 calls of 1 ms
     assert dev.now() == pytest.approx(sizing_secs + m.host_secs)
     assert dev.now() >= 1.0
     assert sizing_secs + m.batches[-2].host_secs < 1.0
-    # Sizing stops at 16 calls (16 ms of GPU time); batches are then lengthened so that the
-    # window of 10 fills the 0.975 s that sizing left, 3 % over: 101 calls (97.5 without the
+    # Sizing stops at 11 calls (11 ms of GPU time); batches are then lengthened so that the
+    # window of 10 fills the 0.98 s that sizing left, 3 % over: 101 calls (98 without the
     # margin), so the 10th batch ends past 1.0 s, not a hair before it, and no 11th runs.
-    assert m.kernel_calls_per_batch == math.ceil(16 * FILL_MARGIN * (0.975 / 10) / 0.016) == 101
+    assert m.kernel_calls_per_batch == math.ceil(11 * FILL_MARGIN * (0.98 / 10) / 0.011) == 101
     assert len(m.batches) == 10
 
 
