@@ -146,7 +146,7 @@ def main() -> None:
         try:
             work = Path(tmp) / "files"
             work.mkdir()
-            for data in ("data-v4", "data-v3", "data", "data-v2", "data-v1"):
+            for data in ("data-v5", "data-v4", "data-v3", "data", "data-v2", "data-v1"):
                 for size in ("64KiB", "1MiB", "128MiB"):
                     folder = HERE / data / size
                     if folder.is_dir():
