@@ -369,6 +369,7 @@ class Executor:
         reporter.header(algorithm, count, settings.dry, noise_tolerance_percent=settings.noise_tolerance_percent)
         done: dict[int, list[_Round]] = {i: [] for i in range(count)}
         failures: dict[int, Specialization] = {}
+        finished: dict[int, Specialization] = {}  # records of the specializations that ran every round
         exceptions: dict[str, BaseException] = {}
         interrupted: KeyboardInterrupt | None = None
         fatal: str | None = None
@@ -406,7 +407,7 @@ class Executor:
                         reporter.finished(index, count, failures[index])
                         continue
                     if r == rounds - 1:
-                        record = _record(index, q, done[index], settings)
+                        finished[index] = record = _record(index, q, done[index], settings)
                         reporter.finished(index, count, record, _clock_note(record))
                     else:
                         reporter.round_finished(index, count, _round_record(r, done[index][-1], settings))
@@ -425,7 +426,9 @@ class Executor:
                 records.append(_dry_record(index, q))
             elif index in failures:
                 records.append(failures[index])
-            elif done[index]:
+            elif index in finished:
+                records.append(finished[index])
+            elif done[index]:  # interrupted before its last round
                 records.append(_record(index, q, done[index], settings))
         results = self._results(settings, algorithm, records, dev_records, thermal)
         errors = {r.name: r.error for r in records if r.error is not None}
