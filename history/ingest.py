@@ -27,7 +27,7 @@ import msgspec
 from primbench.history.schema import SCHEMA_VERSION, one_line, rollback
 from primbench.history.store import open_for_write, resolve_db
 from primbench.resultconfig import config_key
-from primbench.results import Results, ResultsFileError, Specialization, known, load_results
+from primbench.results import Gpu, Results, ResultsFileError, Specialization, known, load_results
 
 if TYPE_CHECKING:
     import duckdb
@@ -169,10 +169,6 @@ def parse_date(results: Results) -> tuple[_dt.datetime, str]:
                                f"{text!r} lies outside the dates that can be stored") from None
 
 
-def _text(value: Any) -> str | None:
-    return None if value is None else str(value)
-
-
 def _json(value: Any) -> str | None:
     """A value (a record of the model as its JSON object) as compact JSON text."""
     if value is None:
@@ -180,27 +176,25 @@ def _json(value: Any) -> str | None:
     return json.dumps(msgspec.to_builtins(value), separators=(",", ":"), ensure_ascii=False)
 
 
-def gpu_key(gpu: Mapping[str, Any]) -> str:
+def gpu_key(gpu: Gpu) -> str:
     """What tells physical GPUs apart: NVML/AMD SMI UUID, else serial, else name and PCI bus id."""
-    for key in ("uuid", "serial"):
-        value = gpu.get(key)
+    for value in (gpu.uuid, gpu.serial):
         if value not in (None, ""):
             return str(value)
-    name = str(gpu.get("name") or "unknown GPU")
-    bus = gpu.get("pci_bus_id")
-    return f"{name}@{bus}" if bus else name
+    name = str(gpu.name or "unknown GPU")
+    return f"{name}@{gpu.pci_bus_id}" if gpu.pci_bus_id else name
 
 
 def _extra(spec: Specialization) -> dict[str, Any] | None:
     """The fields of a specialization that the table has no column for (rounds, the spread
-    between them, the time per call's statistics, a host timer), by their results.json names,
-    as JSON values; None when it has none."""
+    between them, the time per call's statistics, a host timer), by their results.json names
+    (`_json` writes them); None when it has none."""
     out = {}
     for name, encode_name, default in _extra_fields(type(spec)):
         value = getattr(spec, name)
         if (value is not None and value is not msgspec.UNSET and value != ()
                 and not (default is not msgspec.NODEFAULT and value == default)):
-            out[encode_name] = msgspec.to_builtins(value)
+            out[encode_name] = value
     return out or None
 
 
@@ -242,7 +236,7 @@ class Staged:
             "branch_source": general.branch_source,
             "commit_source": general.commit_source,
             "host": general.host_name,
-            "gpu_key": gpu_key(msgspec.to_builtins(gpu)),
+            "gpu_key": gpu_key(gpu),
             "gpu_name": gpu.name,
             "gpu_uuid": gpu.uuid,
             "gpu_serial": gpu.serial,

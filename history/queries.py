@@ -72,9 +72,8 @@ def runs(con: duckdb.DuckDBPyConnection, selector: Selector = Selector(), *,
 
 def names(con: duckdb.DuckDBPyConnection, selector: Selector = Selector()) -> list[str]:
     """The specialization names stored (for suggestions), sorted."""
-    where = selector.where("r", "s")
-    rows = con.execute("SELECT DISTINCT s.name FROM specializations s JOIN runs r USING (run_id)"
-                       + where.sql() + " ORDER BY 1", list(where.params)).fetchall()
+    source, params = selector.source(spec=True)
+    rows = con.execute(f"SELECT DISTINCT s.name{source} ORDER BY 1", params).fetchall()
     return [r[0] for r in rows]
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from primbench.benchmark import natural_key
 from primbench.errors import UsageError
 from primbench.history.changepoints import DEFAULT_ALPHA, DEFAULT_MAX_POINTS, DEFAULT_MIN_SHIFT, DEFAULT_MIN_SIZE
 from primbench.metrics import METRICS, Metric, by_name
@@ -64,11 +65,8 @@ def per_commit(frame: pd.DataFrame) -> pd.DataFrame:
         last_run_id=("run_id", "last"),
     ).reset_index()
     # names in their natural order: a sweep's ``size: 256`` before ``size: 1024``
-    from primbench.benchmark import natural_key
-
-    out = (out.assign(_name_order=out["name"].map(natural_key))
-           .sort_values(["algorithm", "_name_order", "gpu_key", "config_key", "date", "commit"], kind="stable")
-           .drop(columns="_name_order").reset_index(drop=True))
+    out = out.sort_values([*SERIES_KEYS, "date", "commit"], kind="stable",
+                          key=lambda c: c.map(natural_key) if c.name == "name" else c).reset_index(drop=True)
     out["position"] = out.groupby(SERIES_KEYS, sort=False).cumcount()
     return out
 
