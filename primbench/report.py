@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-import msgspec
-
 from primbench.errors import EXIT_OK, BenchmarkFailed
 from primbench.metrics import METRICS, Metric, choose
 from primbench.results import Results, Specialization
@@ -53,11 +51,11 @@ class BenchResult:
     specialization: Specialization | None = field(default=None, repr=False, compare=False)
 
     @classmethod
-    def from_specialization(cls, spec: Specialization, record: Mapping[str, Any] | None = None,
+    def from_specialization(cls, spec: Specialization, record: Mapping[str, Any],
                             document: Mapping[str, Any] | None = None,
                             json_path: str | None = None) -> BenchResult:
         """The typed view of a measured specialization of the results model (not a failed or dry
-        one); `record` is it as written (default: encoded from `spec`)."""
+        one); `record` is it as written."""
         clock = spec.sm_clock
         return cls(
             name=spec.name,
@@ -74,7 +72,7 @@ class BenchResult:
             batches=spec.batch_count or 0,
             sm_clock_mhz=clock.average_mhz if clock is not None else None,
             clock_below_expected=clock.below_expected if clock is not None else False,
-            record=record if record is not None else msgspec.to_builtins(spec),
+            record=record,
             document=document,
             json_path=json_path,
             specialization=spec,

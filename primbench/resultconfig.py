@@ -154,7 +154,7 @@ def setting_differences(base: Results | Mapping[str, Any],
     * `PROTOCOL_SETTINGS` present on both sides;
     * every other flag and every custom setting (a missing one as None)."""
     bctx, hctx = _context(base), _context(head)
-    bconf, hconf = result_config(base), result_config(head)
+    bconf, hconf = result_config(bctx), result_config(hctx)  # the contexts, converted once
     bs, hs = _mapping(bctx.get("settings")), _mapping(hctx.get("settings"))
     out: list[tuple[str, str, Any, Any]] = []
     for key in RESULT_SETTINGS:
