@@ -851,28 +851,30 @@ def _decode(data: bytes, source: str) -> Results:
     except UnicodeDecodeError as exc:
         raise ResultsFileError(source, None, f"cannot be read ({exc})") from None
     with cyclic_gc_paused():
+        failure: Exception | None = None
         try:  # a file of the current version is read once; anything else takes the checks below
             current: Document | None = _DECODER.decode(data)
-        except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
-            current = None
-        if current is not None and current.context.results_version == RESULTS_VERSION:
-            return _from_document(current, source, RESULTS_VERSION, data)
-        try:
-            version = _VERSION_DECODER.decode(data).context.results_version
-        except msgspec.ValidationError:  # the checks of `_version_of` name what is wrong
-            version = _version_of(_json(data, source), source)
-        except (msgspec.DecodeError, RecursionError) as exc:
-            raise _json_error(data, source, exc) from None
+        except (msgspec.ValidationError, msgspec.DecodeError, RecursionError) as exc:
+            current, failure = None, exc
+        if current is not None:
+            version = current.context.results_version
+            if version == RESULTS_VERSION:
+                return _from_document(current, source, RESULTS_VERSION, data)
+        else:
+            try:
+                version = _VERSION_DECODER.decode(data).context.results_version
+            except msgspec.ValidationError:  # the checks of `_version_of` name what is wrong
+                version = _version_of(_json(data, source), source)
+            except (msgspec.DecodeError, RecursionError) as exc:
+                raise _json_error(data, source, exc) from None
         _check_version(version, source)
         if version != RESULTS_VERSION:
             return _upgraded(_json(data, source), data, version, source)
-        try:
-            document = _DECODER.decode(data)
-        except msgspec.ValidationError as exc:
-            raise _field_error(exc, source, lambda: msgspec.json.decode(data)) from None
-        except (msgspec.DecodeError, RecursionError) as exc:
-            raise _json_error(data, source, exc) from None
-        return _from_document(document, source, version, data)
+        # the current version, yet the model's decode failed: say what is wrong with it
+        assert failure is not None
+        if isinstance(failure, msgspec.ValidationError):
+            raise _field_error(failure, source, lambda: msgspec.json.decode(data)) from None
+        raise _json_error(data, source, failure) from None
 
 
 def _json(data: bytes, source: str) -> Any:
