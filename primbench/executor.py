@@ -122,6 +122,7 @@ class Executor:
         self._deferred: list[PrimbenchError] = []  # bad definitions, raised by run()
         self._modes: frozenset[str] = frozenset()
         self._given: frozenset[str] = frozenset()  # the options the command line gave (_parse)
+        self._expected: int | None = None  # specializations in a complete file (_check_outputs)
         self._renew_next = False  # the first round of a run uses the device as prepared
         self.exit_code: int | None = None
         self.report: Report | None = None  # the last run's
@@ -550,7 +551,7 @@ class Executor:
         specializations (it goes beside it, NAME.partial.json); a write that fails goes to a
         fallback path, named in a one-line error (exit 2)."""
         records = results.specializations
-        partial = len(records) < getattr(self, "_expected", len(records))
+        partial = self._expected is not None and len(records) < self._expected
         outputs: list[str] = []
         problems: list[str] = []
         for path, csv in ((settings.json_out, False), (settings.csv_out, True)):
