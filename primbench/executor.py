@@ -60,7 +60,7 @@ from primbench.results import (
     TimePerCall,
     time_per_call_fields,
 )
-from primbench.rounds import log_sd
+from primbench.rounds import log_sd, precise_enough
 from primbench.settings import CustomOption, Settings, build_parser, effective_cache_size, flags, parse_args
 from primbench.state import RunOutcome, State, Thermal
 from primbench.version import __version__
@@ -390,7 +390,7 @@ class Executor:
                 if rounds > 1:
                     reporter.round_started(r, rounds, _eta(started, r * count, rounds * count))
                 for index, q in enumerate(selected):
-                    if index in failures:
+                    if index in failures or index in finished:  # failed, or stopped early: precise enough
                         continue
                     reporter.started(index, count, q.name)
                     if settings.dry:
@@ -407,7 +407,7 @@ class Executor:
                         exceptions[q.name] = exc
                         reporter.finished(index, count, failures[index])
                         continue
-                    if r == rounds - 1:
+                    if r == rounds - 1 or precise_enough([rd.gpu_secs / rd.calls for rd in done[index]], rounds):
                         finished[index] = record = _record(index, q, done[index], settings)
                         reporter.finished(index, count, record, _clock_note(record))
                     else:

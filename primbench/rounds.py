@@ -16,6 +16,17 @@ have run (r + 1) / R of it, so that a round that overran (its window of batches 
 than its share) leaves the later ones less, and only the last round's last batch overshoots.
 The noise timeout is split evenly. The first round sizes the batches and spreads ``min_secs``
 over the whole window; later rounds keep that size.
+
+The number a comparison uses is the specialization's mean over independent setups: the mean of
+ln(time per call) over its rounds (`estimate`). Measured on an H200 (tests/benchmarks/variance/,
+8 kernel kinds, 64 KiB to 64 MiB, 5 processes of 12 rounds each): rounds are close to independent
+(lag-1 correlation -0.37 to +0.22), but the first round is not like the others (cp.add's first
+round 1.7-3.4 % faster than the rest at 64 KiB-4 MiB, CUB's sum and scan up to 2.5 % off), so
+from `WARMUP_FROM` rounds on the first is a warm-up: written to results.json like any round, left
+out of the estimate. The spread between rounds is 0.3-2.5 % at 64 KiB-4 MiB, so the mean of many
+short rounds is worth more than a few long ones: `DEFAULT_ROUNDS` is 10. A specialization whose
+estimate is already precise (`PRECISION_STOP`, the standard error of the mean over its measured
+rounds, after `MIN_MEASURED_ROUNDS` of them) stops early and leaves its later rounds' time unspent.
 """
 
 from __future__ import annotations
@@ -24,10 +35,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-#: Default number of rounds per specialization (``--rounds``). Three is the fewest that
-#: gives a spread with two degrees of freedom per side; the H200 evaluation
-#: (tests/benchmarks/rounds/evaluate.txt) shows the verdicts it supports.
-DEFAULT_ROUNDS = 3
+#: Default number of rounds per specialization (``--rounds``): one warm-up and nine measured
+#: (tests/benchmarks/variance/README.md says why; tests/benchmarks/verdicts/ shows the verdicts).
+DEFAULT_ROUNDS = 10
 #: Fewest batches in a round's noise window.
 MIN_ROUND_WINDOW = 3
 
@@ -77,3 +87,55 @@ def log_sd(values: Sequence[float]) -> float | None:
         return None
     mean = math.fsum(logs) / n
     return math.sqrt(math.fsum((x - mean) ** 2 for x in logs) / (n - 1))
+
+
+#: A specialization measured in at least this many rounds has its first as a warm-up: kept in
+#: results.json, left out of `estimate` (and so out of compare and the precision stop).
+WARMUP_FROM = 4
+#: Measured rounds (after the warm-up) before the precision stop may end a specialization.
+MIN_MEASURED_ROUNDS = 3
+#: The precision stop: a specialization ends once the standard error of its estimate (ln of the
+#: time per call, so a fraction) is at or below this: 0.05 %.
+PRECISION_STOP = 0.0005
+
+
+def measured_rounds(count: int) -> slice:
+    """The rounds of a specialization of `count` rounds that its estimate uses: all but the
+    warm-up (the first) from `WARMUP_FROM` rounds on, else all."""
+    return slice(1, None) if count >= WARMUP_FROM else slice(0, None)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A specialization's mean over independent setups: mean and standard error of ln(value) over
+    its measured rounds (`measured_rounds`), and how many rounds that is."""
+
+    log_mean: float
+    standard_error: float | None
+    rounds: int
+
+
+def estimate(values: Sequence[float]) -> Estimate | None:
+    """The estimate from each round's value (time per call or a throughput, all positive), or
+    None without a usable value. The standard error is None for fewer than two measured rounds."""
+    logs = [math.log(v) for v in values[measured_rounds(len(values))] if v > 0 and math.isfinite(v)]
+    n = len(logs)
+    if n == 0:
+        return None
+    mean = math.fsum(logs) / n
+    if n < 2:
+        return Estimate(mean, None, n)
+    sd = math.sqrt(math.fsum((x - mean) ** 2 for x in logs) / (n - 1))
+    return Estimate(mean, sd / math.sqrt(n), n)
+
+
+def precise_enough(values: Sequence[float], planned: int) -> bool:
+    """Whether a specialization planned for `planned` rounds may stop after the rounds whose values
+    are `values`: at least `MIN_MEASURED_ROUNDS` measured ones (after the warm-up, which a
+    specialization of `planned` >= `WARMUP_FROM` rounds has) and a standard error at or below
+    `PRECISION_STOP`."""
+    if planned < WARMUP_FROM or len(values) >= planned:
+        return False
+    est = estimate(values)
+    return (est is not None and est.rounds >= MIN_MEASURED_ROUNDS and len(values) >= WARMUP_FROM
+            and est.standard_error is not None and est.standard_error <= PRECISION_STOP)

@@ -82,7 +82,7 @@ class Settings:
     csv_out: str = ""
     filter: str = ""
     dry: bool = False
-    min_gpu_ms_per_batch: float = 10
+    min_gpu_ms_per_batch: float = 2
     min_secs: float = 1
     noise_timeout_secs: float = 10
     batch_window_size: int = 10
