@@ -15,7 +15,7 @@ from typing import Any
 import msgspec
 import numpy as np
 
-from primbench.compare import stats
+from primbench.compare import priors, stats
 from primbench.compare.model import (
     Comparison,
     Method,
@@ -29,26 +29,36 @@ from primbench.errors import PrimbenchError, UsageError
 from primbench.metrics import CHOICES, METRICS, by_name, choose
 from primbench.resultconfig import setting_differences
 from primbench.results import Gpu, Results, ResultsFileError, Specialization, cyclic_gc_paused, load_results
+from primbench.rounds import measured_rounds
 
 METHOD_DESCRIPTION = (
-    "observations: ln(metric) of every round of every run on a side (a run without rounds counts once; the "
-    "metric is bytes/s, items/s or GPU time per call: --metric, else bytes/s where both sides declare bytes, "
-    "then items/s, then time); "
-    "d = mean(head) - mean(base); variance: the pooled sample variance of both sides' observations, "
-    "moderated toward a prior fitted across the suite (empirical Bayes, limma's squeezeVar), or history's "
-    "run-to-run variance where that is larger; with 5+ specializations, d is taken relative to the suite's "
-    "median change (taken on the scale where higher is better: -d for time; a suite-wide shift is reported on its "
-    "own); with 10+ specializations, standard errors "
-    "widened when the changes spread wider than that predicts (empirical null); regression/improvement when |d| >= "
-    "ln(1+threshold) and the t-test of d = 0 is significant after Benjamini-Hochberg (q <= alpha), a regression "
-    "being a change in the worse direction (throughput down, time up); unchanged "
-    "when the TOST equivalence t-test at alpha puts |d| inside the threshold; otherwise, after a noise "
-    "timeout or a throttled SM clock, or without any run-to-run variability, inconclusive"
+    "a run's value: the mean of ln(metric) over its measured rounds (from 4 rounds on, the first is a warm-up "
+    "and left out; a run without rounds is its own value; the metric is bytes/s, items/s or GPU time per call: "
+    "--metric, else bytes/s where both sides declare bytes, then items/s, then time); d = mean over runs(head) - "
+    "mean over runs(base); variance of d, per side: with one run, its rounds' variance (moderated robustly "
+    "across the suite, limma's squeezeVar with winsorized moments and outliers kept) over their count plus the "
+    "measured prior of what a process adds beyond its rounds (primbench.compare.priors, by size class; the "
+    "whole run's for a run without rounds), or history's run-to-run variance in its place; with 2+ runs, the "
+    "runs' spread moderated toward that prediction (the run is the unit); plus the prior of what all kernels "
+    "of a process share (the suite shift); degrees of freedom by Welch-Satterthwaite; with 5+ specializations "
+    "the relative test weighs d less the suite's median change (up is better: -d for time) against the row's "
+    "own variance, the suite's median is tested against the shared variance, and with 10+ the standard errors "
+    "are widened when the changes spread wider than predicted (empirical null); regression/improvement when "
+    "|d| >= ln(1+threshold) and, with a suite, the relative t-test is significant after Benjamini-Hochberg at "
+    "alpha/2 (the suite's shift takes the other alpha/2, and once it is found a row moving with it counts on its "
+    "absolute t-test at alpha/2), without one the absolute t-test after Benjamini-Hochberg at alpha, the row "
+    "moving that way; inconclusive when the smallest detectable change (80 % power, "
+    "BH's first step) is above --max-detectable; unchanged when the TOST interval lies within the threshold or "
+    "the smallest detectable change, whichever is larger, and no suite-wide shift was found; otherwise, after a "
+    "noise timeout or a throttled SM clock, inconclusive"
 )
 
-#: A suite-wide shift larger than this (a fraction) counts as a regression or improvement of
-#: its own for the exit code (``--suite-shift-limit``); smaller ones are reported only.
-DEFAULT_SUITE_SHIFT_LIMIT = 0.05
+#: A significant suite-wide shift larger than this (a fraction) counts as a regression or
+#: improvement of its own for the exit code (``--suite-shift-limit``); 0: every significant one.
+DEFAULT_SUITE_SHIFT_LIMIT = 0.0
+#: A row whose smallest detectable change is above this is inconclusive, "insensitive"
+#: (``--max-detectable``): these runs could not have seen a change that size.
+DEFAULT_MAX_DETECTABLE = 0.05
 #: Widening of the standard errors (empirical null) above which compare warns.
 WIDEN_WARNING = 1.25
 #: Largest |ln(head/base)| judged: beyond it (a factor of about 10^87) a side is broken, and
@@ -265,21 +275,26 @@ def _untrusted(base: Sequence[Specialization], head: Sequence[Specialization]) -
 
 
 @dataclass(frozen=True)
-class _Sample:
-    """One side's observations of a specialization: how many, their mean and the sum of their
-    squared deviations (a handful of values: plain Python is faster than NumPy here)."""
+class _Run:
+    """One run of a specialization on one side: the mean of ln(metric) over its measured rounds
+    (`primbench.rounds.measured_rounds`: the warm-up round left out), their sum of squared
+    deviations and how many they are (1 for a run without rounds: its own value)."""
 
-    n: int
     mean: float
     ss: float
+    rounds: int
 
 
-def _sample(values: list[float]) -> _Sample:
-    n = len(values)
-    if n == 0:
-        return _Sample(0, math.nan, math.nan)
-    mean = math.fsum(values) / n
-    return _Sample(n, mean, math.fsum((v - mean) ** 2 for v in values))
+def _run(entry: _Entry, metric: str) -> _Run | None:
+    values = [v for v in (getattr(r, metric) for r in entry.spec.rounds) if 0 < v < math.inf]
+    logs = [math.log(v) for v in values[measured_rounds(len(values))]]
+    if not logs:
+        own = float(getattr(entry.spec, metric) or 0.0)
+        if not 0 < own < math.inf:
+            return None
+        logs = [math.log(own)]
+    mean = math.fsum(logs) / len(logs)
+    return _Run(mean, math.fsum((v - mean) ** 2 for v in logs), len(logs))
 
 
 @dataclass
@@ -288,38 +303,36 @@ class _Tested:
 
     key: tuple[str, str]
     fields: dict[str, Any]
-    base: _Sample
-    head: _Sample
-    base_runs: int
-    head_runs: int
+    base: list[_Run]
+    head: list[_Run]
     untrusted: str | None
     history: tuple[float, float] | None
+    klass: priors.SizeClass
+
+    @staticmethod
+    def side_mean(runs: list[_Run]) -> float:
+        return math.fsum(r.mean for r in runs) / len(runs)
 
     @property
     def d(self) -> float:
-        return self.head.mean - self.base.mean
+        return self.side_mean(self.head) - self.side_mean(self.base)
 
-    @property
-    def n_factor(self) -> float:
-        """1/m + 1/n: what turns a per-observation variance into the variance of d."""
-        return 1 / self.base.n + 1 / self.head.n
-
-    def sample_variance(self) -> tuple[float, float]:
-        """Pooled sample variance of both sides' observations and its degrees of freedom."""
-        df = self.base.n + self.head.n - 2
-        if df <= 0:
-            return math.nan, 0.0
-        return (self.base.ss + self.head.ss) / df, float(df)
+    @staticmethod
+    def within(runs: list[_Run]) -> tuple[float, float]:
+        """The side's pooled variance between rounds and its df (nan, 0 without rounds)."""
+        df = sum(r.rounds - 1 for r in runs)
+        return (math.fsum(r.ss for r in runs) / df, float(df)) if df > 0 else (math.nan, 0.0)
 
 
-def _observations(entries: Sequence[_Entry], metric: str) -> list[float]:
-    """ln(metric) of every round of every run (a run without rounds: its own value)."""
-    out: list[float] = []
-    for e in entries:
-        rounds = [getattr(r, metric) for r in e.spec.rounds]
-        values = [v for v in rounds if v > 0] or [float(getattr(e.spec, metric) or 0.0)]
-        out.extend(math.log(v) for v in values if 0 < v < math.inf)
-    return out
+def _size(entry: _Entry) -> float | None:
+    """The bytes a specialization worked on: its run's --size, else the bytes it moved per call."""
+    size = entry.results.settings.size
+    if isinstance(size, int | float) and not isinstance(size, bool) and size > 0:
+        return float(size)
+    spec = entry.spec
+    if spec.bytes_per_second and spec.gpu_seconds_per_call:
+        return spec.bytes_per_second * spec.gpu_seconds_per_call
+    return None
 
 
 def _pair(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
@@ -345,17 +358,21 @@ def _pair(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
         wanted = by_name(choice).name if choice else "bytes_per_second, items_per_second and gpu_seconds_per_call"
         return SpecComparison(verdict=Verdict.INCONCLUSIVE,
                               reason=f"no positive value on both sides ({wanted})", **common)
-    bo, ho = _sample(_observations(base, metric)), _sample(_observations(head, metric))
-    if bo.n == 0 or ho.n == 0:
+    bo = [r for e in base if (r := _run(e, metric)) is not None]
+    ho = [r for e in head if (r := _run(e, metric)) is not None]
+    if not bo or not ho:
         return SpecComparison(verdict=Verdict.INCONCLUSIVE, reason=f"no finite positive {metric}", **common)
-    if not abs(ho.mean - bo.mean) < MAX_LOG_CHANGE:
+    bm, hm = _Tested.side_mean(bo), _Tested.side_mean(ho)
+    if not abs(hm - bm) < MAX_LOG_CHANGE:
         return SpecComparison(verdict=Verdict.INCONCLUSIVE, reason="change out of range: head/base is beyond "
                               f"e^±{MAX_LOG_CHANGE:g} (a broken measurement on one side)", **common)
-    fields = {**common, "metric": metric, "base_value": math.exp(bo.mean), "head_value": math.exp(ho.mean),
-              "change": math.expm1(ho.mean - bo.mean), "base_observations": bo.n, "head_observations": ho.n}
+    fields = {**common, "metric": metric, "base_value": math.exp(bm), "head_value": math.exp(hm),
+              "change": math.expm1(hm - bm), "base_observations": sum(r.rounds for r in bo),
+              "head_observations": sum(r.rounds for r in ho)}
     untrusted = _untrusted([e.spec for e in base], [e.spec for e in head])
-    return _Tested(key, fields, bo, ho, len(base), len(head), untrusted,
-                   _history(history.get(key)) if history else None)
+    sizes = [z for e in (*base, *head) if (z := _size(e)) is not None]
+    return _Tested(key, fields, bo, ho, untrusted, _history(history.get(key)) if history else None,
+                   priors.size_class(min(sizes) if sizes else None))
 
 
 def _metric_of(base: Sequence[_Entry], head: Sequence[_Entry], choice: str | None = None) -> str | None:
@@ -378,33 +395,82 @@ def _better(metric: str | None) -> float:
 
 @dataclass(frozen=True)
 class _Noise:
-    """The noise model of the tested specializations: SE of d and its degrees of freedom."""
+    """The noise model of the tested specializations, on ln(metric): the variance of d that is
+    the specialization's own (`own`: rounds and what a process adds beyond them) and the part
+    every specialization of a side shares (`common`: a process's suite shift), each side's sum,
+    with the degrees of freedom of each and the evidence they came from."""
 
-    se: np.ndarray
-    df: np.ndarray
+    own: np.ndarray
+    own_df: np.ndarray
+    common: np.ndarray
+    common_df: np.ndarray
     source: list[str]
 
 
+def _side_terms(runs: list[_Run], within: float, within_df: float, klass: priors.SizeClass,
+                history: tuple[float, float] | None) -> tuple[list[tuple[float, float]], tuple[float, float], str]:
+    """One side's variance of its mean as independent terms (variance, df): its own (rounds, the
+    process part, or the spread of its runs) and the shared one (common, df), and their source.
+
+    Two or more runs on the side: the runs are the unit (Kalibera & Jones 2013): their spread
+    estimates everything a run varies by, moderated toward what the priors and the rounds predict.
+    One run: its rounds' variance over their count, plus the measured prior of what a process adds
+    beyond its rounds (`primbench.compare.priors`), or history's run-to-run variance in its place;
+    a run without rounds takes the prior of a whole run (`single`)."""
+    n = len(runs)
+    with_rounds = all(r.rounds >= 2 for r in runs) and within_df > 0
+    prior = klass.rounds if with_rounds else klass.single
+    rounds_part = within * math.fsum(1 / r.rounds for r in runs) / n / n if with_rounds else 0.0
+    common = (prior.common / n, prior.common_df)
+    if history is not None:  # history's CV of a run's value: everything but the shared part
+        cv, hdf = history
+        beyond = max(0.0, cv * cv - prior.common - (rounds_part * n if with_rounds else 0.0))
+        terms = [(rounds_part, within_df)] if with_rounds else []
+        return [*terms, (beyond / n, hdf)], common, f"history ({hdf:.0f} df)"
+    if n >= 2:
+        means = [r.mean for r in runs]
+        m = math.fsum(means) / n
+        spread = math.fsum((x - m) ** 2 for x in means) / (n - 1)
+        predicted = prior.process + prior.common + rounds_part * n
+        pooled = (prior.process_df * predicted + (n - 1) * spread) / (prior.process_df + n - 1)
+        own = max(pooled - prior.common, rounds_part * n) / n
+        return [(own, prior.process_df + n - 1)], common, f"{n} runs ({n - 1} df) with the {klass.name} prior"
+    own_terms = [(prior.process, prior.process_df)]
+    if with_rounds:
+        own_terms.insert(0, (rounds_part, within_df))
+        return own_terms, common, f"{runs[0].rounds} rounds + {klass.name} process prior"
+    return own_terms, common, f"no rounds: {klass.name} prior of a run"
+
+
 def _noise(tested: Sequence[_Tested]) -> _Noise:
-    """Noise model: sample variances of rounds and repeats, moderated across the suite; history's
-    run-to-run variance instead where it is larger."""
-    variances = [t.sample_variance() for t in tested]
-    s_sq = np.array([v for v, _ in variances])
-    df = np.array([f for _, f in variances])
-    trusted = np.array([t.untrusted is None for t in tested], dtype=bool)
+    """Noise model: each side's round variance moderated across the suite (robustly), plus the
+    measured priors (or history, or the spread of repeated runs) for what rounds do not see."""
+    sides = [(t.within(t.base), t.within(t.head)) for t in tested]
+    s_sq = np.array([v for pair in sides for v, _ in pair])
+    df = np.array([f for pair in sides for _, f in pair])
+    trusted = np.repeat(np.array([t.untrusted is None for t in tested], dtype=bool), 2)
     prior = stats.fit_prior(s_sq[trusted], df[trusted]) if trusted.any() else None
     post, post_df = stats.moderated_variance(s_sq, df, prior)
-    n_factor = np.array([t.n_factor for t in tested])
-    se = np.sqrt(post * n_factor)
-    moderated = ", moderated" if prior else ""
-    source = [f"{t.base.n}+{t.head.n} rounds/runs{moderated}" for t in tested]
+    n = len(tested)
+    own, own_df, common, common_df = (np.zeros(n) for _ in range(4))
+    source: list[str] = []
     for i, t in enumerate(tested):
-        if t.history is not None:
-            cv, hdf = t.history
-            h_se = cv * math.sqrt(1 / t.base_runs + 1 / t.head_runs)
-            if not np.isfinite(se[i]) or h_se > se[i]:
-                se[i], post_df[i], source[i] = h_se, hdf, f"history ({hdf:.0f} df)"
-    return _Noise(se, post_df, source)
+        terms: list[tuple[float, float]] = []
+        shared: list[tuple[float, float]] = []
+        where = []
+        for k, runs in ((2 * i, t.base), (2 * i + 1, t.head)):
+            w, wdf = (float(post[k]), float(post_df[k])) if df[k] > 0 else (math.nan, 0.0)
+            side, c, src = _side_terms(runs, w, wdf, t.klass, t.history)
+            terms += side
+            shared.append(c)
+            where.append(src)
+        own[i] = math.fsum(v for v, _ in terms)
+        own_df[i] = stats.satterthwaite(terms)
+        common[i] = math.fsum(v for v, _ in shared)
+        common_df[i] = stats.satterthwaite(shared)
+        src = where[0] if where[0] == where[1] else f"base {where[0]}, head {where[1]}"
+        source.append(src + (", moderated" if prior is not None and df[2 * i] + df[2 * i + 1] > 0 else ""))
+    return _Noise(own, own_df, common, common_df, source)
 
 
 def compare_runs(
@@ -416,6 +482,7 @@ def compare_runs(
     run_to_run_cv: Mapping[tuple[str, str], Any] | None = None,
     suite_shift_limit: float = DEFAULT_SUITE_SHIFT_LIMIT,
     metric: str | None = None,
+    max_detectable: float = DEFAULT_MAX_DETECTABLE,
 ) -> Comparison:
     """Compare base and head, matched by (algorithm, specialization name).
 
@@ -433,18 +500,20 @@ def compare_runs(
     specialization."""
     with cyclic_gc_paused():  # tens of thousands of small objects, none in a cycle
         return _compare_runs(base, head, threshold=threshold, alpha=alpha, run_to_run_cv=run_to_run_cv,
-                             suite_shift_limit=suite_shift_limit, metric=metric)
+                             suite_shift_limit=suite_shift_limit, metric=metric, max_detectable=max_detectable)
 
 
 def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold: float, alpha: float,
                   run_to_run_cv: Mapping[tuple[str, str], Any] | None, suite_shift_limit: float,
-                  metric: str | None = None) -> Comparison:
+                  metric: str | None = None, max_detectable: float = DEFAULT_MAX_DETECTABLE) -> Comparison:
     if not (isinstance(threshold, int | float) and 0 < threshold < 1):
         raise UsageError(f"--threshold must be a fraction between 0 and 1 (0.005 = 0.5 %), got {threshold}")
     if not (isinstance(alpha, int | float) and 0 < alpha < 1):
         raise UsageError(f"--alpha must be between 0 and 1, got {alpha}")
     if not (isinstance(suite_shift_limit, int | float) and suite_shift_limit >= 0):
         raise UsageError(f"--suite-shift-limit must be a fraction of at least 0, got {suite_shift_limit}")
+    if not (isinstance(max_detectable, int | float) and max_detectable > 0):
+        raise UsageError(f"--max-detectable must be a fraction above 0 (0.05 = 5 %), got {max_detectable}")
     if metric is not None and metric not in CHOICES:
         raise UsageError(f"--metric must be one of {', '.join(CHOICES)}, got {metric!r}")
     b_index, h_index = _index(base), _index(head)
@@ -463,8 +532,8 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
             rows[key] = paired
         else:
             tested.append(paired)
-    finding, widen = (_judge(tested, rows, delta, threshold, alpha, suite_shift_limit, base, head) if tested
-                      else (None, 1.0))
+    finding, widen = (_judge(tested, rows, delta, threshold, alpha, suite_shift_limit, base, head, max_detectable)
+                      if tested else (None, 1.0))
 
     ordered: list[SpecComparison] = []
     for key, entries in b_index.items():
@@ -488,12 +557,22 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
     )
     method = Method(threshold=float(threshold), alpha=float(alpha), description=METHOD_DESCRIPTION,
                     suite_shift_limit=float(suite_shift_limit), standard_error_scale=float(widen),
-                    metric=metric)
+                    metric=metric, max_detectable=float(max_detectable))
     warnings = _all_context_warnings(base, head)
     if mixed := _timer_warning(common, b_index, h_index):
         warnings.append(mixed)
     if finding is not None and finding.detected:
         warnings.append(finding.describe())
+    prior_only = [t for t in tested if any(r.rounds < 2 for r in (*t.base, *t.head)) and t.history is None]
+    if prior_only:
+        warnings.append(f"{len(prior_only)} of {len(tested)} specializations have a side without rounds (a C++ "
+                        "primbench file, --rounds 1, or an older file): their run-to-run variation is the measured "
+                        "prior of their size class (primbench.compare.priors), not their own; --rounds 4+ or history "
+                        "would measure it")
+    insensitive = [r for r in ordered if r.reason.startswith("insensitive")]
+    if insensitive:
+        warnings.append(f"{len(insensitive)} of {len(tested)} specializations could not have detected a change under "
+                        f"{max_detectable * 100:g} % (--max-detectable): inconclusive")
     if widen > WIDEN_WARNING:
         warnings.append(f"the changes of this suite spread {widen:.2f}x wider than the rounds' spread predicts: "
                         f"standard errors widened {widen:.2f}x (empirical null); more rounds or repeats, or history, "
@@ -520,77 +599,133 @@ def _side_conditions(side: Sequence[Results]) -> tuple[float | None, float | Non
 
 def _judge(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison], delta: float, threshold: float,
            alpha: float, suite_shift_limit: float, base: Sequence[Results],
-           head: Sequence[Results]) -> tuple[SuiteFinding | None, float]:
-    """Test and decision rules: every tested specialization gets its verdict in `rows`."""
+           head: Sequence[Results],
+           max_detectable: float = DEFAULT_MAX_DETECTABLE) -> tuple[SuiteFinding | None, float]:
+    """Test and decision rules: every tested specialization gets its verdict in `rows`.
+
+    Two tests per row. The *absolute* one weighs d against everything a run varies by, the part
+    that all kernels of a process share included: it catches a change shared by the suite (a
+    header, a compiler flag) as well as a kernel's own. With `SUITE_MIN` or more rows the
+    *relative* one weighs d less the suite's median change against what is the kernel's own: it
+    catches one kernel's change more sharply. The suite's median itself is tested against the
+    shared part (what A/A suites show). A row is a regression or improvement when either test is
+    significant after BH, beyond the threshold, and the row itself moved that way."""
     noise = _noise(tested)
-    # The sign that makes each change "up is better" (+1 for a throughput, -1 for a time): the
-    # suite's shift and its empirical null are taken on that common scale; each row's change,
-    # interval and text stay in its own metric (a time going up is +, and a regression).
     better = np.array([_better(t.fields["metric"]) for t in tested])
     d = np.array([t.d for t in tested])
+    up = better * d  # up is better
     trusted = np.array([t.untrusted is None for t in tested], dtype=bool)
-    have_noise = np.isfinite(noise.se) & (noise.df > 0)
-    family = trusted & have_noise
-    shift = stats.suite_shift((better * d)[family], delta)
+    own_se = np.sqrt(noise.own)
+    family = trusted & np.isfinite(own_se) & (own_se > 0)
+    k = int(family.sum())
+    centred = k >= stats.SUITE_MIN
     finding = None
-    se = noise.se.copy()
-    centre = 0.0  # on the up-is-better scale
-    if shift is not None:
-        centre = shift.shift
-        se = stats.centred_standard_errors(se, family)
-        times = bool(family.any()) and bool(np.all(better[family] < 0))  # every row a time: say it in time
-        finding = SuiteFinding(change=math.expm1(-shift.shift if times else shift.shift),
-                               specializations=shift.count,
-                               same_direction=shift.same_direction, detected=shift.detected,
-                               limit=suite_shift_limit, base_conditions=_side_conditions(base),
-                               head_conditions=_side_conditions(head),
-                               higher_is_better=not times)
-    gain = better * d - centre  # relative to the suite, up is better
+    centre = 0.0
+    rel_se, rel_df = own_se, noise.own_df
+    widen = 1.0
+    suite_p = 1.0
+    if centred:
+        centre = float(np.median(up[family]))
+        rel_se = stats.centred_standard_errors(own_se, family)
+        widen = stats.empirical_null_scale(up[family] - centre, rel_se[family], rel_df[family])
+        rel_se = rel_se * widen
+        median_var = stats.median_variance(own_se[family] * widen)
+        shared = float(np.median(noise.common[family]))
+        suite_se = math.sqrt(shared + median_var)
+        suite_df = float(np.median(noise.common_df[family]))
+        suite_p = float(stats.t_test_p(np.array([centre]), np.array([suite_se]), np.array([suite_df]))[0])
+        detected = abs(centre) >= delta and suite_p <= alpha / 2
+        times = bool(np.all(better[family] < 0))  # every row a time: say it in time
+        same = int(np.sum(np.sign(up[family]) == np.sign(centre))) if centre != 0 else 0
+        suite_mdc = float(stats.min_detectable_change(np.array([suite_se]), np.array([suite_df]), alpha / 2, 1,
+                                                      delta)[0])
+        finding = SuiteFinding(change=math.expm1(-centre if times else centre), specializations=k,
+                               same_direction=same, detected=detected, limit=suite_shift_limit,
+                               base_conditions=_side_conditions(base), head_conditions=_side_conditions(head),
+                               higher_is_better=not times, p_value=suite_p, standard_error=suite_se,
+                               min_detectable_change=suite_mdc)
+    abs_var = (own_se * widen) ** 2 + noise.common
+    abs_se = np.sqrt(abs_var)
+    abs_df = np.array([stats.satterthwaite([((own_se[i] * widen) ** 2, noise.own_df[i]),
+                                            (noise.common[i], noise.common_df[i])]) for i in range(len(tested))])
+    gain = up - centre  # relative to the suite, up is better
     rel = better * gain  # the same in each row's own metric
-    widen = stats.empirical_null_scale(gain[family], se[family], noise.df[family])
-    se = se * widen
-    p_zero = stats.t_test_p(rel, se, noise.df)
-    p_equiv = stats.equivalence_p(rel, se, noise.df, delta)
-    low, high = stats.change_interval(rel, se, noise.df, alpha)
-    mdc = stats.min_detectable_change(se, noise.df, alpha, int(family.sum()), delta)
-    q = np.full(d.shape, np.nan)
-    q[family] = stats.benjamini_hochberg(p_zero[family])
+    p_abs = stats.t_test_p(d, abs_se, abs_df)
+    p_rel = stats.t_test_p(rel, rel_se, rel_df)
+    # One exit-1 rate for an A/A suite: with a suite, its shift is tested at alpha/2 and the rows'
+    # relative tests share the other alpha/2 (BH); a row's absolute test counts only once the
+    # suite's shift is found (the omnibus gate), at alpha/2. Without a suite, BH at alpha on the
+    # absolute tests.
+    row_alpha = alpha / 2 if centred else alpha
+    q_abs, q_rel = np.full(d.shape, np.nan), np.full(d.shape, np.nan)
+    q_abs[family] = stats.benjamini_hochberg(p_abs[family]) if not centred else p_abs[family]
+    q_rel[family] = stats.benjamini_hochberg(p_rel[family])
+    # the row's own sensitivity: a change of this kernel alone (relative test where centred)
+    se, df = (rel_se, rel_df) if centred else (abs_se, abs_df)
+    test_d = rel if centred else d
+    mdc = stats.min_detectable_change(se, df, row_alpha, max(1, k), delta)
+    margin = np.log1p(np.maximum(threshold, mdc))
+    p_equiv = np.array([float(stats.equivalence_p(test_d[i:i + 1], se[i:i + 1], df[i:i + 1], float(margin[i]))[0])
+                        for i in range(len(tested))])
+    low, high = stats.change_interval(test_d, se, df, alpha)
     level = f"{(1 - 2 * alpha) * 100:g} % interval"
-    thr = f"±{threshold * 100:g} % threshold"
+    suite_moved = finding is not None and finding.detected
     for i, t in enumerate(tested):
         f = t.fields
-        against = f" relative to the suite's {_pct(math.expm1(better[i] * centre))}" if shift is not None else ""
-        change = _pct(math.expm1(rel[i]))
-        common = dict(p_value=float(p_zero[i]), q_value=float(q[i]) if family[i] else None,
-                      p_equivalence=float(p_equiv[i]), standard_error=float(se[i]),
-                      degrees_of_freedom=float(noise.df[i]),
-                      change_low=float(low[i]), change_high=float(high[i]), min_detectable_change=float(mdc[i]),
-                      relative_change=float(math.expm1(rel[i])) if shift is not None else None,
-                      run_to_run_cv=float(se[i] / math.sqrt(t.n_factor)),
+        against = f" relative to the suite's {_pct(math.expm1(better[i] * centre))}" if centred else ""
+        change = _pct(math.expm1(d[i]))
+        tested_row = bool(family[i])
+        common = dict(p_value=float(p_rel[i] if centred else p_abs[i]) if tested_row else None,
+                      q_value=float(q_rel[i] if centred else q_abs[i]) if tested_row else None,
+                      absolute_p_value=float(p_abs[i]) if tested_row else None,
+                      absolute_q_value=float(q_abs[i]) if tested_row else None,
+                      p_equivalence=float(p_equiv[i]) if tested_row else None,
+                      standard_error=float(se[i]) if tested_row else None,
+                      degrees_of_freedom=float(df[i]) if tested_row else None,
+                      change_low=float(low[i]) if tested_row else None,
+                      change_high=float(high[i]) if tested_row else None,
+                      min_detectable_change=float(mdc[i]) if tested_row else None,
+                      relative_change=float(math.expm1(rel[i])) if centred else None,
+                      run_to_run_cv=float(math.sqrt(noise.own[i] / 2)) if np.isfinite(noise.own[i]) else None,
                       run_to_run_source=noise.source[i],
-                      test=f"t-test on ln(head/base){against}, {noise.df[i]:.1f} df", **f)
-        stats_text = (f"t-test p={_p(p_zero[i])}" + (f", BH q={_p(q[i])}" if family[i] else "")
-                      + f", TOST p={_p(p_equiv[i])}, σ={se[i] * 100:.3f} % ({noise.df[i]:.1f} df, {noise.source[i]}), "
-                      f"smallest detectable {mdc[i] * 100:.2f} %")
-        beyond = abs(rel[i]) >= delta
+                      test=(f"t-test on ln(head/base){against}, {df[i]:.1f} df; absolute t-test, {abs_df[i]:.1f} df"
+                            if tested_row else None), **f)
+        stats_text = (f"t-test p={_p(p_rel[i] if centred else p_abs[i])}, BH q={_p(q_rel[i] if centred else q_abs[i])}"
+                      + (f"; absolute p={_p(p_abs[i])}, q={_p(q_abs[i])}" if centred else "")
+                      + f", σ={se[i] * 100:.3f} % ({df[i]:.1f} df, {noise.source[i]}), "
+                      f"smallest detectable {mdc[i] * 100:.2f} % (80 % power)")
+        worse = up[i] < 0
+        flag_abs = abs(d[i]) >= delta and q_abs[i] <= row_alpha and (
+            not centred or (suite_moved and np.sign(up[i]) == np.sign(centre)))
+        flag_rel = centred and abs(gain[i]) >= delta and q_rel[i] <= row_alpha and abs(d[i]) >= delta \
+            and np.sign(gain[i]) == np.sign(up[i])
         if t.untrusted:
             verdict, reason = Verdict.INCONCLUSIVE, f"{t.untrusted}: change {change} not trusted; {stats_text}"
-        elif not have_noise[i]:
+        elif not tested_row:
             verdict = Verdict.INCONCLUSIVE
-            reason = (f"no run-to-run variability: change {change} cannot be judged (one run without rounds on "
-                      "each side; measure with --rounds 2 or more, give repeated runs, or history)")
-        elif beyond and q[i] <= alpha:
-            verdict = Verdict.REGRESSION if gain[i] < 0 else Verdict.IMPROVEMENT
-            reason = f"change {change}{against} beyond the {thr} and significant (BH q <= α={alpha:g}); {stats_text}"
-        elif p_equiv[i] <= alpha:
+            reason = f"no variability to weigh change {change} against"
+        elif flag_abs or flag_rel:
+            verdict = Verdict.REGRESSION if worse else Verdict.IMPROVEMENT
+            which = "absolute and relative to the suite" if flag_abs and flag_rel else \
+                "absolute" if flag_abs else f"relative to the suite's {_pct(math.expm1(better[i] * centre))}"
+            reason = (f"change {change} beyond the ±{threshold * 100:g} % threshold and significant ({which}, "
+                      f"q <= {row_alpha:g}); {stats_text}")
+        elif mdc[i] > max_detectable:
+            verdict = Verdict.INCONCLUSIVE
+            reason = (f"insensitive: these runs could not have detected a change under {mdc[i] * 100:.1f} % "
+                      f"(--max-detectable {max_detectable * 100:g} %); {stats_text}")
+        elif p_equiv[i] <= alpha and not suite_moved:
             verdict = Verdict.UNCHANGED
-            reason = f"{level} [{_pct(low[i])}, {_pct(high[i])}]{against} within the {thr}; {stats_text}"
-        elif beyond:
+            within = max(threshold, mdc[i]) * 100
+            reason = (f"{level} [{_pct(low[i])}, {_pct(high[i])}]{against} within ±{within:.2f} % "
+                      f"(the threshold or the smallest detectable change); {stats_text}")
+        elif suite_moved:
             verdict = Verdict.INCONCLUSIVE
-            reason = f"too noisy to tell: change {change}{against} beyond the {thr} but not significant; {stats_text}"
+            reason = f"moved with the suite-wide shift: change {change} not significant on its own; {stats_text}"
         else:
             verdict = Verdict.INCONCLUSIVE
-            reason = f"too noisy to tell: {level} [{_pct(low[i])}, {_pct(high[i])}] straddles the {thr}; {stats_text}"
+            reason = f"too noisy to tell: change {change}{against} not significant, interval [{_pct(low[i])}, " \
+                     f"{_pct(high[i])}] wider than ±{max(threshold, mdc[i]) * 100:.2f} %; {stats_text}"
         rows[t.key] = SpecComparison(verdict=verdict, reason=reason, **common)
     return finding, widen
 

@@ -92,6 +92,8 @@ class SpecComparison:
     degrees_of_freedom: float | None = None
     min_detectable_change: float | None = None
     relative_change: float | None = None  # head/base - 1 relative to the suite's median change
+    absolute_p_value: float | None = None  # the absolute test (d against everything a run varies by)
+    absolute_q_value: float | None = None
     base_observations: int | None = None  # rounds (or runs without rounds) pooled on each side
     head_observations: int | None = None
 
@@ -148,6 +150,8 @@ class SpecComparison:
             "degrees_of_freedom": _num(self.degrees_of_freedom),
             "min_detectable_change": _num(self.min_detectable_change),
             "relative_change": _num(self.relative_change),
+            "absolute_p_value": _num(self.absolute_p_value),
+            "absolute_q_value": _num(self.absolute_q_value),
             "observations": {"base": self.base_observations, "head": self.head_observations},
         }
 
@@ -191,10 +195,12 @@ class Method:
     suite_shift_limit: float = 0.05
     standard_error_scale: float = 1.0  # empirical-null widening applied to every standard error
     metric: str | None = None  # the --metric choice (time, bytes, items); None: each row's default
+    max_detectable: float = 0.05  # a row that could not detect less than this is inconclusive
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "metric": self.metric or "auto",
+            "max_detectable": self.max_detectable,
             "threshold": self.threshold,
             "alpha": self.alpha,
             "suite_shift_limit": self.suite_shift_limit,
@@ -205,9 +211,11 @@ class Method:
 
 @dataclass(frozen=True)
 class SuiteFinding:
-    """The suite's median change (head/base - 1): every specialization is judged against it.
-    `detected`: beyond the threshold and shared by most specializations, a finding of its own
-    (the environment, or a change in shared code); beyond `limit` it counts for the exit code.
+    """The suite's median change (head/base - 1): the relative test judges each specialization
+    against it. `detected`: beyond the threshold and significant against what every kernel of a
+    process shares in A/A suites (`p_value`, `standard_error` on ln, `min_detectable_change` at
+    80 % power): a finding of its own (the environment, or a change in shared code); beyond
+    `limit` (default 0) it counts for the exit code.
     Conditions are each side's mean start temperature (°C) and mean SM clock (MHz).
     `higher_is_better` False: every specialization was compared on GPU time per call, and
     `change` is the suite's change of time (up is a slowdown); else of throughput."""
@@ -220,6 +228,9 @@ class SuiteFinding:
     base_conditions: tuple[float | None, float | None] = (None, None)
     head_conditions: tuple[float | None, float | None] = (None, None)
     higher_is_better: bool = True
+    p_value: float | None = None
+    standard_error: float | None = None
+    min_detectable_change: float | None = None
 
     @property
     def beyond_limit(self) -> bool:
@@ -239,11 +250,12 @@ class SuiteFinding:
             parts = (f"{t:.0f} °C" if t is not None else "", f"{mhz:.0f} MHz" if mhz else "")
             return ", ".join(x for x in parts if x) or "no temperature or clock"
 
-        gate = (f"beyond the {self.limit * 100:g} % suite-shift limit: counts as a {self.verdict}"
-                if self.beyond_limit else f"within the {self.limit * 100:g} % suite-shift limit: reported only")
+        gate = (f"counts as a {self.verdict}" if self.beyond_limit
+                else f"within the {self.limit * 100:g} % suite-shift limit: reported only")
+        p = f", p={self.p_value:.2g} against A/A suites" if self.p_value is not None else ""
         of = "" if self.higher_is_better else " of GPU time per call"
         return (f"suite-wide shift{of} {self.change * 100:+.2f} % ({self.same_direction} of {self.specializations} "
-                f"specializations moved this way; base {side(self.base_conditions)}, "
+                f"specializations moved this way{p}; base {side(self.base_conditions)}, "
                 f"head {side(self.head_conditions)}): "
                 f"each specialization is judged relative to it; {gate}. The environment (temperature, clocks, "
                 "another GPU) or a change in shared code; run base and head interleaved on one runner to tell")
@@ -252,6 +264,8 @@ class SuiteFinding:
         return {
             "change": _num(self.change), "specializations": self.specializations,
             "same_direction": self.same_direction, "detected": self.detected, "limit": self.limit,
+            "p_value": _num(self.p_value), "standard_error": _num(self.standard_error),
+            "min_detectable_change": _num(self.min_detectable_change),
             "of": "throughput" if self.higher_is_better else "time",
             "counts_as": self.verdict.value if self.verdict else None,
             "base": {"gpu_temp_celsius": _num(self.base_conditions[0]), "sm_clock_mhz": _num(self.base_conditions[1])},

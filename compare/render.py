@@ -83,8 +83,9 @@ def summary_line(c: Comparison) -> str:
 
 def method_line(c: Comparison) -> str:
     return (f"threshold ±{c.threshold * 100:g} %, α = {c.alpha:g} (Benjamini–Hochberg across specializations), "
-            "t-tests against the spread between rounds and repeats (moderated across the suite) or history's, "
-            f"whichever is larger; suite-wide shifts beyond {c.method.suite_shift_limit * 100:g} % count")
+            "t-tests against each run's rounds plus the measured process and suite priors (or repeats, or history), "
+            f"absolute and relative to the suite; a significant suite-wide shift beyond "
+            f"{c.method.suite_shift_limit * 100:g} % counts; smallest detectable change at 80 % power")
 
 
 def _side_label(c: Comparison, side: str) -> str:

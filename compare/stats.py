@@ -3,12 +3,14 @@
 All effects are measured on the log scale: ``d = ln(head / base)`` of a throughput, so a
 change and its inverse weigh the same and variances of relative quantities add.
 
-* Run-to-run variance: the sample variances of each specialization's rounds and repeats,
-  moderated toward a prior fitted across the suite (Smyth 2004, limma's ``squeezeVar``).
-* t-tests of "no change" and of equivalence (TOST: is |d| smaller than the threshold?),
-  both on ``d`` with the moderated degrees of freedom; the threshold itself is applied to
-  the point estimate; the smallest change a row could have flagged.
-* A suite-wide shift: the median change, taken out before each specialization is judged.
+* Round variance: the sample variances of each specialization's rounds, moderated toward a
+  prior fitted across the suite (Smyth 2004, limma's ``squeezeVar``; robustly, Phipson et al.
+  2016: winsorized moments, outlying variances keep their own).
+* t-tests of "no change" and of equivalence (TOST: is |d| smaller than a margin?), both on
+  ``d`` with Welch-Satterthwaite degrees of freedom; the threshold itself is applied to the
+  point estimate; the smallest change a row finds with 80 % power.
+* A suite-wide shift: the median change, tested against what A/A suites share, and taken out
+  for the relative test of each specialization.
 * Benjamini–Hochberg false-discovery control across specializations.
 
 SciPy is imported on first use; without it `MissingDependencyError` names the extra.
@@ -27,8 +29,10 @@ from primbench.errors import MissingDependencyError
 
 #: Smallest change (a fraction of throughput) that counts as a regression or improvement.
 #: A practical floor: a statistically sure change smaller than this is reported as unchanged
-#: or inconclusive, never as a regression.
-DEFAULT_THRESHOLD = 0.005
+#: or inconclusive, never as a regression. 0.3 %: at 64 MiB and above a run's value moves by
+#: 0.02-0.2 % between processes (tests/benchmarks/variance/), so a 0.5 % floor alone would keep
+#: the smallest detectable change (which cannot be below the floor) above 0.5 %.
+DEFAULT_THRESHOLD = 0.003
 
 DEFAULT_ALPHA = 0.05
 
@@ -87,15 +91,28 @@ class Prior:
 PRIOR_MIN = 3
 
 
-def fit_prior(s_sq: np.ndarray, df: np.ndarray) -> Prior | None:
+#: Winsorizing of the log variances when the prior is fitted robustly: the lowest and highest
+#: this fraction are pulled in to the quantile (Phipson et al. 2016 winsorize the same way).
+WINSOR = 0.1
+#: A variance above its prior's upper tail at this level is an outlier: it keeps its own
+#: variance (no prior df) instead of being shrunk toward the suite's (robust moderation).
+OUTLIER_P = 0.01
+
+
+def fit_prior(s_sq: np.ndarray, df: np.ndarray, *, robust: bool = True) -> Prior | None:
     """Fit a scaled inverse-chi-square prior to per-specialization sample variances (Smyth
-    2004, moment estimates on log variances). None with fewer than `PRIOR_MIN` usable ones."""
+    2004, moment estimates on log variances). With `robust` (the default) the log variances are
+    winsorized at `WINSOR` before the moments, so that a few noisy specializations do not set the
+    prior of the quiet ones (Phipson et al. 2016). None with fewer than `PRIOR_MIN` usable ones."""
     ok = (df > 0) & (s_sq > 0) & np.isfinite(s_sq)
     if int(ok.sum()) < PRIOR_MIN:
         return None
     sp = scipy_special()
     s2, d = s_sq[ok], df[ok]
     e = np.log(s2) - sp.digamma(d / 2) + np.log(d / 2)
+    if robust and e.size >= 5:
+        lo, hi = np.quantile(e, [WINSOR, 1 - WINSOR])
+        e = np.clip(e, lo, hi)
     emean = float(e.mean())
     evar = float(np.sum((e - emean) ** 2) / (e.size - 1) - np.mean(trigamma(d / 2)))
     if evar > 0:
@@ -104,18 +121,45 @@ def fit_prior(s_sq: np.ndarray, df: np.ndarray) -> Prior | None:
     else:
         df0 = math.inf
         s0_sq = math.exp(emean)
-    # limma caps the prior at the residual df of the whole suite: never worth more data than exists
+    # never worth more data than exists: at most the residual df of the whole suite
     return Prior(min(df0, float(d.sum())), s0_sq)
 
 
+def outlying(s_sq: np.ndarray, df: np.ndarray, prior: Prior) -> np.ndarray:
+    """Which variances lie beyond their prior's upper tail (`OUTLIER_P`): s^2/s0^2 against
+    F(df, df0). They keep their own variance in `moderated_variance`."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.nan_to_num(s_sq / prior.s0_sq, nan=0.0)
+        if math.isinf(prior.df0):
+            p = scipy_special().chdtrc(df, df * ratio)
+        else:
+            p = scipy_special().fdtrc(df, prior.df0, ratio)
+    return (df > 0) & (np.nan_to_num(p, nan=1.0) < OUTLIER_P)
+
+
 def moderated_variance(s_sq: np.ndarray, df: np.ndarray, prior: Prior | None) -> tuple[np.ndarray, np.ndarray]:
-    """Posterior variances and their degrees of freedom: ``(df0 s0^2 + df s^2) / (df0 + df)``.
-    Without a prior, the sample variances as they are (df 0 where there is none)."""
+    """Posterior variances and their degrees of freedom: ``(df0 s0^2 + df s^2) / (df0 + df)``;
+    an outlying variance (`outlying`) keeps its own. Without a prior, the sample variances as
+    they are (df 0 where there is none)."""
     if prior is None:
         return np.where(df > 0, s_sq, np.nan), df.astype(float)
-    total = prior.df0 + df
-    post = (prior.df0 * prior.s0_sq + df * np.nan_to_num(s_sq)) / total
+    out = outlying(s_sq, df, prior)
+    own = np.nan_to_num(s_sq)
+    if math.isinf(prior.df0):
+        return np.where(out, own, prior.s0_sq), np.where(out, df, math.inf)
+    total = np.where(out, df, prior.df0 + df).astype(float)
+    post = np.where(out, own, (prior.df0 * prior.s0_sq + df * own) / (prior.df0 + df))
     return post, total
+
+
+def satterthwaite(terms: Sequence[tuple[float, float]]) -> float:
+    """Welch-Satterthwaite degrees of freedom of a sum of independent variance estimates, each
+    (variance, df); a term without df (0) counts as known exactly."""
+    total = math.fsum(v for v, _ in terms)
+    denom = math.fsum(v * v / d for v, d in terms if d > 0 and math.isfinite(d) and v > 0)
+    if total <= 0:
+        return 0.0
+    return math.inf if denom <= 0 else total * total / denom
 
 
 # --------------------------------------------------------------------------- the verdict tests
@@ -126,43 +170,69 @@ def log_threshold(threshold: float) -> float:
     return math.log1p(threshold)
 
 
+def t_sf(x: np.ndarray, df: np.ndarray) -> np.ndarray:
+    """Upper tail of Student's t (the normal where df is infinite), through `scipy.special`."""
+    sp = scipy_special()
+    x, df = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(df, dtype=float))
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isinf(df), sp.ndtr(-x), sp.stdtr(np.where(np.isinf(df), 1.0, df), -x))
+
+
+def t_isf(q: float | np.ndarray, df: np.ndarray) -> np.ndarray:
+    """The x with upper tail `q` (Student's t; the normal where df is infinite)."""
+    sp = scipy_special()
+    q, df = np.broadcast_arrays(np.asarray(q, dtype=float), np.asarray(df, dtype=float))
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isinf(df), -sp.ndtri(q), sp.stdtrit(np.where(np.isinf(df), 1.0, df), 1.0 - q))
+
+
 def t_test_p(d: np.ndarray, se: np.ndarray, df: np.ndarray) -> np.ndarray:
     """Two-sided p-value of H0: d = 0, Student's t with `df` degrees of freedom."""
-    t = scipy_stats().t
     a = np.abs(d)
     with np.errstate(divide="ignore", invalid="ignore"):
-        p = 2.0 * t.sf(a / se, df)
+        p = 2.0 * t_sf(a / se, df)
     p = np.where(se > 0, p, np.where(a > 0, 0.0, 1.0))
     return np.clip(np.nan_to_num(p, nan=1.0), 0.0, 1.0)
 
 
 def equivalence_p(d: np.ndarray, se: np.ndarray, df: np.ndarray, delta: float) -> np.ndarray:
     """TOST p-value of H0: |d| >= delta (the change is at least the threshold), t-tests."""
-    t = scipy_stats().t
     with np.errstate(divide="ignore", invalid="ignore"):
-        p = np.maximum(t.sf((d + delta) / se, df), t.cdf((d - delta) / se, df))
+        p = np.maximum(t_sf((d + delta) / se, df), t_sf(-(d - delta) / se, df))
     p = np.where(se > 0, p, np.where(np.abs(d) < delta, 0.0, 1.0))
     return np.clip(np.nan_to_num(p, nan=1.0), 0.0, 1.0)
 
 
 def change_interval(d: np.ndarray, se: np.ndarray, df: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     """The (1 - 2 alpha) interval of the change, head/base - 1: the one TOST at `alpha` uses."""
-    q = scipy_stats().t.isf(alpha, df)
+    q = t_isf(alpha, df)
     return np.expm1(d - q * se), np.expm1(d + q * se)
 
 
+#: The power at which the smallest detectable change is quoted (the usual minimum detectable effect).
+POWER = 0.8
+
+
 def min_detectable_change(se: np.ndarray, df: np.ndarray, alpha: float, tested: int, delta: float) -> np.ndarray:
-    """The smallest change these runs could flag: beyond the threshold and past the critical
-    value of a lone change among `tested` (BH's first step is Bonferroni's, alpha / tested)."""
-    q = scipy_stats().t.isf(alpha / (2 * max(1, tested)), df)
-    return np.expm1(np.maximum(delta, q * se))
+    """The smallest change these runs find with `POWER` (80 %): a lone change among `tested` must
+    pass the critical value of BH's first step (Bonferroni's, alpha / tested, two-sided) and the
+    threshold `delta`; it does so 80 % of the time when it lies t_0.8 standard errors beyond
+    both."""
+    crit = t_isf(alpha / (2 * max(1, tested)), df)
+    beyond = t_isf(1.0 - POWER, df)
+    return np.expm1(np.maximum(delta, crit * se) + beyond * se)
 
 
 def benjamini_hochberg(p: np.ndarray) -> np.ndarray:
     """BH-adjusted p-values (q-values) across the specializations tested."""
     if p.size == 0:
         return p
-    return np.asarray(scipy_stats().false_discovery_control(p, method="bh"), dtype=float)
+    order = np.argsort(p)
+    ranked = p[order] * p.size / np.arange(1, p.size + 1)
+    q = np.minimum.accumulate(ranked[::-1])[::-1]
+    out = np.empty_like(q)
+    out[order] = np.clip(q, 0.0, 1.0)
+    return out
 
 
 def geometric_mean(ratios: Sequence[float]) -> float | None:
@@ -174,34 +244,8 @@ def geometric_mean(ratios: Sequence[float]) -> float | None:
 
 # --------------------------------------------------------------------------- suite-wide shifts
 
-#: Fewest specializations for a suite-wide shift to be estimated and taken out.
+#: Fewest specializations for a suite-wide shift to be estimated, tested and taken out.
 SUITE_MIN = 5
-#: Share of specializations that must move in the direction of the median for a shift to be
-#: reported as a suite-wide finding.
-SUITE_AGREEMENT = 0.75
-
-
-@dataclass(frozen=True)
-class SuiteShift:
-    """The median change of a suite (log scale), how many moved its way, and whether that is
-    a suite-wide finding: beyond the threshold and shared by `SUITE_AGREEMENT` of them."""
-
-    shift: float
-    count: int
-    same_direction: int
-    detected: bool
-
-
-def suite_shift(d: np.ndarray, delta: float) -> SuiteShift | None:
-    """The suite's common move, or None for fewer than `SUITE_MIN` specializations. Separate
-    processes on the H200 moved whole suites together by 0.5-2 % (tests/benchmarks/rounds/);
-    each specialization is judged against the suite's median rather than against zero."""
-    d = d[np.isfinite(d)]
-    if d.size < SUITE_MIN:
-        return None
-    c = float(np.median(d))
-    same = int(np.sum(np.sign(d) == np.sign(c))) if c != 0 else 0
-    return SuiteShift(c, int(d.size), same, abs(c) >= delta and same >= SUITE_AGREEMENT * d.size)
 
 
 #: Normal draws behind `centred_standard_errors` (fewer per draw for large suites).
@@ -232,6 +276,19 @@ def centred_standard_errors(se: np.ndarray, family: np.ndarray, *, seed: int = 0
         return np.sqrt(np.maximum(se**2 - 2 * cov + var_median, 0.0))
 
 
+def median_variance(se: np.ndarray, *, seed: int = 0) -> float:
+    """Variance of the median of independent normal changes with standard errors `se` (simulated,
+    seeded as `centred_standard_errors`): what a suite's median shift varies by from its members'
+    own noise alone."""
+    members = se[np.isfinite(se) & (se > 0)]
+    n = members.size
+    if n == 0:
+        return 0.0
+    draws = int(min(CENTRING_DRAWS, max(200, 2_000_000 // n)))
+    z = np.random.default_rng(seed).standard_normal((draws, n)) * members
+    return float(np.var(np.median(z, axis=1)))
+
+
 #: Fewest specializations for the suite's empirical check of the noise model.
 EMPIRICAL_NULL_MIN = 10
 
@@ -248,7 +305,6 @@ def empirical_null_scale(d: np.ndarray, se: np.ndarray, df: np.ndarray, min_n: i
     ok = np.isfinite(d) & np.isfinite(se) & (se > 0) & (df > 0)
     if int(ok.sum()) < min_n:
         return 1.0
-    st = scipy_stats()
-    u = st.norm.ppf(np.clip(st.t.cdf(d[ok] / se[ok], df[ok]), 1e-300, 1 - 1e-16))
+    u = -scipy_special().ndtri(np.clip(t_sf(d[ok] / se[ok], df[ok]), 1e-300, 1 - 1e-16))
     mad = float(np.median(np.abs(u - np.median(u))))
     return max(1.0, 1.482602218505602 * mad)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from primbench.compare.core import _index, _noise, _pair, _Sample, _Tested
+from primbench.compare.core import _index, _noise, _pair, _Tested
 from primbench.results import Results, results_from_dict
 from tests.compare_data import document, spec
 

@@ -44,7 +44,7 @@ def register(app: typer.Typer) -> None:
             help="Results files or directories: BASE HEAD, or several repeats per side separated by "
             "--: BASE1 BASE2 -- HEAD1 HEAD2 (options go before --). A specialization found in several "
             "files of a side is a repeat: all its rounds are pooled."),
-        threshold: str = typer.Option("0.5%", "--threshold", "-t", help=THRESHOLD_HELP),
+        threshold: str = typer.Option("0.3%", "--threshold", "-t", help=THRESHOLD_HELP),
         alpha: float = typer.Option(0.05, "--alpha", help=ALPHA_HELP),
         output_format: Format = typer.Option(Format.terminal, "--format", "-f", help=FORMAT_HELP),
         metric: MetricChoice | None = typer.Option(None, "--metric", "-m", help=METRIC_HELP, show_default=False),
@@ -52,17 +52,22 @@ def register(app: typer.Typer) -> None:
         changed_only: bool = typer.Option(False, "--changed-only", help=CHANGED_ONLY_HELP),
         max_rows: int | None = typer.Option(None, "--max-rows", min=0, metavar="N", help=MAX_ROWS_HELP),
         suite_shift_limit: str = typer.Option(
-            "5%", "--suite-shift-limit",
-            help="A suite-wide shift (most specializations moving together) is reported and every verdict is "
-            "judged relative to it; a shift beyond this fraction also counts as a regression or improvement "
-            "for the exit code (default 5%; 100% never)"),
+            "0%", "--suite-shift-limit",
+            help="A suite-wide shift (the suite's median change) is tested against what A/A suites share; a "
+            "significant one beyond this fraction counts as a regression or improvement for the exit code "
+            "(default 0%: every significant one; 100% never)"),
+        max_detectable: str = typer.Option(
+            "5%", "--max-detectable", metavar="FRACTION",
+            help="A specialization whose runs could not have detected a change under this (its smallest detectable "
+            "change, at 80% power) is inconclusive, and counted in a warning; with --fail-on inconclusive it fails"),
     ) -> None:
         """Compare two runs: per specialization regression / improvement / unchanged / inconclusive
         / added / removed, with a CI exit code (0 none, 1 regression or what --fail-on names, 2 usage, bad
         input or unwritable output, 3 internal error). A verdict that needs a reason shows it ("why")."""
         fail_when = parse_fail_on(fail_on)
         fraction = parse_fraction(threshold, "--threshold")
-        limit = parse_fraction(suite_shift_limit, "--suite-shift-limit", allow_one=True)
+        limit = parse_fraction(suite_shift_limit, "--suite-shift-limit", allow_zero=True, allow_one=True)
+        detectable = parse_fraction(max_detectable, "--max-detectable", allow_one=True)
         check_probability(alpha, "--alpha")
         base, head = _split_sides([str(p) for p in paths])
         try:
@@ -70,7 +75,8 @@ def register(app: typer.Typer) -> None:
 
             comparison = compare_runs([r for p in base for r in load_side(p)], [r for p in head for r in load_side(p)],
                                       threshold=fraction, alpha=alpha, suite_shift_limit=limit,
-                                      metric=metric.value if metric is not None else None)
+                                      metric=metric.value if metric is not None else None,
+                                      max_detectable=detectable)
         except PrimbenchError as exc:
             typer.echo(f"primbench compare: error: {term_clean(exc)}", err=True)
             raise typer.Exit(getattr(exc, "exit_code", EXIT_USAGE)) from None

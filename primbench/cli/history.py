@@ -388,7 +388,7 @@ def compare(
     algorithm: str | None = typer.Option(None, "--algorithm", "-a", help=ALGORITHM_HELP),
     config: str | None = typer.Option(None, "--config", metavar="KEY",
                                       help="Head: BRANCH's latest run of this config key (default: latest)."),
-    threshold: str = typer.Option("0.5%", "--threshold", "-t", help=options.THRESHOLD_HELP),
+    threshold: str = typer.Option("0.3%", "--threshold", "-t", help=options.THRESHOLD_HELP),
     alpha: float = typer.Option(0.05, "--alpha", help=options.ALPHA_HELP),
     fail_on: str = typer.Option("regression", "--fail-on", metavar="WHAT[,WHAT]", help=options.FAIL_ON_HELP),
     fmt: str = typer.Option("terminal", "--format", "-f", help=options.FORMAT_HELP),

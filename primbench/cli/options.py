@@ -11,7 +11,7 @@ import typer
 if TYPE_CHECKING:
     from primbench.compare.model import FailOn
 
-THRESHOLD_HELP = "Smallest change of throughput that matters: 0.5% or 0.005."
+THRESHOLD_HELP = "Smallest change of throughput that matters: 0.3% or 0.003."
 ALPHA_HELP = "False-discovery rate across specializations, and the level of the equivalence test."
 FAIL_ON_HELP = ("Exit 1 on: regression (any regression); change (any regression or improvement); inconclusive "
                 "(any specialization that could not be judged); never. Combine with a comma: regression,inconclusive.")

@@ -1,0 +1,142 @@
+"""The priors behind compare's variance model, from tuning data only (never the evaluation suite):
+the study here (`h200/data`, 8 kernel kinds, 5 processes of 12 rounds per size) and the A/A
+processes of `../rounds/data-v3`, `data-v4` and `data-v5` (copies and CuPy calls, 8 processes of 3
+rounds per size, three other H200s).
+
+For each size class, on ln(time per call), with the measured rounds of each process (all but a
+warm-up from 4 rounds on: `primbench.rounds.measured_rounds`):
+
+* **common**: the variance of a process's suite shift (the median over kernels of its deviation
+  from each kernel's mean over processes), less what independent kernel noise puts into a median:
+  what every kernel of one process shares.
+* **process**: the variance of a kernel's process mean around its kernel mean and its process's
+  suite shift, less what its rounds predict (their variance over their count): what a process adds
+  to one kernel beyond its rounds and the shared shift. Moderated across kernels (Smyth's prior).
+* **single**: the same two for one round alone, for runs without rounds (C++ files, --rounds 1).
+
+    python tests/benchmarks/variance/priors.py           # the table, and compare/priors.py's values
+    python tests/benchmarks/variance/priors.py --check   # exit 1 if compare/priors.py differs
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[2]
+sys.path.insert(0, str(ROOT))
+
+from primbench.compare import priors, stats  # noqa: E402
+from primbench.rounds import measured_rounds  # noqa: E402
+
+#: No prior variance is below this, (0.02 %)^2: 5-8 processes cannot tell a smaller one from 0,
+#: and a prior of exactly 0 would make any shift look certain.
+FLOOR = 4e-8
+
+SOURCES = [HERE / "h200" / "data"] + [HERE.parent / "rounds" / f"data-v{k}" for k in (3, 4, 5)]
+
+
+def processes(d: Path) -> list[dict[str, list[float]]]:
+    """Each A/A process of a size folder: kernel name -> ln(time per call) of every round."""
+    out = []
+    for f in sorted([*d.glob("p-*.json"), *d.glob("aa-*.json")]):
+        doc = json.loads(f.read_text())
+        rows = {s["name"]: [math.log(r["gpu_ms_per_call"]) for r in s["rounds"]]
+                for s in doc["specializations"] if s.get("rounds") and "shift" not in s["name"]}
+        out.append(rows)
+    return out
+
+
+def components(procs: list[dict[str, list[float]]], single: bool) -> dict[str, float] | None:
+    names = sorted(set.intersection(*(set(p) for p in procs)))
+    P, K = len(procs), len(names)
+    if P < 3 or K < 5:
+        return None
+    m = np.empty((K, P))
+    w = np.empty((K, P))
+    for j, p in enumerate(procs):
+        for i, n in enumerate(names):
+            r = p[n][measured_rounds(len(p[n]))]
+            if single:
+                m[i, j], w[i, j] = r[0], 0.0
+            else:
+                m[i, j] = np.mean(r)
+                w[i, j] = np.var(r, ddof=1) / len(r)
+    c = m - m.mean(axis=1, keepdims=True)
+    shift = np.median(c, axis=0)
+    resid = c - shift
+    var_resid = np.var(resid, axis=1, ddof=1)  # per kernel, P - 1 df
+    common = max(0.0, float(np.var(shift, ddof=1)) - math.pi / 2 * float(np.mean(var_resid)) / K)
+    # the kernels' mean (not a fitted prior's scale, which sits below the mean of skewed variances:
+    # the larger is the safer); its df from how much the kernels differ (Smyth's fit), at most K(P-1)
+    fit = stats.fit_prior(var_resid, np.full(K, P - 1.0))
+    process = max(0.0, float(np.mean(var_resid)) - float(np.mean(w)))
+    return {"common": common, "common_df": P - 1.0, "process": process,
+            "process_df": min(fit.df0 if fit else math.inf, K * (P - 1.0)), "kernels": K, "processes": P}
+
+
+def pooled(parts: list[dict[str, float]]) -> dict[str, float]:
+    out = {}
+    for key in ("common", "process"):
+        df = sum(p[f"{key}_df"] for p in parts)
+        out[key] = max(FLOOR, sum(p[key] * p[f"{key}_df"] for p in parts) / df)
+        out[f"{key}_df"] = df
+    return out
+
+
+def measure() -> dict[str, dict[str, dict[str, float]]]:
+    table: dict[str, dict[str, dict[str, float]]] = {}
+    for src in SOURCES:
+        for d in sorted(p for p in src.iterdir() if p.is_dir()):
+            procs = processes(d)
+            if not procs:
+                continue
+            size = json.loads(next(iter(sorted([*d.glob("p-*.json"), *d.glob("aa-*.json")]))).read_text())
+            klass = priors.size_class(size["context"]["settings"]["size"]).name
+            for mode in ("rounds", "single"):
+                got = components(procs, mode == "single")
+                if got is not None:
+                    table.setdefault(klass, {}).setdefault(mode, []).append(got)  # type: ignore[arg-type]
+                    print(f"{src.name}/{d.name} {mode}: common {math.sqrt(got['common']) * 100:.3f} % "
+                          f"({got['common_df']:.0f} df), process {math.sqrt(got['process']) * 100:.3f} % "
+                          f"({got['process_df']:.1f} df), {got['kernels']} kernels x {got['processes']} processes")
+    return {k: {mode: pooled(v) for mode, v in modes.items()} for k, modes in table.items()}  # type: ignore[arg-type]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true")
+    args = ap.parse_args()
+    got = measure()
+    print("\n| size class | rounds: common | process | single round: common | process |")
+    print("|---|---|---|---|---|")
+    bad = []
+    for klass in priors.SIZE_CLASSES:
+        g = got.get(klass.name)
+        if not g:
+            continue
+        r, s = g["rounds"], g["single"]
+        print(f"| {klass.name} | {math.sqrt(r['common']) * 100:.3f} % ({r['common_df']:.0f} df) | "
+              f"{math.sqrt(r['process']) * 100:.3f} % ({r['process_df']:.0f} df) | "
+              f"{math.sqrt(s['common']) * 100:.3f} % ({s['common_df']:.0f} df) | "
+              f"{math.sqrt(s['process']) * 100:.3f} % ({s['process_df']:.0f} df) |")
+        want = (klass.rounds.common, klass.rounds.process, klass.single.common, klass.single.process)
+        have = (r["common"], r["process"], s["common"], s["process"])
+        if not np.allclose(want, have, rtol=1e-3, atol=1e-12):
+            bad.append(klass.name)
+        print(f"    {klass.name}: Component({r['common']:.4g}, {r['common_df']:.4g}, {r['process']:.4g}, "
+              f"{r['process_df']:.4g}), Component({s['common']:.4g}, {s['common_df']:.4g}, {s['process']:.4g}, "
+              f"{s['process_df']:.4g})")
+    if args.check and bad:
+        print(f"compare/priors.py differs from the data for {', '.join(bad)}")
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,243 @@
+"""Evaluate `primbench compare` on the evaluation suite's H200 runs (`collect.py`), beside the
+method of main at c16539c on the same files. Written after the protocol and the method were
+frozen; the data were collected at a9c1633 (protocol frozen), the method frozen at the commit
+that adds this file.
+
+    python tests/benchmarks/verdicts/evaluate.py > tests/benchmarks/verdicts/evaluate.txt
+
+Per size:
+* A/A: every ordered pair of the 8 identical-code processes (56): the share exiting 1, the share
+  of rows called unchanged, the median smallest detectable change per kernel; and pooled, 2 and 3
+  runs a side (disjoint processes).
+* Planted: each of the 3 planted processes against each A/A one, both ways (48 pairs): per
+  planted fraction, how often the row was flagged the right way; the change each kernel really
+  showed (its planted process against the mean of the A/A processes); detection binned by that
+  change over the reported smallest detectable change (0.8-1.25x: should be 70-90 %; 2x or more:
+  95 %); unplanted rows flagged in planted pairs.
+* Runs without rounds: the same files with their rounds dropped (each run one value, as the C++
+  primbench writes): A/A exit 1, and the planted 5 % rows found.
+* Wall time per specialization: a process's wall time over its 10 specializations (setup,
+  imports and compilation included), and the measurement's own (the specializations' host time).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[2]
+sys.path.insert(0, str(ROOT))
+
+from primbench.compare.core import compare_runs  # noqa: E402
+from primbench.compare.model import Verdict  # noqa: E402
+from primbench.results import load_results  # noqa: E402
+from primbench.rounds import measured_rounds  # noqa: E402
+
+OLD = "c16539c"
+DATA = HERE / "h200" / "data"
+SIZES = ("64KiB", "1MiB", "4MiB", "64MiB")
+OLD_SCRIPT = r"""
+import json, sys
+from primbench.compare.core import compare_runs, load_side
+pairs = json.loads(sys.stdin.read())
+out = []
+for b, h in pairs:
+    c = compare_runs([r for p in b for r in load_side(p)], [r for p in h for r in load_side(p)])
+    out.append({"failed": c.failed(), "rows": {r.name: [r.verdict.value, r.min_detectable_change] for r in c.rows}})
+print(json.dumps(out))
+"""
+
+
+def new_method(pairs: list[tuple[list[Path], list[Path]]], cache: dict[Path, object]) -> list[dict]:
+    out = []
+    for b, h in pairs:
+        side = [[cache.setdefault(p, load_results(p)) for p in s] for s in (b, h)]
+        c = compare_runs(side[0], side[1])  # type: ignore[arg-type]
+        out.append({"failed": c.failed(),
+                    "rows": {r.name: [r.verdict.value, r.min_detectable_change] for r in c.rows}})
+    return out
+
+
+def old_method(pairs: list[tuple[list[Path], list[Path]]], tree: Path) -> list[dict]:
+    payload = json.dumps([([str(p) for p in b], [str(p) for p in h]) for b, h in pairs])
+    proc = subprocess.run([sys.executable, "-c", OLD_SCRIPT], input=payload, capture_output=True, text=True,
+                          cwd=tree, env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"}, check=True)
+    return json.loads(proc.stdout)
+
+
+def strip_rounds(p: Path, workdir: Path) -> Path:
+    """The file as a run without rounds writes it: one value per specialization."""
+    target = workdir / f"{p.parent.name}-{p.stem}-norounds.json"
+    if not target.exists():
+        doc = json.loads(p.read_text())
+        for s in doc["specializations"]:
+            s.pop("rounds", None)
+            s.pop("between_rounds", None)
+        target.write_text(json.dumps(doc))
+    return target
+
+
+def log_value(p: Path) -> dict[str, float]:
+    """Each kernel's mean ln(GPU time per call) over its measured rounds."""
+    out = {}
+    for s in json.loads(p.read_text())["specializations"]:
+        r = [x["gpu_ms_per_call"] for x in s.get("rounds") or []]
+        r = r[measured_rounds(len(r))]
+        if r:
+            out[s["name"]] = statistics.fmean(math.log(v) for v in r)
+    return out
+
+
+def pct(x: float | None) -> str:
+    return "—" if x is None or not math.isfinite(x) else f"{x * 100:.2f} %"
+
+
+def share(k: int, n: int) -> str:
+    return f"{k}/{n} ({k / n * 100:.0f} %)" if n else "0/0"
+
+
+def aa_stats(res: list[dict]) -> tuple[int, int, int, int, dict[str, list[float]]]:
+    failed = sum(r["failed"] for r in res)
+    rows = [v for r in res for v in r["rows"].values()]
+    unchanged = sum(v[0] == "unchanged" for v in rows)
+    mdc: dict[str, list[float]] = {}
+    for r in res:
+        for name, (_, m) in r["rows"].items():
+            if m is not None:
+                mdc.setdefault(name, []).append(m)
+    return failed, len(res), unchanged, len(rows), mdc
+
+
+def wall(size: str) -> tuple[float, float]:
+    log = (DATA / size / "collect.log").read_text()
+    walls = [float(m.group(1)) for m in re.finditer(r"aa-\d+\.json: exit 0, wall ([\d.]+) s", log)]
+    host = [sum(s["elapsed_secs"]["host"] for s in json.loads(f.read_text())["specializations"]) / 10
+            for f in sorted((DATA / size).glob("aa-*.json"))]
+    return statistics.median(walls) / 10, statistics.median(host)
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = Path(tmp) / "old"
+        tree.mkdir()
+        archive = subprocess.run(["git", "archive", OLD, "primbench", "compare", "history"], cwd=ROOT,
+                                 capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+        work = Path(tmp) / "work"
+        work.mkdir()
+        print(f"# Verdicts on the evaluation suite (H200; new method vs {OLD})\n")
+        print("Data: tests/benchmarks/verdicts/h200/data (collected at a9c1633, default settings). "
+              "Kernels: SGEMM, sort, FFT, torch and Triton softmax, histogram, pointer chase, FMA, "
+              "ReductionKernel, transpose (no copy kernel, no tuning-suite kind).\n")
+        summary = []
+        for size in SIZES:
+            d = DATA / size
+            aa = [d / f"aa-{k}.json" for k in range(1, 9)]
+            planted = [d / f"planted-{k}.json" for k in range(1, 4)]
+            plants = [json.loads((d / f"plant-{k}.json").read_text()) for k in range(1, 4)]
+            cache: dict[Path, object] = {}
+            aa_pairs = [([a], [b]) for a, b in itertools.permutations(aa, 2)]
+            pooled2 = [([aa[0], aa[1]], [aa[2], aa[3]]), ([aa[4], aa[5]], [aa[6], aa[7]]),
+                       ([aa[2], aa[3]], [aa[0], aa[1]]), ([aa[6], aa[7]], [aa[4], aa[5]])]
+            pooled3 = [(aa[0:3], aa[3:6]), (aa[3:6], aa[0:3]), (aa[5:8], aa[0:3]), (aa[0:3], aa[5:8])]
+            pl_pairs = [([a], [p]) for p in planted for a in aa] + [([p], [a]) for p in planted for a in aa]
+            nr_aa = [([strip_rounds(a, work)], [strip_rounds(b, work)]) for (a,), (b,) in aa_pairs]
+            nr_pl = [([strip_rounds(a, work)], [strip_rounds(b, work)]) for (a,), (b,) in pl_pairs]
+            results = {}
+            for label, method in (("new", lambda ps: new_method(ps, cache)), ("old", lambda ps: old_method(ps, tree))):
+                results[label] = {k: method(v) for k, v in (("aa", aa_pairs), ("p2", pooled2), ("p3", pooled3),
+                                                             ("pl", pl_pairs), ("nr_aa", nr_aa), ("nr_pl", nr_pl))}
+            # the change each planted kernel really showed
+            aa_logs = [log_value(a) for a in aa]
+            actual: dict[tuple[int, str], float] = {}
+            for k, p in enumerate(planted):
+                pv = log_value(p)
+                for name in plants[k]["fraction"]:
+                    base = statistics.fmean(v[name] for v in aa_logs)
+                    actual[(k, name)] = math.expm1(pv[name] - base)
+            print(f"\n## {size}\n")
+            per_call, host = wall(size)
+            print(f"Wall time per specialization: {per_call:.2f} s per process / 10 (imports, setup and "
+                  f"compilation included); the measurement's own {host:.2f} s (median of the 8 A/A processes).\n")
+            print("| | new | " + OLD + " |")
+            print("|---|---|---|")
+            lines: dict[str, list[str]] = {}
+            for label in ("new", "old"):
+                r = results[label]
+                f, n, u, nrows, mdc = aa_stats(r["aa"])
+                f2, n2, u2, r2, _ = aa_stats(r["p2"])
+                f3, n3, u3, r3, _ = aa_stats(r["p3"])
+                nf, nn, nu, nrr, nmdc = aa_stats(r["nr_aa"])
+                med = statistics.median(statistics.median(v) for v in mdc.values()) if mdc else float("nan")
+                kernels = ", ".join(f"{name.split(',')[0][4:]} {pct(statistics.median(v))}"
+                                    for name, v in sorted(mdc.items()))
+                det = {0.01: [0, 0], 0.02: [0, 0], 0.05: [0, 0]}
+                bins = {"0.8-1.25x": [0, 0], ">=2x": [0, 0]}
+                unplanted = [0, 0]
+                for (b, h), res in zip(pl_pairs, r["pl"]):
+                    head_planted = h[0].name.startswith("planted")
+                    k = int((h[0] if head_planted else b[0]).stem.split("-")[1]) - 1
+                    want = "regression" if head_planted else "improvement"
+                    for name, (verdict, m) in res["rows"].items():
+                        frac = plants[k]["fraction"].get(name)
+                        if frac is None:
+                            unplanted[1] += 1
+                            unplanted[0] += verdict in ("regression", "improvement")
+                            continue
+                        hit = verdict == want
+                        det[frac][0] += hit
+                        det[frac][1] += 1
+                        if m:
+                            ratio = abs(actual[(k, name)]) / m
+                            key = "0.8-1.25x" if 0.8 <= ratio <= 1.25 else ">=2x" if ratio >= 2 else None
+                            if key:
+                                bins[key][0] += hit
+                                bins[key][1] += 1
+                nr5 = [0, 0]
+                for (b, h), res in zip(nr_pl, r["nr_pl"]):
+                    head_planted = "planted" in h[0].name
+                    k = int(re.search(r"planted-(\d)", (h[0] if head_planted else b[0]).name).group(1)) - 1
+                    want = "regression" if head_planted else "improvement"
+                    for name, (verdict, _) in res["rows"].items():
+                        if plants[k]["fraction"].get(name) == 0.05:
+                            nr5[1] += 1
+                            nr5[0] += verdict == want
+                lines.setdefault("A/A ordered pairs exiting 1", []).append(share(f, n))
+                lines.setdefault("A/A rows unchanged", []).append(share(u, nrows))
+                lines.setdefault("median smallest detectable change (median per kernel)", []).append(pct(med))
+                lines.setdefault("per kernel", []).append(kernels)
+                for frac, (hit, tot) in det.items():
+                    lines.setdefault(f"planted {frac * 100:g} % flagged the right way", []).append(share(hit, tot))
+                for key, (hit, tot) in bins.items():
+                    lines.setdefault(f"planted, real change {key} the reported detectable change, found", []).append(
+                        share(hit, tot))
+                lines.setdefault("unplanted rows flagged in planted pairs", []).append(share(*unplanted))
+                lines.setdefault("A/A pooled 2 runs a side: exit 1; rows unchanged", []).append(
+                    f"{share(f2, n2)}; {share(u2, r2)}")
+                lines.setdefault("A/A pooled 3 runs a side: exit 1; rows unchanged", []).append(
+                    f"{share(f3, n3)}; {share(u3, r3)}")
+                lines.setdefault("no rounds: A/A exit 1; rows unchanged", []).append(f"{share(nf, nn)}; {share(nu, nrr)}")
+                lines.setdefault("no rounds: planted 5 % found", []).append(share(*nr5))
+                summary.append((size, label, f / n, u / nrows, med))
+            for key, (new, old) in lines.items():
+                print(f"| {key} | {new} | {old} |")
+            print("\nReal change of each planted kernel (planted process against the A/A mean): " + "; ".join(
+                f"{name.split(',')[0][4:]} {plants[k]['fraction'][name] * 100:g} % -> {pct(v)}"
+                for (k, name), v in sorted(actual.items())))
+        print("\n## Summary\n")
+        print("| size | method | A/A exit 1 | A/A unchanged | median detectable |")
+        print("|---|---|---|---|---|")
+        for size, label, f, u, med in summary:
+            print(f"| {size} | {label if label == 'new' else OLD} | {f * 100:.1f} % | {u * 100:.0f} % | {pct(med)} |")
+
+
+if __name__ == "__main__":
+    main()
