@@ -44,10 +44,10 @@ METHOD_DESCRIPTION = (
     "the relative test weighs d less the suite's median change (up is better: -d for time) against the row's "
     "own variance, the suite's median is tested against the shared variance, and with 10+ the standard errors "
     "are widened when the changes spread wider than predicted (empirical null); regression/improvement when "
-    "|d| >= ln(1+threshold) and, with a suite, the relative t-test is significant after Benjamini-Hochberg at "
-    "alpha/2 (the suite's shift takes the other alpha/2, and once it is found a row moving with it counts on its "
-    "absolute t-test at alpha/2), without one the absolute t-test after Benjamini-Hochberg at alpha, the row "
-    "moving that way; inconclusive when the smallest detectable change (80 % power, "
+    "|d| >= ln(1+threshold) and the deciding t-test is significant after Benjamini-Hochberg, the row moving "
+    "that way: with a suite that did not shift, the relative test at alpha/2 (the suite's shift takes the other "
+    "alpha/2); where it shifted beyond --suite-shift-limit, or without a suite, the absolute test (at alpha/2, "
+    "or alpha without a suite); inconclusive when the smallest detectable change (80 % power, "
     "BH's first step) is above --max-detectable; unchanged when the TOST interval lies within the threshold or "
     "the smallest detectable change, whichever is larger, and no suite-wide shift was found; otherwise, after a "
     "noise timeout or a throttled SM clock, inconclusive"
@@ -58,7 +58,7 @@ METHOD_DESCRIPTION = (
 #: with it count on their absolute tests. 1 %: on the evaluation's H200 (not the tuning data's),
 #: identical processes moved whole suites by 0.3-0.4 % at 64 MiB and 2-2.5 % at 4 MiB, beyond
 #: the shared variance the tuning data had shown (tests/benchmarks/verdicts/README.md). Chosen
-#: after the evaluation, so its effect there is in-sample (evaluate-limit.txt).
+#: after the evaluation, so its effect there is in-sample (evaluate-after.txt).
 DEFAULT_SUITE_SHIFT_LIMIT = 0.01
 #: A row whose smallest detectable change is above this is inconclusive, "insensitive"
 #: (``--max-detectable``): these runs could not have seen a change that size.
@@ -573,7 +573,7 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
                         "primbench file, --rounds 1, or an older file): their run-to-run variation is the measured "
                         "prior of their size class (primbench.compare.priors), not their own; --rounds 4+ or history "
                         "would measure it")
-    insensitive = [r for r in ordered if r.reason.startswith("insensitive")]
+    insensitive = [r for r in ordered if r.verdict is Verdict.INCONCLUSIVE and r.reason.startswith("insensitive")]
     if insensitive:
         warnings.append(f"{len(insensitive)} of {len(tested)} specializations could not have detected a change under "
                         f"{max_detectable * 100:g} % (--max-detectable): inconclusive")
@@ -662,25 +662,30 @@ def _judge(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison], d
     # absolute tests.
     row_alpha = alpha / 2 if centred else alpha
     q_abs, q_rel = np.full(d.shape, np.nan), np.full(d.shape, np.nan)
-    q_abs[family] = stats.benjamini_hochberg(p_abs[family]) if not centred else p_abs[family]
+    q_abs[family] = stats.benjamini_hochberg(p_abs[family])
     q_rel[family] = stats.benjamini_hochberg(p_rel[family])
-    # the row's own sensitivity: a change of this kernel alone (relative test where centred)
-    se, df = (rel_se, rel_df) if centred else (abs_se, abs_df)
-    test_d = rel if centred else d
+    suite_moved = finding is not None and finding.beyond_limit
+    # Which test decides a row: relative to a suite that did not move (sharper: the shared part
+    # cancels); absolute where there is no suite, or where the suite moved (then each row is
+    # judged on its own change, and a row that stayed is not an "improvement" against the rest).
+    relative = centred and not suite_moved
+    se, df = (rel_se, rel_df) if relative else (abs_se, abs_df)
+    test_d = rel if relative else d
+    p_row, q_row = (p_rel, q_rel) if relative else (p_abs, q_abs)
     mdc = stats.min_detectable_change(se, df, row_alpha, max(1, k), delta)
+    sensitivity = stats.min_detectable_change(se, df, row_alpha, max(1, k), 0.0)  # the noise's part alone
     margin = np.log1p(np.maximum(threshold, mdc))
     p_equiv = np.array([float(stats.equivalence_p(test_d[i:i + 1], se[i:i + 1], df[i:i + 1], float(margin[i]))[0])
                         for i in range(len(tested))])
     low, high = stats.change_interval(test_d, se, df, alpha)
     level = f"{(1 - 2 * alpha) * 100:g} % interval"
-    suite_moved = finding is not None and finding.beyond_limit
     for i, t in enumerate(tested):
         f = t.fields
-        against = f" relative to the suite's {_pct(math.expm1(better[i] * centre))}" if centred else ""
+        against = f" relative to the suite's {_pct(math.expm1(better[i] * centre))}" if relative else ""
         change = _pct(math.expm1(d[i]))
         tested_row = bool(family[i])
-        common = dict(p_value=float(p_rel[i] if centred else p_abs[i]) if tested_row else None,
-                      q_value=float(q_rel[i] if centred else q_abs[i]) if tested_row else None,
+        common = dict(p_value=float(p_row[i]) if tested_row else None,
+                      q_value=float(q_row[i]) if tested_row else None,
                       absolute_p_value=float(p_abs[i]) if tested_row else None,
                       absolute_q_value=float(q_abs[i]) if tested_row else None,
                       p_equivalence=float(p_equiv[i]) if tested_row else None,
@@ -692,40 +697,34 @@ def _judge(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison], d
                       relative_change=float(math.expm1(rel[i])) if centred else None,
                       run_to_run_cv=float(math.sqrt(noise.own[i] / 2)) if np.isfinite(noise.own[i]) else None,
                       run_to_run_source=noise.source[i],
-                      test=(f"t-test on ln(head/base){against}, {df[i]:.1f} df; absolute t-test, {abs_df[i]:.1f} df"
-                            if tested_row else None), **f)
-        stats_text = (f"t-test p={_p(p_rel[i] if centred else p_abs[i])}, BH q={_p(q_rel[i] if centred else q_abs[i])}"
-                      + (f"; absolute p={_p(p_abs[i])}, q={_p(q_abs[i])}" if centred else "")
+                      test=(f"t-test on ln(head/base){against}, {df[i]:.1f} df" if tested_row else None), **f)
+        stats_text = (f"t-test p={_p(p_row[i])}, BH q={_p(q_row[i])}"
+                      + (f"; absolute p={_p(p_abs[i])}" if relative else "")
                       + f", σ={se[i] * 100:.3f} % ({df[i]:.1f} df, {noise.source[i]}), "
                       f"smallest detectable {mdc[i] * 100:.2f} % (80 % power)")
         worse = up[i] < 0
-        flag_abs = abs(d[i]) >= delta and q_abs[i] <= row_alpha and (
-            not centred or (suite_moved and np.sign(up[i]) == np.sign(centre)))
-        flag_rel = centred and abs(gain[i]) >= delta and q_rel[i] <= row_alpha and abs(d[i]) >= delta \
-            and np.sign(gain[i]) == np.sign(up[i])
+        flagged = abs(d[i]) >= delta and abs(test_d[i]) >= delta and q_row[i] <= row_alpha \
+            and np.sign(test_d[i] * better[i]) == np.sign(up[i])
         if t.untrusted:
             verdict, reason = Verdict.INCONCLUSIVE, f"{t.untrusted}: change {change} not trusted; {stats_text}"
         elif not tested_row:
             verdict = Verdict.INCONCLUSIVE
             reason = f"no variability to weigh change {change} against"
-        elif flag_abs or flag_rel:
+        elif flagged:
             verdict = Verdict.REGRESSION if worse else Verdict.IMPROVEMENT
-            which = "absolute and relative to the suite" if flag_abs and flag_rel else \
-                "absolute" if flag_abs else f"relative to the suite's {_pct(math.expm1(better[i] * centre))}"
+            which = f"relative to the suite's {_pct(math.expm1(better[i] * centre))}" if relative else \
+                "with the suite-wide shift" if suite_moved else "absolute"
             reason = (f"change {change} beyond the ±{threshold * 100:g} % threshold and significant ({which}, "
                       f"q <= {row_alpha:g}); {stats_text}")
-        elif mdc[i] > max_detectable:
+        elif sensitivity[i] > max_detectable:
             verdict = Verdict.INCONCLUSIVE
-            reason = (f"insensitive: these runs could not have detected a change under {mdc[i] * 100:.1f} % "
+            reason = (f"insensitive: these runs could not have detected a change under {sensitivity[i] * 100:.1f} % "
                       f"(--max-detectable {max_detectable * 100:g} %); {stats_text}")
-        elif p_equiv[i] <= alpha and not suite_moved:
+        elif p_equiv[i] <= alpha:
             verdict = Verdict.UNCHANGED
             within = max(threshold, mdc[i]) * 100
             reason = (f"{level} [{_pct(low[i])}, {_pct(high[i])}]{against} within ±{within:.2f} % "
                       f"(the threshold or the smallest detectable change); {stats_text}")
-        elif suite_moved:
-            verdict = Verdict.INCONCLUSIVE
-            reason = f"moved with the suite-wide shift: change {change} not significant on its own; {stats_text}"
         else:
             verdict = Verdict.INCONCLUSIVE
             reason = f"too noisy to tell: change {change}{against} not significant, interval [{_pct(low[i])}, " \
