@@ -21,7 +21,14 @@ HERE = Path(__file__).resolve().parent
 def load(d: Path, pattern: str) -> dict[str, list[dict]]:
     out: dict[str, list[dict]] = {}
     for f in sorted(d.glob(pattern)):
+        if f.name.endswith(".first-calls.json"):
+            continue
+        first = f.with_name(f.stem + ".first-calls.json")
+        calls = json.loads(first.read_text()) if first.exists() else {}
         for s in json.loads(f.read_text())["specializations"]:
+            for i, b in enumerate(s.get("batches") or []):
+                if str(i) in calls.get(s["name"], {}):
+                    b["first_calls_ms"] = calls[s["name"]][str(i)]
             if s.get("rounds"):
                 out.setdefault(s["name"], []).append(s)
     return out

@@ -46,6 +46,8 @@ def processes(d: Path) -> list[dict[str, list[float]]]:
     """Each A/A process of a size folder: kernel name -> ln(time per call) of every round."""
     out = []
     for f in sorted([*d.glob("p-*.json"), *d.glob("aa-*.json")]):
+        if f.name.endswith(".first-calls.json"):
+            continue
         doc = json.loads(f.read_text())
         rows = {s["name"]: [math.log(r["gpu_ms_per_call"]) for r in s["rounds"]]
                 for s in doc["specializations"] if s.get("rounds") and "shift" not in s["name"]}
@@ -97,7 +99,9 @@ def measure() -> dict[str, dict[str, dict[str, float]]]:
             procs = processes(d)
             if not procs:
                 continue
-            size = json.loads(next(iter(sorted([*d.glob("p-*.json"), *d.glob("aa-*.json")]))).read_text())
+            files = sorted(f for f in [*d.glob("p-*.json"), *d.glob("aa-*.json")]
+                           if not f.name.endswith(".first-calls.json"))
+            size = json.loads(files[0].read_text())
             klass = priors.size_class(size["context"]["settings"]["size"]).name
             for mode in ("rounds", "single"):
                 got = components(procs, mode == "single")

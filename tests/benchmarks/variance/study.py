@@ -9,7 +9,7 @@ kernels also run with ``alloc: shift`` (each round's buffers placed elsewhere on
     python tests/benchmarks/variance/study.py --out DIR [--sizes 64KiB,1MiB,4MiB,64MiB] [--procs 5]
 
 Per-call times are reduced before the files are kept (`slim`): every batch keeps its time and
-calls; the first batch of each round keeps its first 64 calls.
+calls; the first 64 calls of each round's first batch go beside the file (NAME.first-calls.json).
 """
 
 from __future__ import annotations
@@ -27,16 +27,21 @@ OPTIONS = ["--rounds", "12", "--min-gpu-ms-per-batch", "2", "--output-batches"]
 
 
 def slim(path: Path) -> None:
+    """Drop the per-call times from the results file (it stays a valid results file) and keep the
+    first 64 calls of each round's first batch beside it, in NAME.first-calls.json: specialization
+    name -> batch index -> call times in ms."""
     doc = json.loads(path.read_text())
+    first: dict[str, dict[str, list[float]]] = {}
     for spec in doc.get("specializations", []):
         seen: set[int] = set()
-        for b in spec.get("batches") or []:
+        for i, b in enumerate(spec.get("batches") or []):
             r = b.get("round", 0)
             calls = b.pop("iterations_ms", None)
             if calls and r not in seen:
-                b["first_calls_ms"] = calls[:64]
+                first.setdefault(spec["name"], {})[str(i)] = calls[:64]
             seen.add(r)
     path.write_text(json.dumps(doc))
+    path.with_name(path.stem + ".first-calls.json").write_text(json.dumps(first))
 
 
 def run(out: Path, size: str, env_extra: dict[str, str], log) -> None:
