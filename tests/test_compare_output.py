@@ -75,11 +75,15 @@ def test_throttled_clock_reason(tmp_path: Path) -> None:
     assert "SM clock below expected in head" in table_row(compare(b, h, "-f", "markdown").stdout, "type: char")[-1]
 
 
-def test_no_run_to_run_variability_reason(tmp_path: Path) -> None:
-    b, h = pair(tmp_path, [spec("type: char", TB, round_cv=None)], [spec("type: char", TB * 0.9, round_cv=None)])
+def test_runs_without_rounds_can_fail_ci_and_the_output_says_on_what_evidence(tmp_path: Path) -> None:
+    b, h = pair(tmp_path, [spec("type: char", TB, round_cv=None)], [spec("type: char", TB * 0.95, round_cv=None)])
     r = compare(b, h)
-    assert why_line(r.stdout, "type: char").startswith("no run-to-run variability")
-    assert table_row(compare(b, h, "-f", "markdown").stdout, "type: char")[-1].startswith("no run-to-run variability")
+    assert r.exit_code == 1
+    assert "without rounds" in r.stderr + r.stdout and "prior" in r.stderr + r.stdout
+    md = compare(b, h, "-f", "markdown").stdout
+    assert "regression" in table_row(md, "type: char")[-2]
+    data = json.loads(compare(b, h, "-f", "json").stdout)
+    assert data["specializations"][0]["run_to_run_source"] == "no rounds: 64 MiB prior of a run"
 
 
 def test_verdicts_relative_to_a_suite_shift_say_so(tmp_path: Path) -> None:
@@ -120,7 +124,7 @@ def test_footer_claims_no_prior() -> None:
 
     c = Comparison(rows=(), warnings=[], summary=Summary(counts={}, compared=0, geomean_ratio=None),
                    method=Method(threshold=0.005, alpha=0.05, description=""))
-    assert "prior" not in method_line(c) and "0.1 %" not in method_line(c)
+    assert "0.1 %" not in method_line(c) and "measured process and suite priors" in method_line(c)
 
 
 def test_removed_and_added_rows_keep_their_unit(tmp_path: Path) -> None:

@@ -80,7 +80,7 @@ def test_no_color_wins_over_clicolor_force(tmp_path, monkeypatch):
 def test_warming_rounds_eta_temperature_and_time_per_call_are_shown(tmp_path, monkeypatch):
     text = _run(tmp_path, monkeypatch, "--min-gpu-temp", "50")
     assert "warming from 40 °C to 50 °C" in text and "warmed to 50 °C in " in text
-    assert "round 1/3" in text and "round 2/3 (about " in text and " s left)" in text
+    assert "round 1/10" in text and "round 2/10 (about " in text and " s left)" in text
     final = next(line for line in text.splitlines() if line.startswith("ok    [1/1]"))
     assert "/call" in final and "50 °C" in final and "between rounds" in final
 

@@ -35,7 +35,7 @@ SEED_EXAMPLE_KEYS = {
 }
 SEED_DEFAULTS = {
     "size": 134217728, "hot": False, "seed": 42, "json_out": "results.json", "csv_out": "",
-    "filter": "", "dry": False, "min_gpu_ms_per_batch": 10, "min_secs": 1, "noise_timeout_secs": 10,
+    "filter": "", "dry": False, "min_secs": 1, "noise_timeout_secs": 10,
     "batch_window_size": 10, "noise_tolerance_percent": 1, "max_warming_secs": 60,
     "max_cooling_secs": 60, "output_batches": False, "spaces_per_indent": 4,
     "stream_blocking_timeout_secs": 10,
@@ -154,6 +154,9 @@ def test_default_settings_are_the_seeds(tmp_path):
     for key, value in SEED_DEFAULTS.items():
         assert written[key] == value, key
     assert json.dumps(written["min_secs"]) == "1"
+    # deliberately not the seed's 10 ms: 10 rounds of at least 3 batches each must fit the budget
+    # (primbench/rounds.py; tests/benchmarks/variance/README.md)
+    assert written["min_gpu_ms_per_batch"] == 2
 
 
 def test_csv_matches_the_seeds_format(tmp_path):

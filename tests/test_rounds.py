@@ -78,7 +78,7 @@ def test_rounds_together_run_min_secs_overshooting_by_less_than_a_batch(tmp_path
     # 101 calls. Round 1 runs its 4 (0.43 s, past its third of a second), round 2 its 3 (0.73 s
     # in all, past two thirds), round 3 its 3 (1.03 s): 10 batches, not 3 rounds of 4.
     dev = FakeDevice(1.0, host_op_secs=0.0, clear_ms=0.0)
-    ex = executor(tmp_path, "--rounds", "3", "--min-secs", "1", device=dev)
+    ex = executor(tmp_path, "--rounds", "3", "--min-secs", "1", "--min-gpu-ms-per-batch", "10", device=dev)
     ex.queue(Copy(np.int8))
     spec = ex.run()["specializations"][0]
     assert [r["batches"] for r in spec["rounds"]] == [4, 3, 3]
@@ -136,7 +136,7 @@ def test_each_round_is_recorded_with_its_own_time_and_the_spread_between_them(tm
 
 def test_later_rounds_keep_the_first_rounds_batch_size(tmp_path):
     dev = FakeDevice(0.25)
-    ex = executor(tmp_path, "--rounds", "3", device=dev)
+    ex = executor(tmp_path, "--rounds", "3", "--min-gpu-ms-per-batch", "10", device=dev)
     ex.queue(Copy(np.int8))
     doc = ex.run()
     sizes = {r["kernel_calls_per_batch"] for r in doc["specializations"][0]["rounds"]}

@@ -74,7 +74,7 @@ def test_the_version_is_4_4_0_and_the_loader_knows_every_earlier_one() -> None:
 
 
 def test_time_per_call_is_written_from_every_batch_of_every_round(tmp_path: Path) -> None:
-    doc = run(tmp_path, Counted(), "--output-batches")
+    doc = run(tmp_path, Counted(), "--output-batches", "--rounds", "3")
     s = doc["specializations"][0]
     assert doc["context"]["results_version"] == "4.4.0"
     per_call = [b["batch_ms"] / 1000 / b["kernel_calls"] for b in s["batches"]]
