@@ -58,6 +58,7 @@ from typing import Any
 import numpy as np
 
 from primbench.history.deps import require
+from primbench.history.segmentation import classify, pelt
 
 #: Defaults: the chance that a shift-free series yields a false change point; commits needed
 #: on each side of a shift; smallest relative shift of level reported; most change points.
@@ -72,7 +73,8 @@ _DOF_PER_DIFF = 0.43
 _REJECT = 3.0  # a difference further than this many sds from the median holds a step or a bad run
 _CLIP = 3.0  # winsorize at this many sigma from the running median
 _MAD = 1.4826  # MAD -> standard deviation for normal data
-_MAX_BUMP_SEGMENT = 2000  # longer segments are searched for single splits only (memory: n**2)
+_NO_NOISE = 1e-6  # the noise assumed where the series has none (identical values): any step is certain
+_PENALTY = 3.0  # PELT's penalty per change point, in units of chi-square times ln(n)
 
 
 @dataclass(frozen=True)
@@ -114,6 +116,23 @@ class Drift:
 
 
 @dataclass(frozen=True)
+class Burst:
+    """A short excursion that came back: points ``[start, stop)`` (2 to `DEFAULT_MAX_BURST`
+    commits) away from the level around them. Bad runs, not a regression and its fix; they
+    are left out of every test of a level."""
+
+    start: int  # first point of the burst
+    stop: int  # first point after it (back at the level)
+    level: float  # median of the level around it (the points of the neighbouring segments)
+    value: float  # median of the burst's points
+    shift: float  # value / level - 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"start": self.start, "stop": self.stop, "level": self.level, "value": self.value,
+                "shift": self.shift}
+
+
+@dataclass(frozen=True)
 class Changes:
     """What `analyse` found in one series: level shifts, drifts, and whether the search stopped
     at the cap of `max_points` change points (later shifts may then be missing)."""
@@ -123,6 +142,7 @@ class Changes:
     capped: bool = False
     max_points: int = DEFAULT_MAX_POINTS
     noise: float = 0.0  # the robust point-to-point sigma of ln(value)
+    bursts: list[Burst] = field(default_factory=list)  # short excursions that came back: bad runs
 
     def note(self) -> str | None:
         """A one-line note for output when the cap was reached, else None."""
@@ -132,7 +152,8 @@ class Changes:
 
     def to_dict(self) -> dict[str, Any]:
         return {"points": [p.to_dict() for p in self.points], "drifts": [d.to_dict() for d in self.drifts],
-                "capped": self.capped, "max_points": self.max_points, "noise": self.noise}
+                "capped": self.capped, "max_points": self.max_points, "noise": self.noise,
+                "bursts": [b.to_dict() for b in self.bursts]}
 
 
 @dataclass(frozen=True)
@@ -146,106 +167,57 @@ class _Series:
     scale: float = 1.0  # y is the values over this where not ln(values): no square overflows
 
 
-def _prepare(x: np.ndarray) -> _Series:
-    log = bool(np.all(x > 0))
-    scale = 1.0 if log else max(1.0, float(np.max(np.abs(x))))  # values near 1e308 would overflow a square
-    y = np.log(x) if log else x.astype(float) / scale
+def _running_median(y: np.ndarray) -> np.ndarray:
+    """The median of the 5 points around each point (fewer at the ends)."""
     n = len(y)
-    if n < 3:
-        return _Series(x, y, y, 0.0, 0.0, log, scale)
+    if n < 5:
+        return np.array([np.median(y[max(0, i - 2):i + 3]) for i in range(n)])
+    out = np.empty(n)
+    out[2:n - 2] = np.median(np.lib.stride_tricks.sliding_window_view(y, 5), axis=1)
+    for i in (0, 1, n - 2, n - 1):
+        out[i] = np.median(y[max(0, i - 2):i + 3])
+    return out
+
+
+def _noise(y: np.ndarray) -> float:
+    """The robust point-to-point sigma of y from its successive differences (0: no estimate)."""
+    if len(y) < 3:
+        return 0.0
     dev = np.diff(y)
     dev = dev - np.median(dev)  # a steady drift moves the median difference only
     spread = _MAD * float(np.median(np.abs(dev)))  # robust sd of one difference
     if spread <= 1e-15 * max(float(np.max(np.abs(y))), 1.0):  # mostly identical steps: no estimate
-        return _Series(x, y, y, 0.0, 0.0, log, scale)
+        return 0.0
     for _ in range(10):  # iterated clipping: drop the differences that hold a step or a bad run
         kept = dev[np.abs(dev) <= _REJECT * spread]
         spread, old = math.sqrt(float(np.sum(kept**2)) / max(len(kept) - 1, 1)), spread
         if abs(spread - old) <= 1e-9 * old:
             break
-    sigma = spread / math.sqrt(2)
-    running = np.array([np.median(y[max(0, i - 2):i + 3]) for i in range(n)])
-    w = running + np.clip(y - running, -_CLIP * sigma, _CLIP * sigma)
+    return spread / math.sqrt(2)
+
+
+def _prepare(x: np.ndarray) -> _Series:
+    log = bool(np.all(x > 0))
+    scale = 1.0 if log else max(1.0, float(np.max(np.abs(x))))  # values near 1e308 would overflow a square
+    y = np.log(x) if log else x.astype(float) / scale
+    n = len(y)
+    sigma = _noise(y)
+    if sigma <= 0:
+        return _Series(x, y, y, 0.0, 0.0, log, scale)
     dof = _DOF_PER_DIFF * (n - 1) - 1  # minus one: a split's own difference is among those clipped
-    return _Series(x, y, w, sigma, dof if dof >= 1 else 0.0, log, scale)
+    return _Series(x, y, _winsorize(y, sigma), sigma, dof if dof >= 1 else 0.0, log, scale)
 
 
-def _best_split(y: np.ndarray, start: int, stop: int, min_size: int) -> int | None:
-    """The least-squares two-level split of y[start:stop], or None if the segment is too short."""
-    seg = y[start:stop]
-    n = len(seg)
-    if n < 2 * min_size:
-        return None
-    csum = np.cumsum(seg)
-    total = csum[-1]
-    k = np.arange(min_size, n - min_size + 1)
-    left_mean = csum[k - 1] / k
-    right_mean = (total - csum[k - 1]) / (n - k)
-    gain = k * (n - k) / n * (left_mean - right_mean) ** 2
-    return start + int(k[int(np.argmax(gain))])
+def _winsorize(y: np.ndarray, sigma: float) -> np.ndarray:
+    running = _running_median(y)
+    return np.asarray(running + np.clip(y - running, -_CLIP * sigma, _CLIP * sigma))
 
 
-def _sides(y: np.ndarray, cuts: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """The two groups a split (start, split, stop) or a bump (start, i, j, stop) compares:
-    before and after the split; outside and inside the bump."""
-    if len(cuts) == 3:
-        return y[cuts[0]:cuts[1]], y[cuts[1]:cuts[2]]
-    return np.concatenate([y[cuts[0]:cuts[1]], y[cuts[2]:cuts[3]]]), y[cuts[1]:cuts[2]]
-
-
-def _pooled_p(y: np.ndarray, cuts: tuple[int, ...]) -> float:
-    """Two-sided p of the classic pooled-variance two-sample t-test of the two groups."""
-    stats = require("scipy.stats")
-    left, right = _sides(y, cuts)
-    n1, n2 = len(left), len(right)
-    dof = n1 + n2 - 2
-    if dof <= 0:
-        return 1.0
-    diff = float(np.mean(right) - np.mean(left))
-    ss = float(np.sum((left - left.mean()) ** 2) + np.sum((right - right.mean()) ** 2))
-    scale = max(abs(float(np.mean(y[cuts[0]:cuts[-1]]))), 1.0)
-    var = ss / dof
-    if var <= (1e-15 * scale) ** 2:  # no spread at all: any difference is certain, none is nothing
-        return 0.0 if abs(diff) > 1e-12 * scale else 1.0
-    return 2 * float(stats.t.sf(abs(diff) / math.sqrt(var * (1 / n1 + 1 / n2)), dof))
-
-
-def _robust_p(s: _Series, cuts: tuple[int, ...]) -> float:
-    """Two-sided p of the level difference of the winsorized groups against the robust noise."""
-    if s.sigma <= 0 or s.dof <= 0:
-        return 1.0
-    stats = require("scipy.stats")
-    left, right = _sides(s.w, cuts)
-    n1, n2 = len(left), len(right)
-    diff = float(np.mean(right) - np.mean(left))
-    return 2 * float(stats.t.sf(abs(diff) / (s.sigma * math.sqrt(1 / n1 + 1 / n2)), s.dof))
-
-
-def _test(s: _Series, cuts: tuple[int, ...], candidates: int) -> float:
-    """Adjusted p-value of the level difference of a split or bump: twice the smaller of the
-    two tests' p, times the number of candidates it was chosen from."""
-    return min(1.0, 2 * min(_pooled_p(s.y, cuts), _robust_p(s, cuts)) * max(candidates, 1))
-
-
-def _split_candidates(n: int, min_size: int) -> int:
-    return max(0, n - 2 * min_size + 1)
-
-
-def _best_bump(y: np.ndarray, start: int, stop: int, min_size: int) -> tuple[tuple[int, int, int, int], int] | None:
-    """The least-squares bump (i, j) of y[start:stop]: the points [i, j) at one level, those
-    outside at another, every piece at least `min_size` long; and the number of candidates."""
-    n = stop - start
-    if n < 3 * min_size or n > _MAX_BUMP_SEGMENT:
-        return None
-    c = np.concatenate([[0.0], np.cumsum(y[start:stop])])
-    i, j = np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij")
-    ok = (i >= min_size) & (j - i >= min_size) & (n - j >= min_size)
-    inside = np.maximum(j - i, 1)
-    mean_in = (c[j] - c[i]) / inside
-    mean_out = (c[n] - (c[j] - c[i])) / np.maximum(n - inside, 1)
-    gain = np.where(ok, inside * (n - inside) / n * (mean_in - mean_out) ** 2, -1.0)
-    at = np.unravel_index(int(np.argmax(gain)), gain.shape)
-    return (start, start + int(at[0]), start + int(at[1]), stop), int(np.sum(ok))
+def _subset(s: _Series, keep: np.ndarray) -> _Series:
+    """`s` without the points of bursts: noise and its degrees of freedom from the whole series."""
+    y = s.y[keep]
+    w = _winsorize(y, s.sigma) if s.sigma > 0 else y
+    return _Series(s.x[keep], y, w, s.sigma, s.dof, s.log, s.scale)
 
 
 def _relative_shift(values: np.ndarray, start: int, split: int, stop: int) -> tuple[float, float, float]:
@@ -269,72 +241,156 @@ def _check(values: Sequence[float], alpha: float, min_size: int, max_points: int
     return x
 
 
+def _variances(s: _Series, uncertainty: Sequence[float] | None) -> np.ndarray:
+    """Each point's variance in the units of y: the series' noise plus its own uncertainty
+    (a relative standard deviation: the spread of its runs' batches, say)."""
+    n = len(s.y)
+    base = s.sigma if s.sigma > 0 else _NO_NOISE
+    if uncertainty is None:
+        return np.full(n, base**2)
+    u = np.asarray(uncertainty, dtype=float)
+    if u.shape != (n,):
+        raise ValueError("uncertainty must give one value per point")
+    u = np.where(np.isfinite(u) & (u > 0), u, 0.0)
+    own = u if s.log else u * np.abs(s.y)
+    return np.asarray(base**2 + own**2)
+
+
 def analyse(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
-            min_shift: float = DEFAULT_MIN_SHIFT, max_points: int = DEFAULT_MAX_POINTS) -> Changes:
-    """Level shifts and drifts of a series (ordered oldest first), each oldest first.
+            min_shift: float = DEFAULT_MIN_SHIFT, max_points: int = DEFAULT_MAX_POINTS,
+            uncertainty: Sequence[float] | None = None) -> Changes:
+    """Level shifts, drifts and outlier bursts of a series (ordered oldest first), each oldest first.
 
     `alpha`: the chance a shift-free segment yields a false change point; `min_size`: points
     needed on each side of a change; `min_shift`: smallest relative change of level reported;
-    `max_points`: the search stops after this many change points (`Changes.capped`)."""
+    `max_points`: at most this many change points, the most significant (`Changes.capped`);
+    `uncertainty`: each point's own relative standard deviation, where known (a point with a
+    large one weighs less)."""
     x = _check(values, alpha, min_size, max_points)
     s = _prepare(x)
-    found: set[int] = set()
-    stack = [(0, len(x))]
-    while stack and len(found) < max_points:
-        start, stop = stack.pop()
-        cuts = _cut(s, start, stop, min_size, alpha)
-        if cuts is None:
-            continue
-        found.update(cuts[1:-1])  # `min_shift` is applied by `_prune`, between the final neighbours
-        stack.extend(itertools.pairwise(cuts))
-    capped = len(found) >= max_points and bool(stack)
-    points = _prune(s, sorted(found), alpha, min_size, min_shift)
-    points, drifts = _drifts(s, points, alpha, min_shift)
-    return Changes(points, drifts, capped, max_points, s.sigma * s.scale)
+    n = len(x)
+    if n < 2:
+        return Changes(max_points=max_points)
+    var = _variances(s, uncertainty)
+    weights = 1.0 / var
+    centred = s.y - float(np.median(s.y))
+    found = pelt(centred, weights, _PENALTY * math.log(max(n, 3)))
+    segs = classify(centred, weights, found, min_size=min_size)
+    keep = np.ones(n, dtype=bool)
+    for a, b in segs.bursts:
+        keep[a:b] = False
+    kept_at = np.flatnonzero(keep)  # cleaned index -> original index
+    clean = _subset(s, keep)
+    inner = [int(np.searchsorted(kept_at, p)) for p in segs.points]  # the same cuts on the cleaned points
+    points = _prune(clean, var[keep], inner, alpha, min_size, min_shift)
+    capped = len(points) > max_points
+    if capped:
+        strongest = sorted(points, key=lambda cp: cp.p_value)[:max_points]
+        points = _prune(clean, var[keep], sorted(cp.index for cp in strongest), alpha, min_size, min_shift)
+    points, drifts = _drifts(clean, points, alpha, min_shift)
+    bursts = [_burst(s, keep, a, b) for a, b in segs.bursts if b - a >= 2]
+    return Changes([_moved(cp, kept_at, n) for cp in points], [_moved_drift(d, kept_at, n) for d in drifts],
+                   capped, max_points, s.sigma * s.scale, bursts)
 
 
-def _cut(s: _Series, start: int, stop: int, min_size: int, alpha: float) -> tuple[int, ...] | None:
-    """The significant split (start, k, stop) or bump (start, i, j, stop) of a segment, if any:
-    the better of the two, at twice its adjusted p (a bump finds a regression fixed a few
-    commits later, whose two steps no single split separates cleanly)."""
-    tests: list[tuple[float, tuple[int, ...]]] = []
-    split = _best_split(s.w, start, stop, min_size)
-    if split is not None:
-        three: tuple[int, ...] = (start, split, stop)
-        tests.append((_test(s, three, _split_candidates(stop - start, min_size)), three))
-    bump = _best_bump(s.w, start, stop, min_size)
-    if bump is not None:
-        tests.append((_test(s, bump[0], bump[1]), bump[0]))
-    if not tests:
-        return None
-    p, best = min(tests)
-    return best if min(1.0, p * len(tests)) < alpha else None
+def _burst(s: _Series, keep: np.ndarray, a: int, b: int) -> Burst:
+    """A burst with the median level of the kept points around it (up to 10 on each side)."""
+    around = np.concatenate([s.x[:a][keep[:a]][-10:], s.x[b:][keep[b:]][:10]])
+    level = float(np.median(around)) if len(around) else float("nan")
+    value = float(np.median(s.x[a:b]))
+    return Burst(a, b, level, value, value / level - 1 if level else math.inf)
+
+
+def _original(kept_at: np.ndarray, n: int, i: int) -> int:
+    return int(kept_at[i]) if i < len(kept_at) else n
+
+
+def _moved(cp: ChangePoint, kept_at: np.ndarray, n: int) -> ChangePoint:
+    """`cp` with its positions in the series with its bursts (they were found without them)."""
+    start, stop = cp.segment
+    return ChangePoint(_original(kept_at, n, cp.index), cp.before, cp.after, cp.shift, cp.p_value, cp.confidence,
+                       (_original(kept_at, n, start), _original(kept_at, n, stop)))
+
+
+def _moved_drift(d: Drift, kept_at: np.ndarray, n: int) -> Drift:
+    return Drift(_original(kept_at, n, d.start), _original(kept_at, n, d.end), d.before, d.after, d.change,
+                 d.slope, d.p_value, d.confidence,
+                 (_original(kept_at, n, d.segment[0]), _original(kept_at, n, d.segment[1])), d.steps)
 
 
 def detect(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
-           min_shift: float = DEFAULT_MIN_SHIFT, max_points: int = DEFAULT_MAX_POINTS) -> list[ChangePoint]:
+           min_shift: float = DEFAULT_MIN_SHIFT, max_points: int = DEFAULT_MAX_POINTS,
+           uncertainty: Sequence[float] | None = None) -> list[ChangePoint]:
     """The level shifts of a series (ordered oldest first), oldest first: `analyse` without the
-    drifts (steps that make up a drift are not listed) and without the cap flag."""
-    return analyse(values, alpha=alpha, min_size=min_size, min_shift=min_shift, max_points=max_points).points
+    drifts (steps that make up a drift are not listed), the bursts and the cap flag."""
+    return analyse(values, alpha=alpha, min_size=min_size, min_shift=min_shift, max_points=max_points,
+                   uncertainty=uncertainty).points
 
 
-def _prune(s: _Series, points: list[int], alpha: float, min_size: int, min_shift: float) -> list[ChangePoint]:
+def _p_values(s: _Series, var: np.ndarray, bounds: list[int], min_size: int) -> np.ndarray:
+    """Adjusted p of each inner cut of `bounds` between its neighbours: twice the smaller p of
+    the robust test (weighted means of the winsorized points against their own variances,
+    Student's t with the noise estimate's degrees of freedom) and the classic pooled-variance
+    two-sample t-test, times the number of splits of the span (Bonferroni)."""
+    stats = require("scipy.stats")
+    b = np.asarray(bounds)
+    lo, mid, hi = b[:-2], b[1:-1], b[2:]
+    y = s.y - float(np.median(s.y))
+    cy = np.concatenate([[0.0], np.cumsum(y)])
+    cyy = np.concatenate([[0.0], np.cumsum(y * y)])
+    n1, n2 = (mid - lo).astype(float), (hi - mid).astype(float)
+    s1, s2 = cy[mid] - cy[lo], cy[hi] - cy[mid]
+    diff = s2 / n2 - s1 / n1
+    ss = (cyy[mid] - cyy[lo] - s1 * s1 / n1) + (cyy[hi] - cyy[mid] - s2 * s2 / n2)
+    dof = n1 + n2 - 2
+    tiny = 1e-12 * max(float(np.max(np.abs(s.y))), 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pvar = np.maximum(ss, 0.0) / np.maximum(dof, 1)
+        t = np.abs(diff) / np.sqrt(pvar * (1 / n1 + 1 / n2))
+        pooled = np.where(dof > 0, 2 * stats.t.sf(t, np.maximum(dof, 1)), 1.0)
+        flat = pvar <= tiny**2  # no spread at all: any difference is certain, none is nothing
+        pooled = np.where(flat, np.where(np.abs(diff) > tiny, 0.0, 1.0), pooled)
+        if s.sigma > 0 and s.dof > 0:
+            inv = 1.0 / var
+            cw = np.concatenate([[0.0], np.cumsum(inv)])
+            cwy = np.concatenate([[0.0], np.cumsum(inv * (s.w - float(np.median(s.y))))])
+            w1, w2 = cw[mid] - cw[lo], cw[hi] - cw[mid]
+            rdiff = (cwy[hi] - cwy[mid]) / w2 - (cwy[mid] - cwy[lo]) / w1
+            robust = 2 * stats.t.sf(np.abs(rdiff) / np.sqrt(1 / w1 + 1 / w2), s.dof)
+        else:
+            robust = np.ones(len(mid))
+    candidates = np.maximum(hi - lo - 2 * min_size + 1, 1)
+    return np.asarray(np.minimum(1.0, 2 * np.minimum(pooled, robust) * candidates))
+
+
+def _prune(s: _Series, var: np.ndarray, points: list[int], alpha: float, min_size: int,
+           min_shift: float) -> list[ChangePoint]:
+    """Re-test each change point between its neighbours; drop the weakest that fails (too
+    unlikely or a shift below `min_shift`, or fewer than `min_size` points on a side) until
+    all pass."""
     while True:
+        if not points:
+            return []
         bounds = [0, *points, len(s.y)]
+        p = _p_values(s, var, bounds, min_size)
         kept: list[ChangePoint] = []
         weakest: tuple[float, int] | None = None
         for i, cp in enumerate(points):
             start, stop = bounds[i], bounds[i + 2]
-            p = _test(s, (start, cp, stop), _split_candidates(stop - start, min_size))
             before, after, shift = _relative_shift(s.x, start, cp, stop)
-            if not (p < alpha and abs(shift) >= min_shift):
-                score = p if p >= alpha else alpha + (min_shift - abs(shift))
-                if weakest is None or score > weakest[0]:
-                    weakest = (score, cp)
-            kept.append(ChangePoint(cp, before, after, shift, p, 1.0 - p, (start, stop)))
+            pi = float(p[i])
+            if cp - start < min_size or stop - cp < min_size:
+                score = 2.0 + min_size - min(cp - start, stop - cp)  # a side too short: first to go
+            elif not (pi < alpha and abs(shift) >= min_shift):
+                score = pi if pi >= alpha else alpha + (min_shift - abs(shift))
+            else:
+                score = -1.0
+            if score >= 0 and (weakest is None or score > weakest[0]):
+                weakest = (score, cp)
+            kept.append(ChangePoint(cp, before, after, shift, pi, 1.0 - pi, (start, stop)))
         if weakest is None:
             return kept
-        points = [p for p in points if p != weakest[1]]  # drop the weakest, then re-test the rest
+        points = [q for q in points if q != weakest[1]]  # drop the weakest, then re-test the rest
 
 
 # --------------------------------------------------------------------------- drifts
