@@ -52,13 +52,13 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from primbench.history.deps import require
-from primbench.history.segmentation import classify, pelt
+from primbench.history.segmentation import Segments, classify, pelt
 
 #: Defaults: the chance that a shift-free series yields a false change point; commits needed
 #: on each side of a shift; smallest relative shift of level reported; most change points.
@@ -196,6 +196,28 @@ def _noise(y: np.ndarray) -> float:
     return spread / math.sqrt(2)
 
 
+def _segment_noise(y: np.ndarray, segs: Segments) -> tuple[float, float]:
+    """The noise of y around the levels of the segments found (bursts left out), and its degrees
+    of freedom: residuals beyond 3 spreads are dropped and the spread recomputed until it settles."""
+    keep = np.ones(len(y), dtype=bool)
+    for a, b in segs.bursts:
+        keep[a:b] = False
+    bounds = [0, *segs.points, len(y)]
+    res = np.concatenate([y[a:b][keep[a:b]] - np.mean(y[a:b][keep[a:b]])
+                          for a, b in itertools.pairwise(bounds) if keep[a:b].any()])
+    levels = len(bounds) - 1
+    spread = _MAD * float(np.median(np.abs(res)))
+    if spread <= 0 or len(res) <= levels + 2:
+        return 0.0, 0.0
+    kept = res
+    for _ in range(10):
+        kept = res[np.abs(res) <= _REJECT * spread]
+        spread, old = math.sqrt(float(np.sum(kept**2)) / max(len(kept) - levels, 1)), spread
+        if abs(spread - old) <= 1e-9 * old:
+            break
+    return spread, max(float(len(kept) - levels), 0.0)
+
+
 def _prepare(x: np.ndarray) -> _Series:
     log = bool(np.all(x > 0))
     scale = 1.0 if log else max(1.0, float(np.max(np.abs(x))))  # values near 1e308 would overflow a square
@@ -271,11 +293,22 @@ def analyse(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: 
     n = len(x)
     if n < 2:
         return Changes(max_points=max_points)
-    var = _variances(s, uncertainty)
-    weights = 1.0 / var
     centred = s.y - float(np.median(s.y))
-    found = pelt(centred, weights, _PENALTY * math.log(max(n, 3)))
-    segs = classify(centred, weights, found, min_size=min_size)
+    penalty = _PENALTY * math.log(max(n, 3))
+    var = _variances(s, uncertainty)
+    segs = classify(centred, 1.0 / var, pelt(centred, 1.0 / var, penalty), min_size=min_size)
+    if s.sigma > 0:
+        # The noise about the levels found: steps close together inflate the noise seen in
+        # successive differences; segmented again where it is clearly smaller.
+        sigma, dof = _segment_noise(s.y, segs)
+        if 0 < sigma < 0.9 * s.sigma:
+            s = replace(s, sigma=sigma, w=_winsorize(s.y, sigma))
+            var = _variances(s, uncertainty)
+            segs = classify(centred, 1.0 / var, pelt(centred, 1.0 / var, penalty), min_size=min_size)
+            sigma, dof = _segment_noise(s.y, segs)
+        if sigma > 0 and dof >= 1:
+            s = replace(s, sigma=sigma, dof=dof, w=_winsorize(s.y, sigma))
+            var = _variances(s, uncertainty)
     keep = np.ones(n, dtype=bool)
     for a, b in segs.bursts:
         keep[a:b] = False
