@@ -74,6 +74,7 @@ _REJECT = 3.0  # a difference further than this many sds from the median holds a
 _CLIP = 3.0  # winsorize at this many sigma from the running median
 _MAD = 1.4826  # MAD -> standard deviation for normal data
 _NO_NOISE = 1e-6  # the noise assumed where the series has none (identical values): any step is certain
+_KNOTS = 24  # ramp knots tried at each end of a drift (so a drift costs the same at any length)
 _PENALTY = 3.0  # PELT's penalty per change point, in units of chi-square times ln(n)
 
 
@@ -457,23 +458,38 @@ def _ramp(s: _Series, group: list[ChangePoint], alpha: float, min_shift: float) 
     n = len(y)
     cuts = [0, *(cp.index - start for cp in group), n]
     rss_steps = sum(float(np.sum((y[a:b] - y[a:b].mean()) ** 2)) for a, b in itertools.pairwise(cuts))
-    idx = np.arange(n, dtype=float)
-    best: tuple[float, int, int, float, float, float] | None = None  # rss, knot0, knot1, a, b, se(b - a)
-    tried = 0
-    for k0 in range(0, cuts[1]):  # the ramp starts at or before the first step ...
-        for k1 in range(max(k0 + 1, cuts[-2] - 1), n):  # ... and ends at or after the last
-            tried += 1
-            r = np.clip((idx - k0) / (k1 - k0), 0.0, 1.0)  # y = a + (b - a) r
-            design = np.column_stack([1.0 - r, r])
-            coef, *_ = np.linalg.lstsq(design, y, rcond=None)
-            rss = float(np.sum((y - design @ coef) ** 2))
-            if best is None or rss < best[0]:
-                inv = np.linalg.pinv(design.T @ design)
-                contrast = np.array([-1.0, 1.0])
-                best = (rss, k0, k1, float(coef[0]), float(coef[1]), float(math.sqrt(contrast @ inv @ contrast)))
-    if best is None or n <= 4:
+    if n <= 4:
         return None
-    rss, k0, k1, a, b, unit_se = best
+    # Knots where a ramp can start (at or before the first step) and end (at or after the last),
+    # within the widest spacing of the steps of those ends, at most _KNOTS of each (evenly spread).
+    reach = max(10, max(b - a for a, b in itertools.pairwise(cuts[1:-1])) if len(cuts) > 3 else 10)
+    k0s = _spread(np.arange(max(0, cuts[1] - reach), cuts[1]))
+    k1s = _spread(np.arange(max(cuts[-2] - 1, 1), min(n, cuts[-2] + reach)))
+    k0, k1 = (g.ravel() for g in np.meshgrid(k0s, k1s, indexing="ij"))
+    ok = k1 > k0
+    k0, k1 = k0[ok], k1[ok]
+    if len(k0) == 0:
+        return None
+    tried = len(k0)
+    centre = float(np.mean(y))
+    yc = y - centre
+    idx = np.arange(n, dtype=float)
+    r = np.clip((idx[None, :] - k0[:, None]) / (k1 - k0)[:, None], 0.0, 1.0)  # y = a + (b - a) r
+    sr, srr, sry = r.sum(axis=1), (r * r).sum(axis=1), r @ yc
+    s11, s12, s22 = n - 2 * sr + srr, sr - srr, srr
+    b1, b2 = float(yc.sum()) - sry, sry
+    det = s11 * s22 - s12 * s12
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lo = (s22 * b1 - s12 * b2) / det
+        hi = (s11 * b2 - s12 * b1) / det
+        rss_all = np.where(det > 0, float(yc @ yc) - lo * b1 - hi * b2, np.inf)
+    at = int(np.argmin(rss_all))
+    if not math.isfinite(float(rss_all[at])):
+        return None
+    rss = max(float(rss_all[at]), 0.0)
+    a, b = float(lo[at]) + centre, float(hi[at]) + centre
+    unit_se = math.sqrt(n / float(det[at]))  # se of (b - a) per unit residual sd
+    k0, k1 = int(k0[at]), int(k1[at])
     tiny = 1e-300
     bic_steps = n * math.log(max(rss_steps / n, tiny)) + (2 * len(group) + 1) * math.log(n)
     bic_ramp = n * math.log(max(rss / n, tiny)) + 4 * math.log(n)
@@ -487,6 +503,13 @@ def _ramp(s: _Series, group: list[ChangePoint], alpha: float, min_shift: float) 
         return None
     slope = (1 + change) ** (1 / (k1 - k0)) - 1 if change > -1 else -1.0
     return Drift(start + k0, start + k1, before, after, change, slope, p, 1.0 - p, (start, stop), len(group))
+
+
+def _spread(knots: np.ndarray) -> np.ndarray:
+    """At most `_KNOTS` of `knots`, evenly spread, both ends included."""
+    if len(knots) <= _KNOTS:
+        return knots
+    return np.unique(knots[np.linspace(0, len(knots) - 1, _KNOTS).round().astype(int)])
 
 
 def confidence_text(confidence: float) -> str:
