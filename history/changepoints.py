@@ -64,7 +64,7 @@ from primbench.history.segmentation import Segments, classify, pelt
 #: on each side of a shift; smallest relative shift of level reported; most change points.
 DEFAULT_ALPHA = 0.001
 DEFAULT_MIN_SIZE = 3
-DEFAULT_MIN_SHIFT = 0.01
+DEFAULT_MIN_SHIFT = 0.005
 DEFAULT_MAX_POINTS = 20
 
 #: Degrees of freedom of the noise estimate per successive difference (simulated with normal
@@ -265,8 +265,9 @@ def _check(values: Sequence[float], alpha: float, min_size: int, max_points: int
 
 
 def _variances(s: _Series, uncertainty: Sequence[float] | None) -> np.ndarray:
-    """Each point's variance in the units of y: the series' noise plus its own uncertainty
-    (a relative standard deviation: the spread of its runs' batches, say)."""
+    """Each point's variance in the units of y: the series' noise plus what its own uncertainty
+    (a relative standard deviation: the spread of its runs' batches, say) has beyond the typical
+    one (the median), which the series' noise, estimated from the points, already holds."""
     n = len(s.y)
     base = s.sigma if s.sigma > 0 else _NO_NOISE
     if uncertainty is None:
@@ -275,7 +276,8 @@ def _variances(s: _Series, uncertainty: Sequence[float] | None) -> np.ndarray:
     if u.shape != (n,):
         raise ValueError("uncertainty must give one value per point")
     u = np.where(np.isfinite(u) & (u > 0), u, 0.0)
-    own = u if s.log else u * np.abs(s.y)
+    extra = np.sqrt(np.maximum(u**2 - float(np.median(u)) ** 2, 0.0))
+    own = extra if s.log else extra * np.abs(s.y)
     return np.asarray(base**2 + own**2)
 
 
