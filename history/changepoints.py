@@ -56,9 +56,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from primbench.history.deps import require
 from primbench.history.segmentation import Segments, classify, pelt
+
+Array = npt.NDArray[Any]
 
 #: Defaults: the chance that a shift-free series yields a false change point; commits needed
 #: on each side of a shift; smallest relative shift of level reported; most change points.
@@ -74,6 +77,8 @@ _REJECT = 3.0  # a difference further than this many sds from the median holds a
 _CLIP = 3.0  # winsorize at this many sigma from the running median
 _MAD = 1.4826  # MAD -> standard deviation for normal data
 _NO_NOISE = 1e-6  # the noise assumed where the series has none (identical values): any step is certain
+_MAX_RHO = 0.6  # the most lag-1 autocorrelation of the noise allowed for (inflation at most 4)
+_MIN_RAMP = 4  # a single step is a drift only where the ramp spans this many commits or more
 _KNOTS = 24  # ramp knots tried at each end of a drift (so a drift costs the same at any length)
 _PENALTY = 3.0  # PELT's penalty per change point, in units of chi-square times ln(n)
 
@@ -159,16 +164,17 @@ class Changes:
 
 @dataclass(frozen=True)
 class _Series:
-    x: np.ndarray  # the values
-    y: np.ndarray  # ln(values) (or the values, where some are not positive)
-    w: np.ndarray  # y winsorized around its running median
+    x: Array  # the values
+    y: Array  # ln(values) (or the values, where some are not positive)
+    w: Array  # y winsorized around its running median
     sigma: float  # robust point-to-point noise of y
     dof: float  # degrees of freedom of sigma
     log: bool
     scale: float = 1.0  # y is the values over this where not ln(values): no square overflows
+    inflation: float = 1.0  # variance of a mean over sigma**2 / n: correlated neighbours (AR(1))
 
 
-def _running_median(y: np.ndarray) -> np.ndarray:
+def _running_median(y: Array) -> Array:
     """The median of the 5 points around each point (fewer at the ends)."""
     n = len(y)
     if n < 5:
@@ -180,7 +186,7 @@ def _running_median(y: np.ndarray) -> np.ndarray:
     return out
 
 
-def _noise(y: np.ndarray) -> float:
+def _noise(y: Array) -> float:
     """The robust point-to-point sigma of y from its successive differences (0: no estimate)."""
     if len(y) < 3:
         return 0.0
@@ -197,29 +203,41 @@ def _noise(y: np.ndarray) -> float:
     return spread / math.sqrt(2)
 
 
-def _segment_noise(y: np.ndarray, segs: Segments) -> tuple[float, float]:
-    """The noise of y around the levels of the segments found (bursts left out), and its degrees
-    of freedom: residuals beyond 3 spreads are dropped and the spread recomputed until it settles."""
+def _segment_noise(y: Array, segs: Segments) -> tuple[float, float, float]:
+    """The noise of y around the levels of the segments found (bursts left out), its degrees of
+    freedom, and the factor by which the variance of a mean exceeds sigma**2 / n because
+    neighbouring points are correlated: residuals beyond 3 spreads are dropped and the spread
+    recomputed until it settles; the lag-1 autocorrelation rho of the (clipped) residuals of
+    neighbours in one segment (less its bias, ``-(1 + 3 rho) / points`` per segment, and less one
+    standard error, ``1 / sqrt(points)``, so that independent noise is seldom inflated) gives
+    ``(1 + rho) / (1 - rho)`` (AR(1); never below 1)."""
     keep = np.ones(len(y), dtype=bool)
     for a, b in segs.bursts:
         keep[a:b] = False
     bounds = [0, *segs.points, len(y)]
-    res = np.concatenate([y[a:b][keep[a:b]] - np.mean(y[a:b][keep[a:b]])
-                          for a, b in itertools.pairwise(bounds) if keep[a:b].any()])
+    pieces = [y[a:b][keep[a:b]] - np.mean(y[a:b][keep[a:b]]) for a, b in itertools.pairwise(bounds)
+              if keep[a:b].any()]
+    res = np.concatenate(pieces)
     levels = len(bounds) - 1
     spread = _MAD * float(np.median(np.abs(res)))
     if spread <= 0 or len(res) <= levels + 2:
-        return 0.0, 0.0
+        return 0.0, 0.0, 1.0
     kept = res
     for _ in range(10):
         kept = res[np.abs(res) <= _REJECT * spread]
         spread, old = math.sqrt(float(np.sum(kept**2)) / max(len(kept) - levels, 1)), spread
         if abs(spread - old) <= 1e-9 * old:
             break
-    return spread, max(float(len(kept) - levels), 0.0)
+    clipped = [np.clip(p, -_REJECT * spread, _REJECT * spread) for p in pieces]
+    lagged = sum(float(np.dot(p[:-1], p[1:])) for p in clipped)
+    power = sum(float(np.dot(p, p)) for p in clipped)
+    rho = lagged / power if power > 0 else 0.0
+    rho = rho + (1 + 3 * rho) * levels / len(res)  # less the bias of centring each segment
+    rho = min(rho - 1 / math.sqrt(len(res)), _MAX_RHO)  # less one standard error: what iid noise may show
+    return spread, max(float(len(kept) - levels), 0.0), max(1.0, (1 + rho) / (1 - rho))
 
 
-def _prepare(x: np.ndarray) -> _Series:
+def _prepare(x: Array) -> _Series:
     log = bool(np.all(x > 0))
     scale = 1.0 if log else max(1.0, float(np.max(np.abs(x))))  # values near 1e308 would overflow a square
     y = np.log(x) if log else x.astype(float) / scale
@@ -231,19 +249,19 @@ def _prepare(x: np.ndarray) -> _Series:
     return _Series(x, y, _winsorize(y, sigma), sigma, dof if dof >= 1 else 0.0, log, scale)
 
 
-def _winsorize(y: np.ndarray, sigma: float) -> np.ndarray:
+def _winsorize(y: Array, sigma: float) -> Array:
     running = _running_median(y)
     return np.asarray(running + np.clip(y - running, -_CLIP * sigma, _CLIP * sigma))
 
 
-def _subset(s: _Series, keep: np.ndarray) -> _Series:
+def _subset(s: _Series, keep: Array) -> _Series:
     """`s` without the points of bursts: noise and its degrees of freedom from the whole series."""
     y = s.y[keep]
     w = _winsorize(y, s.sigma) if s.sigma > 0 else y
-    return _Series(s.x[keep], y, w, s.sigma, s.dof, s.log, s.scale)
+    return _Series(s.x[keep], y, w, s.sigma, s.dof, s.log, s.scale, s.inflation)
 
 
-def _relative_shift(values: np.ndarray, start: int, split: int, stop: int) -> tuple[float, float, float]:
+def _relative_shift(values: Array, start: int, split: int, stop: int) -> tuple[float, float, float]:
     before = float(np.median(values[start:split]))
     after = float(np.median(values[split:stop]))
     if before == 0:
@@ -251,7 +269,7 @@ def _relative_shift(values: np.ndarray, start: int, split: int, stop: int) -> tu
     return before, after, after / before - 1
 
 
-def _check(values: Sequence[float], alpha: float, min_size: int, max_points: int) -> np.ndarray:
+def _check(values: Sequence[float], alpha: float, min_size: int, max_points: int) -> Array:
     if not 0 < alpha < 1:
         raise ValueError("alpha must be between 0 and 1")
     if min_size < 1:
@@ -264,7 +282,7 @@ def _check(values: Sequence[float], alpha: float, min_size: int, max_points: int
     return x
 
 
-def _variances(s: _Series, uncertainty: Sequence[float] | None) -> np.ndarray:
+def _variances(s: _Series, uncertainty: Sequence[float] | None) -> Array:
     """Each point's variance in the units of y: the series' noise plus what its own uncertainty
     (a relative standard deviation: the spread of its runs' batches, say) has beyond the typical
     one (the median), which the series' noise, estimated from the points, already holds."""
@@ -301,17 +319,19 @@ def analyse(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: 
     var = _variances(s, uncertainty)
     segs = classify(centred, 1.0 / var, pelt(centred, 1.0 / var, penalty), min_size=min_size)
     if s.sigma > 0:
-        # The noise about the levels found: steps close together inflate the noise seen in
-        # successive differences; segmented again where it is clearly smaller.
-        sigma, dof = _segment_noise(s.y, segs)
-        if 0 < sigma < 0.9 * s.sigma:
+        # The noise about the levels found (steps close together inflate the noise seen in
+        # successive differences) and how much correlated neighbours inflate a mean's variance;
+        # segmented again where either changes clearly.
+        sigma, dof, inflation = _segment_noise(s.y, segs)
+        if sigma > 0 and dof >= 1 and (sigma < 0.9 * s.sigma or inflation > 1.1):
             s = replace(s, sigma=sigma, w=_winsorize(s.y, sigma))
-            var = _variances(s, uncertainty)
+            var = _variances(s, uncertainty) * inflation
             segs = classify(centred, 1.0 / var, pelt(centred, 1.0 / var, penalty), min_size=min_size)
-            sigma, dof = _segment_noise(s.y, segs)
+            sigma, dof, again = _segment_noise(s.y, segs)
+            inflation = max(inflation, again)
         if sigma > 0 and dof >= 1:
-            s = replace(s, sigma=sigma, dof=dof, w=_winsorize(s.y, sigma))
-            var = _variances(s, uncertainty)
+            s = replace(s, sigma=sigma, dof=dof, w=_winsorize(s.y, sigma), inflation=inflation)
+            var = _variances(s, uncertainty) * inflation
     keep = np.ones(n, dtype=bool)
     for a, b in segs.bursts:
         keep[a:b] = False
@@ -329,7 +349,7 @@ def analyse(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: 
                    capped, max_points, s.sigma * s.scale, bursts)
 
 
-def _burst(s: _Series, keep: np.ndarray, a: int, b: int) -> Burst:
+def _burst(s: _Series, keep: Array, a: int, b: int) -> Burst:
     """A burst with the median level of the kept points around it (up to 10 on each side)."""
     around = np.concatenate([s.x[:a][keep[:a]][-10:], s.x[b:][keep[b:]][:10]])
     level = float(np.median(around)) if len(around) else float("nan")
@@ -337,18 +357,18 @@ def _burst(s: _Series, keep: np.ndarray, a: int, b: int) -> Burst:
     return Burst(a, b, level, value, value / level - 1 if level else math.inf)
 
 
-def _original(kept_at: np.ndarray, n: int, i: int) -> int:
+def _original(kept_at: Array, n: int, i: int) -> int:
     return int(kept_at[i]) if i < len(kept_at) else n
 
 
-def _moved(cp: ChangePoint, kept_at: np.ndarray, n: int) -> ChangePoint:
+def _moved(cp: ChangePoint, kept_at: Array, n: int) -> ChangePoint:
     """`cp` with its positions in the series with its bursts (they were found without them)."""
     start, stop = cp.segment
     return ChangePoint(_original(kept_at, n, cp.index), cp.before, cp.after, cp.shift, cp.p_value, cp.confidence,
                        (_original(kept_at, n, start), _original(kept_at, n, stop)))
 
 
-def _moved_drift(d: Drift, kept_at: np.ndarray, n: int) -> Drift:
+def _moved_drift(d: Drift, kept_at: Array, n: int) -> Drift:
     return Drift(_original(kept_at, n, d.start), _original(kept_at, n, d.end), d.before, d.after, d.change,
                  d.slope, d.p_value, d.confidence,
                  (_original(kept_at, n, d.segment[0]), _original(kept_at, n, d.segment[1])), d.steps)
@@ -363,7 +383,7 @@ def detect(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: i
                    uncertainty=uncertainty).points
 
 
-def _p_values(s: _Series, var: np.ndarray, bounds: list[int], min_size: int) -> np.ndarray:
+def _p_values(s: _Series, var: Array, bounds: list[int], min_size: int) -> Array:
     """Adjusted p of each inner cut of `bounds` between its neighbours: twice the smaller p of
     the robust test (weighted means of the winsorized points against their own variances,
     Student's t with the noise estimate's degrees of freedom) and the classic pooled-variance
@@ -382,7 +402,7 @@ def _p_values(s: _Series, var: np.ndarray, bounds: list[int], min_size: int) -> 
     tiny = 1e-12 * max(float(np.max(np.abs(s.y))), 1.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         pvar = np.maximum(ss, 0.0) / np.maximum(dof, 1)
-        t = np.abs(diff) / np.sqrt(pvar * (1 / n1 + 1 / n2))
+        t = np.abs(diff) / np.sqrt(pvar * (1 / n1 + 1 / n2) * s.inflation)
         pooled = np.where(dof > 0, 2 * stats.t.sf(t, np.maximum(dof, 1)), 1.0)
         flat = pvar <= tiny**2  # no spread at all: any difference is certain, none is nothing
         pooled = np.where(flat, np.where(np.abs(diff) > tiny, 0.0, 1.0), pooled)
@@ -399,7 +419,7 @@ def _p_values(s: _Series, var: np.ndarray, bounds: list[int], min_size: int) -> 
     return np.asarray(np.minimum(1.0, 2 * np.minimum(pooled, robust) * candidates))
 
 
-def _prune(s: _Series, var: np.ndarray, points: list[int], alpha: float, min_size: int,
+def _prune(s: _Series, var: Array, points: list[int], alpha: float, min_size: int,
            min_shift: float) -> list[ChangePoint]:
     """Re-test each change point between its neighbours; drop the weakest that fails (too
     unlikely or a shift below `min_shift`, or fewer than `min_size` points on a side) until
@@ -434,7 +454,7 @@ def _prune(s: _Series, var: np.ndarray, points: list[int], alpha: float, min_siz
 
 def _drifts(s: _Series, points: list[ChangePoint], alpha: float,
             min_shift: float) -> tuple[list[ChangePoint], list[Drift]]:
-    """Replace each run of two or more same-direction steps by a drift where a ramp fits as well."""
+    """Replace each run of same-direction steps (one or more) by a drift where a ramp fits as well."""
     kept: list[ChangePoint] = []
     drifts: list[Drift] = []
     i = 0
@@ -443,13 +463,16 @@ def _drifts(s: _Series, points: list[ChangePoint], alpha: float,
         while j + 1 < len(points) and (points[j + 1].shift > 0) == (points[i].shift > 0):
             j += 1
         group = points[i:j + 1]
-        drift = _ramp(s, group, alpha, min_shift) if len(group) >= 2 else None
+        drift = _ramp(s, group, alpha, min_shift)
         if drift is None:
             kept.extend(group)
         else:
             drifts.append(drift)
         i = j + 1
     return kept, drifts
+
+
+_Fit = tuple[int, int, float, float, float, float, int]  # k0, k1, rss, a, b, unit se, pairs tried
 
 
 def _ramp(s: _Series, group: list[ChangePoint], alpha: float, min_shift: float) -> Drift | None:
@@ -463,35 +486,29 @@ def _ramp(s: _Series, group: list[ChangePoint], alpha: float, min_shift: float) 
     if n <= 4:
         return None
     # Knots where a ramp can start (at or before the first step) and end (at or after the last),
-    # within the widest spacing of the steps of those ends, at most _KNOTS of each (evenly spread).
-    reach = max(10, max(b - a for a, b in itertools.pairwise(cuts[1:-1])) if len(cuts) > 3 else 10)
-    k0s = _spread(np.arange(max(0, cuts[1] - reach), cuts[1]))
-    k1s = _spread(np.arange(max(cuts[-2] - 1, 1), min(n, cuts[-2] + reach)))
-    k0, k1 = (g.ravel() for g in np.meshgrid(k0s, k1s, indexing="ij"))
-    ok = k1 > k0
-    k0, k1 = k0[ok], k1[ok]
-    if len(k0) == 0:
-        return None
-    tried = len(k0)
+    # within the widest spacing of the steps of those ends (anywhere, for one step): at most
+    # _KNOTS of each, evenly spread, then as many again around the best pair at the finer spacing.
+    reach = max(10, max(b - a for a, b in itertools.pairwise(cuts[1:-1]))) if len(cuts) > 3 else n
+    first = np.arange(max(0, cuts[1] - reach), cuts[1])
+    last = np.arange(max(cuts[-2] - 1, 1), min(n, cuts[-2] + reach))
     centre = float(np.mean(y))
     yc = y - centre
-    idx = np.arange(n, dtype=float)
-    r = np.clip((idx[None, :] - k0[:, None]) / (k1 - k0)[:, None], 0.0, 1.0)  # y = a + (b - a) r
-    sr, srr, sry = r.sum(axis=1), (r * r).sum(axis=1), r @ yc
-    s11, s12, s22 = n - 2 * sr + srr, sr - srr, srr
-    b1, b2 = float(yc.sum()) - sry, sry
-    det = s11 * s22 - s12 * s12
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lo = (s22 * b1 - s12 * b2) / det
-        hi = (s11 * b2 - s12 * b1) / det
-        rss_all = np.where(det > 0, float(yc @ yc) - lo * b1 - hi * b2, np.inf)
-    at = int(np.argmin(rss_all))
-    if not math.isfinite(float(rss_all[at])):
+    fit = _ramp_fit(yc, _spread(first), _spread(last))
+    if fit is None:
         return None
-    rss = max(float(rss_all[at]), 0.0)
-    a, b = float(lo[at]) + centre, float(hi[at]) + centre
-    unit_se = math.sqrt(n / float(det[at]))  # se of (b - a) per unit residual sd
-    k0, k1 = int(k0[at]), int(k1[at])
+    tried = fit[-1]
+    gap0, gap1 = max(1, -(-len(first) // _KNOTS)), max(1, -(-len(last) // _KNOTS))
+    if gap0 > 1 or gap1 > 1:
+        k0c, k1c = fit[0], fit[1]
+        finer = _ramp_fit(yc, _spread(first[np.abs(first - k0c) <= gap0]), _spread(last[np.abs(last - k1c) <= gap1]))
+        if finer is not None:
+            tried += finer[-1]
+            if finer[2] <= fit[2]:
+                fit = finer
+    k0, k1, rss, a, b, unit_se, _ = fit
+    a, b = a + centre, b + centre
+    if len(group) == 1 and k1 - k0 < _MIN_RAMP:
+        return None  # one step, and the best "ramp" is a step again
     tiny = 1e-300
     bic_steps = n * math.log(max(rss_steps / n, tiny)) + (2 * len(group) + 1) * math.log(n)
     bic_ramp = n * math.log(max(rss / n, tiny)) + 4 * math.log(n)
@@ -507,7 +524,48 @@ def _ramp(s: _Series, group: list[ChangePoint], alpha: float, min_shift: float) 
     return Drift(start + k0, start + k1, before, after, change, slope, p, 1.0 - p, (start, stop), len(group))
 
 
-def _spread(knots: np.ndarray) -> np.ndarray:
+def _ramp_fit(yc: Array, k0s: Array, k1s: Array) -> _Fit | None:
+    """The least-squares ramp ``a + (b - a) clip((i - k0) / (k1 - k0), 0, 1)`` of yc over the knot
+    pairs of k0s x k1s (k1 > k0): k0, k1, rss, a, b, se of (b - a) per unit residual sd, pairs tried."""
+    n = len(yc)
+    grid0, grid1 = np.meshgrid(k0s, k1s, indexing="ij")
+    ok = grid1 > grid0
+    k0: Array = grid0[ok]
+    k1: Array = grid1[ok]
+    if len(k0) == 0:
+        return None
+    # sums over r = clip((i - k0) / (k1 - k0), 0, 1) from cumulative sums: O(1) per knot pair
+    i = np.arange(n, dtype=float)
+    c1, c2 = _cum(i), _cum(i * i)
+    cy, ciy = _cum(yc), _cum(i * yc)
+    lo_i, hi_i = k0 + 1, k1
+    span: Array = (k1 - k0).astype(float)
+    cnt = (hi_i - lo_i).astype(float)
+    m1, m2 = c1[hi_i] - c1[lo_i], c2[hi_i] - c2[lo_i]
+    tail = (n - k1).astype(float)
+    sr = (m1 - k0 * cnt) / span + tail
+    srr = (m2 - 2 * k0 * m1 + k0 * k0 * cnt) / span**2 + tail
+    sry = ((ciy[hi_i] - ciy[lo_i]) - k0 * (cy[hi_i] - cy[lo_i])) / span + (cy[n] - cy[hi_i])
+    s11, s12, s22 = n - 2 * sr + srr, sr - srr, srr
+    b1, b2 = float(yc.sum()) - sry, sry
+    det = s11 * s22 - s12 * s12
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lo = (s22 * b1 - s12 * b2) / det
+        hi = (s11 * b2 - s12 * b1) / det
+        rss_all = np.where(det > 1e-12 * n * n, float(yc @ yc) - lo * b1 - hi * b2, np.inf)
+    at = int(np.argmin(rss_all))
+    if not math.isfinite(float(rss_all[at])):
+        return None
+    return (int(k0[at]), int(k1[at]), max(float(rss_all[at]), 0.0), float(lo[at]), float(hi[at]),
+            math.sqrt(n / float(det[at])), len(k0))
+
+
+def _cum(v: Array) -> Array:
+    """Cumulative sums with a leading zero: ``_cum(v)[j] == v[:j].sum()``."""
+    return np.concatenate([[0.0], np.cumsum(v)])
+
+
+def _spread(knots: Array) -> Array:
     """At most `_KNOTS` of `knots`, evenly spread, both ends included."""
     if len(knots) <= _KNOTS:
         return knots

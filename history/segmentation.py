@@ -18,15 +18,20 @@ its fast compiled `KernelCPD` takes no per-point weights. The numbers are in
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
+
+Array = npt.NDArray[Any]
 
 #: Longest excursion that is an outlier burst rather than a regression fixed later.
 DEFAULT_MAX_BURST = 3
 
 
-def pelt(y: np.ndarray, weights: np.ndarray, penalty: float) -> list[int]:
+def pelt(y: Array, weights: Array, penalty: float) -> list[int]:
     """The change points (first index of each new segment, ascending) that minimise
     ``sum_i w_i (y_i - level of its segment)**2 + penalty * (number of change points)``.
 
@@ -70,11 +75,11 @@ class Segments:
     bursts: list[tuple[int, int]]
 
 
-def _level(cw: np.ndarray, cwy: np.ndarray, start: int, stop: int) -> float:
+def _level(cw: Array, cwy: Array, start: int, stop: int) -> float:
     return float((cwy[stop] - cwy[start]) / (cw[stop] - cw[start]))
 
 
-def classify(y: np.ndarray, weights: np.ndarray, points: list[int], *, min_size: int,
+def classify(y: Array, weights: Array, points: list[int], *, min_size: int,
              max_burst: int = DEFAULT_MAX_BURST) -> Segments:
     """Sort the short segments of a segmentation of `y` (change points `points`) into bursts
     and merges.
@@ -91,7 +96,7 @@ def classify(y: np.ndarray, weights: np.ndarray, points: list[int], *, min_size:
     bounds = [0, *points, n]
     bursts: list[tuple[int, int]] = []
     while True:
-        segs = list(zip(bounds[:-1], bounds[1:], strict=True))
+        segs = list(itertools.pairwise(bounds))
         short = [i for i, (a, b) in enumerate(segs) if b - a < min_size or
                  (0 < i < len(segs) - 1 and b - a <= max_burst)]
         if len(segs) < 2 or not short:

@@ -84,7 +84,8 @@ def regressions_of(frame: pd.DataFrame, *, metric: str | None = None, alpha: flo
     level shift at `commit`) or drift (a steady change from `previous_commit` to `end_commit`,
     `slope` per commit); a burst of 2-3 bad runs that came back is a row of kind outlier and
     shape burst (`commit` to `end_commit`), no change of level. Each commit's own noise
-    (``noise_percent``) weighs its point (`changepoints.analyse`'s `uncertainty`). `capped` is true for every row of a series whose search stopped at
+    (``noise_percent``) weighs its point (`changepoints.analyse`'s `uncertainty`).
+    `capped` is true for every row of a series whose search stopped at
     the cap of `max_points` change points. `last` keeps only changes that reach the `last`
     newest commits of each series. `metric` names the values of a frame without a ``metric``
     column."""

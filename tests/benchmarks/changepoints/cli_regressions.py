@@ -48,7 +48,7 @@ def make_store(folder: Path) -> tuple[Path, dict[str, int]]:
                           date=hd.START + dt.timedelta(hours=i))
         (files / f"run-{i:04d}.json").write_text(json.dumps(doc))
     db = folder / "history.duckdb"
-    secs, out = cli("ingest", str(files), "--db", str(db))
+    secs, _ = cli("ingest", str(files), "--db", str(db))
     truth = {"steps": sum(len(s.truth) for s in made), "drifts": sum(len(s.drifts) for s in made),
              "bursts": sum(len(s.bursts) for s in made), "ingest_s": round(secs)}
     return db, truth

@@ -31,10 +31,7 @@ class Noise:
         return f"{self.cv * 100:g} %{extra}"
 
     def draw(self, rng: np.random.Generator, n: int) -> np.ndarray:
-        if self.tails == "t5":
-            e = rng.standard_t(5, n) / np.sqrt(5 / 3)  # unit variance
-        else:
-            e = rng.standard_normal(n)
+        e = rng.standard_t(5, n) / np.sqrt(5 / 3) if self.tails == "t5" else rng.standard_normal(n)  # unit variance
         if self.phi:
             out = np.empty(n)
             out[0] = e[0]
