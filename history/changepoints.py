@@ -78,7 +78,7 @@ _CLIP = 3.0  # winsorize at this many sigma from the running median
 _MAD = 1.4826  # MAD -> standard deviation for normal data
 _NO_NOISE = 1e-6  # the noise assumed where the series has none (identical values): any step is certain
 _MAX_RHO = 0.6  # the most lag-1 autocorrelation of the noise allowed for (inflation at most 4)
-_MIN_RAMP = 4  # a single step is a drift only where the ramp spans this many commits or more
+_MIN_RAMP = 10  # a single step is a drift only where the ramp spans this many commits or more
 _KNOTS = 24  # ramp knots tried at each end of a drift (so a drift costs the same at any length)
 _PENALTY = 3.0  # PELT's penalty per change point, in units of chi-square times ln(n)
 

@@ -31,11 +31,12 @@ Array = npt.NDArray[Any]
 DEFAULT_MAX_BURST = 3
 
 
-def pelt(y: Array, weights: Array, penalty: float) -> list[int]:
+def pelt(y: Array, weights: Array, penalty: float, work: list[int] | None = None) -> list[int]:
     """The change points (first index of each new segment, ascending) that minimise
     ``sum_i w_i (y_i - level of its segment)**2 + penalty * (number of change points)``.
 
-    Segments may be one point long (the caller decides what short segments are)."""
+    Segments may be one point long (the caller decides what short segments are). `work`, where
+    given, gets the number of candidate segment starts evaluated appended (the search's cost)."""
     n = len(y)
     if n < 2:
         return []
@@ -46,7 +47,9 @@ def pelt(y: Array, weights: Array, penalty: float) -> list[int]:
     best[0] = -penalty
     last = np.zeros(n + 1, dtype=np.int64)
     cands = np.array([0], dtype=np.int64)
+    evaluated = 0
     for t in range(1, n + 1):
+        evaluated += len(cands)
         sw = cw[t] - cw[cands]
         swy = cwy[t] - cwy[cands]
         cost = (cwyy[t] - cwyy[cands]) - swy * swy / sw
@@ -57,6 +60,8 @@ def pelt(y: Array, weights: Array, penalty: float) -> list[int]:
         # PELT's pruning (K = 0 for this cost): a start that is already no better than the
         # optimum at t can never be the optimal start of a later last segment.
         cands = np.append(cands[total <= best[t]], t)
+    if work is not None:
+        work.append(evaluated)
     points: list[int] = []
     t = n
     while t > 0:
