@@ -29,7 +29,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
-from generate import Noise, series  # noqa: E402
+from generate import Noise, Series, series  # noqa: E402
 
 from tests import history_data as hd  # noqa: E402
 
@@ -37,10 +37,14 @@ COMMITS = 1_000
 KINDS = ["flat"] * 60 + ["step"] * 10 + ["burst2"] * 10 + ["fixed"] * 10 + ["drift"] * 10
 
 
-def make_store(folder: Path) -> tuple[Path, dict[str, int]]:
+def made_series() -> list[Series]:
     rng = np.random.default_rng(24)
     noise = Noise(0.005, tails="t5")
-    made = [series(k, COMMITS, noise, rng, size=0.01 if k == "drift" else 0.03) for k in KINDS]
+    return [series(k, COMMITS, noise, rng, size=0.01 if k == "drift" else 0.03) for k in KINDS]
+
+
+def make_store(folder: Path) -> tuple[Path, dict[str, int]]:
+    made = made_series()
     files = folder / "files"
     files.mkdir(parents=True, exist_ok=True)
     for i in range(COMMITS):
@@ -63,6 +67,37 @@ def cli(*args: str) -> tuple[float, str]:
     if out.returncode != 0:
         raise SystemExit(f"history {' '.join(args)} exited {out.returncode}: {out.stderr}")
     return secs, out.stdout
+
+
+def against_truth(rows: list[dict[str, object]]) -> list[str]:
+    """The rows against what was planted: steps at their exact commit, bursts, drifts, the rest."""
+    made = made_series()
+    got: dict[int, list[tuple[str, int, int]]] = {}
+    for r in rows:
+        spec = int(str(r["name"]).rsplit("t", 1)[-1])  # "type: t17"
+        got.setdefault(spec, []).append((str(r["shape"]), int(str(r["position"])), int(str(r["end_position"]))))
+    steps = bursts = drifts = extra = 0
+    for i, s in enumerate(made):
+        left = list(got.get(i, []))
+        for t in s.truth:
+            hit = next((g for g in left if g[0] == "step" and g[1] == t), None)
+            if hit:
+                steps += 1
+                left.remove(hit)
+        for a, b in s.bursts:
+            hit = next((g for g in left if g[0] == "burst" and (g[1], g[2]) == (a, b - 1)), None)
+            if hit:
+                bursts += 1
+                left.remove(hit)
+        for a, b in s.drifts:
+            hit = next((g for g in left if g[0] == "drift" and g[1] <= b and g[2] >= a), None)
+            if hit:
+                drifts += 1
+                left.remove(hit)
+        extra += len(left)
+    planted = sum(len(s.truth) for s in made), sum(len(s.bursts) for s in made), sum(len(s.drifts) for s in made)
+    return [f"against what was planted: steps at their exact commit {steps} of {planted[0]}, bursts reported as "
+            f"bursts {bursts} of {planted[1]}, drifts as drifts {drifts} of {planted[2]}; other rows {extra}"]
 
 
 def main() -> None:
@@ -93,6 +128,7 @@ def main() -> None:
         f"regressions --format json, a new process each time: median {statistics.median(times):.2f} s, "
         f"max {max(times):.2f} s (target: under 10 s)",
         f"rows: {len(rows)} ({', '.join(f'{n} {k}' for k, n in sorted(shapes.items()))})",
+        *against_truth(rows),
     ]
     (HERE / "cli_regressions.txt").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
