@@ -214,7 +214,8 @@ def _segment_noise(y: Array, segs: Segments) -> tuple[float, float, float]:
     """The noise of y around the levels of the segments found (bursts left out), its degrees of
     freedom, and the factor by which the variance of a mean exceeds sigma**2 / n because
     neighbouring points are correlated: residuals beyond 3 spreads are dropped and the spread
-    recomputed until it settles; the lag-1 autocorrelation rho of the (clipped) residuals of
+    recomputed until it settles, then the residuals are pulled in to 3 such spreads and their
+    root mean square (residuals less levels as degrees of freedom) is the noise; the lag-1 autocorrelation rho of the (clipped) residuals of
     neighbours in one segment (less its bias, ``-(1 + 3 rho) / points`` per segment, and less one
     standard error, ``1 / sqrt(points)``, so that independent noise is seldom inflated) gives
     ``(1 + rho) / (1 - rho)`` (AR(1); never below 1)."""
@@ -238,10 +239,14 @@ def _segment_noise(y: Array, segs: Segments) -> tuple[float, float, float]:
     clipped = [np.clip(p, -_REJECT * spread, _REJECT * spread) for p in pieces]
     lagged = sum(float(np.dot(p[:-1], p[1:])) for p in clipped)
     power = sum(float(np.dot(p, p)) for p in clipped)
+    # The spread the tests use: of the residuals pulled in to 3 spreads, not of those left after
+    # dropping the rest. The tests compare means of winsorized points, whose spread this is;
+    # with heavy-tailed noise the trimmed spread is too small (t(5): by about a sixth).
+    spread = math.sqrt(power / max(len(res) - levels, 1))
     rho = lagged / power if power > 0 else 0.0
     rho = rho + (1 + 3 * rho) * levels / len(res)  # less the bias of centring each segment
     rho = min(rho - 1 / math.sqrt(len(res)), _MAX_RHO)  # less one standard error: what iid noise may show
-    return spread, max(float(len(kept) - levels), 0.0), max(1.0, (1 + rho) / (1 - rho))
+    return spread, max(float(len(res) - levels), 0.0), max(1.0, (1 + rho) / (1 - rho))
 
 
 def _prepare(x: Array) -> _Series:
