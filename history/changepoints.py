@@ -84,6 +84,7 @@ _REJECT = 3.0  # a difference further than this many sds from the median holds a
 _CLIP = 3.0  # winsorize at this many sigma from the running median
 _MAD = 1.4826  # MAD -> standard deviation for normal data
 _NO_NOISE = 1e-6  # the noise assumed where the series has none (identical values): any step is certain
+_RHO_SE = 1.0  # standard errors taken off the autocorrelation estimate
 _MAX_RHO = 0.6  # the most lag-1 autocorrelation of the noise allowed for (inflation at most 4)
 _MIN_RAMP = 10  # a single step is a drift only where the ramp spans this many commits or more
 _KNOTS = 24  # ramp knots tried at each end of a drift (so a drift costs the same at any length)
@@ -215,10 +216,11 @@ def _segment_noise(y: Array, segs: Segments) -> tuple[float, float, float]:
     freedom, and the factor by which the variance of a mean exceeds sigma**2 / n because
     neighbouring points are correlated: residuals beyond 3 spreads are dropped and the spread
     recomputed until it settles, then the residuals are pulled in to 3 such spreads and their
-    root mean square (residuals less levels as degrees of freedom) is the noise; the lag-1 autocorrelation rho of the (clipped) residuals of
-    neighbours in one segment (less its bias, ``-(1 + 3 rho) / points`` per segment, and less one
-    standard error, ``1 / sqrt(points)``, so that independent noise is seldom inflated) gives
-    ``(1 + rho) / (1 - rho)`` (AR(1); never below 1)."""
+    root mean square (residuals less levels as degrees of freedom) is the noise; the lag-1
+    autocorrelation rho of those residuals between neighbours in one segment (less its bias,
+    ``-(1 + 3 rho) / points`` per segment, and less one standard error, ``1 / sqrt(points)``,
+    so that independent noise is seldom inflated) gives ``(1 + rho) / (1 - rho)`` (AR(1);
+    never below 1)."""
     keep = np.ones(len(y), dtype=bool)
     for a, b in segs.bursts:
         keep[a:b] = False
@@ -245,7 +247,7 @@ def _segment_noise(y: Array, segs: Segments) -> tuple[float, float, float]:
     spread = math.sqrt(power / max(len(res) - levels, 1))
     rho = lagged / power if power > 0 else 0.0
     rho = rho + (1 + 3 * rho) * levels / len(res)  # less the bias of centring each segment
-    rho = min(rho - 1 / math.sqrt(len(res)), _MAX_RHO)  # less one standard error: what iid noise may show
+    rho = min(rho - _RHO_SE / math.sqrt(len(res)), _MAX_RHO)  # less one standard error: what iid noise may show
     return spread, max(float(len(res) - levels), 0.0), max(1.0, (1 + rho) / (1 - rho))
 
 
