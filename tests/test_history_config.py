@@ -240,3 +240,23 @@ def test_regressions_report_a_drift_and_the_cap(tmp_path: Path) -> None:
     assert code == 0 and "stopped at the cap of 1 change points" in out
     text = write_report(db, S(branch="main"), tmp_path / "r1.html", max_points=1).path.read_text()
     assert "stopped at the cap of 1 change points" in text
+
+
+def test_a_burst_of_bad_runs_is_listed_as_such_and_fails_nothing(tmp_path: Path) -> None:
+    """Two runs 10 % slow in 30 commits: one row of kind outlier and shape burst, not a
+    regression and its fix; --fail-on change does not fail on it; the report shows it."""
+    noise = _noise(30, 9)
+    values = [3.7e11 * noise[i] * (0.9 if i in (12, 13) else 1.0) for i in range(30)]
+    files = [_run(tmp_path / "in", f"b{i}", i, values[i], settings=SMALL) for i in range(30)]
+    db = tmp_path / "h.duckdb"
+    assert not ingest(files, db).errors
+    r = open_store(db).regressions(S(branch="main"))
+    assert list(zip(r["kind"], r["shape"], r["position"], r["end_position"], strict=True)) == [
+        ("outlier", "burst", 12, 13)]
+    assert r.iloc[0]["shift"] == pytest.approx(-0.1, abs=0.01) and r.iloc[0]["commit"] == hd.sha("b12")
+    code, out, _ = _cli("regressions", "--db", str(db), "--fail-on", "change")
+    assert code == 0 and "0 change point(s) on main, 1 outlier burst(s)" in out
+    from primbench.history.report import write_report
+
+    text = write_report(db, S(branch="main"), tmp_path / "r.html").path.read_text()
+    assert "<td>burst</td>" in text and "a burst of bad runs, no change of level" in text
