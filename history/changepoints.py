@@ -1,50 +1,57 @@
 """Change-point detection: at which commit did a series' level shift, by how much, how surely;
-and where did it drift.
+where did it drift; and which few runs were bad (an outlier burst) rather than a change.
 
 Everything works on the logarithm of the values (so shifts are relative and a 5 % drop looks
 the same at 1 TB/s and at 10 GB/s).
 
-1. **Noise.** The point-to-point noise ``sigma`` is estimated robustly from the whole series,
-   from the successive differences of ``ln x`` less their median: a level shift touches only
-   one difference, a bad run two, and a steady drift only moves the median. Their spread
-   starts as ``1.4826 · MAD``; differences beyond 3 spreads (steps, bad runs) are dropped and
-   the spread recomputed from the rest until it settles; ``sigma = spread / √2``. Other steps
-   therefore do not inflate it. It counts as ``0.43 (n-1) - 1`` degrees of freedom (measured
-   by simulation; the minus one because a split's own difference is among those dropped).
-   Each point is then winsorized: pulled to within ``3 sigma`` of the running median of 5
-   points around it, so one bad run (a throttled GPU) moves no mean by more than ``3 sigma``.
-2. **Where.** Binary segmentation: in a segment, the best split ``k`` (two constant levels,
-   the one that removes the most squared error, ``k (n-k) / n * (mean_left - mean_right)**2``)
-   and the best bump ``[i, j)`` (one level inside, one outside: a regression fixed a few
-   commits later, which no single split separates cleanly), every piece at least `min_size`
-   points long, all on the winsorized points.
-3. **Whether.** Two tests of the difference between the two groups, both valid when the
-   segment has no shift: (a) the robust one, ``t = Δmean / (sigma √(1/n1 + 1/n2))`` on the
-   winsorized points, against Student's t with the noise estimate's degrees of freedom; and
-   (b) the classic two-sample t-test with the pooled variance of the groups (exact with one
-   shift and short series, but blind when other shifts inflate that variance). A candidate's
-   p-value is twice the smaller one, times the number of candidates it was the best of
-   (Bonferroni); the better of split and bump counts at twice its p-value. So a shift-free
-   segment yields a false cut with a chance below `alpha`. The cut is kept if that is below
-   `alpha`; the search recurses into every piece and stops after `max_points` change points
-   (the result says so: `Changes.capped`).
-4. **Pruning.** Each change point is re-tested between its final neighbours; the weakest one
-   that no longer passes is dropped until all pass. ``before``, ``after`` and ``shift`` are
-   the medians of the neighbouring segments and their relative change; ``confidence`` is 1 - p.
-   `min_shift` applies here, between the final neighbours (a shift diluted in the segment
-   where it was found still counts).
-5. **Drift.** Two or more neighbouring change points in the same direction may be a slow
+1. **Noise, first guess.** The point-to-point noise ``sigma`` from the successive differences
+   of ``ln x`` less their median (a level shift touches one difference, a bad run two, a steady
+   drift only moves the median): ``1.4826 · MAD``, differences beyond 3 spreads dropped and the
+   spread recomputed until it settles, ``sigma = spread / √2``.
+2. **Where: an optimal segmentation.** PELT (Killick, Fearnhead & Eckley 2012;
+   `history.segmentation.pelt`) finds the segmentation that minimises the weighted squared
+   error plus ``_PENALTY · ln n`` per change point, exactly, each point weighted by its own
+   inverse variance: ``sigma**2`` plus what its own uncertainty (`uncertainty`: the spread of
+   its runs) has beyond the typical one. So a commit whose runs were noisy weighs less, and
+   levels that return (0, +3 %, 0, +3 %) are found, which no first split of a greedy binary
+   segmentation separates.
+3. **Bursts.** `history.segmentation.classify` sorts the short segments: an inner excursion of at
+   most 3 points (`DEFAULT_MAX_BURST`) that returns to the level around it is an outlier burst
+   (`Changes.bursts`, reported from 2 points on; one bad run is simply left out); its points
+   take part in no later level or test. Any other segment shorter than `min_size` joins its
+   nearer neighbour. A regression fixed 4 or more commits later is two change points.
+4. **Noise, again.** From the residuals about the levels found (bursts left out, beyond 3
+   spreads dropped; degrees of freedom: the residuals kept less the levels), with the lag-1
+   autocorrelation rho of those residuals (less its bias and one standard error): a mean's
+   variance is inflated by ``(1 + rho) / (1 - rho)`` (AR(1) noise wanders like small steps).
+   Where sigma fell by a tenth or the inflation passed 1.1, the search of 2-3 runs again.
+5. **Whether.** Each change point is tested between its neighbours on the points without the
+   bursts: the robust test (difference of the weighted means of the winsorized points, pulled
+   to within 3 sigma of their running median of 5, against their variances, Student's t with
+   sigma's degrees of freedom) and the classic pooled two-sample t-test (its variance inflated
+   alike); twice the smaller p, times the splits of the span (Bonferroni, as the location was
+   searched for). The weakest that fails (p >= `alpha`, a median shift below `min_shift`, or
+   fewer than `min_size` points on a side) is dropped and the rest re-tested until all pass.
+   More than `max_points` that pass: the most significant are kept (`Changes.capped`).
+   ``before``, ``after`` and ``shift`` are the medians of the neighbouring segments and their
+   relative change; ``confidence`` is 1 - p.
+6. **Drift.** Neighbouring change points in the same direction (one or more) may be a slow
    drift cut into a staircase. Over the span of their segments, a ramp (a level, a straight
-   line, a level: two levels and two knots) is fitted against the steps (one level per
-   segment, a location per step); where the ramp's BIC is no worse, its change significant
-   (t-test of its size, Bonferroni over the knots tried) and at least `min_shift`, the steps
-   are replaced by one `Drift` with its start, end, total change, change per commit and
-   confidence. A real staircase (plateaus the ramp cannot follow) stays steps.
+   line, a level: two levels and two knots, fitted in closed form over at most 24 x 24 knot
+   pairs near the ends, then again finer around the best) is fitted against the steps; where
+   the ramp's BIC is no worse, its change significant (t-test of its size, Bonferroni over the
+   knots tried) and at least `min_shift` (and, for a single step, the ramp 10 commits long or
+   more), the steps are replaced by one `Drift`. A real staircase stays steps.
 
-A shift needs `min_size` points after it (default 3) before it can be confirmed: one low
-point at the tip of a branch is indistinguishable from a bad run. (`compare`, with the
-run-to-run variability, is the tool for a single new run.) The tests assume the points are
-independent with equal spread.
+Cost: PELT evaluates each surviving candidate start once per point (numpy, one vector per
+point): linear in n while the level keeps moving, at most n (n + 1) / 2 evaluations on a series
+that never moves; 1,000 commits take about 10 ms here (`tests/benchmarks/changepoints/`). The
+search is hand-written rather than ruptures': ruptures' `Pelt` is pure Python (about 2 s for
+1,000 points) and its compiled `KernelCPD` takes no per-point weights.
+
+A shift needs `min_size` points after it (default 3) before it can be confirmed: a short
+excursion at the tip of a branch cannot yet be told from a burst. (`compare`, with the
+run-to-run variability, is the tool for a single new run.)
 """
 
 from __future__ import annotations
@@ -52,18 +59,22 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from primbench.history.deps import require
+from primbench.history.segmentation import Segments, classify, pelt
+
+Array = npt.NDArray[Any]
 
 #: Defaults: the chance that a shift-free series yields a false change point; commits needed
 #: on each side of a shift; smallest relative shift of level reported; most change points.
 DEFAULT_ALPHA = 0.001
 DEFAULT_MIN_SIZE = 3
-DEFAULT_MIN_SHIFT = 0.01
+DEFAULT_MIN_SHIFT = 0.005
 DEFAULT_MAX_POINTS = 20
 
 #: Degrees of freedom of the noise estimate per successive difference (simulated with normal
@@ -72,7 +83,12 @@ _DOF_PER_DIFF = 0.43
 _REJECT = 3.0  # a difference further than this many sds from the median holds a step or a bad run
 _CLIP = 3.0  # winsorize at this many sigma from the running median
 _MAD = 1.4826  # MAD -> standard deviation for normal data
-_MAX_BUMP_SEGMENT = 2000  # longer segments are searched for single splits only (memory: n**2)
+_NO_NOISE = 1e-6  # the noise assumed where the series has none (identical values): any step is certain
+_RHO_SE = 1.0  # standard errors taken off the autocorrelation estimate
+_MAX_RHO = 0.6  # the most lag-1 autocorrelation of the noise allowed for (inflation at most 4)
+_MIN_RAMP = 10  # a single step is a drift only where the ramp spans this many commits or more
+_KNOTS = 24  # ramp knots tried at each end of a drift (so a drift costs the same at any length)
+_PENALTY = 3.0  # PELT's penalty per change point, in units of chi-square times ln(n)
 
 
 @dataclass(frozen=True)
@@ -114,6 +130,23 @@ class Drift:
 
 
 @dataclass(frozen=True)
+class Burst:
+    """A short excursion that came back: points ``[start, stop)`` (2 to `DEFAULT_MAX_BURST`
+    commits) away from the level around them. Bad runs, not a regression and its fix; they
+    are left out of every test of a level."""
+
+    start: int  # first point of the burst
+    stop: int  # first point after it (back at the level)
+    level: float  # median of the level around it (the points of the neighbouring segments)
+    value: float  # median of the burst's points
+    shift: float  # value / level - 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"start": self.start, "stop": self.stop, "level": self.level, "value": self.value,
+                "shift": self.shift}
+
+
+@dataclass(frozen=True)
 class Changes:
     """What `analyse` found in one series: level shifts, drifts, and whether the search stopped
     at the cap of `max_points` change points (later shifts may then be missing)."""
@@ -123,6 +156,7 @@ class Changes:
     capped: bool = False
     max_points: int = DEFAULT_MAX_POINTS
     noise: float = 0.0  # the robust point-to-point sigma of ln(value)
+    bursts: list[Burst] = field(default_factory=list)  # short excursions that came back: bad runs
 
     def note(self) -> str | None:
         """A one-line note for output when the cap was reached, else None."""
@@ -132,123 +166,116 @@ class Changes:
 
     def to_dict(self) -> dict[str, Any]:
         return {"points": [p.to_dict() for p in self.points], "drifts": [d.to_dict() for d in self.drifts],
-                "capped": self.capped, "max_points": self.max_points, "noise": self.noise}
+                "capped": self.capped, "max_points": self.max_points, "noise": self.noise,
+                "bursts": [b.to_dict() for b in self.bursts]}
 
 
 @dataclass(frozen=True)
 class _Series:
-    x: np.ndarray  # the values
-    y: np.ndarray  # ln(values) (or the values, where some are not positive)
-    w: np.ndarray  # y winsorized around its running median
+    x: Array  # the values
+    y: Array  # ln(values) (or the values, where some are not positive)
+    w: Array  # y winsorized around its running median
     sigma: float  # robust point-to-point noise of y
     dof: float  # degrees of freedom of sigma
     log: bool
     scale: float = 1.0  # y is the values over this where not ln(values): no square overflows
+    inflation: float = 1.0  # variance of a mean over sigma**2 / n: correlated neighbours (AR(1))
 
 
-def _prepare(x: np.ndarray) -> _Series:
-    log = bool(np.all(x > 0))
-    scale = 1.0 if log else max(1.0, float(np.max(np.abs(x))))  # values near 1e308 would overflow a square
-    y = np.log(x) if log else x.astype(float) / scale
+def _running_median(y: Array) -> Array:
+    """The median of the 5 points around each point (fewer at the ends)."""
     n = len(y)
-    if n < 3:
-        return _Series(x, y, y, 0.0, 0.0, log, scale)
+    if n < 5:
+        return np.array([np.median(y[max(0, i - 2):i + 3]) for i in range(n)])
+    out = np.empty(n)
+    out[2:n - 2] = np.median(np.lib.stride_tricks.sliding_window_view(y, 5), axis=1)
+    for i in (0, 1, n - 2, n - 1):
+        out[i] = np.median(y[max(0, i - 2):i + 3])
+    return out
+
+
+def _noise(y: Array) -> float:
+    """The robust point-to-point sigma of y from its successive differences (0: no estimate)."""
+    if len(y) < 3:
+        return 0.0
     dev = np.diff(y)
     dev = dev - np.median(dev)  # a steady drift moves the median difference only
     spread = _MAD * float(np.median(np.abs(dev)))  # robust sd of one difference
     if spread <= 1e-15 * max(float(np.max(np.abs(y))), 1.0):  # mostly identical steps: no estimate
-        return _Series(x, y, y, 0.0, 0.0, log, scale)
+        return 0.0
     for _ in range(10):  # iterated clipping: drop the differences that hold a step or a bad run
         kept = dev[np.abs(dev) <= _REJECT * spread]
         spread, old = math.sqrt(float(np.sum(kept**2)) / max(len(kept) - 1, 1)), spread
         if abs(spread - old) <= 1e-9 * old:
             break
-    sigma = spread / math.sqrt(2)
-    running = np.array([np.median(y[max(0, i - 2):i + 3]) for i in range(n)])
-    w = running + np.clip(y - running, -_CLIP * sigma, _CLIP * sigma)
+    return spread / math.sqrt(2)
+
+
+def _segment_noise(y: Array, segs: Segments) -> tuple[float, float, float]:
+    """The noise of y around the levels of the segments found (bursts left out), its degrees of
+    freedom, and the factor by which the variance of a mean exceeds sigma**2 / n because
+    neighbouring points are correlated: residuals beyond 3 spreads are dropped and the spread
+    recomputed until it settles, then the residuals are pulled in to 3 such spreads and their
+    root mean square (residuals less levels as degrees of freedom) is the noise; the lag-1
+    autocorrelation rho of those residuals between neighbours in one segment (less its bias,
+    ``-(1 + 3 rho) / points`` per segment, and less one standard error, ``1 / sqrt(points)``,
+    so that independent noise is seldom inflated) gives ``(1 + rho) / (1 - rho)`` (AR(1);
+    never below 1)."""
+    keep = np.ones(len(y), dtype=bool)
+    for a, b in segs.bursts:
+        keep[a:b] = False
+    bounds = [0, *segs.points, len(y)]
+    pieces = [y[a:b][keep[a:b]] - np.mean(y[a:b][keep[a:b]]) for a, b in itertools.pairwise(bounds)
+              if keep[a:b].any()]
+    res = np.concatenate(pieces)
+    levels = len(bounds) - 1
+    spread = _MAD * float(np.median(np.abs(res)))
+    if spread <= 0 or len(res) <= levels + 2:
+        return 0.0, 0.0, 1.0
+    kept = res
+    for _ in range(10):
+        kept = res[np.abs(res) <= _REJECT * spread]
+        spread, old = math.sqrt(float(np.sum(kept**2)) / max(len(kept) - levels, 1)), spread
+        if abs(spread - old) <= 1e-9 * old:
+            break
+    clipped = [np.clip(p, -_REJECT * spread, _REJECT * spread) for p in pieces]
+    lagged = sum(float(np.dot(p[:-1], p[1:])) for p in clipped)
+    power = sum(float(np.dot(p, p)) for p in clipped)
+    # The spread the tests use: of the residuals pulled in to 3 spreads, not of those left after
+    # dropping the rest. The tests compare means of winsorized points, whose spread this is;
+    # with heavy-tailed noise the trimmed spread is too small (t(5): by about a sixth).
+    spread = math.sqrt(power / max(len(res) - levels, 1))
+    rho = lagged / power if power > 0 else 0.0
+    rho = rho + (1 + 3 * rho) * levels / len(res)  # less the bias of centring each segment
+    rho = min(rho - _RHO_SE / math.sqrt(len(res)), _MAX_RHO)  # less one standard error: what iid noise may show
+    return spread, max(float(len(res) - levels), 0.0), max(1.0, (1 + rho) / (1 - rho))
+
+
+def _prepare(x: Array) -> _Series:
+    log = bool(np.all(x > 0))
+    scale = 1.0 if log else max(1.0, float(np.max(np.abs(x))))  # values near 1e308 would overflow a square
+    y = np.log(x) if log else x.astype(float) / scale
+    n = len(y)
+    sigma = _noise(y)
+    if sigma <= 0:
+        return _Series(x, y, y, 0.0, 0.0, log, scale)
     dof = _DOF_PER_DIFF * (n - 1) - 1  # minus one: a split's own difference is among those clipped
-    return _Series(x, y, w, sigma, dof if dof >= 1 else 0.0, log, scale)
+    return _Series(x, y, _winsorize(y, sigma), sigma, dof if dof >= 1 else 0.0, log, scale)
 
 
-def _best_split(y: np.ndarray, start: int, stop: int, min_size: int) -> int | None:
-    """The least-squares two-level split of y[start:stop], or None if the segment is too short."""
-    seg = y[start:stop]
-    n = len(seg)
-    if n < 2 * min_size:
-        return None
-    csum = np.cumsum(seg)
-    total = csum[-1]
-    k = np.arange(min_size, n - min_size + 1)
-    left_mean = csum[k - 1] / k
-    right_mean = (total - csum[k - 1]) / (n - k)
-    gain = k * (n - k) / n * (left_mean - right_mean) ** 2
-    return start + int(k[int(np.argmax(gain))])
+def _winsorize(y: Array, sigma: float) -> Array:
+    running = _running_median(y)
+    return np.asarray(running + np.clip(y - running, -_CLIP * sigma, _CLIP * sigma))
 
 
-def _sides(y: np.ndarray, cuts: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """The two groups a split (start, split, stop) or a bump (start, i, j, stop) compares:
-    before and after the split; outside and inside the bump."""
-    if len(cuts) == 3:
-        return y[cuts[0]:cuts[1]], y[cuts[1]:cuts[2]]
-    return np.concatenate([y[cuts[0]:cuts[1]], y[cuts[2]:cuts[3]]]), y[cuts[1]:cuts[2]]
+def _subset(s: _Series, keep: Array) -> _Series:
+    """`s` without the points of bursts: noise and its degrees of freedom from the whole series."""
+    y = s.y[keep]
+    w = _winsorize(y, s.sigma) if s.sigma > 0 else y
+    return _Series(s.x[keep], y, w, s.sigma, s.dof, s.log, s.scale, s.inflation)
 
 
-def _pooled_p(y: np.ndarray, cuts: tuple[int, ...]) -> float:
-    """Two-sided p of the classic pooled-variance two-sample t-test of the two groups."""
-    stats = require("scipy.stats")
-    left, right = _sides(y, cuts)
-    n1, n2 = len(left), len(right)
-    dof = n1 + n2 - 2
-    if dof <= 0:
-        return 1.0
-    diff = float(np.mean(right) - np.mean(left))
-    ss = float(np.sum((left - left.mean()) ** 2) + np.sum((right - right.mean()) ** 2))
-    scale = max(abs(float(np.mean(y[cuts[0]:cuts[-1]]))), 1.0)
-    var = ss / dof
-    if var <= (1e-15 * scale) ** 2:  # no spread at all: any difference is certain, none is nothing
-        return 0.0 if abs(diff) > 1e-12 * scale else 1.0
-    return 2 * float(stats.t.sf(abs(diff) / math.sqrt(var * (1 / n1 + 1 / n2)), dof))
-
-
-def _robust_p(s: _Series, cuts: tuple[int, ...]) -> float:
-    """Two-sided p of the level difference of the winsorized groups against the robust noise."""
-    if s.sigma <= 0 or s.dof <= 0:
-        return 1.0
-    stats = require("scipy.stats")
-    left, right = _sides(s.w, cuts)
-    n1, n2 = len(left), len(right)
-    diff = float(np.mean(right) - np.mean(left))
-    return 2 * float(stats.t.sf(abs(diff) / (s.sigma * math.sqrt(1 / n1 + 1 / n2)), s.dof))
-
-
-def _test(s: _Series, cuts: tuple[int, ...], candidates: int) -> float:
-    """Adjusted p-value of the level difference of a split or bump: twice the smaller of the
-    two tests' p, times the number of candidates it was chosen from."""
-    return min(1.0, 2 * min(_pooled_p(s.y, cuts), _robust_p(s, cuts)) * max(candidates, 1))
-
-
-def _split_candidates(n: int, min_size: int) -> int:
-    return max(0, n - 2 * min_size + 1)
-
-
-def _best_bump(y: np.ndarray, start: int, stop: int, min_size: int) -> tuple[tuple[int, int, int, int], int] | None:
-    """The least-squares bump (i, j) of y[start:stop]: the points [i, j) at one level, those
-    outside at another, every piece at least `min_size` long; and the number of candidates."""
-    n = stop - start
-    if n < 3 * min_size or n > _MAX_BUMP_SEGMENT:
-        return None
-    c = np.concatenate([[0.0], np.cumsum(y[start:stop])])
-    i, j = np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij")
-    ok = (i >= min_size) & (j - i >= min_size) & (n - j >= min_size)
-    inside = np.maximum(j - i, 1)
-    mean_in = (c[j] - c[i]) / inside
-    mean_out = (c[n] - (c[j] - c[i])) / np.maximum(n - inside, 1)
-    gain = np.where(ok, inside * (n - inside) / n * (mean_in - mean_out) ** 2, -1.0)
-    at = np.unravel_index(int(np.argmax(gain)), gain.shape)
-    return (start, start + int(at[0]), start + int(at[1]), stop), int(np.sum(ok))
-
-
-def _relative_shift(values: np.ndarray, start: int, split: int, stop: int) -> tuple[float, float, float]:
+def _relative_shift(values: Array, start: int, split: int, stop: int) -> tuple[float, float, float]:
     before = float(np.median(values[start:split]))
     after = float(np.median(values[split:stop]))
     if before == 0:
@@ -256,7 +283,7 @@ def _relative_shift(values: np.ndarray, start: int, split: int, stop: int) -> tu
     return before, after, after / before - 1
 
 
-def _check(values: Sequence[float], alpha: float, min_size: int, max_points: int) -> np.ndarray:
+def _check(values: Sequence[float], alpha: float, min_size: int, max_points: int) -> Array:
     if not 0 < alpha < 1:
         raise ValueError("alpha must be between 0 and 1")
     if min_size < 1:
@@ -269,72 +296,171 @@ def _check(values: Sequence[float], alpha: float, min_size: int, max_points: int
     return x
 
 
+def _variances(s: _Series, uncertainty: Sequence[float] | None) -> Array:
+    """Each point's variance in the units of y: the series' noise plus what its own uncertainty
+    (a relative standard deviation: the spread of its runs' batches, say) has beyond the typical
+    one (the median), which the series' noise, estimated from the points, already holds."""
+    n = len(s.y)
+    base = s.sigma if s.sigma > 0 else _NO_NOISE
+    if uncertainty is None:
+        return np.full(n, base**2)
+    u = np.asarray(uncertainty, dtype=float)
+    if u.shape != (n,):
+        raise ValueError("uncertainty must give one value per point")
+    u = np.where(np.isfinite(u) & (u > 0), u, 0.0)
+    extra = np.sqrt(np.maximum(u**2 - float(np.median(u)) ** 2, 0.0))
+    own = extra if s.log else extra * np.abs(s.y)
+    return np.asarray(base**2 + own**2)
+
+
 def analyse(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
-            min_shift: float = DEFAULT_MIN_SHIFT, max_points: int = DEFAULT_MAX_POINTS) -> Changes:
-    """Level shifts and drifts of a series (ordered oldest first), each oldest first.
+            min_shift: float = DEFAULT_MIN_SHIFT, max_points: int = DEFAULT_MAX_POINTS,
+            uncertainty: Sequence[float] | None = None) -> Changes:
+    """Level shifts, drifts and outlier bursts of a series (ordered oldest first), each oldest first.
 
     `alpha`: the chance a shift-free segment yields a false change point; `min_size`: points
     needed on each side of a change; `min_shift`: smallest relative change of level reported;
-    `max_points`: the search stops after this many change points (`Changes.capped`)."""
+    `max_points`: at most this many change points, the most significant (`Changes.capped`);
+    `uncertainty`: each point's own relative standard deviation, where known (a point with a
+    large one weighs less)."""
     x = _check(values, alpha, min_size, max_points)
     s = _prepare(x)
-    found: set[int] = set()
-    stack = [(0, len(x))]
-    while stack and len(found) < max_points:
-        start, stop = stack.pop()
-        cuts = _cut(s, start, stop, min_size, alpha)
-        if cuts is None:
-            continue
-        found.update(cuts[1:-1])  # `min_shift` is applied by `_prune`, between the final neighbours
-        stack.extend(itertools.pairwise(cuts))
-    capped = len(found) >= max_points and bool(stack)
-    points = _prune(s, sorted(found), alpha, min_size, min_shift)
-    points, drifts = _drifts(s, points, alpha, min_shift)
-    return Changes(points, drifts, capped, max_points, s.sigma * s.scale)
+    n = len(x)
+    if n < 2:
+        return Changes(max_points=max_points)
+    centred = s.y - float(np.median(s.y))
+    penalty = _PENALTY * math.log(max(n, 3))
+    var = _variances(s, uncertainty)
+    segs = classify(centred, 1.0 / var, pelt(centred, 1.0 / var, penalty), min_size=min_size)
+    if s.sigma > 0:
+        # The noise about the levels found (steps close together inflate the noise seen in
+        # successive differences) and how much correlated neighbours inflate a mean's variance;
+        # segmented again where either changes clearly.
+        sigma, dof, inflation = _segment_noise(s.y, segs)
+        if sigma > 0 and dof >= 1 and (sigma < 0.9 * s.sigma or inflation > 1.1):
+            s = replace(s, sigma=sigma, w=_winsorize(s.y, sigma))
+            var = _variances(s, uncertainty) * inflation
+            segs = classify(centred, 1.0 / var, pelt(centred, 1.0 / var, penalty), min_size=min_size)
+            sigma, dof, again = _segment_noise(s.y, segs)
+            inflation = max(inflation, again)
+        if sigma > 0 and dof >= 1:
+            s = replace(s, sigma=sigma, dof=dof, w=_winsorize(s.y, sigma), inflation=inflation)
+            var = _variances(s, uncertainty) * inflation
+    keep = np.ones(n, dtype=bool)
+    for a, b in segs.bursts:
+        keep[a:b] = False
+    kept_at = np.flatnonzero(keep)  # cleaned index -> original index
+    clean = _subset(s, keep)
+    inner = [int(np.searchsorted(kept_at, p)) for p in segs.points]  # the same cuts on the cleaned points
+    points = _prune(clean, var[keep], inner, alpha, min_size, min_shift)
+    capped = len(points) > max_points
+    if capped:
+        strongest = sorted(points, key=lambda cp: cp.p_value)[:max_points]
+        points = _prune(clean, var[keep], sorted(cp.index for cp in strongest), alpha, min_size, min_shift)
+    points, drifts = _drifts(clean, points, alpha, min_shift)
+    bursts = [_burst(s, keep, a, b) for a, b in segs.bursts if b - a >= 2]
+    return Changes([_moved(cp, kept_at, n) for cp in points], [_moved_drift(d, kept_at, n) for d in drifts],
+                   capped, max_points, s.sigma * s.scale, bursts)
 
 
-def _cut(s: _Series, start: int, stop: int, min_size: int, alpha: float) -> tuple[int, ...] | None:
-    """The significant split (start, k, stop) or bump (start, i, j, stop) of a segment, if any:
-    the better of the two, at twice its adjusted p (a bump finds a regression fixed a few
-    commits later, whose two steps no single split separates cleanly)."""
-    tests: list[tuple[float, tuple[int, ...]]] = []
-    split = _best_split(s.w, start, stop, min_size)
-    if split is not None:
-        three: tuple[int, ...] = (start, split, stop)
-        tests.append((_test(s, three, _split_candidates(stop - start, min_size)), three))
-    bump = _best_bump(s.w, start, stop, min_size)
-    if bump is not None:
-        tests.append((_test(s, bump[0], bump[1]), bump[0]))
-    if not tests:
-        return None
-    p, best = min(tests)
-    return best if min(1.0, p * len(tests)) < alpha else None
+def _burst(s: _Series, keep: Array, a: int, b: int) -> Burst:
+    """A burst with the median level of the kept points around it (up to 10 on each side)."""
+    around = np.concatenate([s.x[:a][keep[:a]][-10:], s.x[b:][keep[b:]][:10]])
+    level = float(np.median(around)) if len(around) else float("nan")
+    value = float(np.median(s.x[a:b]))
+    return Burst(a, b, level, value, value / level - 1 if level else math.inf)
+
+
+def _original(kept_at: Array, n: int, i: int) -> int:
+    return int(kept_at[i]) if i < len(kept_at) else n
+
+
+def _moved(cp: ChangePoint, kept_at: Array, n: int) -> ChangePoint:
+    """`cp` with its positions in the series with its bursts (they were found without them)."""
+    start, stop = cp.segment
+    return ChangePoint(_original(kept_at, n, cp.index), cp.before, cp.after, cp.shift, cp.p_value, cp.confidence,
+                       (_original(kept_at, n, start), _original(kept_at, n, stop)))
+
+
+def _moved_drift(d: Drift, kept_at: Array, n: int) -> Drift:
+    return Drift(_original(kept_at, n, d.start), _original(kept_at, n, d.end), d.before, d.after, d.change,
+                 d.slope, d.p_value, d.confidence,
+                 (_original(kept_at, n, d.segment[0]), _original(kept_at, n, d.segment[1])), d.steps)
 
 
 def detect(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
-           min_shift: float = DEFAULT_MIN_SHIFT, max_points: int = DEFAULT_MAX_POINTS) -> list[ChangePoint]:
+           min_shift: float = DEFAULT_MIN_SHIFT, max_points: int = DEFAULT_MAX_POINTS,
+           uncertainty: Sequence[float] | None = None) -> list[ChangePoint]:
     """The level shifts of a series (ordered oldest first), oldest first: `analyse` without the
-    drifts (steps that make up a drift are not listed) and without the cap flag."""
-    return analyse(values, alpha=alpha, min_size=min_size, min_shift=min_shift, max_points=max_points).points
+    drifts (steps that make up a drift are not listed), the bursts and the cap flag."""
+    return analyse(values, alpha=alpha, min_size=min_size, min_shift=min_shift, max_points=max_points,
+                   uncertainty=uncertainty).points
 
 
-def _prune(s: _Series, points: list[int], alpha: float, min_size: int, min_shift: float) -> list[ChangePoint]:
+def _p_values(s: _Series, var: Array, bounds: list[int], min_size: int) -> Array:
+    """Adjusted p of each inner cut of `bounds` between its neighbours: twice the smaller p of
+    the robust test (weighted means of the winsorized points against their own variances,
+    Student's t with the noise estimate's degrees of freedom) and the classic pooled-variance
+    two-sample t-test, times the number of splits of the span (Bonferroni)."""
+    stats = require("scipy.stats")
+    b = np.asarray(bounds)
+    lo, mid, hi = b[:-2], b[1:-1], b[2:]
+    y = s.y - float(np.median(s.y))
+    cy = np.concatenate([[0.0], np.cumsum(y)])
+    cyy = np.concatenate([[0.0], np.cumsum(y * y)])
+    n1, n2 = (mid - lo).astype(float), (hi - mid).astype(float)
+    s1, s2 = cy[mid] - cy[lo], cy[hi] - cy[mid]
+    diff = s2 / n2 - s1 / n1
+    ss = (cyy[mid] - cyy[lo] - s1 * s1 / n1) + (cyy[hi] - cyy[mid] - s2 * s2 / n2)
+    dof = n1 + n2 - 2
+    tiny = 1e-12 * max(float(np.max(np.abs(s.y))), 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pvar = np.maximum(ss, 0.0) / np.maximum(dof, 1)
+        t = np.abs(diff) / np.sqrt(pvar * (1 / n1 + 1 / n2) * s.inflation)
+        pooled = np.where(dof > 0, 2 * stats.t.sf(t, np.maximum(dof, 1)), 1.0)
+        flat = pvar <= tiny**2  # no spread at all: any difference is certain, none is nothing
+        pooled = np.where(flat, np.where(np.abs(diff) > tiny, 0.0, 1.0), pooled)
+        if s.sigma > 0 and s.dof > 0:
+            inv = 1.0 / var
+            cw = np.concatenate([[0.0], np.cumsum(inv)])
+            cwy = np.concatenate([[0.0], np.cumsum(inv * (s.w - float(np.median(s.y))))])
+            w1, w2 = cw[mid] - cw[lo], cw[hi] - cw[mid]
+            rdiff = (cwy[hi] - cwy[mid]) / w2 - (cwy[mid] - cwy[lo]) / w1
+            robust = 2 * stats.t.sf(np.abs(rdiff) / np.sqrt(1 / w1 + 1 / w2), s.dof)
+        else:
+            robust = np.ones(len(mid))
+    candidates = np.maximum(hi - lo - 2 * min_size + 1, 1)
+    return np.asarray(np.minimum(1.0, 2 * np.minimum(pooled, robust) * candidates))
+
+
+def _prune(s: _Series, var: Array, points: list[int], alpha: float, min_size: int,
+           min_shift: float) -> list[ChangePoint]:
+    """Re-test each change point between its neighbours; drop the weakest that fails (too
+    unlikely or a shift below `min_shift`, or fewer than `min_size` points on a side) until
+    all pass."""
     while True:
+        if not points:
+            return []
         bounds = [0, *points, len(s.y)]
+        p = _p_values(s, var, bounds, min_size)
         kept: list[ChangePoint] = []
         weakest: tuple[float, int] | None = None
         for i, cp in enumerate(points):
             start, stop = bounds[i], bounds[i + 2]
-            p = _test(s, (start, cp, stop), _split_candidates(stop - start, min_size))
             before, after, shift = _relative_shift(s.x, start, cp, stop)
-            if not (p < alpha and abs(shift) >= min_shift):
-                score = p if p >= alpha else alpha + (min_shift - abs(shift))
-                if weakest is None or score > weakest[0]:
-                    weakest = (score, cp)
-            kept.append(ChangePoint(cp, before, after, shift, p, 1.0 - p, (start, stop)))
+            pi = float(p[i])
+            if cp - start < min_size or stop - cp < min_size:
+                score = 2.0 + min_size - min(cp - start, stop - cp)  # a side too short: first to go
+            elif not (pi < alpha and abs(shift) >= min_shift):
+                score = pi if pi >= alpha else alpha + (min_shift - abs(shift))
+            else:
+                score = -1.0
+            if score >= 0 and (weakest is None or score > weakest[0]):
+                weakest = (score, cp)
+            kept.append(ChangePoint(cp, before, after, shift, pi, 1.0 - pi, (start, stop)))
         if weakest is None:
             return kept
-        points = [p for p in points if p != weakest[1]]  # drop the weakest, then re-test the rest
+        points = [q for q in points if q != weakest[1]]  # drop the weakest, then re-test the rest
 
 
 # --------------------------------------------------------------------------- drifts
@@ -342,7 +468,7 @@ def _prune(s: _Series, points: list[int], alpha: float, min_size: int, min_shift
 
 def _drifts(s: _Series, points: list[ChangePoint], alpha: float,
             min_shift: float) -> tuple[list[ChangePoint], list[Drift]]:
-    """Replace each run of two or more same-direction steps by a drift where a ramp fits as well."""
+    """Replace each run of same-direction steps (one or more) by a drift where a ramp fits as well."""
     kept: list[ChangePoint] = []
     drifts: list[Drift] = []
     i = 0
@@ -351,13 +477,16 @@ def _drifts(s: _Series, points: list[ChangePoint], alpha: float,
         while j + 1 < len(points) and (points[j + 1].shift > 0) == (points[i].shift > 0):
             j += 1
         group = points[i:j + 1]
-        drift = _ramp(s, group, alpha, min_shift) if len(group) >= 2 else None
+        drift = _ramp(s, group, alpha, min_shift)
         if drift is None:
             kept.extend(group)
         else:
             drifts.append(drift)
         i = j + 1
     return kept, drifts
+
+
+_Fit = tuple[int, int, float, float, float, float, int]  # k0, k1, rss, a, b, unit se, pairs tried
 
 
 def _ramp(s: _Series, group: list[ChangePoint], alpha: float, min_shift: float) -> Drift | None:
@@ -368,23 +497,32 @@ def _ramp(s: _Series, group: list[ChangePoint], alpha: float, min_shift: float) 
     n = len(y)
     cuts = [0, *(cp.index - start for cp in group), n]
     rss_steps = sum(float(np.sum((y[a:b] - y[a:b].mean()) ** 2)) for a, b in itertools.pairwise(cuts))
-    idx = np.arange(n, dtype=float)
-    best: tuple[float, int, int, float, float, float] | None = None  # rss, knot0, knot1, a, b, se(b - a)
-    tried = 0
-    for k0 in range(0, cuts[1]):  # the ramp starts at or before the first step ...
-        for k1 in range(max(k0 + 1, cuts[-2] - 1), n):  # ... and ends at or after the last
-            tried += 1
-            r = np.clip((idx - k0) / (k1 - k0), 0.0, 1.0)  # y = a + (b - a) r
-            design = np.column_stack([1.0 - r, r])
-            coef, *_ = np.linalg.lstsq(design, y, rcond=None)
-            rss = float(np.sum((y - design @ coef) ** 2))
-            if best is None or rss < best[0]:
-                inv = np.linalg.pinv(design.T @ design)
-                contrast = np.array([-1.0, 1.0])
-                best = (rss, k0, k1, float(coef[0]), float(coef[1]), float(math.sqrt(contrast @ inv @ contrast)))
-    if best is None or n <= 4:
+    if n <= 4:
         return None
-    rss, k0, k1, a, b, unit_se = best
+    # Knots where a ramp can start (at or before the first step) and end (at or after the last),
+    # within the widest spacing of the steps of those ends (anywhere, for one step): at most
+    # _KNOTS of each, evenly spread, then as many again around the best pair at the finer spacing.
+    reach = max(10, max(b - a for a, b in itertools.pairwise(cuts[1:-1]))) if len(cuts) > 3 else n
+    first = np.arange(max(0, cuts[1] - reach), cuts[1])
+    last = np.arange(max(cuts[-2] - 1, 1), min(n, cuts[-2] + reach))
+    centre = float(np.mean(y))
+    yc = y - centre
+    fit = _ramp_fit(yc, _spread(first), _spread(last))
+    if fit is None:
+        return None
+    tried = fit[-1]
+    gap0, gap1 = max(1, -(-len(first) // _KNOTS)), max(1, -(-len(last) // _KNOTS))
+    if gap0 > 1 or gap1 > 1:
+        k0c, k1c = fit[0], fit[1]
+        finer = _ramp_fit(yc, _spread(first[np.abs(first - k0c) <= gap0]), _spread(last[np.abs(last - k1c) <= gap1]))
+        if finer is not None:
+            tried += finer[-1]
+            if finer[2] <= fit[2]:
+                fit = finer
+    k0, k1, rss, a, b, unit_se, _ = fit
+    a, b = a + centre, b + centre
+    if len(group) == 1 and k1 - k0 < _MIN_RAMP:
+        return None  # one step, and the best "ramp" is a step again
     tiny = 1e-300
     bic_steps = n * math.log(max(rss_steps / n, tiny)) + (2 * len(group) + 1) * math.log(n)
     bic_ramp = n * math.log(max(rss / n, tiny)) + 4 * math.log(n)
@@ -398,6 +536,54 @@ def _ramp(s: _Series, group: list[ChangePoint], alpha: float, min_shift: float) 
         return None
     slope = (1 + change) ** (1 / (k1 - k0)) - 1 if change > -1 else -1.0
     return Drift(start + k0, start + k1, before, after, change, slope, p, 1.0 - p, (start, stop), len(group))
+
+
+def _ramp_fit(yc: Array, k0s: Array, k1s: Array) -> _Fit | None:
+    """The least-squares ramp ``a + (b - a) clip((i - k0) / (k1 - k0), 0, 1)`` of yc over the knot
+    pairs of k0s x k1s (k1 > k0): k0, k1, rss, a, b, se of (b - a) per unit residual sd, pairs tried."""
+    n = len(yc)
+    grid0, grid1 = np.meshgrid(k0s, k1s, indexing="ij")
+    ok = grid1 > grid0
+    k0: Array = grid0[ok]
+    k1: Array = grid1[ok]
+    if len(k0) == 0:
+        return None
+    # sums over r = clip((i - k0) / (k1 - k0), 0, 1) from cumulative sums: O(1) per knot pair
+    i = np.arange(n, dtype=float)
+    c1, c2 = _cum(i), _cum(i * i)
+    cy, ciy = _cum(yc), _cum(i * yc)
+    lo_i, hi_i = k0 + 1, k1
+    span: Array = (k1 - k0).astype(float)
+    cnt = (hi_i - lo_i).astype(float)
+    m1, m2 = c1[hi_i] - c1[lo_i], c2[hi_i] - c2[lo_i]
+    tail = (n - k1).astype(float)
+    sr = (m1 - k0 * cnt) / span + tail
+    srr = (m2 - 2 * k0 * m1 + k0 * k0 * cnt) / span**2 + tail
+    sry = ((ciy[hi_i] - ciy[lo_i]) - k0 * (cy[hi_i] - cy[lo_i])) / span + (cy[n] - cy[hi_i])
+    s11, s12, s22 = n - 2 * sr + srr, sr - srr, srr
+    b1, b2 = float(yc.sum()) - sry, sry
+    det = s11 * s22 - s12 * s12
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lo = (s22 * b1 - s12 * b2) / det
+        hi = (s11 * b2 - s12 * b1) / det
+        rss_all = np.where(det > 1e-12 * n * n, float(yc @ yc) - lo * b1 - hi * b2, np.inf)
+    at = int(np.argmin(rss_all))
+    if not math.isfinite(float(rss_all[at])):
+        return None
+    return (int(k0[at]), int(k1[at]), max(float(rss_all[at]), 0.0), float(lo[at]), float(hi[at]),
+            math.sqrt(n / float(det[at])), len(k0))
+
+
+def _cum(v: Array) -> Array:
+    """Cumulative sums with a leading zero: ``_cum(v)[j] == v[:j].sum()``."""
+    return np.concatenate([[0.0], np.cumsum(v)])
+
+
+def _spread(knots: Array) -> Array:
+    """At most `_KNOTS` of `knots`, evenly spread, both ends included."""
+    if len(knots) <= _KNOTS:
+        return knots
+    return np.unique(knots[np.linspace(0, len(knots) - 1, _KNOTS).round().astype(int)])
 
 
 def confidence_text(confidence: float) -> str:

@@ -279,7 +279,7 @@ def _attention(changes: pd.DataFrame, verdicts: Sequence[_Verdict], link: Callab
             "change point", _e(c.algorithm), link(c.algorithm, c.name, c.config_key or ""), _e(c.config_key),
             _kind(c.kind), _e(f"{c.shift * 100:+.2f} %"),
             f"{_e(c.shape)} at <code>{_e(str(c.commit)[:12])}</code> "
-            f"(confidence {_e(confidence_text(c.confidence))})"]))
+            f"({_e(_confidence(c.confidence, 'confidence '))})"]))
     for v in verdicts:
         if v.verdict == "unchanged":
             continue
@@ -317,6 +317,13 @@ def _verdict_section(comparisons: Sequence[tuple[str, BranchComparison]], verdic
     return "\n".join(parts)
 
 
+def _confidence(value: float | None, label: str = "") -> str:
+    """A change point's confidence as text; an outlier burst has none (no change of level)."""
+    if value is None or value != value:
+        return "a burst of bad runs, no change of level" if label else "—"
+    return label + confidence_text(float(value))
+
+
 def _changes_section(changes: pd.DataFrame, link: Callable[[str, str, str], str], alpha: float,
                      min_size: int, min_shift: float) -> str:
     if changes.empty:
@@ -327,7 +334,7 @@ def _changes_section(changes: pd.DataFrame, link: Callable[[str, str, str], str]
              f"<code>{_e(str(c.previous_commit)[:12])}</code>",
              _e(_fmt_value(c.before, c.metric)), _e(_fmt_value(c.after, c.metric)), _e(f"{c.shift * 100:+.2f} %"),
              _e("—" if c.slope is None or c.slope != c.slope else f"{c.slope * 100:+.3f} %/commit"),
-             _e(confidence_text(c.confidence))] for c in changes.itertuples()]
+             _e(_confidence(c.confidence))] for c in changes.itertuples()]
     return "<h2>Change points</h2>" + _table(
         ["algorithm", "specialization", "config", "kind", "shape", "first commit at new level", "last commit before",
          "before", "after", "change", "per commit", "confidence"], rows)

@@ -18,12 +18,15 @@ from primbench.metrics import METRICS, Metric, by_name
 if TYPE_CHECKING:
     import pandas as pd
 
-    from primbench.history.changepoints import ChangePoint, Changes, Drift
+    from primbench.history.changepoints import Burst, ChangePoint, Changes, Drift
 
 #: What makes one series: a specialization of an algorithm, on one physical GPU, measured with
 #: one configuration (`primbench.resultconfig.config_key`: size, hot, cache_size, sync, custom
 #: settings). Runs that differ in any of these are never mixed.
 SERIES_KEYS = ["algorithm", "name", "gpu_key", "config_key"]
+
+#: The `kind` of an outlier burst row: a few bad runs that came back, neither regression nor fix.
+OUTLIER = "outlier"
 
 #: The columns of `regressions_of`.
 REGRESSION_COLUMNS = ["algorithm", "name", "gpu_key", "gpu_name", "config_key", "kind", "shape", "commit",
@@ -79,7 +82,10 @@ def regressions_of(frame: pd.DataFrame, *, metric: str | None = None, alpha: flo
     shifted, the size of the shift and its confidence. `kind` is regression or improvement by
     the metric's better direction (`primbench.metrics`), else up or down; `shape` is step (a
     level shift at `commit`) or drift (a steady change from `previous_commit` to `end_commit`,
-    `slope` per commit). `capped` is true for every row of a series whose search stopped at
+    `slope` per commit); a burst of 2-3 bad runs that came back is a row of kind outlier and
+    shape burst (`commit` to `end_commit`), no change of level. Each commit's own noise
+    (``noise_percent``) weighs its point (`changepoints.analyse`'s `uncertainty`).
+    `capped` is true for every row of a series whose search stopped at
     the cap of `max_points` change points. `last` keeps only changes that reach the `last`
     newest commits of each series. `metric` names the values of a frame without a ``metric``
     column."""
@@ -101,9 +107,11 @@ def regressions_of(frame: pd.DataFrame, *, metric: str | None = None, alpha: flo
         if len(values) < 2 * min_size or not (values == values).all():
             continue
         followed = metric_in(group, metric)
-        changes = analyse(values, alpha=alpha, min_size=min_size, min_shift=min_shift, max_points=max_points)
+        changes = analyse(values, alpha=alpha, min_size=min_size, min_shift=min_shift, max_points=max_points,
+                          uncertainty=_uncertainty(group))
         found = [_step_row(key, group, cp, followed) for cp in changes.points]
         found += [_drift_row(key, group, d, followed) for d in changes.drifts]
+        found += [_burst_row(key, group, b, followed) for b in changes.bursts]
         for row in sorted(found, key=lambda r: r["position"]):
             if last is not None and row["end_position"] < len(values) - last:
                 continue
@@ -157,6 +165,29 @@ def _drift_row(key: tuple[Any, ...], group: pd.DataFrame, d: Drift, metric: Metr
     }
 
 
+def _uncertainty(points: pd.DataFrame) -> list[float] | None:
+    """Each commit's own relative noise (its runs' median batch CV), where the frame has it."""
+    if "noise_percent" not in points.columns:
+        return None
+    return [float(v) / 100 for v in points["noise_percent"].astype(float).fillna(0.0)]
+
+
+def _burst_row(key: tuple[Any, ...], group: pd.DataFrame, b: Burst, metric: Metric) -> dict[str, Any]:
+    """An outlier burst as a `regressions_of` row (kind outlier, shape burst): `commit` its first
+    commit, `end_commit` its last, `previous_commit` the one before; `before` the level around it,
+    `after` the burst's median, `shift` their relative difference; no p-value (it is no change)."""
+    algorithm, name, gpu_key, config = key
+    return {
+        "algorithm": algorithm, "name": name, "gpu_key": gpu_key, "gpu_name": group["gpu_name"].iloc[0],
+        "config_key": config,
+        "kind": OUTLIER, "shape": "burst", "commit": group["commit"].iloc[b.start],
+        "previous_commit": group["commit"].iloc[b.start - 1], "end_commit": group["commit"].iloc[b.stop - 1],
+        "date": group["date"].iloc[b.start], "position": b.start, "end_position": b.stop - 1,
+        "commits": len(group), "before": b.level, "after": b.value, "shift": b.shift, "slope": None,
+        "p_value": None, "confidence": None, "metric": metric.name,
+    }
+
+
 def changes_of(points: pd.DataFrame, *, alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
                min_shift: float = DEFAULT_MIN_SHIFT) -> Changes:
     """Level shifts, drifts and the cap flag of one per-commit series (as `per_commit` returns it)."""
@@ -165,4 +196,4 @@ def changes_of(points: pd.DataFrame, *, alpha: float = DEFAULT_ALPHA, min_size: 
     values = points["value"].astype(float).to_numpy()
     if len(values) < 2 * min_size:
         return Changes()
-    return analyse(values, alpha=alpha, min_size=min_size, min_shift=min_shift)
+    return analyse(values, alpha=alpha, min_size=min_size, min_shift=min_shift, uncertainty=_uncertainty(points))

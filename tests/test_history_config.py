@@ -207,7 +207,7 @@ def test_the_chart_axis_keeps_each_series_in_its_own_order() -> None:
 
 def test_regressions_report_a_drift_and_the_cap(tmp_path: Path) -> None:
     """30 commits: -0.2 % per commit (a slow regression) is one drift row, not a staircase;
-    with --max-points 1 the search stops at the cap and the table says so."""
+    with --max-points 1 a series of three steps reaches the cap and the table says so."""
     noise = _noise(30, 7)
     files = [_run(tmp_path / "in", f"c{i}", i, 3.7e11 * 0.998**i * noise[i], settings=SMALL) for i in range(30)]
     db = tmp_path / "h.duckdb"
@@ -219,16 +219,44 @@ def test_regressions_report_a_drift_and_the_cap(tmp_path: Path) -> None:
     assert row["position"] < row["end_position"] and row["end_commit"] == hd.sha(f"c{row['end_position']}")
     code, out, _ = _cli("regressions", "--db", str(db), "--format", "json")
     assert code == 0 and [(x["shape"], x["capped"]) for x in json.loads(out)] == [("drift", False)]
-    code, out, _ = _cli("regressions", "--db", str(db), "--max-points", "1", "--format", "json")
-    capped = json.loads(out)
-    assert code == 0 and capped and all(x["capped"] for x in capped)
-    code, out, _ = _cli("regressions", "--db", str(db), "--max-points", "1")
-    assert code == 0 and "stopped at the cap of 1 change points" in out
     code, out, _ = _cli("regressions", "--db", str(db), "--format", "csv")
     assert code == 0 and "shape" in out.splitlines()[0] and ",drift," in out
     from primbench.history.report import write_report
 
     text = write_report(db, S(branch="main"), tmp_path / "r.html").path.read_text()
     assert "<td>drift</td>" in text and "stopped at the cap" not in text
+    steps = [0.95 if 10 <= i < 20 else 1.03 if i >= 30 else 1.0 for i in range(40)]  # -5 %, +5 %, +3 %
+    noise = _noise(40, 8)
+    files = [_run(tmp_path / "steps", f"s{i}", i, 3.7e11 * steps[i] * noise[i], settings=SMALL) for i in range(40)]
+    db = tmp_path / "steps.duckdb"
+    assert not ingest(files, db).errors
+    code, out, _ = _cli("regressions", "--db", str(db), "--format", "json")
+    assert code == 0 and [(x["position"], x["capped"]) for x in json.loads(out)] == [(10, False), (20, False),
+                                                                                      (30, False)]
+    code, out, _ = _cli("regressions", "--db", str(db), "--max-points", "1", "--format", "json")
+    capped = json.loads(out)
+    assert code == 0 and len(capped) == 1 and all(x["capped"] for x in capped)
+    code, out, _ = _cli("regressions", "--db", str(db), "--max-points", "1")
+    assert code == 0 and "stopped at the cap of 1 change points" in out
     text = write_report(db, S(branch="main"), tmp_path / "r1.html", max_points=1).path.read_text()
     assert "stopped at the cap of 1 change points" in text
+
+
+def test_a_burst_of_bad_runs_is_listed_as_such_and_fails_nothing(tmp_path: Path) -> None:
+    """Two runs 10 % slow in 30 commits: one row of kind outlier and shape burst, not a
+    regression and its fix; --fail-on change does not fail on it; the report shows it."""
+    noise = _noise(30, 9)
+    values = [3.7e11 * noise[i] * (0.9 if i in (12, 13) else 1.0) for i in range(30)]
+    files = [_run(tmp_path / "in", f"b{i}", i, values[i], settings=SMALL) for i in range(30)]
+    db = tmp_path / "h.duckdb"
+    assert not ingest(files, db).errors
+    r = open_store(db).regressions(S(branch="main"))
+    assert list(zip(r["kind"], r["shape"], r["position"], r["end_position"], strict=True)) == [
+        ("outlier", "burst", 12, 13)]
+    assert r.iloc[0]["shift"] == pytest.approx(-0.1, abs=0.01) and r.iloc[0]["commit"] == hd.sha("b12")
+    code, out, _ = _cli("regressions", "--db", str(db), "--fail-on", "change")
+    assert code == 0 and "0 change point(s) on main, 1 outlier burst(s)" in out
+    from primbench.history.report import write_report
+
+    text = write_report(db, S(branch="main"), tmp_path / "r.html").path.read_text()
+    assert "<td>burst</td>" in text and "a burst of bad runs, no change of level" in text

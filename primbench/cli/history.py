@@ -440,7 +440,7 @@ def regressions(
     gpu: str | None = typer.Option(None, "--gpu", help=GPU_HELP),
     metric: str | None = typer.Option(None, "--metric", "-m", help=METRIC_HELP),
     alpha: float = typer.Option(0.001, "--alpha", help="False change points per shift-free series."),
-    min_shift: str = typer.Option("1%", "--min-shift", help="Smallest shift of level reported."),
+    min_shift: str = typer.Option("0.5%", "--min-shift", help="Smallest shift of level reported."),
     min_size: int = typer.Option(3, "--min-size", help="Commits needed on each side of a shift."),
     last: int | None = typer.Option(None, "--last", help="Only shifts among the newest N commits."),
     config: str | None = typer.Option(None, "--config", metavar="KEY", help=CONFIG_HELP),
@@ -453,18 +453,21 @@ def regressions(
 ) -> None:
     """Change points per series on a branch (specialization, GPU and config): the commit where the
     level shifted (shape step) or the commits over which it drifted (shape drift: previous_commit
-    to end_commit, slope per commit), the size of the change and its confidence."""
-    from primbench.history.trends import cap_notes
+    to end_commit, slope per commit), the size of the change and its confidence; a burst of 2-3 bad
+    runs that came back is listed as kind outlier, shape burst (no change, never a failure)."""
+    from primbench.history.trends import OUTLIER, cap_notes
 
     fail_when = options.parse_fail_on(fail_on, allowed=("regression", "change", "never"))
     sel = _selector(branch=branch, name=name, algorithm=algorithm, gpu=gpu, config=config)
     df = _call(_commands().regressions, db, sel, metric=metric, alpha=alpha,
                min_shift=_fraction(min_shift, "--min-shift"), min_size=min_size, last=last, max_points=max_points)
-    _emit(df, fmt, REGRESSION_COLUMNS, title=f"{len(df)} change point(s) on {branch}", limit=limit)
+    bursts = int((df["kind"] == OUTLIER).sum()) if not df.empty else 0
+    title = f"{len(df) - bursts} change point(s) on {branch}" + (f", {bursts} outlier burst(s)" if bursts else "")
+    _emit(df, fmt, REGRESSION_COLUMNS, title=title, limit=limit)
     if fmt is Format.table:
         for note in cap_notes(df, max_points):
             typer.echo(f"note: {note}")
-    kinds = set(df["kind"]) if not df.empty else set()
+    kinds = set(df["kind"]) - {OUTLIER} if not df.empty else set()  # a burst of bad runs is no change
     failed = ("regression" in fail_when and "regression" in kinds) or ("change" in fail_when and bool(kinds))
     raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
 
