@@ -39,7 +39,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from primbench.history.errors import HistoryError, HistoryWarning
-from primbench.history.ingest import COLUMNS, IngestReport, Progress, _final, _insert_atomically, stage_files
+from primbench.history.ingest import (
+    COLUMNS,
+    IngestReport,
+    Overrides,
+    Progress,
+    _final,
+    _insert_atomically,
+    stage_files,
+)
 from primbench.history.schema import (
     SCHEMA_VERSION,
     TABLES,
@@ -128,13 +136,16 @@ def dataset_run_ids(directory: str | os.PathLike[str]) -> set[str]:
 
 
 def ingest_shared(paths: Iterable[str | os.PathLike[str]], directory: str | os.PathLike[str], *,
-                  runner: str | None = None, progress: Progress | None = None) -> IngestReport:
+                  runner: str | None = None, progress: Progress | None = None,
+                  overrides: Overrides = Overrides()) -> IngestReport:
     """Write the files' new runs as this runner's Parquet parts under `directory` (no lock);
-    `progress` is told of every file read."""
+    `progress` is told of every file read. A staged short hash becomes the full hash of the
+    staged runs it abbreviates (parts already written are not rewritten)."""
     directory = Path(directory)
     if directory.exists() and not directory.is_dir():
         raise HistoryError(f"{directory}: --shared needs a directory, and this is a file")
-    staged, outcomes, by_id = stage_files(paths, progress)
+    staged, outcomes, by_id = stage_files(paths, progress, overrides)
+    staged.unify_commits()
     report = IngestReport(str(directory))
     present = dataset_run_ids(directory) if by_id else set()
     new = [r for r in by_id if r not in present]

@@ -24,6 +24,7 @@ left out and named in `Converted.lacks`.
 
 from __future__ import annotations
 
+import csv
 from typing import Any
 
 from primbench.formats._base import FORMATS, NOT_JSON, Converted, FormatError, tried
@@ -40,10 +41,22 @@ def convert(data: bytes, parsed: Any, source: str) -> Converted | None:
     from primbench.formats import cpp_csv, cpp_legacy, gbench, nvbench, pytest_benchmark
 
     if parsed is NOT_JSON:
-        return cpp_csv.read(data, source) if cpp_csv.detect(data) else None
+        if not cpp_csv.detect(data):
+            return None
+        try:
+            return cpp_csv.read(data, source)
+        except (ValueError, OverflowError, csv.Error) as exc:
+            raise FormatError(None, f"looks like {FORMATS[2]} but cannot be read ({type(exc).__name__}: {exc})"
+                              ) from None
     if not isinstance(parsed, dict):
         return None
-    for module in (cpp_legacy, nvbench, gbench, pytest_benchmark):
+    for module, label in ((cpp_legacy, FORMATS[1]), (nvbench, FORMATS[3]), (gbench, FORMATS[4]),
+                          (pytest_benchmark, FORMATS[5])):
         if module.detect(parsed):
-            return module.read(parsed, source)
+            try:
+                return module.read(parsed, source)
+            except (TypeError, ValueError, KeyError, AttributeError, IndexError, OverflowError) as exc:
+                # a value of a kind the reader did not check: still one line naming the format
+                raise FormatError(None, f"looks like {label} but cannot be read ({type(exc).__name__}: {exc})"
+                                  ) from None
     return None

@@ -129,12 +129,12 @@ def _axis_value(entry: Mapping[str, Any], where: str) -> Any:
 
 
 def read(parsed: Mapping[str, Any], source: str) -> Converted:
-    devices = {}
+    devices: dict[int | None, Mapping[str, Any]] = {}
     for i, d in enumerate(sequence(parsed.get("devices") or [], "devices")):
         d = mapping(d, f"devices[{i}]")
-        devices[d.get("id", i)] = d
+        devices[_device(d.get("id", i))] = d
     benchmarks = sequence(parsed["benchmarks"], "benchmarks")
-    used = {s.get("device") for b in benchmarks if isinstance(b, Mapping)
+    used = {_device(s.get("device")) for b in benchmarks if isinstance(b, Mapping)
             for s in (b.get("states") or []) if isinstance(s, Mapping)}
     several = len(used) > 1
     specs: list[dict[str, Any]] = []
@@ -153,7 +153,7 @@ def read(parsed: Mapping[str, Any], source: str) -> Converted:
                 axis = mapping(axis, f"{where}.axis_values[{ai}]")
                 meta[text(axis.get("name"), f"{where}.axis_values[{ai}].name")] = _axis_value(
                     axis, f"{where}.axis_values[{ai}].value")
-            device = state.get("device")
+            device = _device(state.get("device"))
             if several:
                 meta["device"] = device
             if first_device is None:
@@ -218,6 +218,12 @@ def read(parsed: Mapping[str, Any], source: str) -> Converted:
         raise FormatError("benchmarks", "NVBench JSON with no states")
     return Converted("nvbench", f"nvbench-json {version}" if version else "nvbench-json",
                      document(algorithm_of(algos), specs, general=general), lacks=("date",))
+
+
+def _device(value: Any) -> int | None:
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    raise FormatError("device", f"must be a device id (a whole number), got {type(value).__name__}")
 
 
 def _json_version(parsed: Mapping[str, Any]) -> str | None:
