@@ -71,7 +71,7 @@ class _PluginSession:
         self.config = config
         text = config.getoption("primbench_options") or ""
         try:
-            settings, _, modes, _given = parse_args("--primbench-options", shlex.split(text), Settings(), [],
+            settings, _, modes, _given, _naming = parse_args("--primbench-options", shlex.split(text), Settings(), [],
                                             allow_unknown=False)
             if modes or settings.dry:
                 raise PrimbenchError("takes measurement options only, not --help, --list, --profile or --dry")
