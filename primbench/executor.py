@@ -159,7 +159,7 @@ class Executor:
 
     @property
     def naming(self) -> str:
-        """The rules of the specialization names (`primbench.benchmark.NAMINGS`): ``--naming``,
+        """The rules of the specialization names (`primbench.settings.NAMINGS`): ``--naming``,
         else the program's ``Executor(naming=...)``, else primbench's."""
         return self._naming_given or self._naming
 

@@ -1,8 +1,10 @@
 """Settings, flags and the command-line options of a benchmark program.
 
-Every option of the C++ primbench keeps its name, default and meaning; options that
+Every option of the C++ primbench keeps its name and meaning, and its default except the
+thermal range, the cache size and rounds (docs/cpp-differences.md says why); options that
 Python needs in place of compile-time macros (cache size, device, branch and commit, no
-test, no monitoring) are added. Values given on the command line override the values of a
+test, no monitoring) are added. A custom option takes both spellings, ``--my_opt`` (C++)
+and ``--my-opt``. Values given on the command line override the values of a
 `Settings` object passed by the program, which override the defaults.
 """
 

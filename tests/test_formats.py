@@ -224,14 +224,16 @@ def test_one_history_holds_four_harnesses_side_by_side(tmp_path: Path) -> None:
     """The README's example: C++ CSV, NVBench, Google Benchmark and primbench runs of the copy
     kernel in one store, and one series query that shows them together."""
     db = str(tmp_path / "h.duckdb")
-    for i, sample in enumerate([SAMPLES / "copy.csv", SAMPLES / "nvbench-copy-h200.json",
-                                SAMPLES / "gbench-copy.json", PRIMBENCH_H200]):
-        r = invoke("history", "ingest", str(sample), "--db", db, "--branch", "main", "--commit", f"{i + 1:07x}")
+    commits = {"1a2b3c4": SAMPLES / "copy.csv", "5d6e7f8": SAMPLES / "nvbench-copy-h200.json",
+               "9a8b7c6": SAMPLES / "gbench-copy.json", "0f1e2d3": PRIMBENCH_H200}
+    for commit, sample in commits.items():
+        r = invoke("history", "ingest", str(sample), "--db", db, "--branch", "main", "--commit", commit)
         assert r.exit_code == 0, r.output
     r = invoke("history", "series", "type: long long", "--db", db, "--per-run", "--format", "json")
     assert r.exit_code == 0, r.output
     rows = json.loads(r.stdout)
-    assert len(rows) == 4 and {row["commit"] for row in rows} == {"0000001", "0000002", "0000003", "0000004"}
+    assert len(rows) == 4 and {row["commit"] for row in rows} == set(commits)
+    assert all(row["algorithm"] == "copy" and row["metric"] == "bytes_per_second" for row in rows)
     with open_for_query(Path(db)) as con:
         versions = {v for (v,) in con.execute("SELECT results_version FROM runs").fetchall()}
     assert versions == {"cpp-csv", "nvbench-json 1.0.0", "gbench-json", "4.4.0"}
