@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from primbench.errors import UsageError
+from primbench.formats import cpp_csv
 from primbench.history.schema import SCHEMA_VERSION, one_line, rollback
 from primbench.history.store import open_for_write, resolve_db
 from primbench.resultconfig import config_key
@@ -152,9 +153,9 @@ def full_commit(commit: str | None, known: Iterable[str]) -> str | None:
 
 
 def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[FileOutcome]]:
-    """Files as given, and the ``*.json`` and ``*.csv`` files under each directory
-    (recursively, sorted, skipping hidden directories); a path that does not exist is an error
-    outcome."""
+    """Files as given, and the ``*.json`` files under each directory and the results CSVs
+    without a results.json beside them (`primbench.formats.cpp_csv.in_directory`; recursively,
+    sorted, skipping hidden directories); a path that does not exist is an error outcome."""
     files: list[Path] = []
     errors: list[FileOutcome] = []
     for raw in paths:
@@ -163,6 +164,7 @@ def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], l
             found = sorted(
                 f for pattern in RESULTS_PATTERNS for f in p.rglob(pattern)
                 if f.is_file() and not any(part.startswith(".") for part in f.relative_to(p).parts[:-1])
+                and (f.suffix != ".csv" or cpp_csv.in_directory(f))
             )
             if not found:
                 errors.append(FileOutcome(str(p), "error", message="directory holds no .json or .csv results files"))

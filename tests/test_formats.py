@@ -295,3 +295,16 @@ def test_fuzzed_csv_rows_load_or_are_bad_files(tmp_path: Path) -> None:
             load_results(f)
         except ResultsFileError as exc:
             assert "\n" not in str(exc)
+
+
+def test_a_directory_takes_a_csv_only_without_its_json_and_only_a_results_csv(tmp_path: Path) -> None:
+    shutil.copy(SAMPLES / "cpp-4.0.0-seed.json", tmp_path / "run.json")
+    shutil.copy(SAMPLES / "copy.csv", tmp_path / "run.csv")  # --csv-out beside --json-out: the same run
+    shutil.copy(SAMPLES / "copy.csv", tmp_path / "other.csv")  # a CSV alone: a run of its own
+    (tmp_path / "trace.csv").write_text("t,temp\n0,40\n")  # not a results file: not taken
+    from primbench.compare.core import load_side
+
+    assert sorted(Path(r.source).name for r in load_side(tmp_path)) == ["other.csv", "run.json"]
+    report = ingest([tmp_path], tmp_path / "s.duckdb")
+    assert sorted(Path(o.path).name for o in report.outcomes) == ["other.csv", "run.json"]
+    assert not report.errors

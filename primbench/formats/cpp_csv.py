@@ -25,6 +25,21 @@ OPTIONAL = ("gib_per_second", "gpu_seconds_per_call")
 LACKS = ("context", "batches", "calls", "elapsed_secs", "items", "bytes_per_item", "date")
 
 
+def in_directory(path: Path) -> bool:
+    """Whether a ``*.csv`` found in a directory (by ``compare`` or ``history ingest``) is taken
+    as a results file: its first line is a results CSV's header, and no results.json of the
+    same name lies beside it (``--csv-out`` next to ``--json-out``: the JSON is the same run,
+    with all of it). A CSV named on the command line is always read."""
+    if path.with_suffix(".json").is_file():
+        return False
+    try:
+        with open(path, "rb") as f:
+            head = f.read(256)
+    except OSError:
+        return True  # the loader names what is wrong with it
+    return detect(head)
+
+
 def detect(data: bytes) -> bool:
     head = data.lstrip(b"\xef\xbb\xbf").split(b"\n", 1)[0].strip().lower()
     return head.startswith(b"index,name,")
