@@ -77,7 +77,7 @@ def load_side(path: str | Path) -> list[Results]:
         files = sorted(f for f in (*p.glob("*.json"), *p.glob("*.csv"))
                        if f.is_file() and (f.suffix != ".csv" or cpp_csv.in_directory(f)))
         if not files:
-            raise ResultsFileError(str(p), None, "directory holds no *.json or *.csv results files")
+            raise ResultsFileError(str(p), None, "directory holds no *.json results files and no results CSV")
         return [load_results(f) for f in files]
     if not p.exists():
         raise ResultsFileError(str(p), None, "no such file or directory")

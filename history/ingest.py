@@ -167,7 +167,8 @@ def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], l
                 and (f.suffix != ".csv" or cpp_csv.in_directory(f))
             )
             if not found:
-                errors.append(FileOutcome(str(p), "error", message="directory holds no .json or .csv results files"))
+                errors.append(FileOutcome(str(p), "error",
+                                          message="directory holds no .json results files and no results CSV"))
             files.extend(found)
         elif p.exists():
             files.append(p)
