@@ -914,8 +914,10 @@ def _foreign(data: bytes, source: str) -> Results | None:
         parsed, failure = formats.NOT_JSON, exc
     try:
         converted = formats.convert(data, parsed, source)
-    except formats.FormatError as exc:
-        raise ResultsFileError(source, exc.field, exc.message) from None
+    except formats.FormatError as exc:  # keys and values of the file may be in it: one line, no control characters
+        from primbench.textsafe import term_clean
+
+        raise ResultsFileError(source, term_clean(exc.field) if exc.field else None, term_clean(exc.message)) from None
     except RecursionError:
         raise ResultsFileError(source, None, "nested too deeply") from None
     if converted is None:

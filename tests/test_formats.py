@@ -308,3 +308,17 @@ def test_a_directory_takes_a_csv_only_without_its_json_and_only_a_results_csv(tm
     report = ingest([tmp_path], tmp_path / "s.duckdb")
     assert sorted(Path(o.path).name for o in report.outcomes) == ["other.csv", "run.json"]
     assert not report.errors
+
+
+def test_hostile_keys_and_names_in_a_foreign_file_stay_one_line(tmp_path: Path) -> None:
+    doc = json.loads((SAMPLES / "nvbench-copy-h200.json").read_text())
+    state = doc["benchmarks"][0]["states"][0]
+    state["summaries"][0]["data"][0]["name"] = "value\n\x1b[2J"
+    state["summaries"][0]["data"][0]["value"] = "not a number"
+    state["summaries"][0]["data"][0]["type"] = "int64"
+    state["summaries"][-1]["data"][0]["value"] = "x\ny.bin"
+    f = tmp_path / "n.json"
+    f.write_text(json.dumps(doc))
+    with pytest.raises(ResultsFileError) as info:
+        load_results(f)
+    assert "\n" not in str(info.value) and "\x1b" not in str(info.value)

@@ -91,8 +91,7 @@ def _samples(info: Mapping[str, Any], source: str, where: str) -> list[float] | 
     if not isinstance(filename, str) or not filename:
         return None
     here = Path(source).parent if source and not source.startswith("<") else Path(".")
-    candidates = [Path(filename)] if os.path.isabs(filename) else [here / filename, Path(filename),
-                                                                     here / Path(filename).name]
+    candidates = [Path(filename)] if os.path.isabs(filename) else [here / filename, Path(filename)]
     for path in candidates:
         if path.is_file():
             break
@@ -101,19 +100,19 @@ def _samples(info: Mapping[str, Any], source: str, where: str) -> list[float] | 
     size = info.get("size")
     expected = int(number(size, f"{where}.size") or 0) if size is not None else None
     if path.stat().st_size > MAX_SAMPLES * 4:
-        raise FormatError(where, f"{path}: more than {MAX_SAMPLES} samples")
+        raise FormatError(where, f"{filename!r}: more than {MAX_SAMPLES} samples")
     raw = path.read_bytes()
     if len(raw) % 4:
-        raise FormatError(where, f"{path}: {len(raw)} bytes is not a whole number of float32 samples")
+        raise FormatError(where, f"{filename!r}: {len(raw)} bytes is not a whole number of float32 samples")
     values = array.array("f")
     values.frombytes(raw)
     if sys.byteorder != "little":
         values.byteswap()
     if expected is not None and expected != len(values):
-        raise FormatError(where, f"{path}: holds {len(values)} samples, the summary says {expected}")
+        raise FormatError(where, f"{filename!r}: holds {len(values)} samples, the summary says {expected}")
     out = [float(v) for v in values]
     if any(not (v >= 0.0) or v == float("inf") for v in out):
-        raise FormatError(where, f"{path}: a sample time that is negative or not finite")
+        raise FormatError(where, f"{filename!r}: a sample time that is negative or not finite")
     return out
 
 
