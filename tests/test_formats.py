@@ -322,3 +322,17 @@ def test_hostile_keys_and_names_in_a_foreign_file_stay_one_line(tmp_path: Path) 
     with pytest.raises(ResultsFileError) as info:
         load_results(f)
     assert "\n" not in str(info.value) and "\x1b" not in str(info.value)
+
+
+def test_a_short_hash_becomes_the_full_one_of_a_shared_folder(tmp_path: Path) -> None:
+    from primbench.history.shared import dataset_commits, ingest_shared
+
+    full = "3f2a9c1e5d7b9a0c1e2f3a4b5c6d7e8f9a0b1c2d"
+    doc = json.loads((SAMPLES / "cpp-4.0.0-seed.json").read_text())
+    for name, commit, date in (("full.json", full, "2025-11-24T15:01:50+00:00"),
+                               ("short.json", "3f2a9c1", "2025-11-24T16:01:50+00:00")):
+        d = copy.deepcopy(doc)
+        d["context"]["general"].update(branch_name="main", commit_hash=commit, date=date)
+        (tmp_path / name).write_text(json.dumps(d))
+        ingest_shared([tmp_path / name], tmp_path / "shared", runner="r1")
+    assert dataset_commits(tmp_path / "shared") == {full}
