@@ -80,13 +80,18 @@ class NothingToCompareError(PrimbenchError):
 
 
 def load_side(path: str | Path) -> list[Results]:
-    """One side of a comparison: a results.json, or every ``*.json`` directly in a directory
-    (one per benchmark program), in name order. Errors name the file and the field."""
+    """One side of a comparison: a results file (of any format `load_results` reads), or
+    every ``*.json`` directly in a directory (one per benchmark program) and every results CSV
+    without a results.json beside it (`primbench.formats.cpp_csv.in_directory`), in name
+    order. Errors name the file and the field."""
     p = Path(path)
     if p.is_dir():
-        files = sorted(f for f in p.glob("*.json") if f.is_file())
+        from primbench.formats import cpp_csv
+
+        files = sorted(f for f in (*p.glob("*.json"), *p.glob("*.csv"))
+                       if f.is_file() and (f.suffix != ".csv" or cpp_csv.in_directory(f)))
         if not files:
-            raise ResultsFileError(str(p), None, "directory holds no *.json results files")
+            raise ResultsFileError(str(p), None, "directory holds no *.json results files and no results CSV")
         return [load_results(f) for f in files]
     if not p.exists():
         raise ResultsFileError(str(p), None, "no such file or directory")

@@ -46,14 +46,18 @@ def _base(branch: str) -> Selector:
 
 
 def ingest(paths: Iterable[str | os.PathLike[str]], *, db: Db = None, shared: Db = None, runner: str | None = None,
-           wait_secs: float | None = None, progress: Progress | None = None) -> IngestReport:
+           wait_secs: float | None = None, progress: Progress | None = None, branch: str | None = None,
+           commit: str | None = None) -> IngestReport:
     """Store results files: in the DuckDB file `db`, or as this runner's Parquet parts in the
-    folder `shared`."""
+    folder `shared`; `branch` and `commit`, where given, are every file's."""
+    from primbench.history.ingest import Overrides
+
+    overrides = Overrides(branch=branch, commit=commit)
     if shared is not None:
-        return ParquetStore(shared, runner=runner).ingest(paths, progress=progress)
+        return ParquetStore(shared, runner=runner).ingest(paths, progress=progress, overrides=overrides)
     from primbench.history.store import resolve_db
 
-    return DuckDBStore(resolve_db(db), wait_secs=wait_secs).ingest(paths, progress=progress)
+    return DuckDBStore(resolve_db(db), wait_secs=wait_secs).ingest(paths, progress=progress, overrides=overrides)
 
 
 def runs(db: Db, selector: Selector, *, limit: int | None = None) -> pd.DataFrame:

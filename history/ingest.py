@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from primbench.errors import UsageError
+from primbench.formats import cpp_csv
 from primbench.history.schema import SCHEMA_VERSION, one_line, rollback
 from primbench.history.store import open_for_write, resolve_db
 from primbench.resultconfig import config_key
@@ -57,6 +59,10 @@ _KNOWN_SPEC_KEYS = frozenset({
     "noise_percent", "meta", "elapsed_secs", "gpu_temp_celsius", "calls", "batches", "error", "sm_clock",
     "gpu_seconds_per_call", "dry",  # a column of its own; a dry run is never stored
 })
+
+
+#: The files a directory given to ingest is searched for (results.json of any format, CSVs).
+RESULTS_PATTERNS = ("*.json", "*.csv")
 
 
 # --------------------------------------------------------------------------- report
@@ -106,23 +112,63 @@ class IngestReport:
         }
 
 
+@dataclass(frozen=True)
+class Overrides:
+    """What ``history ingest --branch B --commit C`` says of every file of the call: its
+    branch and commit, in place of what the file holds (a C++ file built in a detached
+    checkout says ``DETACHED``; a CSV or an NVBench file says nothing). A run's identity is
+    its file's, so a file ingested again with other overrides is still the run stored."""
+
+    branch: str | None = None
+    commit: str | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("branch", "commit"):
+            value = getattr(self, name)
+            if value is not None and (not value.strip() or len(value) > 65536 or not value.isprintable()):
+                raise UsageError(f"--{name} must be a non-empty line of text, got {value!r}")
+
+
+_HEX = frozenset("0123456789abcdef")
+#: The shortest abbreviation of a commit that is taken for it (git's default is 7).
+MIN_SHORT_HASH = 7
+
+
+def _is_hash(text: str) -> bool:
+    return MIN_SHORT_HASH <= len(text) <= 64 and set(text.lower()) <= _HEX
+
+
+def full_commit(commit: str | None, known: Iterable[str]) -> str | None:
+    """`commit` as the one longer hash among `known` that it abbreviates (``3f2a9c1`` is
+    ``3f2a9c1e…``, case aside), else `commit` itself: a short and the full hash of one commit
+    are one commit in every series."""
+    if commit is None or not _is_hash(commit):
+        return commit
+    short = commit.lower()
+    longer = {k for k in known if k and len(k) > len(short) and _is_hash(k) and k.lower().startswith(short)}
+    return longer.pop() if len(longer) == 1 else commit
+
+
 # --------------------------------------------------------------------------- inputs
 
 
 def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[FileOutcome]]:
-    """Files as given, and the ``*.json`` files under each directory (recursively, sorted,
-    skipping hidden directories); a path that does not exist is an error outcome."""
+    """Files as given, and the ``*.json`` files under each directory and the results CSVs
+    without a results.json beside them (`primbench.formats.cpp_csv.in_directory`; recursively,
+    sorted, skipping hidden directories); a path that does not exist is an error outcome."""
     files: list[Path] = []
     errors: list[FileOutcome] = []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
             found = sorted(
-                f for f in p.rglob("*.json")
+                f for pattern in RESULTS_PATTERNS for f in p.rglob(pattern)
                 if f.is_file() and not any(part.startswith(".") for part in f.relative_to(p).parts[:-1])
+                and (f.suffix != ".csv" or cpp_csv.in_directory(f))
             )
             if not found:
-                errors.append(FileOutcome(str(p), "error", message="directory holds no .json results files"))
+                errors.append(FileOutcome(str(p), "error",
+                                          message="directory holds no .json results files and no results CSV"))
             files.extend(found)
         elif p.exists():
             files.append(p)
@@ -215,8 +261,10 @@ class Staged:
         }
         self.run_ids: list[str] = []
 
-    def add(self, results: Results, path: str, ingested_at: _dt.datetime, canonical: str | None = None) -> str:
-        """Stage one loaded file (its canonical JSON if already made); return its run id."""
+    def add(self, results: Results, path: str, ingested_at: _dt.datetime, canonical: str | None = None,
+            overrides: Overrides = Overrides()) -> str:
+        """Stage one loaded file (its canonical JSON if already made; its branch and commit as
+        `overrides` say, where they say); return its run id."""
         if canonical is None:
             canonical = canonical_json(document_of(results))
         run_id = run_id_of(canonical)
@@ -229,12 +277,12 @@ class Staged:
         values: dict[str, Any] = {
             "run_id": run_id,
             "algorithm": results.algorithm,
-            "branch": general.branch_name,
-            "commit": general.commit_hash,
+            "branch": overrides.branch if overrides.branch is not None else general.branch_name,
+            "commit": overrides.commit if overrides.commit is not None else general.commit_hash,
             "date": when,
             "date_text": date_text,
-            "branch_source": general.branch_source,
-            "commit_source": general.commit_source,
+            "branch_source": "ingest --branch" if overrides.branch is not None else general.branch_source,
+            "commit_source": "ingest --commit" if overrides.commit is not None else general.commit_source,
             "host": general.host_name,
             "gpu_key": gpu_key(gpu),
             "gpu_name": gpu.name,
@@ -290,6 +338,13 @@ class Staged:
                     batch_cols[key].append(value)
         self.run_ids.append(run_id)
         return run_id
+
+    def unify_commits(self, stored: Iterable[str] = ()) -> None:
+        """Each staged short hash as the full hash it abbreviates, among the staged runs and
+        the `stored` commits (`full_commit`)."""
+        commits = self.columns["runs"]["commit"]
+        known = {c for c in commits if c} | set(stored)
+        commits[:] = [full_commit(c, known) for c in commits]
 
     def frames(self, keep: set[str] | None = None) -> dict[str, pd.DataFrame]:
         """One DataFrame per table, optionally only for the runs in `keep`."""
@@ -347,7 +402,7 @@ Progress = Callable[[int, int], None]
 
 
 def stage_files(paths: Iterable[str | os.PathLike[str]], progress: Progress | None = None,
-                ) -> tuple[Staged, list[FileOutcome], dict[str, str]]:
+                overrides: Overrides = Overrides()) -> tuple[Staged, list[FileOutcome], dict[str, str]]:
     """Load and stage every file (no store needed). Returns the staged rows, an outcome per
     input (errors and in-call duplicates final; staged files provisionally "stored"), and
     run id -> path of the staged runs. `progress` is told of every file read."""
@@ -370,7 +425,7 @@ def stage_files(paths: Iterable[str | os.PathLike[str]], progress: Progress | No
             if run_id in seen:
                 outcomes.append(FileOutcome(path, "duplicate", run_id, count, f"same run as {seen[run_id]}"))
                 continue
-            staged.add(results, path, now, canonical)
+            staged.add(results, path, now, canonical, overrides)
         except ResultsFileError as exc:
             outcomes.append(FileOutcome(path, "error", message=str(exc)))
             continue
@@ -385,16 +440,20 @@ def stage_files(paths: Iterable[str | os.PathLike[str]], progress: Progress | No
 
 
 def ingest(paths: Iterable[str | os.PathLike[str]], db: str | os.PathLike[str] | None = None, *,
-           wait_secs: float | None = None, progress: Progress | None = None) -> IngestReport:
-    """Store the results files (and the ``*.json`` under directories) in the DuckDB store;
-    `progress` is told of every file read."""
+           wait_secs: float | None = None, progress: Progress | None = None,
+           overrides: Overrides = Overrides()) -> IngestReport:
+    """Store the results files (and the results files under directories) in the DuckDB store;
+    `progress` is told of every file read. One commit is one commit however it is spelt: a
+    short hash becomes the full hash it abbreviates, and runs stored under a short hash get
+    the full one when it arrives (`unify_commits`)."""
     target = resolve_db(db)
-    staged, outcomes, by_id = stage_files(paths, progress)
+    staged, outcomes, by_id = stage_files(paths, progress, overrides)
     report = IngestReport(str(target))
     if not by_id:
         report.outcomes = outcomes
         return report
     with open_for_write(target, wait_secs=wait_secs) as con:
+        unify_commits(con, staged)
         present = existing_run_ids(con, list(by_id))
         new = [r for r in by_id if r not in present]
         failed: dict[str, str] = {}
@@ -402,6 +461,30 @@ def ingest(paths: Iterable[str | os.PathLike[str]], db: str | os.PathLike[str] |
             failed = _insert_atomically(con, staged, new)
     report.outcomes = [_final(o, present, failed) for o in outcomes]
     return report
+
+
+def stored_commits(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The distinct commit hashes of the stored runs."""
+    return [r[0] for r in con.execute('SELECT DISTINCT "commit" FROM runs WHERE "commit" IS NOT NULL').fetchall()]
+
+
+def unify_commits(con: duckdb.DuckDBPyConnection, staged: Staged) -> None:
+    """Short hashes as full ones: the staged runs' against the store's (`Staged.unify_commits`),
+    and the stored runs' short hashes that a staged full hash completes (in one transaction)."""
+    stored = stored_commits(con)
+    staged.unify_commits(stored)
+    new = {c for c in staged.columns["runs"]["commit"] if c}
+    renames = {old: full for old in stored if (full := full_commit(old, new)) != old}
+    if not renames:
+        return
+    try:
+        con.execute("BEGIN TRANSACTION")
+        for old, full in renames.items():
+            con.execute('UPDATE runs SET "commit" = ? WHERE "commit" = ?', [full, old])
+        con.execute("COMMIT")
+    except Exception:
+        rollback(con)
+        raise
 
 
 def _insert_atomically(con: duckdb.DuckDBPyConnection, staged: Staged, new: list[str]) -> dict[str, str]:

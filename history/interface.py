@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     import duckdb
     import pandas as pd
 
-    from primbench.history.ingest import IngestReport, Progress
+    from primbench.history.ingest import IngestReport, Overrides, Progress
     from primbench.results import Results
 
 
@@ -121,9 +121,11 @@ class Store(ABC):
         return f"{type(self).__name__}({str(self.path)!r})"
 
     @abstractmethod
-    def ingest(self, paths: Iterable[str | os.PathLike[str]], *, progress: Progress | None = None) -> IngestReport:
-        """Store the results files (and the ``*.json`` under directories); idempotent: a run
-        already stored is a duplicate. `progress` is told of every file read."""
+    def ingest(self, paths: Iterable[str | os.PathLike[str]], *, progress: Progress | None = None,
+               overrides: Overrides | None = None) -> IngestReport:
+        """Store the results files (and those under directories); idempotent: a run already
+        stored is a duplicate. `progress` is told of every file read; `overrides` give every
+        file's branch and commit (``ingest --branch/--commit``)."""
 
     @abstractmethod
     def _connect(self) -> duckdb.DuckDBPyConnection:

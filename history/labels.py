@@ -38,7 +38,8 @@ def short_gpu_ids(gpu_keys: Iterable[object]) -> dict[str, str]:
 
 def model(gpu_name: object) -> str:
     """``NVIDIA H200`` -> ``H200``; ``AMD Instinct MI300X`` -> ``MI300X``; else as is."""
-    text = "" if gpu_name is None else str(gpu_name)
+    absent = gpu_name is None or (isinstance(gpu_name, float) and gpu_name != gpu_name)  # None, or a frame's NaN
+    text = "" if absent else str(gpu_name)
     for prefix in ("NVIDIA ", "AMD Instinct ", "AMD "):
         if text.startswith(prefix) and len(text) > len(prefix):
             return text[len(prefix):]

@@ -39,7 +39,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from primbench.history.errors import HistoryError, HistoryWarning
-from primbench.history.ingest import COLUMNS, IngestReport, Progress, _final, _insert_atomically, stage_files
+from primbench.history.ingest import (
+    COLUMNS,
+    IngestReport,
+    Overrides,
+    Progress,
+    _final,
+    _insert_atomically,
+    stage_files,
+)
 from primbench.history.schema import (
     SCHEMA_VERSION,
     TABLES,
@@ -109,32 +117,47 @@ def _unreadable(path: Path, exc: BaseException, directory: Path) -> str:
 def dataset_run_ids(directory: str | os.PathLike[str]) -> set[str]:
     """Run ids already present in a Parquet dataset (empty if it has none); unreadable parts
     are skipped with a warning."""
+    return _runs_column(directory, "run_id")
+
+
+def dataset_commits(directory: str | os.PathLike[str]) -> set[str]:
+    """The commit hashes of the runs in a Parquet dataset (as `dataset_run_ids` reads it)."""
+    return _runs_column(directory, "commit")
+
+
+def _runs_column(directory: str | os.PathLike[str], column: str) -> set[str]:
+    """The distinct non-null values of a column of the dataset's runs (a constant name)."""
     directory = Path(directory)
     files = parts(directory, "runs")
     if not files:
         return set()
     con = memory()
-    ids: set[str] = set()
+    values: set[str] = set()
     try:
         for f in files:
             try:
-                ids.update(r[0] for r in con.execute("SELECT DISTINCT run_id FROM read_parquet(?)",
-                                                     [literal(f)]).fetchall())
+                values.update(r[0] for r in con.execute(
+                    f'SELECT DISTINCT "{column}" FROM read_parquet(?) WHERE "{column}" IS NOT NULL',
+                    [literal(f)]).fetchall())
             except Exception as exc:
                 _warn(_unreadable(f, exc, directory))
     finally:
         con.close()
-    return ids
+    return values
 
 
 def ingest_shared(paths: Iterable[str | os.PathLike[str]], directory: str | os.PathLike[str], *,
-                  runner: str | None = None, progress: Progress | None = None) -> IngestReport:
+                  runner: str | None = None, progress: Progress | None = None,
+                  overrides: Overrides = Overrides()) -> IngestReport:
     """Write the files' new runs as this runner's Parquet parts under `directory` (no lock);
-    `progress` is told of every file read."""
+    `progress` is told of every file read. A staged short hash becomes the full hash it
+    abbreviates among the dataset's and the staged runs (parts already written are not
+    rewritten: a short hash stored before its full one arrived stays)."""
     directory = Path(directory)
     if directory.exists() and not directory.is_dir():
         raise HistoryError(f"{directory}: --shared needs a directory, and this is a file")
-    staged, outcomes, by_id = stage_files(paths, progress)
+    staged, outcomes, by_id = stage_files(paths, progress, overrides)
+    staged.unify_commits(dataset_commits(directory) if by_id else ())
     report = IngestReport(str(directory))
     present = dataset_run_ids(directory) if by_id else set()
     new = [r for r in by_id if r not in present]

@@ -24,7 +24,7 @@ from primbench.history.store import connect, resolve_db
 if TYPE_CHECKING:
     import duckdb
 
-    from primbench.history.ingest import IngestReport, Progress
+    from primbench.history.ingest import IngestReport, Overrides, Progress
     from primbench.history.shared import MergeReport, QuarantineReport
 
 #: What names a store: a path (None: the default), a `Store`, a `Reader` or an open connection.
@@ -36,10 +36,12 @@ class DuckDBStore(Store):
 
     kind = "DuckDB file"
 
-    def ingest(self, paths: Iterable[str | os.PathLike[str]], *, progress: Progress | None = None) -> IngestReport:
-        from primbench.history.ingest import ingest
+    def ingest(self, paths: Iterable[str | os.PathLike[str]], *, progress: Progress | None = None,
+               overrides: Overrides | None = None) -> IngestReport:
+        from primbench.history.ingest import Overrides, ingest
 
-        return ingest(paths, self.path, wait_secs=self.wait_secs, progress=progress)
+        return ingest(paths, self.path, wait_secs=self.wait_secs, progress=progress,
+                      overrides=overrides or Overrides())
 
     def _connect(self) -> duckdb.DuckDBPyConnection:
         con = connect(self.path, read_only=True, wait_secs=self.wait_secs)
@@ -92,10 +94,13 @@ class ParquetStore(Store):
         super().__init__(path, wait_secs=wait_secs)
         self.runner = runner
 
-    def ingest(self, paths: Iterable[str | os.PathLike[str]], *, progress: Progress | None = None) -> IngestReport:
+    def ingest(self, paths: Iterable[str | os.PathLike[str]], *, progress: Progress | None = None,
+               overrides: Overrides | None = None) -> IngestReport:
+        from primbench.history.ingest import Overrides
         from primbench.history.shared import ingest_shared
 
-        return ingest_shared(paths, self.path, runner=self.runner, progress=progress)
+        return ingest_shared(paths, self.path, runner=self.runner, progress=progress,
+                             overrides=overrides or Overrides())
 
     def _connect(self) -> duckdb.DuckDBPyConnection:
         from primbench.history.shared import open_dataset

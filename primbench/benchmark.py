@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from primbench.errors import UsageError
+from primbench.settings import DEFAULT_NAMING
 
 if TYPE_CHECKING:
     from primbench.axis import Axis
@@ -51,6 +52,55 @@ def specialization_name(meta: Mapping[str, Any]) -> str:
     return ", ".join(
         f"{k}: {_format_value(v)}" for k, v in sorted(meta.items(), key=lambda kv: str(kv[0])) if k != "algo"
     )
+
+
+
+_CPP_DROPPED = ("lvl", "algo")
+_CPP_PREFIXES = ("rocprim::", "common::")
+
+
+def _cpp_value(value: Any) -> str:
+    if isinstance(value, Mapping):
+        return "{ " + _cpp_fields(value) + " }"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        for prefix in _CPP_PREFIXES:
+            value = value.replace(prefix, "")
+        return value
+    if isinstance(value, float):
+        return f"{value:g}"  # a C++ stream's default: 6 significant digits
+    return str(value)
+
+
+def _cpp_fields(meta: Mapping[str, Any]) -> str:
+    parts = []
+    for key in sorted(meta, key=str):  # the C++ json keeps its keys in a std::map: byte order
+        if key in _CPP_DROPPED:
+            continue
+        shown = _cpp_value(meta[key])
+        if key == "cfg" and shown == "default":
+            continue
+        parts.append(f"{key}: {shown}")
+    return ", ".join(parts)
+
+
+def cpp_specialization_name(meta: Mapping[str, Any]) -> str:
+    """The C++ primbench's name of a meta (its ``json::serialize_name``): ``key: value`` pairs
+    sorted by key, at every level leaving out ``lvl`` and ``algo`` and a ``cfg`` whose value is
+    ``default``, ``rocprim::`` and ``common::`` removed from string values, nested objects as
+    ``{ key: value, ... }``, numbers as a C++ stream prints them, booleans as true/false."""
+    return _cpp_fields(meta)
+
+
+def name_for(meta: Mapping[str, Any], naming: str = DEFAULT_NAMING) -> str:
+    """A specialization's name under `naming` (`NAMINGS`)."""
+    return cpp_specialization_name(meta) if naming == "cpp" else specialization_name(meta)
+
+
+def order_key(naming: str = DEFAULT_NAMING) -> Callable[[str], Any]:
+    """How names are ordered under `naming`: naturally, or (``cpp``) as plain strings."""
+    return natural_key if naming != "cpp" else str
 
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")

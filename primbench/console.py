@@ -111,14 +111,30 @@ class _Discard(io.TextIOBase):
         return True
 
 
-class Reporter:
-    """Progress of an executor run. The executor calls it; it only prints."""
+#: The environment variable that asks for `log` messages where the output is not a terminal.
+LOG_ENV = "PRIMBENCH_LOG"
 
-    def __init__(self, console: Console | None = None) -> None:
+
+def log_in_pipe(env: Mapping[str, str] | None = None) -> bool:
+    """Whether ``PRIMBENCH_LOG`` asks for log messages in a pipe or file (set, not 0)."""
+    env = os.environ if env is None else env
+    return env.get(LOG_ENV, "0") not in ("", "0")
+
+
+class Reporter:
+    """Progress of an executor run. The executor calls it; it only prints.
+
+    `log` messages follow the C++ primbench's ``log()``: on a terminal each replaces the one
+    before on a transient line (gone when the specialization's line is printed); in a pipe or
+    a file, such as a CI log, nothing is written unless `logs` (default: ``PRIMBENCH_LOG`` set
+    to anything but 0) asks for them, one persistent line each."""
+
+    def __init__(self, console: Console | None = None, *, logs: bool | None = None) -> None:
         self.console = console or make_console()
         self._status: Any = None
         self._name = ""
         self._tolerance: float | None = None
+        self._logs = log_in_pipe() if logs is None else logs
 
     @classmethod
     def quiet(cls) -> Reporter:
@@ -130,7 +146,21 @@ class Reporter:
         return self.console.is_terminal
 
     def log(self, message: str) -> None:
-        self.console.print(f"  {message}", style="grey50", markup=False)
+        """A benchmark's progress message (`primbench.log`): transient on a terminal, else
+        written only when asked (see the class)."""
+        if self.live:
+            from rich.markup import escape
+
+            from primbench.textsafe import term_clean
+
+            text = f"[grey50]{escape(term_clean(message))}[/]"
+            if self._status is not None:
+                self._status.update(f"{self._name}: {text}" if self._name else text)
+            else:
+                self._status = self.console.status(text)
+                self._status.start()
+        elif self._logs:
+            self.console.print(f"  {message}", style="grey50", markup=False)
 
     def header(self, algorithm: str, count: int, dry: bool, *, noise_tolerance_percent: float | None = None,
                profile: bool = False) -> None:
@@ -174,6 +204,7 @@ class Reporter:
         )
 
     def started(self, index: int, count: int, name: str) -> None:
+        self._stop()  # a transient log line of the setup before it
         self._name = _label(name)
         if self.live:
             self._status = self.console.status(f"[{index + 1}/{count}] {name}: warming up")
@@ -253,8 +284,13 @@ def set_active(reporter: Reporter | None) -> None:
 
 
 def log(message: str) -> None:
-    """A grey progress message (e.g. "Generating input data"): shows slow setup steps."""
+    """A grey progress message (e.g. "Generating input data"): shows slow setup steps. As the
+    C++ primbench's ``log()``: transient on a terminal, nothing in a pipe or file unless
+    ``PRIMBENCH_LOG`` asks (`Reporter.log`). Outside a run it goes to stderr, a terminal's or
+    one asked for."""
     if _active is not None:
         _active.log(message)
-    else:
-        make_console(stderr=True).print(message, style="grey50", markup=False)
+        return
+    console = make_console(stderr=True)
+    if console.is_terminal or log_in_pipe():
+        console.print(message, style="grey50", markup=False)

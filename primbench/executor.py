@@ -20,7 +20,13 @@ from msgspec import UNSET
 
 from primbench.atomicfile import fallback_path, unwritable_reason
 from primbench.axis import SIZE, Axis, declared, override, parse_override
-from primbench.benchmark import Benchmark, checked_meta, natural_key, specialization_name
+from primbench.benchmark import (
+    Benchmark,
+    checked_meta,
+    name_for,
+    order_key,
+    specialization_name,
+)
 from primbench.clocks import clock_record
 from primbench.console import Reporter, set_active
 from primbench.device import Device
@@ -61,7 +67,16 @@ from primbench.results import (
     time_per_call_fields,
 )
 from primbench.rounds import log_sd, precise_enough
-from primbench.settings import CustomOption, Settings, build_parser, effective_cache_size, flags, parse_args
+from primbench.settings import (
+    DEFAULT_NAMING,
+    NAMINGS,
+    CustomOption,
+    Settings,
+    build_parser,
+    effective_cache_size,
+    flags,
+    parse_args,
+)
 from primbench.state import RunOutcome, State, Thermal
 from primbench.version import __version__
 
@@ -106,6 +121,7 @@ class Executor:
         thermal: Thermal | None = None,
         reporter: Reporter | None = None,
         prog: str | None = None,
+        naming: str = DEFAULT_NAMING,
     ) -> None:
         self._started = time.perf_counter()
         self._argv = list(sys.argv[1:] if argv is None else argv)
@@ -116,10 +132,14 @@ class Executor:
         self._thermal = thermal
         self._reporter = reporter
         self._prog = prog or os.path.basename(sys.argv[0] or "benchmark")
+        self._naming = naming if naming in NAMINGS else DEFAULT_NAMING  # the program's; --naming wins
+        self._naming_given: str | None = None
         self._custom: list[CustomOption] = []
         self._custom_values: dict[str, Any] = {}
         self._queue: list[_Queued] = []
         self._deferred: list[PrimbenchError] = []  # bad definitions, raised by run()
+        if naming not in NAMINGS:
+            self._deferred.append(UsageError(f"Executor(naming={naming!r}): give one of {', '.join(NAMINGS)}"))
         self._modes: frozenset[str] = frozenset()
         self._given: frozenset[str] = frozenset()  # the options the command line gave (_parse)
         self._expected: int | None = None  # specializations in a complete file (_check_outputs)
@@ -131,11 +151,17 @@ class Executor:
     # ----- options
 
     def _parse(self, *, allow_unknown: bool) -> Settings:
-        settings, custom_values, self._modes, self._given = parse_args(
+        settings, custom_values, self._modes, self._given, self._naming_given = parse_args(
             self._prog, self._argv, self._base, self._custom, allow_unknown=allow_unknown
         )
         self._custom_values = custom_values
         return settings
+
+    @property
+    def naming(self) -> str:
+        """The rules of the specialization names (`primbench.settings.NAMINGS`): ``--naming``,
+        else the program's ``Executor(naming=...)``, else primbench's."""
+        return self._naming_given or self._naming
 
     def _lenient_parse(self) -> Settings:
         """The settings so far; bad options leave the defaults here, and `run()` raises their error."""
@@ -226,7 +252,8 @@ class Executor:
     # ----- run
 
     def _selected(self) -> list[_Queued]:
-        """The specializations to run, in the natural order of their names (`natural_key`)."""
+        """The specializations to run, named and ordered by `naming`: primbench's names in their
+        natural order (`natural_key`), or the C++ primbench's sorted as strings."""
         if not self._queue:
             raise UsageError("no benchmarks queued: call executor.queue(...) before run()")
         algos = {q.meta["algo"] for q in self._queue}
@@ -236,6 +263,10 @@ class Executor:
                 + ", ".join(repr(a) for a in sorted(map(str, algos)))
             )
         specs = self._expanded(self.settings)
+        naming = self.naming
+        if naming != DEFAULT_NAMING:
+            specs = [dataclasses.replace(q, name=name_for(q.meta, naming)) for q in specs]
+        key = order_key(naming)
         seen: dict[str, str] = {}
         for q in specs:
             if q.name in seen:
@@ -245,9 +276,9 @@ class Executor:
                 )
             seen[q.name] = type(q.benchmark).__name__
         pattern = re.compile(self.settings.filter)
-        chosen = sorted((q for q in specs if pattern.search(q.name)), key=lambda q: natural_key(q.name))
+        chosen = sorted((q for q in specs if pattern.search(q.name)), key=lambda q: key(q.name))
         if not chosen:
-            names = ", ".join(repr(q.name) for q in sorted(specs, key=lambda q: natural_key(q.name)))
+            names = ", ".join(repr(q.name) for q in sorted(specs, key=lambda q: key(q.name)))
             raise UsageError(f"--filter {self.settings.filter!r} matches none of: {names}")
         return chosen
 

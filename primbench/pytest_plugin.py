@@ -14,7 +14,9 @@ naming why. With ``--primbench-json PATH`` the session's measurements go to one 
 (branch and commit from the options, the environment, the CI or git at pytest's rootdir), which
 ``primbench compare`` and ``primbench history ingest`` take like any other; nothing is written
 without it. ``--primbench-options "--rounds 1 --min-secs 0.2"`` sets the harness options of every
-measurement, as a benchmark program takes them.
+measurement, as a benchmark program takes them. The session's results go to the hook
+``pytest_primbench_results`` at its end: ``--primbench-baseline PATH`` (the plugin
+`primbench.compare.pytest_baseline`, on the analysis side) compares them with a baseline.
 
 A test's specialization is named after its node id (for example ``test: test_kernels.py::test_copy``, plus
 ``name:`` when a test measures more than one function); the results' algorithm is the ini option
@@ -36,6 +38,7 @@ from primbench.settings import Settings, parse_args
 
 if TYPE_CHECKING:
     from primbench.device import Device
+    from primbench.results import Results
 
 _SESSION = pytest.StashKey["_PluginSession"]()
 
@@ -46,6 +49,11 @@ class _Hooks:
         """The `primbench.device.Device` the ``gpubench`` fixture measures on; None: the GPU that
         the installed CuPy sees (the default). Raise `primbench.DeviceError` to skip as without a
         GPU. Called once per session, at the first measurement."""
+
+    @pytest.hookspec
+    def pytest_primbench_results(self, config: pytest.Config, results: Results) -> None:
+        """The session's measurements as one `primbench.results.Results`, once, at the session's
+        end (only when something was measured), after ``--primbench-json`` is written."""
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -71,7 +79,7 @@ class _PluginSession:
         self.config = config
         text = config.getoption("primbench_options") or ""
         try:
-            settings, _, modes, _given = parse_args("--primbench-options", shlex.split(text), Settings(), [],
+            settings, _, modes, _given, _naming = parse_args("--primbench-options", shlex.split(text), Settings(), [],
                                             allow_unknown=False)
             if modes or settings.dry:
                 raise PrimbenchError("takes measurement options only, not --help, --list, --profile or --dry")
@@ -103,11 +111,15 @@ class _PluginSession:
         return self.session
 
     def finish(self) -> None:
-        """Write the results file if asked (`written`); close the device."""
+        """Write the results file if asked (`written`), hand the results to
+        ``pytest_primbench_results``; close the device."""
         if self.session is not None:
             try:
                 if self.json_path and self.session.write(self.json_path, self.settings.spaces_per_indent):
                     self.written = self.json_path
+                results = self.session.results()
+                if results is not None:
+                    self.config.hook.pytest_primbench_results(config=self.config, results=results)
             finally:
                 self.session.close()
 

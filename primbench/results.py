@@ -57,6 +57,7 @@ its class omits defaults), one it writes as null stays null.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import datetime as _dt
 import gc
 import io
@@ -580,8 +581,15 @@ class Results:
     source: str = field(default="<results>", compare=False)
     #: The version the file was written in (an older one was upgraded on reading).
     written_version: str | None = field(default=None, compare=False)
-    #: The text or dict the results were read from (None: built in this process).
+    #: The text or dict the results were read from (None: built in this process, or converted
+    #: from another harness's file: see `format`).
     _written: bytes | Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+    #: The file's format: ``"primbench"`` (results.json 4.x), or the `primbench.formats`
+    #: reader that converted it (``"cpp-legacy"``, ``"cpp-csv"``, ``"nvbench"``, ``"gbench"``,
+    #: ``"pytest-benchmark"``).
+    format: str = field(default="primbench", compare=False)
+    #: What the file's format does not hold (a CSV: context, batches, ...; `primbench.formats`).
+    lacks: tuple[str, ...] = field(default=(), compare=False)
 
     # ----- reading
 
@@ -612,6 +620,17 @@ class Results:
         if isinstance(data, Mapping) and not isinstance(data, dict):
             data = dict(data)  # msgspec would encode a dataclass mapping by its fields
         with cyclic_gc_paused():
+            if isinstance(data, dict):  # a document of the C++ harness's older versions (history keeps them)
+                from primbench.formats import cpp_legacy
+
+                if cpp_legacy.detect(data):
+                    from primbench.formats import FormatError
+
+                    try:
+                        converted = cpp_legacy.read(data, source)
+                    except FormatError as exc:
+                        raise ResultsFileError(source, exc.field, exc.message) from None
+                    return _from_converted(converted, source, data)
             version = _version_of(data, source)
             plain = _builtins(data, source)
             if version != RESULTS_VERSION:
@@ -861,6 +880,9 @@ def _decode(data: bytes, source: str) -> Results:
             if version == RESULTS_VERSION:
                 return _from_document(current, source, RESULTS_VERSION, data)
         else:
+            foreign = _foreign(data, source)
+            if foreign is not None:
+                return foreign
             try:
                 version = _VERSION_DECODER.decode(data).context.results_version
             except msgspec.ValidationError:  # the checks of `_version_of` name what is wrong
@@ -875,6 +897,53 @@ def _decode(data: bytes, source: str) -> Results:
         if isinstance(failure, msgspec.ValidationError):
             raise _field_error(failure, source, lambda: msgspec.json.decode(data)) from None
         raise _json_error(data, source, failure) from None
+
+
+def _foreign(data: bytes, source: str) -> Results | None:
+    """A file of another harness (`primbench.formats`) as Results; None for anything else,
+    whose errors the checks of a results.json name (with the formats tried, where the file
+    is not even an attempt at one)."""
+    from primbench import formats
+
+    failure: Exception | None = None
+    try:
+        parsed: Any = msgspec.json.decode(data)
+    except msgspec.ValidationError:  # JSON with a number out of range: the checks below name it
+        return None
+    except (msgspec.DecodeError, RecursionError) as exc:
+        parsed, failure = formats.NOT_JSON, exc
+    try:
+        converted = formats.convert(data, parsed, source)
+    except formats.FormatError as exc:  # keys and values of the file may be in it: one line, no control characters
+        from primbench.textsafe import term_clean
+
+        raise ResultsFileError(source, term_clean(exc.field) if exc.field else None, term_clean(exc.message)) from None
+    except RecursionError:
+        raise ResultsFileError(source, None, "nested too deeply") from None
+    if converted is None:
+        if failure is not None and not isinstance(failure, RecursionError):
+            error = _json_error(data, source, failure)
+            if error.field is None and str(error).startswith(f"{source}: not valid JSON ("):
+                raise ResultsFileError(source, None, f"not valid JSON ({failure}), nor a CSV ({formats.tried()})")
+            raise error
+        if isinstance(parsed, dict) and "context" not in parsed and "specializations" not in parsed:
+            raise ResultsFileError(source, None, f"matches no known results format ({formats.tried()})")
+        return None
+    return _from_converted(converted, source, parsed if converted.format == "cpp-legacy" else None)
+
+
+def _from_converted(converted: Any, source: str, written: Mapping[str, Any] | None = None) -> Results:
+    """A `primbench.formats.Converted` validated by the model (upgraded first if older)."""
+    doc = converted.document
+    context = doc.get("context")
+    if isinstance(context, dict):
+        doc = {**doc, "context": {**context, "results_version": converted.document_version}}
+    if converted.document_version != RESULTS_VERSION:
+        _check_version(converted.document_version, source)
+        doc = upgrade(doc, converted.document_version)
+    document = _converted(_builtins(doc, source), source)
+    results = _from_document(document, source, converted.version, written)
+    return dataclasses.replace(results, format=converted.format, lacks=tuple(converted.lacks))
 
 
 def _json(data: bytes, source: str) -> Any:

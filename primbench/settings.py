@@ -1,8 +1,10 @@
 """Settings, flags and the command-line options of a benchmark program.
 
-Every option of the C++ primbench keeps its name, default and meaning; options that
+Every option of the C++ primbench keeps its name and meaning, and its default except the
+thermal range, the cache size and rounds (docs/cpp-differences.md says why); options that
 Python needs in place of compile-time macros (cache size, device, branch and commit, no
-test, no monitoring) are added. Values given on the command line override the values of a
+test, no monitoring) are added. A custom option takes both spellings, ``--my_opt`` (C++)
+and ``--my-opt``. Values given on the command line override the values of a
 `Settings` object passed by the program, which override the defaults.
 """
 
@@ -13,7 +15,7 @@ import dataclasses
 import enum
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from primbench.errors import UsageError
 from primbench.rounds import DEFAULT_ROUNDS
@@ -191,6 +193,19 @@ _HELP = {
 }
 
 
+#: The rules a program's specialization names and their order follow (``--naming``,
+#: ``Executor(naming=...)``; `primbench.benchmark.name_for`): ``primbench`` (the default) keeps
+#: every meta key and orders names naturally; ``cpp`` builds the C++ primbench's names and
+#: orders them as it sorts its queue, by plain string comparison, so that a port's names,
+#: indexes and CSV rows match its C++ twin's files. The default stays primbench's: the names
+#: of every run and history made so far keep their series.
+NAMINGS = ("primbench", "cpp")
+DEFAULT_NAMING = "primbench"
+
+NAMING_HELP = ("How specialization names are built and ordered: primbench (every meta key, natural order) or cpp "
+              "(the C++ primbench's: without lvl, algo and cfg: default, rocprim:: and common:: stripped, sorted "
+              "as strings), so a port's names match its C++ twin's files (default: the program's, else primbench)")
+
 #: Options that run the program in another mode than measuring (``--help`` is one too).
 MODES = {
     "list": "Print the names of the specializations (after --filter), one per line, and exit; "
@@ -263,22 +278,42 @@ def build_parser(prog: str, custom: list[CustomOption]) -> argparse.ArgumentPars
     # never in results.json, which neither writes).
     for mode, text in MODES.items():
         group.add_argument("--" + mode, dest="mode:" + mode, action="store_true", help=text)
+    # How names are built: the program's choice (Executor(naming=...)), not a setting of the
+    # measurement; the names it gives are what results.json records.
+    group.add_argument("--naming", dest="naming", choices=NAMINGS, help=NAMING_HELP)
     if custom:
         cgroup = parser.add_argument_group("benchmark options")
         for opt in custom:
-            flag = "--" + opt.name.replace("_", "-")
             help_text = f"{opt.help} (default {opt.default!r})"
+            flags_ = custom_flags(opt.name)
             if opt.type is bool:  # a bare flag, as in the C++ primbench (--no-NAME turns it off)
-                cgroup.add_argument(flag, dest="custom:" + opt.name, action=argparse.BooleanOptionalAction,
+                cgroup.add_argument(*flags_, dest="custom:" + opt.name, action=argparse.BooleanOptionalAction,
                                     help=help_text)
             elif isinstance(opt.default, list | tuple):  # several values: --sizes 1 2 4
                 item = type(opt.default[0]) if opt.default else str
-                cgroup.add_argument(flag, dest="custom:" + opt.name, nargs="+", type=_bool if item is bool else item,
-                                    metavar=opt.name.upper(), help=help_text)
+                cgroup.add_argument(*flags_, dest="custom:" + opt.name, nargs="+",
+                                    type=_bool if item is bool else item, metavar=opt.name.upper(), help=help_text)
             else:
-                cgroup.add_argument(flag, dest="custom:" + opt.name, type=opt.type, metavar=opt.name.upper(),
+                cgroup.add_argument(*flags_, dest="custom:" + opt.name, type=opt.type, metavar=opt.name.upper(),
                                     help=help_text)
     return parser
+
+
+def custom_flags(name: str) -> tuple[str, ...]:
+    """The spellings of a custom option: ``executor.get("my_opt")`` is ``--my_opt`` in the C++
+    primbench and ``--my-opt`` in primbench's style; both are taken."""
+    spellings = ["--" + name.replace("_", "-"), "--" + name, "--" + name.replace("-", "_")]
+    return tuple(dict.fromkeys(spellings))
+
+
+class Parsed(NamedTuple):
+    """What `parse_args` reads from a command line."""
+
+    settings: Settings
+    custom: dict[str, Any]
+    modes: frozenset[str]
+    given: frozenset[str]
+    naming: str | None  # --naming, where given
 
 
 def parse_args(
@@ -288,11 +323,11 @@ def parse_args(
     custom: list[CustomOption],
     *,
     allow_unknown: bool,
-) -> tuple[Settings, dict[str, Any], frozenset[str], frozenset[str]]:
+) -> Parsed:
     """Parse `argv` over `base`. Returns the settings, the custom values, the modes asked
-    for (``help``, ``list``, ``profile``: see `MODES`) and the names of the settings given on
-    the command line. With `allow_unknown` (before every custom option is registered), options
-    the parser does not know yet are skipped."""
+    for (``help``, ``list``, ``profile``: see `MODES`), the names of the settings given on
+    the command line and ``--naming``. With `allow_unknown` (before every custom option is
+    registered), options the parser does not know yet are skipped."""
     parser = build_parser(prog, custom)
     try:
         if allow_unknown:
@@ -305,6 +340,7 @@ def parse_args(
         raise UsageError(str(exc)) from None
     values = vars(ns)
     modes = {"help"} if values.pop("help", False) else set()
+    naming = values.pop("naming", None)
     custom_values = {opt.name: opt.default for opt in custom}
     changes: dict[str, Any] = {}
     for key, value in values.items():
@@ -316,4 +352,4 @@ def parse_args(
         else:
             changes[key] = value
     settings = dataclasses.replace(base, **changes)
-    return settings, custom_values, frozenset(modes), frozenset(changes)
+    return Parsed(settings, custom_values, frozenset(modes), frozenset(changes), naming)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import io
+import re
 
 import numpy as np
 import pytest
 
 import primbench as pb
 from primbench.console import Reporter, color_enabled, make_console
-from primbench.results import Calls, Elapsed, Specialization
+from primbench.results import Calls, Elapsed, Specialization, load_results
 from tests.fakes import FakeDevice
 
 
@@ -61,10 +62,14 @@ def _run(tmp_path, monkeypatch, *args: str, **env) -> str:
 
 
 def test_progress_is_plain_when_not_a_terminal(tmp_path, monkeypatch):
+    monkeypatch.delenv("PRIMBENCH_LOG", raising=False)
     text = _run(tmp_path, monkeypatch)
     assert "\x1b[" not in text
-    assert "ok    [1/1] type: char" in text and "Generating input data" in text
+    assert "ok    [1/1] type: char" in text
+    assert "Generating input data" not in text  # pb.log writes nothing to a pipe, as the C++ log() (issue 23)
     assert "Summary: 1 run, 0 failed, 0 noise timeouts" in text
+    asked = _run(tmp_path, monkeypatch, PRIMBENCH_LOG="1")
+    assert "  Generating input data\n" in asked
 
 
 def test_clicolor_force_colours_a_pipe(tmp_path, monkeypatch):
@@ -99,3 +104,29 @@ def test_noise_above_tolerance_is_red(tmp_path, monkeypatch):
     text = out.getvalue()
     assert "\x1b[31mnoise 2.500%" in text
     assert "type: [bold]x" in text  # a name's brackets are text, not markup
+
+
+def test_a_log_message_is_transient_on_a_terminal(tmp_path, monkeypatch):
+    """As the C++ primbench's log(): on the progress line, replaced by the next (issue 23)."""
+    monkeypatch.delenv("PRIMBENCH_LOG", raising=False)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("CLICOLOR_FORCE", "1")
+    out = io.StringIO()
+    reporter = Reporter(make_console(out))
+    reporter.log("Generating input data")
+    assert "Generating input data" in str(reporter._status.renderable.text)
+    reporter.log("Compiling")  # replaces it
+    assert "Compiling" in str(reporter._status.renderable.text)
+    reporter.started(0, 1, "type: char")  # the specialization's own line takes over
+    reporter.finished(0, 1, load_results(_seed()).specializations[0])
+    assert "  Generating input data\n" not in out.getvalue() and "  Compiling\n" not in out.getvalue()
+    text = _run(tmp_path, monkeypatch, CLICOLOR_FORCE="1")
+    plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text)
+    assert "  Generating input data\n" not in plain
+    assert plain.rstrip().splitlines()[-2].startswith("Summary: 1 run")
+
+
+def _seed():
+    from pathlib import Path
+
+    return Path(__file__).parent / "formats" / "cpp-4.0.0-seed.json"

@@ -23,7 +23,7 @@ GPU_EXTRAS = ("cuda12", "cuda13", "rocm")
 GPU_MODULES = {"cupy": GPU_EXTRAS, "cupy_backends": GPU_EXTRAS, "pynvml": ("cuda12", "cuda13"), "amdsmi": ("rocm",)}
 FIRST_PARTY = {"primbench", "compare", "history", "tests"}
 #: Modules that only their host loads, which brings the import: pytest loads the plugin.
-HOSTED = {"primbench/pytest_plugin.py": {"pytest"}}
+HOSTED = {"primbench/pytest_plugin.py": {"pytest"}, "compare/pytest_baseline.py": {"pytest"}}
 
 
 def _project() -> dict[str, list[str]]:

@@ -187,4 +187,5 @@ def test_bad_primbench_options_are_a_usage_error(inner):
 
 def test_the_plugin_is_registered_as_a_pytest11_entry_point():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    assert project["entry-points"]["pytest11"] == {"primbench": "primbench.pytest_plugin"}
+    assert project["entry-points"]["pytest11"] == {"primbench": "primbench.pytest_plugin",
+                                                   "primbench-baseline": "primbench.compare.pytest_baseline"}

@@ -41,7 +41,8 @@ def register(app: typer.Typer) -> None:
     def compare(
         paths: list[Path] = typer.Argument(
             ..., metavar="BASE... [--] HEAD...",
-            help="Results files or directories: BASE HEAD, or several repeats per side separated by "
+            help="Results files (primbench or C++ results.json, C++ CSV, NVBench, Google Benchmark or "
+            "pytest-benchmark JSON) or directories: BASE HEAD, or several repeats per side separated by "
             "--: BASE1 BASE2 -- HEAD1 HEAD2 (options go before --). A specialization found in several "
             "files of a side is a repeat: all its rounds are pooled."),
         threshold: str = typer.Option("0.3%", "--threshold", "-t", help=THRESHOLD_HELP),

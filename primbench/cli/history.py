@@ -290,22 +290,30 @@ def _commands() -> Any:
 
 def ingest(
     paths: list[Path] = typer.Argument(..., metavar="FILES|DIRS",
-                                      help="results.json files, or directories searched for *.json."),
+                                      help="results files (primbench or C++ results.json, C++ CSV, NVBench, "
+                                           "Google Benchmark or pytest-benchmark JSON), or directories searched "
+                                           "for *.json and *.csv."),
     db: Path | None = typer.Option(None, "--db", help=DB_HELP),
     shared: Path | None = typer.Option(None, "--shared", metavar="DIR",
                                        help="Write Parquet parts into DIR instead (many runners, no lock)."),
     runner: str | None = typer.Option(None, "--runner", help="Part-folder name for --shared (default: host)."),
     wait_secs: float | None = typer.Option(None, "--wait-secs", help=WAIT_HELP),
     fmt: LineFormat = typer.Option(LineFormat.table, "--format", "-f", help="table (one line) or json."),
+    branch: str | None = typer.Option(None, "--branch", metavar="B",
+                                      help="Store every file's runs under branch B (a detached or branch-less "
+                                           "file's, e.g. a C++ build's DETACHED)."),
+    commit: str | None = typer.Option(None, "--commit", metavar="C",
+                                      help="Store every file's runs under commit C (short or full hash)."),
 ) -> None:
     """Store results files (idempotent: a run already stored is skipped). Bad files are named
     and store nothing; the good ones are stored; the exit code is then 2. A progress bar on
-    stderr while the files are read (on a terminal)."""
+    stderr while the files are read (on a terminal). A short hash and the full hash of one
+    commit are one commit."""
     if shared is not None and db is not None:
         raise typer.BadParameter("give --db or --shared, not both", param_hint="--shared")
     with _progress("reading results files") as progress:
         report = _call(_commands().ingest, paths, db=db, shared=shared, runner=runner, wait_secs=wait_secs,
-                       progress=progress)
+                       progress=progress, branch=branch, commit=commit)
     for o in report.errors:
         message = o.message if o.message and o.path in o.message else f"{o.path}: {o.message}"
         typer.echo(f"primbench history: error: {term_clean(message)}", err=True)
