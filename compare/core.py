@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,7 @@ import msgspec
 import numpy as np
 
 from primbench.compare import stats
+from primbench.compare.comparability import NotComparableError, assess, by_algorithm
 from primbench.compare.model import (
     Comparison,
     Method,
@@ -27,8 +28,8 @@ from primbench.compare.model import (
 )
 from primbench.errors import PrimbenchError, UsageError
 from primbench.metrics import CHOICES, METRICS, by_name, choose
-from primbench.resultconfig import setting_differences
-from primbench.results import Gpu, Results, ResultsFileError, Specialization, cyclic_gc_paused, load_results
+from primbench.resultconfig import PROTOCOL_SETTINGS, RESULT_FLAGS, setting_differences
+from primbench.results import Results, ResultsFileError, Specialization, cyclic_gc_paused, load_results
 
 METHOD_DESCRIPTION = (
     "observations: ln(metric) of every round of every run on a side (a run without rounds counts once; the "
@@ -120,34 +121,18 @@ def _fmt(value: Any) -> str:
     return "absent" if value is None else repr(value) if isinstance(value, str) else str(value)
 
 
-def _gpu_label(gpu: Gpu) -> str:
-    parts = [str(gpu.name if gpu.name is not None else "unknown GPU")]
-    for key, value in (("uuid", gpu.uuid), ("serial", gpu.serial)):
-        if value:
-            parts.append(f"{key} {value}")
-    return ", ".join(parts)
-
-
 def context_warnings(base: Results, head: Results) -> list[str]:
-    """What differs between two files of one algorithm in ways that move results."""
+    """What differs between two files of one algorithm in ways that can move results without
+    making them another measurement (what does is `compare.comparability`'s): the schema
+    version, the protocol settings, a dry run, monitoring, the GPU runtime."""
     out: list[str] = []
     if base.version != head.version:
         out.append(f"schema version differs: base {base.version}, head {head.version}")
-    bg, hg = base.gpu, head.gpu
-    if bg.name != hg.name:
-        out.append(f"different GPU model: base {_gpu_label(bg)}; head {_gpu_label(hg)}")
-    else:
-        for key, b, h in (("uuid", bg.uuid, hg.uuid), ("serial", bg.serial, hg.serial)):
-            if b and h and b != h:
-                out.append(
-                    f"different physical GPU ({key} differs): base {_gpu_label(bg)}; head {_gpu_label(hg)}; "
-                    "two GPUs of one model can differ by several percent"
-                )
-                break
-    # which settings move results: primbench.resultconfig (also history's key of a series)
     for section, key, b, h in setting_differences(base, head):
-        label = f"setting {key}" if section == "settings" else f"{section}.{key}"
-        out.append(f"{label} differs: base {_fmt(b)}, head {_fmt(h)}")
+        if section == "settings" and key in PROTOCOL_SETTINGS:
+            out.append(f"setting {key} differs: base {_fmt(b)}, head {_fmt(h)}")
+        elif section == "flags" and key not in RESULT_FLAGS:
+            out.append(f"flags.{key} differs: base {_fmt(b)}, head {_fmt(h)}")
     if base.settings.dry is True or head.settings.dry is True:
         out.append("a side is a dry run (--dry): its throughputs are zeros")
     bm, hm = base.general.monitoring, head.general.monitoring
@@ -164,15 +149,7 @@ def context_warnings(base: Results, head: Results) -> list[str]:
 
 
 def _all_context_warnings(base: Sequence[Results], head: Sequence[Results]) -> list[str]:
-    def by_algo(side: Sequence[Results]) -> dict[str, Results]:
-        out: dict[str, Results] = {}
-        for r in side:
-            algos = {_spec_algorithm(s, r) for s in r.specializations} or {r.algorithm}
-            for a in algos:
-                out.setdefault(a, r)
-        return out
-
-    b, h = by_algo(base), by_algo(head)
+    b, h = by_algorithm(base), by_algorithm(head)
     common = [a for a in b if a in h]
     warnings: list[str] = []
     for algo in common:
@@ -181,27 +158,6 @@ def _all_context_warnings(base: Sequence[Results], head: Sequence[Results]) -> l
             if text not in warnings:
                 warnings.append(text)
     return warnings
-
-
-def _timer_warning(common: Sequence[tuple[str, str]], b_index: Mapping[tuple[str, str], list[_Entry]],
-                   h_index: Mapping[tuple[str, str], list[_Entry]]) -> str | None:
-    """A warning naming the specializations timed with the host timer on one side and with GPU
-    events on the other (`primbench.measure.host_timed_calls`): their change is not the kernel's."""
-
-    def timers(entries: list[_Entry]) -> str:
-        return " and ".join(_TIMER_LABELS.get(t, t) for t in sorted({e.spec.timer for e in entries}))
-
-    mixed = [(key, timers(b_index[key]), timers(h_index[key])) for key in common
-             if timers(b_index[key]) != timers(h_index[key])]
-    if not mixed:
-        return None
-    (algo, name), b, h = mixed[0]
-    more = f" and {len(mixed) - 1} more" if len(mixed) > 1 else ""
-    return (f"timer differs: {algo} {name!r}{more} timed with {b} in base, with {h} in head; a host-timer time "
-            "includes launch and synchronization overhead, so the change is not the kernel's alone")
-
-
-_TIMER_LABELS = {"events": "GPU events", "host": "the host timer"}
 
 
 def _side_context(side: Sequence[Results]) -> dict[str, Any]:
@@ -416,6 +372,8 @@ def compare_runs(
     run_to_run_cv: Mapping[tuple[str, str], Any] | None = None,
     suite_shift_limit: float = DEFAULT_SUITE_SHIFT_LIMIT,
     metric: str | None = None,
+    allow_mismatch: bool = False,
+    strict_environment: bool = False,
 ) -> Comparison:
     """Compare base and head, matched by (algorithm, specialization name).
 
@@ -429,16 +387,24 @@ def compare_runs(
     None: bytes/s where both sides declare bytes, else items/s, else GPU time per call (lower is
     better: a regression is the time going up).
 
+    Comparability is decided first (`compare.comparability`): sides that measure different
+    things (size, custom settings, GPU model, timer, metric, hot/cold) raise NotComparableError
+    (exit 2, one line per difference) unless `allow_mismatch`, which compares them with every
+    affected row marked ``not_comparable`` and left inconclusive. Another physical GPU of the
+    same model or another driver is a warning, blocking too with `strict_environment`.
+
     Raises UsageError for bad parameters, NothingToCompareError when the sides share no
-    specialization."""
+    specialization, NotComparableError as above."""
     with cyclic_gc_paused():  # tens of thousands of small objects, none in a cycle
         return _compare_runs(base, head, threshold=threshold, alpha=alpha, run_to_run_cv=run_to_run_cv,
-                             suite_shift_limit=suite_shift_limit, metric=metric)
+                             suite_shift_limit=suite_shift_limit, metric=metric, allow_mismatch=allow_mismatch,
+                             strict_environment=strict_environment)
 
 
 def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold: float, alpha: float,
                   run_to_run_cv: Mapping[tuple[str, str], Any] | None, suite_shift_limit: float,
-                  metric: str | None = None) -> Comparison:
+                  metric: str | None = None, allow_mismatch: bool = False,
+                  strict_environment: bool = False) -> Comparison:
     if not (isinstance(threshold, int | float) and 0 < threshold < 1):
         raise UsageError(f"--threshold must be a fraction between 0 and 1 (0.005 = 0.5 %), got {threshold}")
     if not (isinstance(alpha, int | float) and 0 < alpha < 1):
@@ -454,13 +420,20 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
             "nothing to compare: base and head share no specialization (matched by algorithm and name); "
             f"base has {_describe(base, b_index)}; head has {_describe(head, h_index)}"
         )
+    comparability = assess(base, head, {k: ([e.spec for e in b_index[k]], [e.spec for e in h_index[k]])
+                                        for k in common}, metric=metric, strict=strict_environment)
+    if not comparability.comparable and not allow_mismatch:
+        raise NotComparableError(comparability)
     delta = stats.log_threshold(threshold)
     rows: dict[tuple[str, str], SpecComparison] = {}
     tested: list[_Tested] = []
     for key in common:
         paired = _pair(key, b_index[key], h_index[key], run_to_run_cv, metric)
+        blockers = tuple(d.describe() for d in comparability.blockers_of(key))
         if isinstance(paired, SpecComparison):
-            rows[key] = paired
+            rows[key] = replace(paired, not_comparable=blockers) if blockers else paired
+        elif blockers:
+            rows[key] = _not_comparable(paired, blockers)
         else:
             tested.append(paired)
     finding, widen = (_judge(tested, rows, delta, threshold, alpha, suite_shift_limit, base, head) if tested
@@ -474,7 +447,8 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
         if key not in b_index:
             ordered.append(_one_sided(key, entries[0], Verdict.ADDED, "only in head", metric))
 
-    compared = [r for r in common if rows[r].metric is not None and rows[r].ratio is not None]
+    compared = [r for r in common if rows[r].metric is not None and rows[r].ratio is not None
+                and rows[r].comparable]
     lower_is_better = bool(compared) and all(_better(rows[k].metric) < 0 for k in compared)
     # One direction for the geometric mean: head/base of the metric where every row is a time,
     # else of throughput (a time row enters as base/head, its speed).
@@ -485,13 +459,16 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
         compared=len(common),
         geomean_ratio=stats.geometric_mean(ratios),
         higher_is_better=not lower_is_better,
+        not_comparable=sum(1 for k in common if not rows[k].comparable),
     )
     method = Method(threshold=float(threshold), alpha=float(alpha), description=METHOD_DESCRIPTION,
                     suite_shift_limit=float(suite_shift_limit), standard_error_scale=float(widen),
                     metric=metric)
-    warnings = _all_context_warnings(base, head)
-    if mixed := _timer_warning(common, b_index, h_index):
-        warnings.append(mixed)
+    warnings = [f"not comparable (--allow-mismatch: these rows are not judged): {line}"
+                for line in comparability.lines()]
+    warnings += [f"{d.describe()} (the same measurement on another machine; --strict-environment refuses it)"
+                 for d in comparability.warnings]
+    warnings += _all_context_warnings(base, head)
     if finding is not None and finding.detected:
         warnings.append(finding.describe())
     if widen > WIDEN_WARNING:
@@ -507,7 +484,14 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
         head_sources=tuple(r.source for r in head),
         context={"base": _side_context(base), "head": _side_context(head)},
         suite_shift=finding,
+        comparability=comparability,
     )
+
+
+def _not_comparable(t: _Tested, blockers: tuple[str, ...]) -> SpecComparison:
+    """A row whose sides measure different things: its values and change, no verdict."""
+    return SpecComparison(verdict=Verdict.INCONCLUSIVE, not_comparable=blockers,
+                          reason="not comparable: " + "; ".join(blockers), **t.fields)
 
 
 def _side_conditions(side: Sequence[Results]) -> tuple[float | None, float | None]:

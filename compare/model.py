@@ -9,9 +9,12 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from primbench.metrics import METRICS
+
+if TYPE_CHECKING:
+    from primbench.compare.comparability import Comparability
 
 
 class Verdict(StrEnum):
@@ -94,6 +97,13 @@ class SpecComparison:
     relative_change: float | None = None  # head/base - 1 relative to the suite's median change
     base_observations: int | None = None  # rounds (or runs without rounds) pooled on each side
     head_observations: int | None = None
+    #: Why the sides measure different things (`compare.comparability`), one entry per
+    #: difference; empty when comparable. A row with any is never judged (inconclusive).
+    not_comparable: tuple[str, ...] = ()
+
+    @property
+    def comparable(self) -> bool:
+        return not self.not_comparable
 
     @property
     def key(self) -> tuple[str, str]:
@@ -149,6 +159,8 @@ class SpecComparison:
             "min_detectable_change": _num(self.min_detectable_change),
             "relative_change": _num(self.relative_change),
             "observations": {"base": self.base_observations, "head": self.head_observations},
+            "comparable": self.comparable,
+            "not_comparable": list(self.not_comparable),
         }
 
 
@@ -162,6 +174,7 @@ class Summary:
     compared: int
     geomean_ratio: float | None
     higher_is_better: bool = True
+    not_comparable: int = 0  # rows left unjudged because the sides measure different things
 
     @property
     def regressions(self) -> int:
@@ -178,6 +191,7 @@ class Summary:
             "geomean_ratio": _num(self.geomean_ratio),
             "geomean_change": _num(self.geomean_ratio - 1 if self.geomean_ratio is not None else None),
             "geomean_of": "throughput" if self.higher_is_better else "time",
+            "not_comparable": self.not_comparable,
         }
 
 
@@ -271,6 +285,12 @@ class Comparison:
     head_sources: tuple[str, ...] = ()
     context: Mapping[str, Any] = field(default_factory=dict)
     suite_shift: SuiteFinding | None = None
+    #: What differs between the sides (`compare.comparability.Comparability`), None when not assessed.
+    comparability: Comparability | None = None
+
+    @property
+    def comparable(self) -> bool:
+        return self.comparability is None or self.comparability.comparable
 
     @property
     def threshold(self) -> float:
@@ -308,6 +328,7 @@ class Comparison:
             "method": self.method.to_dict(),
             "context": dict(self.context),
             "warnings": list(self.warnings),
+            "comparability": self.comparability.to_dict() if self.comparability is not None else None,
             "suite_shift": self.suite_shift.to_dict() if self.suite_shift is not None else None,
             "summary": self.summary.to_dict(),
             "specializations": [r.to_dict() for r in self.rows],

@@ -73,14 +73,14 @@ def test_many_regressions_still_exit_1(tmp_path: Path) -> None:
 
 
 def test_json_format_is_json_on_stdout_only(tmp_path: Path) -> None:
-    b, h = files(tmp_path, [spec("a", TB)], [spec("a", TB * 0.97)], settings={"size": 1024})
+    b, h = files(tmp_path, [spec("a", TB)], [spec("a", TB * 0.97)], settings={"seed": 7})
     r = invoke(b, h, "--format", "json")
     assert r.exit_code == 1
     data = json.loads(r.stdout)
     assert data["specializations"][0]["verdict"] == "regression"
     assert data["specializations"][0]["reason"]
-    assert data["warnings"] == ["setting size differs: base 134217728, head 1024"]
-    assert "warning: setting size differs" in r.stderr
+    assert data["warnings"] == ["setting seed differs: base 42, head 7"]
+    assert "warning: setting seed differs" in r.stderr
 
 
 def test_markdown_is_a_github_table_with_a_summary(regression: tuple[str, str]) -> None:
@@ -112,10 +112,10 @@ def test_colours_follow_no_color_and_clicolor_force(regression: tuple[str, str])
 
 
 def test_warnings_are_shown_in_the_terminal(tmp_path: Path) -> None:
-    b, h = files(tmp_path, [spec("a", TB)], [spec("a", TB)], gpu={"name": "NVIDIA H100"})
+    b, h = files(tmp_path, [spec("a", TB)], [spec("a", TB)], gpu={"name": "NVIDIA H200", "uuid": "GPU-other"})
     r = invoke(b, h)
     assert r.exit_code == 0
-    assert "warning: different GPU model: base NVIDIA H200" in r.stdout
+    assert "warning: physical GPU (same model) differs: base GPU-0a1b2c3d, head GPU-other" in r.stdout
 
 
 @pytest.mark.parametrize(("text", "ok"), [("0.5%", True), ("0.005", True), ("2%", True), ("1", False),

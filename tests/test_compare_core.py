@@ -212,18 +212,14 @@ def test_no_warnings_for_matching_context() -> None:
 
 
 @pytest.mark.parametrize(("base_kw", "head_kw", "expected"), [
-    ({}, {"gpu": {"name": "NVIDIA H100"}}, "different GPU model"),
-    ({}, {"gpu": {"name": "NVIDIA H200", "uuid": "GPU-other"}}, "different physical GPU (uuid differs)"),
-    ({}, {"settings": {"size": 1024}}, "setting size differs: base 134217728, head 1024"),
-    ({}, {"settings": {"hot": True}}, "setting hot differs"),
-    ({}, {"settings": {"cache_size": 62914560}}, "setting cache_size differs"),
+    ({}, {"gpu": {"name": "NVIDIA H200", "uuid": "GPU-other"}}, "physical GPU (same model) differs"),
     ({}, {"version": "4.0.0"}, "schema version differs: base 4.1.0, head 4.0.0"),
     ({}, {"monitoring": None}, "monitoring differs: only base ran with"),
     ({}, {"monitoring": {"name": "nvml", "version": "13"}}, "monitoring differs"),
-    ({"custom_settings": {"dims": 3}}, {"custom_settings": {"dims": 2}}, "custom_settings.dims differs"),
     ({}, {"settings": {"dry": True}}, "dry run"),
 ])
-def test_context_differences_warn(base_kw: dict[str, Any], head_kw: dict[str, Any], expected: str) -> None:
+def test_context_differences_warn(  # what makes the sides not comparable: test_comparability.py
+base_kw: dict[str, Any], head_kw: dict[str, Any], expected: str) -> None:
     b = [results_from_dict(document([spec("a", TB)], **base_kw))]
     h = [results_from_dict(document([spec("a", TB)], **head_kw))]
     warnings = compare_runs(b, h).warnings

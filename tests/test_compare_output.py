@@ -99,9 +99,9 @@ def test_verdicts_relative_to_a_suite_shift_say_so(tmp_path: Path) -> None:
 
 def test_warnings_reach_the_markdown(tmp_path: Path) -> None:
     b = write(tmp_path / "base.json", document([spec("a", TB)]))
-    h = write(tmp_path / "head.json", document([spec("a", TB)], gpu={"name": "NVIDIA H100"}))
+    h = write(tmp_path / "head.json", document([spec("a", TB)], gpu={"name": "NVIDIA H200", "uuid": "GPU-x"}))
     md = compare(str(b), str(h), "-f", "markdown").stdout
-    assert "> **Warning:** different GPU model: base NVIDIA H200" in md
+    assert "> **Warning:** physical GPU (same model) differs: base GPU-0a1b2c3d, head GPU-x" in md
 
 
 def test_history_compare_markdown_keeps_its_notes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -253,7 +253,7 @@ def test_plot_without_config_draws_each_config_on_its_own_chart(tmp_path: Path) 
 # --------------------------------------------------------------------------- 8: caveats
 
 
-def test_history_compare_markdown_keeps_the_warnings(tmp_path: Path) -> None:
+def test_history_compare_refuses_a_base_of_another_config(tmp_path: Path) -> None:
     from primbench.history.ingest import ingest
 
     files = [hd.write(tmp_path / "in" / f"m{i}.json",
@@ -263,10 +263,10 @@ def test_history_compare_markdown_keeps_the_warnings(tmp_path: Path) -> None:
                                                                     date=hd.START + dt.timedelta(hours=5))))
     db = tmp_path / "h.duckdb"
     assert not ingest(files, db).errors
-    code, out, _ = run("compare", "feat", "--db", str(db), "--no-git", "-f", "markdown", "--fail-on", "never")
-    assert code == 0 and "not meaningful" in out and "> **Warning:**" in out
-    code, out, _ = run("compare", "feat", "--db", str(db), "--git", "-f", "markdown", "--fail-on", "never")
-    assert "fork point unknown" in out
+    code, _, err = run("compare", "feat", "--db", str(db), "--no-git", "-f", "markdown", "--fail-on", "never")
+    assert code == 2 and "no comparable base" in err and "has config size=1MiB" in err
+    code, _, err = run("compare", "feat", "--db", str(db), "--git", "-f", "markdown", "--fail-on", "never")
+    assert "fork point unknown" in err
 
 
 @pytest.mark.parametrize("command", ["ingest", "info"])

@@ -56,6 +56,14 @@ def register(app: typer.Typer) -> None:
             help="A suite-wide shift (most specializations moving together) is reported and every verdict is "
             "judged relative to it; a shift beyond this fraction also counts as a regression or improvement "
             "for the exit code (default 5%; 100% never)"),
+        allow_mismatch: bool = typer.Option(
+            False, "--allow-mismatch",
+            help="Compare sides that measure different things (size, custom settings, GPU model, timer, metric, "
+            "hot/cold) instead of exiting 2: every such row is marked 'not comparable' and gets no verdict"),
+        strict_environment: bool = typer.Option(
+            False, "--strict-environment",
+            help="Treat another physical GPU of the same model, or another driver, as not comparable too "
+            "(by default a warning)"),
     ) -> None:
         """Compare two runs: per specialization regression / improvement / unchanged / inconclusive
         / added / removed, with a CI exit code (0 none, 1 regression or what --fail-on names, 2 usage, bad
@@ -70,7 +78,8 @@ def register(app: typer.Typer) -> None:
 
             comparison = compare_runs([r for p in base for r in load_side(p)], [r for p in head for r in load_side(p)],
                                       threshold=fraction, alpha=alpha, suite_shift_limit=limit,
-                                      metric=metric.value if metric is not None else None)
+                                      metric=metric.value if metric is not None else None,
+                                      allow_mismatch=allow_mismatch, strict_environment=strict_environment)
         except PrimbenchError as exc:
             typer.echo(f"primbench compare: error: {term_clean(exc)}", err=True)
             raise typer.Exit(getattr(exc, "exit_code", EXIT_USAGE)) from None
