@@ -37,16 +37,11 @@ def table_row(text: str, name: str) -> list[str]:
 
 
 def why_line(text: str, name: str) -> str:
-    """The terminal's ``why:`` line(s) under `name`'s row, joined."""
+    """The terminal's Why cell of `name`'s row (piped: the full width, one line a row)."""
     lines = text.splitlines()
-    at = next(i for i, ln in enumerate(lines) if ln.startswith(name))
-    out = []
-    for ln in lines[at + 1:]:
-        if ln.startswith("    why: ") or (out and ln.startswith("         ")):
-            out.append(ln.strip().removeprefix("why: "))
-        elif out or not ln.startswith("  "):
-            break
-    return " ".join(out)
+    header = next(ln for ln in lines if "Specialization" in ln and "Why" in ln)
+    row = next(ln for ln in lines if ln.startswith(name))
+    return row[header.index("Why"):].strip()
 
 
 # --------------------------------------------------------------------------- items 1 and 8: reasons
@@ -154,22 +149,36 @@ def _mixed(tmp_path: Path) -> tuple[str, str]:
     return str(tmp_path / "base"), str(tmp_path / "head")
 
 
-@pytest.mark.parametrize("columns", [None, "80", "60"])
-def test_terminal_table_fits_the_width(tmp_path: Path, columns: str | None) -> None:
+@pytest.mark.parametrize("columns", ["80", "60"])
+def test_terminal_table_fits_columns(tmp_path: Path, columns: str) -> None:
+    """COLUMNS is honoured: every line fits, names wrap (never cut), a left-out column is named."""
     b, h = _mixed(tmp_path)
-    r = compare(b, h, env={"COLUMNS": columns} if columns else None)
-    width = int(columns or 80)  # through a pipe (CliRunner) Rich assumes 80
+    r = compare(b, h, env={"COLUMNS": columns})
+    width = int(columns)
     assert r.exit_code == 1
     assert max(len(ln) for ln in r.stdout.splitlines()) <= width, r.stdout
     assert "regression" in r.stdout and "type: char" in r.stdout
-    assert "\u2502" not in r.stdout and "\u2500" not in r.stdout and "\x1b[" not in r.stdout  # plain when piped
+    assert "\u2502" not in r.stdout and "\x1b[" not in r.stdout  # no colour when piped
     words = " ".join(r.stdout.split())
     assert LONG.split(",")[0] in words and "size: 128MiB" in words  # wrapped, not cut
+    assert f"note: {width} columns: left out " in words and "Detectable" in words
+
+
+@pytest.mark.parametrize("env", [{}, {"CI": "true"}, {"GITHUB_ACTIONS": "true", "FORCE_COLOR": "1"}])
+def test_piped_and_ci_tables_are_full_width_and_unwrapped(tmp_path: Path, env: dict[str, str]) -> None:
+    """A pipe or a CI log: every column, one line a row, no name or unit split."""
+    b, h = _mixed(tmp_path)
+    out = compare(b, h, env={"COLUMNS": "", **env}).stdout
+    header = next(ln for ln in out.splitlines() if "Specialization" in ln)
+    for col in ("Algorithm", "Base", "Head", "Change", "Detectable", "Verdict", "Why"):
+        assert col in header
+    assert any(ln.startswith("copy") and LONG in ln for ln in out.splitlines())  # the long name on one line
+    assert "left out" not in out and all(ln == ln.rstrip() for ln in out.splitlines())
 
 
 def test_wider_terminals_show_more_columns(tmp_path: Path) -> None:
     b, h = _mixed(tmp_path)
-    narrow = compare(b, h).stdout.splitlines()
+    narrow = compare(b, h, env={"COLUMNS": "80"}).stdout.splitlines()
     wide = compare(b, h, env={"COLUMNS": "200"}).stdout.splitlines()
     head_narrow = next(ln for ln in narrow if "Specialization" in ln)
     head_wide = next(ln for ln in wide if "Specialization" in ln)
@@ -227,7 +236,7 @@ def test_max_rows_caps_markdown_and_terminal(ten_thousand: tuple[str, str]) -> N
     assert "--max-rows 5" in md
     term = compare(*ten_thousand).stdout
     assert sum(1 for ln in term.splitlines() if ln.startswith("ipt:")) == TERMINAL_ROWS
-    assert f"… {10_000 - TERMINAL_ROWS:,} rows not shown" in term and "--max-rows 0" in term
+    assert f"note: … {10_000 - TERMINAL_ROWS:,} rows not shown" in term and "--max-rows 0" in term
     every = compare(*ten_thousand, "--max-rows", "0", "--changed-only").stdout
     assert sum(1 for ln in every.splitlines() if ln.startswith("ipt:")) == 90
     assert "not shown" not in every
