@@ -110,6 +110,11 @@ TERMINAL_ROWS = 100
 #: A GitHub pull-request comment holds at most this many characters (counted as UTF-16 units).
 MARKDOWN_LIMIT = 65_536
 FULL_OUTPUT = "every row with its reason: `--format json`"
+#: The first line of the markdown: hidden in a rendered comment; a sticky-comment action (or a
+#: script) finds the comment to update by it.
+MARKER = "<!-- primbench-compare -->"
+#: Rows the markdown's head names (the worst first) before the table.
+WORST = 3
 
 
 def _rank(r: SpecComparison) -> tuple[int, float]:
@@ -237,16 +242,23 @@ def render_markdown(c: Comparison, *, changed_only: bool = False, max_rows: int 
                     limit: int = MARKDOWN_LIMIT, notes: Sequence[str] = ()) -> str:
     """A GitHub-flavoured summary, warnings and table, for PR comments and CI job summaries.
 
-    Fits one pull-request comment (`limit` characters): the summary, every warning (as many as
-    fit in `_WARNINGS_BUDGET`), then the rows in `PRIORITY` order, regressions first, each with
-    a "Why" for a verdict that needs one, until `max_rows` or the limit; then a note of what
-    was left out and where to find it."""
-    lines = ["### primbench compare", ""]
+    Starts with a hidden marker (`MARKER`) and a short head: the verdict counts and the worst
+    `WORST` rows (regressions first, the largest changes first). Fits one pull-request comment
+    (`limit` characters): the summary, every warning (as many as fit in `_WARNINGS_BUDGET`),
+    then the rows in `PRIORITY` order, regressions first, each with a "Why" for a verdict that
+    needs one, until `max_rows` or the limit; then a note of what was left out and where to
+    find it."""
+    lines = [MARKER, "### primbench compare", ""]
     lead = summary_line(c)
     if c.summary.regressions:
         lead = f"**{lead}**"
     lines.append(lead)
     lines.append("")
+    worst = [r for r in _rows(c, True) if r.verdict is not Verdict.ADDED and r.verdict is not Verdict.REMOVED]
+    if worst:
+        lines.append("Worst: " + "; ".join(
+            f"{ICONS[r.verdict]} {_md(r.name)} {_change(r.change)} ({verdict_label(r)})" for r in worst[:WORST]))
+        lines.append("")
     lines.append(f"Base: {_md(_side_label(c, 'base'))}  ")
     lines.append(f"Head: {_md(_side_label(c, 'head'))}")
     lines.append("")

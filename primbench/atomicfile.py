@@ -122,3 +122,19 @@ def fallback_path(path: str | os.PathLike[str]) -> Path:
 
 
 __all__ = ["current_umask", "fallback_path", "resolve", "unwritable_reason", "write_atomic", "write_bytes_atomic"]
+
+
+#: The path that means standard output (``--json-out -``, ``--markdown -``): the Unix habit.
+STDOUT = "-"
+
+
+def write_output(path: str | os.PathLike[str], text: str) -> str:
+    """`text` to the file `path` (whole or not at all: `write_atomic`), or to standard output
+    when `path` is ``-``; returns what was written to, for a message."""
+    if str(path) == STDOUT:
+        import sys
+
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return "standard output"
+    return str(write_atomic(path, text))

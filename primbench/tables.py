@@ -149,7 +149,7 @@ def _table(columns: Sequence[Column], cells: Sequence[Sequence[str]], at: Sequen
     natural = {i: max([cell_len(columns[i].header)] + [cell_len(r[i]) for r in cells]) for i in at}
     table = Table(title=Text(term_clean(title)) if title else None, title_justify="left",
                   box=None if full else box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1),
-                  collapse_padding=True, expand=False)
+                  collapse_padding=not full, expand=False)
     for i in at:
         c = columns[i]
         wraps = c.wrap and not full

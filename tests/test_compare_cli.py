@@ -87,8 +87,9 @@ def test_markdown_is_a_github_table_with_a_summary(regression: tuple[str, str]) 
     r = invoke(*regression, "--format", "markdown")
     assert r.exit_code == 1
     lines = r.stdout.splitlines()
-    assert lines[0] == "### primbench compare"
-    assert lines[2].startswith("**1 regression, 0 improvements, 1 unchanged")
+    assert lines[:2] == ["<!-- primbench-compare -->", "### primbench compare"]  # the marker, hidden when rendered
+    assert lines[3].startswith("**1 regression, 0 improvements, 1 unchanged")
+    assert lines[5] == "Worst: 🔴 type: char -2.00 % (regression)"
     header = lines.index("| Specialization | Base | Head | Change | Detectable | Verdict | Why |")
     assert lines[header + 1] == "|---|---:|---:|---:|---:|---|---|"
     assert lines[header + 2].startswith("| type: char | 1") and "| 980.00 GB/s | -2.00 % | ±" in lines[header + 2]
@@ -227,3 +228,35 @@ def test_suite_shift_limit_is_an_option() -> None:
     data = Path(__file__).parent / "benchmarks" / "rounds" / "data" / "1MiB"
     r = invoke("--suite-shift-limit", "100%", "--format", "json", str(data / "aa-1.json"), str(data / "aa-2.json"))
     assert r.exit_code == 0 and json.loads(r.stdout)["method"]["suite_shift_limit"] == 1.0
+
+
+# --------------------------------------------------------------------------- issue 22: several outputs, a PR comment
+
+
+def test_one_run_writes_markdown_json_and_the_terminal(tmp_path: Path) -> None:
+    b, h = files(tmp_path, [spec("a", TB), spec("b", TB)], [spec("a", TB * 0.97), spec("b", TB)])
+    md, js = tmp_path / "c.md", tmp_path / "c.json"
+    r = invoke(b, h, "--markdown", str(md), "--json", str(js))
+    assert r.exit_code == 1
+    assert "Specialization" in r.stdout and "Summary: 1 regression" in r.stdout  # the terminal table
+    text = md.read_text()
+    assert text.startswith("<!-- primbench-compare -->\n### primbench compare\n\n**1 regression")
+    assert "Worst: 🔴 a -3.00 % (regression)" in text.splitlines()[5]  # a short head: counts, then the worst rows
+    assert json.loads(js.read_text())["summary"]["counts"]["regression"] == 1
+
+
+def test_a_dash_is_standard_output(tmp_path: Path) -> None:
+    b, h = files(tmp_path, [spec("a", TB)], [spec("a", TB * 0.97)])
+    md = tmp_path / "c.md"
+    r = invoke(b, h, "--json", "-", "--markdown", str(md))
+    assert r.exit_code == 1
+    assert json.loads(r.stdout)["summary"]["counts"]["regression"] == 1  # only the JSON on stdout
+    assert md.read_text().startswith("<!-- primbench-compare -->")
+    r = invoke(b, h, "--json", "-", "--markdown", "-")
+    assert r.exit_code == 2 and "only one of --markdown and --json can be -" in r.output
+
+
+def test_an_unwritable_output_is_exit_2_before_comparing(tmp_path: Path) -> None:
+    b, h = files(tmp_path, [spec("a", TB)], [spec("a", TB)])
+    r = invoke(b, h, "--markdown", str(Path(b) / "c.md"))  # under a regular file
+    assert r.exit_code == 2 and "--markdown" in r.output and "cannot write there" in r.output

@@ -217,7 +217,7 @@ def test_markdown_of_10000_specializations_fits_a_pull_request_comment(ten_thous
     md = r.stdout
     assert len(md.encode("utf-16-le")) // 2 <= MARKDOWN_LIMIT
     lines = md.splitlines()
-    assert lines[2].startswith("**40 regressions, 20 improvements, 9910 unchanged, 30 inconclusive")
+    assert lines[3].startswith("**40 regressions, 20 improvements, 9910 unchanged, 30 inconclusive")
     verdicts = [ln.split(" | ")[-2] for ln in lines if ln.startswith("| ipt:")]
     order = ["regression", "improvement", "inconclusive", "unchanged"]
     ranks = [next(k for k, v in enumerate(order) if v in cell) for cell in verdicts]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import typer
 
+from primbench.atomicfile import unwritable_reason, write_output
 from primbench.cli.options import (
     ALPHA_HELP,
     CHANGED_ONLY_HELP,
@@ -60,6 +61,14 @@ def register(app: typer.Typer) -> None:
             False, "--allow-mismatch",
             help="Compare sides that measure different things (size, custom settings, GPU model, timer, metric, "
             "hot/cold) instead of exiting 2: every such row is marked 'not comparable' and gets no verdict"),
+        markdown_out: str | None = typer.Option(
+            None, "--markdown", metavar="FILE",
+            help="Also write the markdown (a pull-request comment: a hidden marker, the verdict counts, the worst "
+            "rows, the table) to FILE; - is standard output (instead of --format's)"),
+        json_out: str | None = typer.Option(
+            None, "--json", metavar="FILE",
+            help="Also write the JSON (every row with its reason) to FILE; - is standard output (instead of "
+            "--format's)"),
         strict_environment: bool = typer.Option(
             False, "--strict-environment",
             help="Treat another physical GPU of the same model, or another driver, as not comparable too "
@@ -69,6 +78,16 @@ def register(app: typer.Typer) -> None:
         / added / removed, with a CI exit code (0 none, 1 regression or what --fail-on names, 2 usage, bad
         input or unwritable output, 3 internal error). A verdict that needs a reason shows it ("why")."""
         fail_when = parse_fail_on(fail_on)
+        files = {"--markdown": markdown_out, "--json": json_out}
+        if sum(1 for f in files.values() if f == "-") > 1:
+            typer.echo("primbench compare: error: only one of --markdown and --json can be - (standard output)",
+                       err=True)
+            raise typer.Exit(EXIT_USAGE)
+        for option, target in files.items():
+            if target and target != "-" and (why := unwritable_reason(target)):
+                typer.echo(f"primbench compare: error: {option} {term_clean(target)}: cannot write there ({why})",
+                           err=True)
+                raise typer.Exit(EXIT_USAGE)
         fraction = parse_fraction(threshold, "--threshold")
         limit = parse_fraction(suite_shift_limit, "--suite-shift-limit", allow_one=True)
         check_probability(alpha, "--alpha")
@@ -86,7 +105,21 @@ def register(app: typer.Typer) -> None:
 
         from primbench.compare import render
 
-        if output_format is Format.json:
+        stdout_taken = "-" in files.values()
+        try:
+            if markdown_out:
+                write_output(markdown_out, render.render_markdown(comparison, changed_only=changed_only,
+                                                                  max_rows=max_rows))
+            if json_out:
+                write_output(json_out, render.render_json(comparison))
+        except OSError as exc:
+            typer.echo(f"primbench compare: error: cannot write the output ({term_clean(exc.strerror or exc)})",
+                       err=True)
+            raise typer.Exit(EXIT_USAGE) from None
+        if stdout_taken:
+            for w in comparison.warnings:
+                typer.echo(f"primbench compare: warning: {term_clean(w)}", err=True)
+        elif output_format is Format.json:
             for w in comparison.warnings:
                 typer.echo(f"primbench compare: warning: {term_clean(w)}", err=True)
             typer.echo(render.render_json(comparison), nl=False)
