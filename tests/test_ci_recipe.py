@@ -365,7 +365,8 @@ exit 3
 
 
 def _github_env(tmp_path: Path, **extra: str) -> dict[str, str]:
-    env = {"CI": "true", "GITHUB_ACTIONS": "true", "FAKE_COMMENTS": str(tmp_path / "comments"), "GITHUB_OUTPUT": str(tmp_path / "output"), "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+    env = {"CI": "true", "GITHUB_ACTIONS": "true", "FAKE_COMMENTS": str(tmp_path / "comments"),
+           "GITHUB_OUTPUT": str(tmp_path / "output"), "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
            "GITHUB_REPOSITORY": "acme/kernels", "GITHUB_RUN_ID": "999",
            "GITHUB_WORKFLOW_REF": "acme/kernels/.github/workflows/benchmarks.yml@refs/pull/7/merge",
            "FAKE_GH_LOG": str(tmp_path / "gh.log"), "GH_TOKEN": "x", "RUNNER_NAME": "gpu runner 1"}
@@ -456,7 +457,7 @@ def test_the_comment_is_created_once_then_updated(tmp_path: Path) -> None:
     shim = tmp_path / "gh-shim"
     shim.mkdir()
     _executable(shim / "gh", FAKE_GH)
-    done, code, _ = _compare(tmp_path, ROUNDS / "aa-1.json", ROUNDS / "planted-2.json")
+    _, code, _ = _compare(tmp_path, ROUNDS / "aa-1.json", ROUNDS / "planted-2.json")
     assert code == "1"
     first = _comment(tmp_path, shim)
     assert first.returncode == 0, first.stderr
@@ -467,7 +468,7 @@ def test_the_comment_is_created_once_then_updated(tmp_path: Path) -> None:
         comments / "1").read_text()
     for d in ("base", "results"):
         shutil.rmtree(tmp_path / d)
-    done, code, _ = _compare(tmp_path, EXAMPLES_H200 / "copy-run1.json", EXAMPLES_H200 / "copy-run2.json")
+    _, code, _ = _compare(tmp_path, EXAMPLES_H200 / "copy-run1.json", EXAMPLES_H200 / "copy-run2.json")
     assert code == "0"
     second = _comment(tmp_path, shim)
     assert second.returncode == 0, second.stderr
