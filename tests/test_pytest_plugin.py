@@ -150,7 +150,7 @@ def test_without_cupy_the_real_device_skips(inner):
     result = run(inner)
     result.assert_outcomes(skipped=1)
     result.stdout.fnmatch_lines(
-        ["SKIPPED*primbench: no GPU to measure on: *module 'cupy'*pip install 'primbench?cuda13?'*"])
+        ["SKIPPED*primbench: no GPU to measure on: *module 'cupy'*pip install cupy-cuda13x nvidia-ml-py*"])
 
 
 def test_a_failing_function_fails_its_test_with_its_own_error(inner):
