@@ -201,7 +201,7 @@ def render_terminal(c: Comparison, console: Console, *, changed_only: bool = Fal
 
     def line(label: str, text: str, style: str) -> None:
         emit(console, Text.assemble((label, style), term_clean(text)), soft_wrap=width is None, width=width,
-             overflow="fold")
+             overflow="fold" if width is not None else "ignore", crop=width is not None)
 
     line("base: ", _side_label(c, "base"), "bold")
     line("head: ", _side_label(c, "head"), "bold")
@@ -224,8 +224,9 @@ def render_terminal(c: Comparison, console: Console, *, changed_only: bool = Fal
                                    f"{FULL_OUTPUT}")
     summary = Text.assemble(("Summary: ", "bold"), (summary_line(c),
                                                     "bold red" if c.summary.regressions else ""))
-    emit(console, summary, soft_wrap=width is None, width=width)
-    emit(console, Text(method_line(c), style="grey50"), soft_wrap=width is None, width=width)
+    emit(console, summary, soft_wrap=width is None, width=width, crop=width is not None)
+    emit(console, Text(method_line(c), style="grey50"), soft_wrap=width is None, width=width,
+         crop=width is not None)
 
 
 _CHANGES = (Verdict.REGRESSION, Verdict.IMPROVEMENT)

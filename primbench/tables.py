@@ -135,7 +135,8 @@ def render(rows: Sequence[Sequence[Any]], columns: Sequence[Column], cell: Calla
         notes.append(f"{width} columns: left out {', '.join(c.header for c in layout.dropped)} "
                      "(a wider terminal, COLUMNS=N or --format json shows them)")
     for n in notes:
-        emit(console, f"note: {n}", style="dim", markup=False, highlight=False, soft_wrap=width is None)
+        emit(console, f"note: {n}", style="dim", markup=False, highlight=False, soft_wrap=width is None,
+             crop=width is not None)
     return notes
 
 
@@ -154,7 +155,7 @@ def _table(columns: Sequence[Column], cells: Sequence[Sequence[str]], at: Sequen
         c = columns[i]
         wraps = c.wrap and not full
         table.add_column(c.header, justify="right" if c.right else "left", no_wrap=not wraps,
-                         overflow="fold" if wraps else "ignore",
+                         overflow="fold" if wraps or full else "ignore",
                          width=natural[i] if full else None,
                          min_width=min(natural[i], max(MIN_WRAP, cell_len(c.header))) if wraps else natural[i])
     any_styled = any(c.styled for c in columns)

@@ -98,26 +98,14 @@ def test_every_command_is_documented_besides_the_reference(path: tuple[str, ...]
 
 
 def test_readme_compare_outputs_are_what_compare_prints() -> None:
-    """Every ``$ primbench compare …`` block in README.md is real: run it, compare the text."""
-    import os
-    import re
-    import subprocess
-    import sys
+    """Every ``$ primbench compare …`` block in README.md is real: replayed as a CI log shows it
+    (`tests.transcripts`: full width, no colour), it prints what the README shows."""
+    from tests.transcripts import blocks, run
 
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"```\n(\$ primbench compare [^\n]*\n.*?)```", text, re.S)
-    assert len(blocks) >= 3
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
-    env.pop("CLICOLOR_FORCE", None)
-    env.pop("FORCE_COLOR", None)
-    for block in blocks:
-        command, rest = block.split("\n", 1)
-        expected, code = rest.split("$ echo $?\n", 1)
-        args = command.removeprefix("$ primbench ").split()
-        done = subprocess.run([sys.executable, "-c", "from primbench.cli import main; main()", *args],
-                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
-        assert done.stdout + done.stderr == expected, command
-        assert str(done.returncode) == code.strip(), command
+    found = [b for b in blocks((ROOT / "README.md").read_text(encoding="utf-8")) if b.startswith("$ primbench compare")]
+    assert len(found) >= 3
+    for block in found:
+        assert run(block) == block, block.splitlines()[0]
 
 
 @pytest.mark.slow

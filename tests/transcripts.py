@@ -4,8 +4,8 @@ what it prints) that are real: `run` replays a block in a scratch directory (``e
 tests compare it with the block. ``python -m tests.transcripts FILE...`` rewrites the runnable
 blocks of FILE with what they print now (then read the diff before committing it).
 
-A block is runnable when every command starts with one of `COMMANDS` and none names a path
-outside the scratch directory (``/srv/…``)."""
+A block is runnable when every command starts with one of `COMMANDS`, none needs a GPU
+(`NEEDS_A_GPU`) and none names a path outside the scratch directory (``/srv/…``)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 BLOCK = re.compile(r"```\n(\$ [^\n]*\n.*?)```", re.S)
 COMMANDS = ("primbench ", "mkdir ", "cp ", "echo ", "cat ", "rm ")
+NEEDS_A_GPU = ("primbench run ",)  # shown from a real run on the H200, not replayable here
 _SEP = "@@primbench-transcript@@"
 #: The environment of a transcript: a CI log (full-width tables), no colour.
 ENV = {"CI": "true", "NO_COLOR": "1", "COLUMNS": "", "PRIMBENCH_HISTORY_DB": ""}
@@ -32,7 +33,8 @@ def commands(block: str) -> list[str]:
 
 def runnable(block: str) -> bool:
     cmds = commands(block)
-    return bool(cmds) and all(c.startswith(COMMANDS) and "/srv/" not in c for c in cmds)
+    return bool(cmds) and all(c.startswith(COMMANDS) and "/srv/" not in c and not c.startswith(NEEDS_A_GPU)
+                              for c in cmds)
 
 
 def blocks(text: str) -> list[str]:
