@@ -29,7 +29,14 @@ from primbench.compare.model import (
 from primbench.errors import PrimbenchError, UsageError
 from primbench.metrics import CHOICES, METRICS, by_name, choose
 from primbench.resultconfig import PROTOCOL_SETTINGS, RESULT_FLAGS, setting_differences
-from primbench.results import Results, ResultsFileError, Specialization, cyclic_gc_paused, load_results
+from primbench.results import (
+    Results,
+    ResultsFileError,
+    Specialization,
+    cyclic_gc_paused,
+    load_results,
+    parse_results,
+)
 
 METHOD_DESCRIPTION = (
     "observations: ln(metric) of every round of every run on a side (a run without rounds counts once; the "
@@ -66,15 +73,52 @@ class NothingToCompareError(PrimbenchError):
 # --------------------------------------------------------------------------- loading
 
 
-def load_side(path: str | Path) -> list[Results]:
-    """One side of a comparison: a results.json, or every ``*.json`` directly in a directory
-    (one per benchmark program), in name order. Errors name the file and the field."""
+#: The path that means standard input (``compare - head.json``).
+STDIN = "-"
+
+
+def _not_results(path: Path) -> bool:
+    """Whether `path` holds JSON that is no results document at all (an object without
+    ``context`` and ``specializations``, or not an object): another tool's file beside the
+    results, skipped. Invalid JSON, or a results document with a bad field, is not this."""
+    import json
+
+    try:
+        data = json.loads(path.read_bytes()[:MAX_SNIFF_BYTES])
+    except (OSError, ValueError):
+        return False
+    return not isinstance(data, dict) or not ({"context", "specializations"} & set(data))
+
+
+MAX_SNIFF_BYTES = 64 * 1024 * 1024
+
+
+def load_side(path: str | Path, notes: list[str] | None = None) -> list[Results]:
+    """One side of a comparison: a results.json, ``-`` (standard input), or every ``*.json``
+    directly in a directory (one per benchmark program), in name order. A JSON file in the
+    directory that is no results document (another tool's output) is skipped, with a note in
+    `notes`; errors name the file and the field."""
+    if str(path) == STDIN:
+        import sys
+
+        return [parse_results(sys.stdin.buffer.read(), "<stdin>")]
     p = Path(path)
     if p.is_dir():
         files = sorted(f for f in p.glob("*.json") if f.is_file())
         if not files:
             raise ResultsFileError(str(p), None, "directory holds no *.json results files")
-        return [load_results(f) for f in files]
+        out: list[Results] = []
+        for f in files:
+            try:
+                out.append(load_results(f))
+            except ResultsFileError:
+                if not _not_results(f):
+                    raise
+                if notes is not None:
+                    notes.append(f"{f}: not a results file (no context or specializations): skipped")
+        if not out:
+            raise ResultsFileError(str(p), None, "directory holds no results files (only other JSON)")
+        return out
     if not p.exists():
         raise ResultsFileError(str(p), None, "no such file or directory")
     return [load_results(p)]

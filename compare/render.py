@@ -205,7 +205,9 @@ def render_terminal(c: Comparison, console: Console, *, changed_only: bool = Fal
 
     line("base: ", _side_label(c, "base"), "bold")
     line("head: ", _side_label(c, "head"), "bold")
-    for w in [*notes, *c.warnings]:
+    for n in notes:
+        line("note: ", n, "bold")
+    for w in c.warnings:
         line("warning: ", w, "bold yellow")
     multi = _multi_algorithm(c)
     columns = ([Column("algorithm", "Algorithm", 0, wrap=True)] if multi else []) + [

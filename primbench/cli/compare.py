@@ -44,7 +44,7 @@ def register(app: typer.Typer) -> None:
             ..., metavar="BASE... [--] HEAD...",
             help="Results files or directories: BASE HEAD, or several repeats per side separated by "
             "--: BASE1 BASE2 -- HEAD1 HEAD2 (options go before --). A specialization found in several "
-            "files of a side is a repeat: all its rounds are pooled."),
+            "files of a side is a repeat: all its rounds are pooled. - reads one side from standard input."),
         threshold: str = typer.Option("0.5%", "--threshold", "-t", help=THRESHOLD_HELP),
         alpha: float = typer.Option(0.05, "--alpha", help=ALPHA_HELP),
         output_format: Format = typer.Option(Format.terminal, "--format", "-f", help=FORMAT_HELP),
@@ -92,10 +92,15 @@ def register(app: typer.Typer) -> None:
         limit = parse_fraction(suite_shift_limit, "--suite-shift-limit", allow_one=True)
         check_probability(alpha, "--alpha")
         base, head = _split_sides([str(p) for p in paths])
+        if [*base, *head].count("-") > 1:
+            typer.echo("primbench compare: error: only one side can be - (standard input)", err=True)
+            raise typer.Exit(EXIT_USAGE)
+        notes: list[str] = []
         try:
             from primbench.compare.core import compare_runs, load_side
 
-            comparison = compare_runs([r for p in base for r in load_side(p)], [r for p in head for r in load_side(p)],
+            comparison = compare_runs([r for p in base for r in load_side(p, notes)],
+                                      [r for p in head for r in load_side(p, notes)],
                                       threshold=fraction, alpha=alpha, suite_shift_limit=limit,
                                       metric=metric.value if metric is not None else None,
                                       allow_mismatch=allow_mismatch, strict_environment=strict_environment)
@@ -109,13 +114,16 @@ def register(app: typer.Typer) -> None:
         try:
             if markdown_out:
                 write_output(markdown_out, render.render_markdown(comparison, changed_only=changed_only,
-                                                                  max_rows=max_rows))
+                                                                  max_rows=max_rows, notes=notes))
             if json_out:
                 write_output(json_out, render.render_json(comparison))
         except OSError as exc:
             typer.echo(f"primbench compare: error: cannot write the output ({term_clean(exc.strerror or exc)})",
                        err=True)
             raise typer.Exit(EXIT_USAGE) from None
+        if stdout_taken or output_format is Format.json:
+            for n in notes:
+                typer.echo(f"primbench compare: note: {term_clean(n)}", err=True)
         if stdout_taken:
             for w in comparison.warnings:
                 typer.echo(f"primbench compare: warning: {term_clean(w)}", err=True)
@@ -124,11 +132,12 @@ def register(app: typer.Typer) -> None:
                 typer.echo(f"primbench compare: warning: {term_clean(w)}", err=True)
             typer.echo(render.render_json(comparison), nl=False)
         elif output_format is Format.markdown:
-            typer.echo(render.render_markdown(comparison, changed_only=changed_only, max_rows=max_rows), nl=False)
+            typer.echo(render.render_markdown(comparison, changed_only=changed_only, max_rows=max_rows, notes=notes),
+                       nl=False)
         else:
             from primbench.console import make_console
 
-            render.render_terminal(comparison, make_console(), changed_only=changed_only,
+            render.render_terminal(comparison, make_console(), changed_only=changed_only, notes=notes,
                                    max_rows=render.TERMINAL_ROWS if max_rows is None else max_rows)
         raise typer.Exit(EXIT_FAILED if comparison.failed(fail_when) else EXIT_OK)
 
