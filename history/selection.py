@@ -12,7 +12,7 @@ table with exit 0, not an error.
 from __future__ import annotations
 
 import difflib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from primbench.history.errors import HistoryError
 from primbench.history.selector import Selector
@@ -66,10 +66,6 @@ def _unknown(con: duckdb.DuckDBPyConnection, selector: Selector, key: str, other
     shown = ", ".join(repr(k) for k in known[:_SHOWN]) + (f" and {len(known) - _SHOWN} more"
                                                            if len(known) > _SHOWN else "")
     return f"{text}; {_PLURAL[key]} stored{where}: {shown}"
-
-
-def _day(value: Any) -> str:
-    return value.strftime("%Y-%m-%d %H:%M UTC") if hasattr(value, "strftime") else str(value)
 
 
 def _count(con: duckdb.DuckDBPyConnection, selector: Selector) -> int:
