@@ -160,8 +160,11 @@ def _describe(side: Sequence[Results], index: Mapping[tuple[str, str], Any]) -> 
 
 
 def _fmt(value: Any) -> str:
-    if isinstance(value, msgspec.Struct):  # a record of the model, shown as its JSON object
+    """A value for a warning: a record of the model as ``key value, …`` (never a Python dict)."""
+    if isinstance(value, msgspec.Struct):
         value = msgspec.to_builtins(value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_fmt(v)}" for k, v in value.items() if v is not None) or "nothing"
     return "absent" if value is None else repr(value) if isinstance(value, str) else str(value)
 
 

@@ -119,6 +119,7 @@ def trend_figure(frame: pd.DataFrame, *, metric: str | None = None, title: str |
     ax.set_xlabel("commit (oldest first)")
     ax.set_ylabel(f"{followed.label} ({unit})" if unit else followed.label)
     ax.grid(True, alpha=0.3)
+    ax.ticklabel_format(axis="y", style="plain", useOffset=False)  # the values themselves, never "+1.082" above
     if title:
         ax.set_title(_label(title), fontsize=11)
     if lines:
@@ -226,7 +227,7 @@ def save_png(fig: Any, path: str | os.PathLike[str]) -> Path:
 def _png_bytes(fig: Any) -> bytes:
     plt = _pyplot()
     buf = io.BytesIO()
-    fig.savefig(buf, format="png")
+    fig.savefig(buf, format="png", dpi=fig.dpi * 2)  # 2x: sharp on a HiDPI screen
     plt.close(fig)
     return buf.getvalue()
 
