@@ -415,3 +415,12 @@ def test_the_committed_h200_a_a_runs_do_not_fail_compare() -> None:
         for j, head in enumerate(sides):
             if i != j:
                 assert not compare_runs(base, head).failed(), (files[i].name, files[j].name)
+
+
+def test_a_record_in_a_warning_reads_as_key_value_not_a_python_dict() -> None:
+    b = document([spec("a", TB)])
+    h = document([spec("a", TB)])
+    h["context"]["general"]["backend"]["runtime_version"] = "13.1"
+    warnings = compare_runs([results_from_dict(b)], [results_from_dict(h)]).warnings
+    runtime = next(w for w in warnings if w.startswith("GPU runtime differs"))
+    assert "{" not in runtime and "runtime_version '13.1'" in runtime
