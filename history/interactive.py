@@ -37,7 +37,7 @@ def _num(value: Any) -> float | None:
         v = float(value)
     except (TypeError, ValueError):
         return None
-    return v if v == v and abs(v) != float("inf") else None
+    return float(f"{v:.6g}") if v == v and abs(v) != float("inf") else None  # 6 digits: far below the noise
 
 
 def chart_data(frame: pd.DataFrame, *, metric: str | None, title: str, reference: pd.DataFrame | None = None,

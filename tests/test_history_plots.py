@@ -109,7 +109,7 @@ def test_png_charts_have_no_offset_axis_and_are_drawn_at_2x(db: Path) -> None:
     assert fig.axes[0].yaxis.get_offset_text().get_text() == ""
     png = _png_bytes(trend_figure(frame))
     width = int.from_bytes(png[16:20], "big")
-    assert width == int(10 * 110 * 2)  # figsize 10 in at 110 dpi, saved at 2x
+    assert width == 10 * 110 * 2  # figsize 10 in at 110 dpi, saved at 2x
 
 
 def test_report_headline_and_short_series_and_p_without_variability(tmp_path: Path) -> None:
