@@ -247,6 +247,9 @@ def write_report(db: Any, selector: Selector, out: str | os.PathLike[str] = "his
         return f"<a href='#{a}'>{_e(name)}</a>" if a else _e(name)
 
     regressed, headline = _headline(branch, base, changes, verdicts, commits.nunique(), comparisons, metric)
+    missing = [n for n in notes if "no comparable base" in n]
+    if missing and not comparisons:
+        headline += f"; no verdicts against {base}: no comparable base (see the notes at the end)"
     parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><meta name='viewport' "
              f"content='width=device-width'><title>primbench history: {_e(branch)}</title>"
              f"<style>{_CSS}</style>{interactive.assets()}</head><body>",

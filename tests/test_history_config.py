@@ -232,3 +232,14 @@ def test_regressions_report_a_drift_and_the_cap(tmp_path: Path) -> None:
     assert "<td>drift</td>" in text and "stopped at the cap" not in text
     text = write_report(db, S(branch="main"), tmp_path / "r1.html", max_points=1).path.read_text()
     assert "stopped at the cap of 1 change points" in text
+
+
+def test_the_report_says_when_no_comparable_base_exists(two_configs: Path, tmp_path: Path) -> None:
+    """Issue 22: the report never shows verdicts against a base of another config; it says none exists."""
+    from primbench.history.report import write_report
+
+    report = write_report(two_configs, S(branch="hot"), tmp_path / "hot.html", base="main")
+    text = report.path.read_text()
+    assert "no verdicts against main: no comparable base" in text
+    assert "no comparable base on &#x27;main&#x27; for &#x27;hot&#x27;" in text
+    assert report.verdicts == {}
