@@ -203,11 +203,12 @@ def test_the_report_opens_with_what_needs_attention_linked_to_charts_interesting
 
     report = write_report(db, S(branch="main"), tmp_path / "r.html")
     text = report.path.read_text(encoding="utf-8")
-    assert text.index("Needs attention") < text.index("<figure") < text.index("<h2>Latest verdicts")
+    assert text.index("id='headline'") < text.index("Needs attention") < text.index("<figure") \
+        < text.index("<h2>Latest verdicts")
     attention = text[text.index("Needs attention"):text.index("<h2>Trends")]
     assert "change point" in attention and "href='#chart-0'" in attention and "type: t0" in attention
-    first = text[text.index("<figure id='chart-0'"):][:200]
-    assert "copy / type: t0" in first  # the chart with the regression comes first
+    first = text[text.index("<figure class='chart' id='chart-0'"):][:400]
+    assert '"title":"copy / type: t0' in first  # the chart with the regression comes first
     assert "copy2" in text  # every algorithm: verdicts and charts of copy2 too
     small = write_report(db, S(branch="main"), tmp_path / "s.html", max_charts=1)
     assert small.charts == 1 and "Not drawn (4" in small.path.read_text(encoding="utf-8")
