@@ -122,13 +122,16 @@ class BaseChoice:
 
 
 def base_run(reader: Reader, q: BaseQuery, *, gpu_key: str | None, commits: Sequence[str] = (),
-             exclude: str | None = None, before: RunRow | None = None) -> RunRow | None:
+             exclude: str | None = None, before: RunRow | None = None, same_model: bool = False) -> RunRow | None:
     """The latest run of `q.base` of `q.head`'s algorithm (and `q.config`, when given): on
     `gpu_key` (None: any GPU), not of the commit `exclude`, before the run `before`, and of
     the first of `commits` that has one (any commit when `commits` is empty)."""
     where: Where = Selector(branch=q.base, config=q.config).where("r").and_("r.algorithm = ?", q.head.algorithm)
     if gpu_key is not None:
         where = where.and_("r.gpu_key = ?", gpu_key)
+    if same_model:  # another physical GPU, but of the head's model (another model measures something else)
+        where = where.and_("r.gpu_name IS NOT DISTINCT FROM (SELECT h.gpu_name FROM runs h WHERE h.run_id = ?)",
+                           q.head.run_id)
     if exclude is not None:
         where = where.and_('r."commit" IS DISTINCT FROM ?', exclude)
     if before is not None:
@@ -188,11 +191,14 @@ class EarlierRunOfHeadCommit(BaseStrategy):
 
 
 class LatestOnOtherGpu(BaseStrategy):
-    """The base's latest run on any GPU, when it has none on the head's (said in a note)."""
+    """The base's latest run on another GPU, when it has none on the head's (said in a note):
+    one of the head's GPU model first; else of any model, which `compare.comparability` then
+    refuses (no comparable base, and why)."""
 
 
     def choose(self, reader: Reader, q: BaseQuery) -> BaseChoice | None:
-        run = base_run(reader, q, gpu_key=None, exclude=q.exclude)
+        run = (base_run(reader, q, gpu_key=None, exclude=q.exclude, same_model=True)
+               or base_run(reader, q, gpu_key=None, exclude=q.exclude))
         if run is None:
             return None
         note = f"{q.head.algorithm}: no {q.base} run on this GPU ({q.head.gpu_key}); using one on {run.gpu_key}"
