@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,7 @@ import msgspec
 import numpy as np
 
 from primbench.compare import priors, stats
+from primbench.compare.comparability import NotComparableError, assess, by_algorithm
 from primbench.compare.model import (
     Comparison,
     Method,
@@ -27,8 +28,15 @@ from primbench.compare.model import (
 )
 from primbench.errors import PrimbenchError, UsageError
 from primbench.metrics import CHOICES, METRICS, by_name, choose
-from primbench.resultconfig import setting_differences
-from primbench.results import Gpu, Results, ResultsFileError, Specialization, cyclic_gc_paused, load_results
+from primbench.resultconfig import PROTOCOL_SETTINGS, RESULT_FLAGS, setting_differences
+from primbench.results import (
+    Results,
+    ResultsFileError,
+    Specialization,
+    cyclic_gc_paused,
+    load_results,
+    parse_results,
+)
 from primbench.rounds import measured_rounds
 
 METHOD_DESCRIPTION = (
@@ -79,11 +87,36 @@ class NothingToCompareError(PrimbenchError):
 # --------------------------------------------------------------------------- loading
 
 
-def load_side(path: str | Path) -> list[Results]:
-    """One side of a comparison: a results file (of any format `load_results` reads), or
-    every ``*.json`` directly in a directory (one per benchmark program) and every results CSV
-    without a results.json beside it (`primbench.formats.cpp_csv.in_directory`), in name
-    order. Errors name the file and the field."""
+#: The path that means standard input (``compare - head.json``).
+STDIN = "-"
+
+
+def _not_results(path: Path) -> bool:
+    """Whether `path` holds JSON that is no results document at all (an object without
+    ``context`` and ``specializations``, or not an object): another tool's file beside the
+    results, skipped. Invalid JSON, or a results document with a bad field, is not this."""
+    import json
+
+    try:
+        data = json.loads(path.read_bytes()[:MAX_SNIFF_BYTES])
+    except (OSError, ValueError):
+        return False
+    return not isinstance(data, dict) or not ({"context", "specializations"} & set(data))
+
+
+MAX_SNIFF_BYTES = 64 * 1024 * 1024
+
+
+def load_side(path: str | Path, notes: list[str] | None = None) -> list[Results]:
+    """One side of a comparison: a results file (of any format `load_results` reads), ``-``
+    (standard input), or every ``*.json`` directly in a directory (one per benchmark program)
+    and every results CSV without a results.json beside it (`primbench.formats.cpp_csv.in_directory`),
+    in name order. A JSON file in the directory that is no results document of any format (another
+    tool's output) is skipped, with a note in `notes`; errors name the file and the field."""
+    if str(path) == STDIN:
+        import sys
+
+        return [parse_results(sys.stdin.buffer.read(), "<stdin>")]
     p = Path(path)
     if p.is_dir():
         from primbench.formats import cpp_csv
@@ -92,7 +125,18 @@ def load_side(path: str | Path) -> list[Results]:
                        if f.is_file() and (f.suffix != ".csv" or cpp_csv.in_directory(f)))
         if not files:
             raise ResultsFileError(str(p), None, "directory holds no *.json results files and no results CSV")
-        return [load_results(f) for f in files]
+        out: list[Results] = []
+        for f in files:
+            try:
+                out.append(load_results(f))
+            except ResultsFileError:
+                if f.suffix == ".csv" or not _not_results(f):
+                    raise
+                if notes is not None:
+                    notes.append(f"{f}: not a results file (no context or specializations): skipped")
+        if not out:
+            raise ResultsFileError(str(p), None, "directory holds no results files (only other JSON)")
+        return out
     if not p.exists():
         raise ResultsFileError(str(p), None, "no such file or directory")
     return [load_results(p)]
@@ -134,39 +178,26 @@ def _describe(side: Sequence[Results], index: Mapping[tuple[str, str], Any]) -> 
 
 
 def _fmt(value: Any) -> str:
-    if isinstance(value, msgspec.Struct):  # a record of the model, shown as its JSON object
+    """A value for a warning: a record of the model as ``key value, …`` (never a Python dict)."""
+    if isinstance(value, msgspec.Struct):
         value = msgspec.to_builtins(value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_fmt(v)}" for k, v in value.items() if v is not None) or "nothing"
     return "absent" if value is None else repr(value) if isinstance(value, str) else str(value)
 
 
-def _gpu_label(gpu: Gpu) -> str:
-    parts = [str(gpu.name if gpu.name is not None else "unknown GPU")]
-    for key, value in (("uuid", gpu.uuid), ("serial", gpu.serial)):
-        if value:
-            parts.append(f"{key} {value}")
-    return ", ".join(parts)
-
-
 def context_warnings(base: Results, head: Results) -> list[str]:
-    """What differs between two files of one algorithm in ways that move results."""
+    """What differs between two files of one algorithm in ways that can move results without
+    making them another measurement (what does is `compare.comparability`'s): the schema
+    version, the protocol settings, a dry run, monitoring, the GPU runtime."""
     out: list[str] = []
     if base.version != head.version:
         out.append(f"schema version differs: base {base.version}, head {head.version}")
-    bg, hg = base.gpu, head.gpu
-    if bg.name != hg.name:
-        out.append(f"different GPU model: base {_gpu_label(bg)}; head {_gpu_label(hg)}")
-    else:
-        for key, b, h in (("uuid", bg.uuid, hg.uuid), ("serial", bg.serial, hg.serial)):
-            if b and h and b != h:
-                out.append(
-                    f"different physical GPU ({key} differs): base {_gpu_label(bg)}; head {_gpu_label(hg)}; "
-                    "two GPUs of one model can differ by several percent"
-                )
-                break
-    # which settings move results: primbench.resultconfig (also history's key of a series)
     for section, key, b, h in setting_differences(base, head):
-        label = f"setting {key}" if section == "settings" else f"{section}.{key}"
-        out.append(f"{label} differs: base {_fmt(b)}, head {_fmt(h)}")
+        if section == "settings" and key in PROTOCOL_SETTINGS:
+            out.append(f"setting {key} differs: base {_fmt(b)}, head {_fmt(h)}")
+        elif section == "flags" and key not in RESULT_FLAGS:
+            out.append(f"flags.{key} differs: base {_fmt(b)}, head {_fmt(h)}")
     if base.settings.dry is True or head.settings.dry is True:
         out.append("a side is a dry run (--dry): its throughputs are zeros")
     bm, hm = base.general.monitoring, head.general.monitoring
@@ -183,15 +214,7 @@ def context_warnings(base: Results, head: Results) -> list[str]:
 
 
 def _all_context_warnings(base: Sequence[Results], head: Sequence[Results]) -> list[str]:
-    def by_algo(side: Sequence[Results]) -> dict[str, Results]:
-        out: dict[str, Results] = {}
-        for r in side:
-            algos = {_spec_algorithm(s, r) for s in r.specializations} or {r.algorithm}
-            for a in algos:
-                out.setdefault(a, r)
-        return out
-
-    b, h = by_algo(base), by_algo(head)
+    b, h = by_algorithm(base), by_algorithm(head)
     common = [a for a in b if a in h]
     warnings: list[str] = []
     for algo in common:
@@ -200,27 +223,6 @@ def _all_context_warnings(base: Sequence[Results], head: Sequence[Results]) -> l
             if text not in warnings:
                 warnings.append(text)
     return warnings
-
-
-def _timer_warning(common: Sequence[tuple[str, str]], b_index: Mapping[tuple[str, str], list[_Entry]],
-                   h_index: Mapping[tuple[str, str], list[_Entry]]) -> str | None:
-    """A warning naming the specializations timed with the host timer on one side and with GPU
-    events on the other (`primbench.measure.host_timed_calls`): their change is not the kernel's."""
-
-    def timers(entries: list[_Entry]) -> str:
-        return " and ".join(_TIMER_LABELS.get(t, t) for t in sorted({e.spec.timer for e in entries}))
-
-    mixed = [(key, timers(b_index[key]), timers(h_index[key])) for key in common
-             if timers(b_index[key]) != timers(h_index[key])]
-    if not mixed:
-        return None
-    (algo, name), b, h = mixed[0]
-    more = f" and {len(mixed) - 1} more" if len(mixed) > 1 else ""
-    return (f"timer differs: {algo} {name!r}{more} timed with {b} in base, with {h} in head; a host-timer time "
-            "includes launch and synchronization overhead, so the change is not the kernel's alone")
-
-
-_TIMER_LABELS = {"events": "GPU events", "host": "the host timer"}
 
 
 def _side_context(side: Sequence[Results]) -> dict[str, Any]:
@@ -492,6 +494,8 @@ def compare_runs(
     suite_shift_limit: float = DEFAULT_SUITE_SHIFT_LIMIT,
     metric: str | None = None,
     max_detectable: float = DEFAULT_MAX_DETECTABLE,
+    allow_mismatch: bool = False,
+    strict_environment: bool = False,
 ) -> Comparison:
     """Compare base and head, matched by (algorithm, specialization name).
 
@@ -505,16 +509,24 @@ def compare_runs(
     None: bytes/s where both sides declare bytes, else items/s, else GPU time per call (lower is
     better: a regression is the time going up).
 
+    Comparability is decided first (`compare.comparability`): sides that measure different
+    things (size, custom settings, GPU model, timer, metric, hot/cold) raise NotComparableError
+    (exit 2, one line per difference) unless `allow_mismatch`, which compares them with every
+    affected row marked ``not_comparable`` and left inconclusive. Another physical GPU of the
+    same model or another driver is a warning, blocking too with `strict_environment`.
+
     Raises UsageError for bad parameters, NothingToCompareError when the sides share no
-    specialization."""
+    specialization, NotComparableError as above."""
     with cyclic_gc_paused():  # tens of thousands of small objects, none in a cycle
         return _compare_runs(base, head, threshold=threshold, alpha=alpha, run_to_run_cv=run_to_run_cv,
-                             suite_shift_limit=suite_shift_limit, metric=metric, max_detectable=max_detectable)
+                             suite_shift_limit=suite_shift_limit, metric=metric, max_detectable=max_detectable,
+                             allow_mismatch=allow_mismatch, strict_environment=strict_environment)
 
 
 def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold: float, alpha: float,
                   run_to_run_cv: Mapping[tuple[str, str], Any] | None, suite_shift_limit: float,
-                  metric: str | None = None, max_detectable: float = DEFAULT_MAX_DETECTABLE) -> Comparison:
+                  metric: str | None = None, max_detectable: float = DEFAULT_MAX_DETECTABLE,
+                  allow_mismatch: bool = False, strict_environment: bool = False) -> Comparison:
     if not (isinstance(threshold, int | float) and 0 < threshold < 1):
         raise UsageError(f"--threshold must be a fraction between 0 and 1 (0.005 = 0.5 %), got {threshold}")
     if not (isinstance(alpha, int | float) and 0 < alpha < 1):
@@ -532,13 +544,20 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
             "nothing to compare: base and head share no specialization (matched by algorithm and name); "
             f"base has {_describe(base, b_index)}; head has {_describe(head, h_index)}"
         )
+    comparability = assess(base, head, {k: ([e.spec for e in b_index[k]], [e.spec for e in h_index[k]])
+                                        for k in common}, metric=metric, strict=strict_environment)
+    if not comparability.comparable and not allow_mismatch:
+        raise NotComparableError(comparability)
     delta = stats.log_threshold(threshold)
     rows: dict[tuple[str, str], SpecComparison] = {}
     tested: list[_Tested] = []
     for key in common:
         paired = _pair(key, b_index[key], h_index[key], run_to_run_cv, metric)
+        blockers = tuple(d.describe() for d in comparability.blockers_of(key))
         if isinstance(paired, SpecComparison):
-            rows[key] = paired
+            rows[key] = replace(paired, not_comparable=blockers) if blockers else paired
+        elif blockers:
+            rows[key] = _not_comparable(paired, blockers)
         else:
             tested.append(paired)
     finding, widen = (_judge(tested, rows, delta, threshold, alpha, suite_shift_limit, base, head, max_detectable)
@@ -552,7 +571,8 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
         if key not in b_index:
             ordered.append(_one_sided(key, entries[0], Verdict.ADDED, "only in head", metric))
 
-    compared = [r for r in common if rows[r].metric is not None and rows[r].ratio is not None]
+    compared = [r for r in common if rows[r].metric is not None and rows[r].ratio is not None
+                and rows[r].comparable]
     lower_is_better = bool(compared) and all(_better(rows[k].metric) < 0 for k in compared)
     # One direction for the geometric mean: head/base of the metric where every row is a time,
     # else of throughput (a time row enters as base/head, its speed).
@@ -563,13 +583,16 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
         compared=len(common),
         geomean_ratio=stats.geometric_mean(ratios),
         higher_is_better=not lower_is_better,
+        not_comparable=sum(1 for k in common if not rows[k].comparable),
     )
     method = Method(threshold=float(threshold), alpha=float(alpha), description=METHOD_DESCRIPTION,
                     suite_shift_limit=float(suite_shift_limit), standard_error_scale=float(widen),
                     metric=metric, max_detectable=float(max_detectable))
-    warnings = _all_context_warnings(base, head)
-    if mixed := _timer_warning(common, b_index, h_index):
-        warnings.append(mixed)
+    warnings = [f"not comparable (--allow-mismatch: these rows are not judged): {line}"
+                for line in comparability.lines()]
+    warnings += [f"{d.describe()} (the same measurement on another machine; --strict-environment refuses it)"
+                 for d in comparability.warnings]
+    warnings += _all_context_warnings(base, head)
     if finding is not None and finding.detected:
         warnings.append(finding.describe())
     prior_only = [t for t in tested if any(r.rounds < 2 for r in (*t.base, *t.head)) and t.history is None]
@@ -595,7 +618,14 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
         head_sources=tuple(r.source for r in head),
         context={"base": _side_context(base), "head": _side_context(head)},
         suite_shift=finding,
+        comparability=comparability,
     )
+
+
+def _not_comparable(t: _Tested, blockers: tuple[str, ...]) -> SpecComparison:
+    """A row whose sides measure different things: its values and change, no verdict."""
+    return SpecComparison(verdict=Verdict.INCONCLUSIVE, not_comparable=blockers,
+                          reason="not comparable: " + "; ".join(blockers), **t.fields)
 
 
 def _side_conditions(side: Sequence[Results]) -> tuple[float | None, float | None]:
@@ -653,9 +683,11 @@ def _judge(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison], d
                                base_conditions=_side_conditions(base), head_conditions=_side_conditions(head),
                                higher_is_better=not times, p_value=suite_p, standard_error=suite_se,
                                min_detectable_change=suite_mdc)
-    abs_var = (own_se * widen) ** 2 + noise.common
-    abs_se = np.sqrt(abs_var)
-    abs_df = np.array([stats.satterthwaite([((own_se[i] * widen) ** 2, noise.own_df[i]),
+    # where the suite moved beyond the limit, the rows' spread about its median is no null: the
+    # absolute tests take the rows' own variance unwidened
+    abs_own = own_se * (1.0 if finding is not None and finding.beyond_limit else widen)
+    abs_se = np.sqrt(abs_own**2 + noise.common)
+    abs_df = np.array([stats.satterthwaite([(abs_own[i] ** 2, noise.own_df[i]),
                                             (noise.common[i], noise.common_df[i])]) for i in range(len(tested))])
     gain = up - centre  # relative to the suite, up is better
     rel = better * gain  # the same in each row's own metric
@@ -680,8 +712,12 @@ def _judge(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison], d
     mdc = stats.min_detectable_change(se, df, row_alpha, max(1, k), delta)
     sensitivity = stats.min_detectable_change(se, df, row_alpha, max(1, k), 0.0)  # the noise's part alone
     margin = np.log1p(np.maximum(threshold, mdc))
-    p_equiv = np.array([float(stats.equivalence_p(test_d[i:i + 1], se[i:i + 1], df[i:i + 1], float(margin[i]))[0])
-                        for i in range(len(tested))])
+    p_equiv = stats.equivalence_p(test_d, se, df, margin)
+    # unchanged needs the row's own change within its absolute margin too: a row that moved with a
+    # suite whose shift is not significant is not called unchanged
+    abs_margin = np.log1p(np.maximum(threshold, stats.min_detectable_change(abs_se, abs_df, row_alpha,
+                                                                            max(1, k), delta)))
+    p_equiv = np.maximum(p_equiv, stats.equivalence_p(d, abs_se, abs_df, abs_margin))
     low, high = stats.change_interval(test_d, se, df, alpha)
     level = f"{(1 - 2 * alpha) * 100:g} % interval"
     for i, t in enumerate(tested):
@@ -730,6 +766,12 @@ def _judge(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison], d
             within = max(threshold, mdc[i]) * 100
             reason = (f"{level} [{_pct(low[i])}, {_pct(high[i])}]{against} within ±{within:.2f} % "
                       f"(the threshold or the smallest detectable change); {stats_text}")
+        elif relative and abs(d[i]) >= delta and abs(test_d[i]) < delta:
+            verdict = Verdict.INCONCLUSIVE
+            suite = _pct(math.expm1(better[i] * centre))
+            why_not = (f"within --suite-shift-limit {suite_shift_limit * 100:g} %" if finding is not None
+                       and finding.detected else "not significant against what processes share")
+            reason = f"moved with the suite: change {change}, the suite's shift {suite} {why_not}; {stats_text}"
         else:
             verdict = Verdict.INCONCLUSIVE
             reason = f"too noisy to tell: change {change}{against} not significant, interval [{_pct(low[i])}, " \

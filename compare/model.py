@@ -9,9 +9,12 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from primbench.metrics import METRICS
+
+if TYPE_CHECKING:
+    from primbench.compare.comparability import Comparability
 
 
 class Verdict(StrEnum):
@@ -96,6 +99,13 @@ class SpecComparison:
     absolute_q_value: float | None = None
     base_observations: int | None = None  # rounds (or runs without rounds) pooled on each side
     head_observations: int | None = None
+    #: Why the sides measure different things (`compare.comparability`), one entry per
+    #: difference; empty when comparable. A row with any is never judged (inconclusive).
+    not_comparable: tuple[str, ...] = ()
+
+    @property
+    def comparable(self) -> bool:
+        return not self.not_comparable
 
     @property
     def key(self) -> tuple[str, str]:
@@ -153,6 +163,8 @@ class SpecComparison:
             "absolute_p_value": _num(self.absolute_p_value),
             "absolute_q_value": _num(self.absolute_q_value),
             "observations": {"base": self.base_observations, "head": self.head_observations},
+            "comparable": self.comparable,
+            "not_comparable": list(self.not_comparable),
         }
 
 
@@ -166,6 +178,7 @@ class Summary:
     compared: int
     geomean_ratio: float | None
     higher_is_better: bool = True
+    not_comparable: int = 0  # rows left unjudged because the sides measure different things
 
     @property
     def regressions(self) -> int:
@@ -182,6 +195,7 @@ class Summary:
             "geomean_ratio": _num(self.geomean_ratio),
             "geomean_change": _num(self.geomean_ratio - 1 if self.geomean_ratio is not None else None),
             "geomean_of": "throughput" if self.higher_is_better else "time",
+            "not_comparable": self.not_comparable,
         }
 
 
@@ -285,6 +299,12 @@ class Comparison:
     head_sources: tuple[str, ...] = ()
     context: Mapping[str, Any] = field(default_factory=dict)
     suite_shift: SuiteFinding | None = None
+    #: What differs between the sides (`compare.comparability.Comparability`), None when not assessed.
+    comparability: Comparability | None = None
+
+    @property
+    def comparable(self) -> bool:
+        return self.comparability is None or self.comparability.comparable
 
     @property
     def threshold(self) -> float:
@@ -322,6 +342,7 @@ class Comparison:
             "method": self.method.to_dict(),
             "context": dict(self.context),
             "warnings": list(self.warnings),
+            "comparability": self.comparability.to_dict() if self.comparability is not None else None,
             "suite_shift": self.suite_shift.to_dict() if self.suite_shift is not None else None,
             "summary": self.summary.to_dict(),
             "specializations": [r.to_dict() for r in self.rows],

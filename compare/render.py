@@ -75,6 +75,8 @@ def summary_line(c: Comparison) -> str:
     for v, word in words:
         n = counts.get(v, 0)
         parts.append(_plural(n, word) if v in (Verdict.REGRESSION, Verdict.IMPROVEMENT) else f"{n} {word}")
+    if c.summary.not_comparable:
+        parts.append(f"{c.summary.not_comparable} not comparable (counted as inconclusive)")
     g = c.summary.geomean_ratio
     of = "" if c.summary.higher_is_better else f" {by_name('time').label}"
     geo = f"geometric mean of head/base{of} {g:.4f} ({(g - 1) * 100:+.2f} %)" if g is not None else "no geometric mean"
@@ -109,6 +111,11 @@ TERMINAL_ROWS = 100
 #: A GitHub pull-request comment holds at most this many characters (counted as UTF-16 units).
 MARKDOWN_LIMIT = 65_536
 FULL_OUTPUT = "every row with its reason: `--format json`"
+#: The first line of the markdown: hidden in a rendered comment; a sticky-comment action (or a
+#: script) finds the comment to update by it.
+MARKER = "<!-- primbench-compare -->"
+#: Rows the markdown's head names (the worst first) before the table.
+WORST = 3
 
 
 def _rank(r: SpecComparison) -> tuple[int, float]:
@@ -140,6 +147,8 @@ def why(row: SpecComparison, c: Comparison) -> str:
     or unchanged): why a row is inconclusive (noise timeout, throttled SM clock, no run-to-run
     variability, too noisy), that it was judged relative to a suite-wide shift, a failure."""
     reason = row.reason or ""
+    if not row.comparable:
+        return _short("; ".join(row.not_comparable))
     if row.verdict is Verdict.INCONCLUSIVE:
         if reason.startswith("no run-to-run variability"):
             return "no run-to-run variability: one run without rounds per side (use --rounds 2+, repeats or history)"
@@ -174,114 +183,53 @@ def _utf16(text: str) -> int:
 # --------------------------------------------------------------------------- terminal
 
 
-_NAME_MIN = 20  # below this a name column wraps into too many lines: drop a column first
-_DROP_ORDER = ("Detectable", "Algorithm", "Base", "Head")  # lowest priority first
-
-
-def _layout(header: list[str], table: list[list[str]], width: int) -> tuple[list[int], list[int]]:
-    """Which columns to keep (indices) and their widths so a line fits `width`: drop the
-    lowest-priority columns until the name column gets `_NAME_MIN` characters, then wrap names."""
-    natural = [max([len(h)] + [len(cells[i]) for cells in table]) for i, h in enumerate(header)]
-    keep = list(range(len(header)))
-    name = header.index("Specialization")
-    drops = [header.index(h) for h in _DROP_ORDER if h in header]
-    while True:
-        others = sum(natural[i] for i in keep if i != name) + 2 * (len(keep) - 1)
-        budget = width - others
-        if budget >= min(natural[name], _NAME_MIN) or not drops:
-            widths = list(natural)
-            widths[name] = max(min(natural[name], budget), min(natural[name], _NAME_MIN))
-            return keep, widths
-        keep.remove(drops.pop(0))
-
-
-def _wrap(text: str, width: int) -> list[str]:
-    """A name over several lines, the later ones indented by two."""
-    if len(text) <= width:
-        return [text]
-    import textwrap
-
-    return textwrap.wrap(text, width, subsequent_indent="  ", break_long_words=True,
-                         break_on_hyphens=False) or [text[:width]]
+def verdict_label(row: SpecComparison) -> str:
+    """``regression``, …, or ``not comparable`` for a row whose sides measure different things."""
+    return "not comparable" if not row.comparable else row.verdict.value
 
 
 def render_terminal(c: Comparison, console: Console, *, changed_only: bool = False,
                     max_rows: int | None = TERMINAL_ROWS, notes: Sequence[str] = ()) -> None:
-    """A table with one row per specialization, warnings above it, the summary below.
-
-    The table fits the console's width (80 columns through a pipe): lower-priority columns
-    (Detectable, Algorithm, Base, Head) are dropped and names wrapped when it would not. A
-    verdict that needs a reason gets a ``why:`` line under its row. At most `max_rows` rows
-    (None or 0: all), regressions first; a note says what was left out. Laid out here and
-    printed as one styled text (a Rich Table takes seconds for 10,000 rows)."""
-    import textwrap
-
+    """Warnings, then one row per specialization (`primbench.tables`: the terminal's width on
+    a terminal, the full width unwrapped in a pipe or CI log; a column left out is named in a
+    note), then the summary. A verdict that needs a reason says why in the last column. At
+    most `max_rows` rows (None or 0: all), regressions first; a note says what was left out."""
     from rich.text import Text
 
-    width = max(console.width, 40)
+    from primbench.tables import Column, emit, render, table_width
 
-    def wrapped(label: str, text: str, style: str) -> Text:
-        lines = textwrap.wrap(label + text, width, subsequent_indent="  ", break_long_words=True,
-                              break_on_hyphens=False) or [label]
-        out = Text.assemble((label, style), lines[0][len(label):])
-        for ln in lines[1:]:
-            out.append("\n" + ln)
-        return out
+    width = table_width(console)
 
-    console.print(wrapped("base: ", term_clean(_side_label(c, "base")), "bold"))
-    console.print(wrapped("head: ", term_clean(_side_label(c, "head")), "bold"))
-    for w in [*notes, *c.warnings]:
-        console.print(wrapped("warning: ", term_clean(w), "bold yellow"))
-    header = ["Algorithm", "Specialization", "Base", "Head", "Change", "Detectable", "Verdict"]
-    right = {"Base", "Head", "Change", "Detectable"}
+    def line(label: str, text: str, style: str) -> None:
+        emit(console, Text.assemble((label, style), term_clean(text)), soft_wrap=width is None, width=width,
+             overflow="fold" if width is not None else "ignore", crop=width is not None)
+
+    line("base: ", _side_label(c, "base"), "bold")
+    line("head: ", _side_label(c, "head"), "bold")
+    for n in notes:
+        line("note: ", n, "bold")
+    for w in c.warnings:
+        line("warning: ", w, "bold yellow")
+    multi = _multi_algorithm(c)
+    columns = ([Column("algorithm", "Algorithm", 0, wrap=True)] if multi else []) + [
+        Column("name", "Specialization", 0, wrap=True), Column("base", "Base", 2, right=True),
+        Column("head", "Head", 2, right=True), Column("change", "Change", 0, right=True, styled=True),
+        Column("detectable", "Detectable", 4, right=True), Column("verdict", "Verdict", 0, styled=True),
+        Column("why", "Why", 1, wrap=True)]
     candidates = _rows(c, changed_only)
     limit = max_rows if max_rows else len(candidates)
-    rows, hidden = candidates[:limit], candidates[limit:]
-    table = [[term_clean(r.algorithm), term_clean(r.name), _value(r, r.base_value), _value(r, r.head_value),
-              _change(r.change), _detectable(r), r.verdict.value] for r in rows]
-    if not _multi_algorithm(c):
-        header, table = header[1:], [cells[1:] for cells in table]
-    keep, widths = _layout(header, table, width)
-    if header[0] == "Algorithm" and 0 not in keep:  # too narrow: the algorithm goes in front of the name
-        header, table = header[1:], [[f"{cells[0]} / {cells[1]}", *cells[2:]] for cells in table]
-        keep, widths = _layout(header, table, width)
-    name_col = header.index("Specialization")
-    verdict_col, change_col = header.index("Verdict"), header.index("Change")
-
-    def pad(i: int, text: str) -> str:
-        return text.rjust(widths[i]) if header[i] in right else text.ljust(widths[i])
-
-    out = Text()
-    out.append("  ".join(pad(i, header[i]) for i in keep).rstrip(), style="bold")
-    for cells, r in zip(table, rows, strict=True):
-        style = STYLES[r.verdict]
-        names = _wrap(cells[name_col], widths[name_col])
-        for n, name_part in enumerate(names):
-            out.append("\n")
-            line_cells = [(i, name_part if i == name_col else (cells[i] if n == 0 else "")) for i in keep]
-            last = len(line_cells) - 1
-            while last > 0 and not line_cells[last][1]:
-                last -= 1
-            for k, (i, cell) in enumerate(line_cells[:last + 1]):
-                if k:
-                    out.append("  ")
-                text = pad(i, cell) if k < last else cell
-                colour = style if i == verdict_col or (i == change_col and r.verdict in _CHANGES) else ""
-                out.append(text, style=colour or None)
-        clause = why(r, c)
-        if clause:
-            for ln in textwrap.wrap(term_clean(clause), width - 4, break_long_words=True,
-                                    break_on_hyphens=False, initial_indent="why: ", subsequent_indent="     "):
-                out.append("\n    " + ln, style="grey50")
-    console.print(out, no_wrap=True, overflow="ignore", crop=False)
-    if hidden:
-        console.print(Text(f"… {_left_out(hidden)}: --max-rows 0 shows them all; {FULL_OUTPUT}", style="yellow"))
-    counts = c.summary.counts
-    summary = wrapped("Summary: ", summary_line(c), "bold")
-    if counts.get(Verdict.REGRESSION):
-        summary.stylize("bold red", len("Summary: "))
-    console.print(summary)
-    console.print(Text("\n".join(textwrap.wrap(method_line(c), width)), style="grey50"))
+    table = [((r.algorithm,) if multi else ()) + (
+        r.name, _value(r, r.base_value), _value(r, r.head_value), _change(r.change), _detectable(r),
+        verdict_label(r), why(r, c)) for r in candidates]
+    styles = [STYLES[r.verdict] if r.comparable else "magenta" for r in candidates]
+    render(table, columns, title=None, limit=limit, styles=styles, console=console,
+           left_out=lambda hidden: f"… {_left_out([candidates[i] for i in hidden])}: --max-rows 0 shows them all; "
+                                   f"{FULL_OUTPUT}")
+    summary = Text.assemble(("Summary: ", "bold"), (summary_line(c),
+                                                    "bold red" if c.summary.regressions else ""))
+    emit(console, summary, soft_wrap=width is None, width=width, crop=width is not None)
+    emit(console, Text(method_line(c), style="grey50"), soft_wrap=width is None, width=width,
+         crop=width is not None)
 
 
 _CHANGES = (Verdict.REGRESSION, Verdict.IMPROVEMENT)
@@ -298,16 +246,23 @@ def render_markdown(c: Comparison, *, changed_only: bool = False, max_rows: int 
                     limit: int = MARKDOWN_LIMIT, notes: Sequence[str] = ()) -> str:
     """A GitHub-flavoured summary, warnings and table, for PR comments and CI job summaries.
 
-    Fits one pull-request comment (`limit` characters): the summary, every warning (as many as
-    fit in `_WARNINGS_BUDGET`), then the rows in `PRIORITY` order, regressions first, each with
-    a "Why" for a verdict that needs one, until `max_rows` or the limit; then a note of what
-    was left out and where to find it."""
-    lines = ["### primbench compare", ""]
+    Starts with a hidden marker (`MARKER`) and a short head: the verdict counts and the worst
+    `WORST` rows (regressions first, the largest changes first). Fits one pull-request comment
+    (`limit` characters): the summary, every warning (as many as fit in `_WARNINGS_BUDGET`),
+    then the rows in `PRIORITY` order, regressions first, each with a "Why" for a verdict that
+    needs one, until `max_rows` or the limit; then a note of what was left out and where to
+    find it."""
+    lines = [MARKER, "### primbench compare", ""]
     lead = summary_line(c)
     if c.summary.regressions:
         lead = f"**{lead}**"
     lines.append(lead)
     lines.append("")
+    worst = [r for r in _rows(c, True) if r.verdict is not Verdict.ADDED and r.verdict is not Verdict.REMOVED]
+    if worst:
+        lines.append("Worst: " + "; ".join(
+            f"{ICONS[r.verdict]} {_md(r.name)} {_change(r.change)} ({verdict_label(r)})" for r in worst[:WORST]))
+        lines.append("")
     lines.append(f"Base: {_md(_side_label(c, 'base'))}  ")
     lines.append(f"Head: {_md(_side_label(c, 'head'))}")
     lines.append("")
@@ -337,7 +292,7 @@ def render_markdown(c: Comparison, *, changed_only: bool = False, max_rows: int 
     for r in rows:
         if max_rows and shown >= max_rows:
             break
-        verdict = f"{ICONS[r.verdict]} {r.verdict.value}"
+        verdict = f"{ICONS[r.verdict]} {verdict_label(r)}"
         if r.verdict is Verdict.REGRESSION:
             verdict = f"**{verdict}**"
         cells = ([_md(r.algorithm)] if multi else []) + [

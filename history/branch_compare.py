@@ -14,8 +14,9 @@ Each side is chosen by a named strategy:
   its nearest measured ancestor's), `LatestOnBase` (for a branch against itself: of an
   earlier commit, what the newest commit changed), `EarlierRunOfHeadCommit` (a branch
   against itself with one commit measured: A/A), `LatestOnOtherGpu`; the result says which.
-  A run with another config is taken only when the base has none with the head's, and the
-  notes say so.
+  A run with another config is never taken (it measures something else): when the base has
+  none with the head's config, there is no comparable base, and the error says so. A base on
+  another GPU model is refused the same way (`compare.comparability`).
 * **Verdicts**: `compare.core.compare_runs` on Results rebuilt from the stored documents,
   with ``run_to_run_cv`` estimated per specialization from the base's runs up to the chosen
   one (`history.variability`).
@@ -121,13 +122,16 @@ class BaseChoice:
 
 
 def base_run(reader: Reader, q: BaseQuery, *, gpu_key: str | None, commits: Sequence[str] = (),
-             exclude: str | None = None, before: RunRow | None = None) -> RunRow | None:
+             exclude: str | None = None, before: RunRow | None = None, same_model: bool = False) -> RunRow | None:
     """The latest run of `q.base` of `q.head`'s algorithm (and `q.config`, when given): on
     `gpu_key` (None: any GPU), not of the commit `exclude`, before the run `before`, and of
     the first of `commits` that has one (any commit when `commits` is empty)."""
     where: Where = Selector(branch=q.base, config=q.config).where("r").and_("r.algorithm = ?", q.head.algorithm)
     if gpu_key is not None:
         where = where.and_("r.gpu_key = ?", gpu_key)
+    if same_model:  # another physical GPU, but of the head's model (another model measures something else)
+        where = where.and_("r.gpu_name IS NOT DISTINCT FROM (SELECT h.gpu_name FROM runs h WHERE h.run_id = ?)",
+                           q.head.run_id)
     if exclude is not None:
         where = where.and_('r."commit" IS DISTINCT FROM ?', exclude)
     if before is not None:
@@ -187,11 +191,14 @@ class EarlierRunOfHeadCommit(BaseStrategy):
 
 
 class LatestOnOtherGpu(BaseStrategy):
-    """The base's latest run on any GPU, when it has none on the head's (said in a note)."""
+    """The base's latest run on another GPU, when it has none on the head's (said in a note):
+    one of the head's GPU model first; else of any model, which `compare.comparability` then
+    refuses (no comparable base, and why)."""
 
 
     def choose(self, reader: Reader, q: BaseQuery) -> BaseChoice | None:
-        run = base_run(reader, q, gpu_key=None, exclude=q.exclude)
+        run = (base_run(reader, q, gpu_key=None, exclude=q.exclude, same_model=True)
+               or base_run(reader, q, gpu_key=None, exclude=q.exclude))
         if run is None:
             return None
         note = f"{q.head.algorithm}: no {q.base} run on this GPU ({q.head.gpu_key}); using one on {run.gpu_key}"
@@ -215,16 +222,17 @@ def choose_base(reader: Reader, q: BaseQuery,
 
 def choose_base_with_config(reader: Reader, q: BaseQuery, notes: list[str],
                             strategies: Sequence[BaseStrategy] = BASE_STRATEGIES) -> BaseChoice | None:
-    """The base run with the head run's config; one of another config only when the base has
-    none with it, said loudly in `notes` (as is a nearer candidate passed over for its config)."""
+    """The base run with the head run's config, never one of another config (it measures
+    something else): None then, with a note in `notes` naming the config the base does have;
+    a nearer candidate passed over for its config is noted too."""
     found = choose_base(reader, q, strategies)
     anywhere = found if q.config is None else choose_base(reader, replace(q, config=None), strategies)
     algorithm = q.head.algorithm
     if found is None and anywhere is not None:
-        notes.append(f"{algorithm}: no {q.base} run has the head's config ({q.config}); comparing with "
-                     f"{anywhere.run.at(q.base)}, config {anywhere.run.config_key}: other settings measure something "
-                     "else, so this comparison is not meaningful")
-        return replace(anywhere, how=anywhere.how + " with another config")
+        notes.append(f"{algorithm}: no comparable base: no {q.base} run has the head's config ({q.config}); "
+                     f"the nearest, {anywhere.run.at(q.base)}, has config {anywhere.run.config_key}, "
+                     "another measurement")
+        return None
     if found is not None and anywhere is not None and anywhere.run.run_id != found.run.run_id \
             and anywhere.run.config_key != q.config:
         notes.append(f"{algorithm}: {anywhere.run.at(q.base)} was measured with another config "
@@ -319,6 +327,8 @@ def branch_comparison(db: Any, head: Selector, base: str = "main", *, fork_point
                     notes.append(found.note)
                 bases.append(found)
         if not bases:
+            if notes:
+                raise HistoryError(f"no comparable base on {base!r} for {branch!r}: " + "; ".join(notes))
             raise HistoryError(f"no runs of base branch {base!r} to compare {branch!r} with"
                                + (" (other than the head commit)" if branch == base else ""))
         used = {b.run.algorithm for b in bases}
@@ -336,7 +346,15 @@ def branch_comparison(db: Any, head: Selector, base: str = "main", *, fork_point
         kwargs["threshold"] = threshold
     if alpha is not None:
         kwargs["alpha"] = alpha
-    comparison = compare_runs(base_results, head_results, **kwargs)
+    from primbench.compare.comparability import NotComparableError
+
+    try:
+        comparison = compare_runs(base_results, head_results, **kwargs)
+    except NotComparableError as exc:
+        at = ", ".join(sorted({b.run.at(base) for b in bases}))
+        raise HistoryError(f"no comparable base on {base!r} for {branch!r}: {at} "
+                           f"({'; '.join(b.how for b in bases)}) measures something else: "
+                           + "; ".join(exc.comparability.lines())) from None
     base_commits = sorted({b.run.commit for b in bases if b.run.commit})
     head_configs = sorted({str(h.config_key) for h in heads if h.algorithm in used})
     base_configs = sorted({str(b.run.config_key) for b in bases})

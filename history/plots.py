@@ -119,6 +119,7 @@ def trend_figure(frame: pd.DataFrame, *, metric: str | None = None, title: str |
     ax.set_xlabel("commit (oldest first)")
     ax.set_ylabel(f"{followed.label} ({unit})" if unit else followed.label)
     ax.grid(True, alpha=0.3)
+    ax.ticklabel_format(axis="y", style="plain", useOffset=False)  # the values themselves, never "+1.082" above
     if title:
         ax.set_title(_label(title), fontsize=11)
     if lines:
@@ -226,7 +227,7 @@ def save_png(fig: Any, path: str | os.PathLike[str]) -> Path:
 def _png_bytes(fig: Any) -> bytes:
     plt = _pyplot()
     buf = io.BytesIO()
-    fig.savefig(buf, format="png")
+    fig.savefig(buf, format="png", dpi=fig.dpi * 2)  # 2x: sharp on a HiDPI screen
     plt.close(fig)
     return buf.getvalue()
 
@@ -282,8 +283,10 @@ def _variant(chart: Chart, alone: bool, models: bool) -> str:
 
 
 def chart_paths(charts: Sequence[Chart], out: Path, single: bool) -> list[Path]:
-    """Where each chart goes: `out` itself (a ``.png``: with one chart; with several, the
-    config beside the stem: ``char-size_1MiB.png``), else a file per chart in the folder `out`."""
+    """Where each chart goes. `out` a ``.png`` file: `out` itself with one chart; with several,
+    files beside it, each named after `out` and what tells its chart apart (``all.png`` ->
+    ``all-copy-type_char.png``; of one specialization, its config: ``char-size_1MiB.png``);
+    never a folder called ``all.png``. Else a file per chart in the folder `out`."""
     per_name: dict[tuple[str, str], int] = {}
     for c in charts:
         per_name[(c.algorithm, c.name)] = per_name.get((c.algorithm, c.name), 0) + 1
@@ -292,8 +295,13 @@ def chart_paths(charts: Sequence[Chart], out: Path, single: bool) -> list[Path]:
     paths = []
     for c in charts:
         variant = _variant(c, per_name[(c.algorithm, c.name)] == 1, models)
-        if single:
-            paths.append(out if len(charts) == 1 else out.with_name(file_name(out.stem, variant, taken)))
+        if single and len(charts) == 1:
+            paths.append(out)
+        elif single and len(per_name) == 1:
+            paths.append(out.with_name(file_name(out.stem, variant, taken)))
+        elif single:
+            label = c.name + (f" {variant}" if variant else "")
+            paths.append(out.with_name(file_name(f"{out.stem}-{c.algorithm}", label, taken)))
         else:
             paths.append(out / file_name(c.algorithm, c.name + (f" {variant}" if variant else ""), taken))
     return paths
@@ -304,8 +312,8 @@ def plot_series(db: Any, selector: Selector, out: str | os.PathLike[str] = "hist
                 min_shift: float = DEFAULT_MIN_SHIFT, last: int | None = None,
                 progress: Callable[[int, int], None] | None = None) -> list[Path]:
     """Trend chart PNGs of the selected series (give a branch), one per specialization, config
-    and GPU model (`Chart`). With the selector's name and a ``.png`` path `out`, there (several
-    configs: the config added to the file name); else one file per chart in the folder `out`.
+    and GPU model (`Chart`). A ``.png`` path `out`: there, or beside it (`chart_paths`); else
+    one file per chart in the folder `out`.
     `metric`: a ``--metric`` name (None: each specialization's default); `last`: only the
     newest `last` commits. `progress` is told of every chart written. `db`: a store, a reader,
     an open connection or a path (`history.stores.reading`)."""
@@ -320,7 +328,7 @@ def plot_series(db: Any, selector: Selector, out: str | os.PathLike[str] = "hist
                            + (f" with config {selector.config!r}" if selector.config else ""))
     charts = charts_of(frame)
     out = Path(out)
-    single = selector.name is not None and out.suffix.lower() == ".png"
+    single = out.suffix.lower() == ".png"  # -o is a file when it names one
     models = len({c.gpu_model for c in charts}) > 1
     written = []
     branch = "" if selector.branch is None else selector.branch

@@ -1,15 +1,18 @@
-"""The static HTML report of a branch: one file, charts embedded, every string escaped.
+"""The static HTML report of a branch: one file, works offline, every string escaped.
 
-It opens with what needs attention: every change point and every verdict that is not
-"unchanged", across every algorithm and config, each linked to its chart; then the charts,
-the most interesting first (regressions, then improvements, then inconclusive verdicts, then
-the rest), at most `max_charts` of them (the others are listed by name); then the full tables.
-Charts are drawn small (a report of 100 charts stays around a few MB).
+It answers first: a headline ("main: no regression in the last 14 commits", or "2 regressions
+since abc123: …"), from the change points of the branch's history and its latest verdicts
+against the base (comparable comparisons only: a base of another config or GPU model is never
+taken, and a note says none exists). Then what needs attention: every change point and every
+verdict that is not "unchanged", each linked to its chart; then the charts, the most
+interesting first, at most `max_charts` of them (the others are listed by name), each an
+interactive chart (`history.interactive`: hover values, drag to zoom, the base's level drawn
+beside a branch's points); a series of one or two commits is a row of a table instead; then
+the full tables.
 """
 
 from __future__ import annotations
 
-import base64
 import datetime as _dt
 import html
 import os
@@ -19,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from primbench.errors import UsageError
+from primbench.history import interactive
 from primbench.history.changepoints import (
     DEFAULT_ALPHA,
     DEFAULT_MAX_POINTS,
@@ -28,7 +32,7 @@ from primbench.history.changepoints import (
 )
 from primbench.history.errors import HistoryError
 from primbench.history.labels import model
-from primbench.history.plots import Chart, _png_bytes, charts_of, trend_figure
+from primbench.history.plots import Chart, charts_of
 from primbench.history.selector import Selector
 from primbench.history.trends import cap_notes, regressions_of
 from primbench.metrics import by_name
@@ -39,8 +43,8 @@ if TYPE_CHECKING:
 
     from primbench.history.branch_compare import BranchComparison
 
-REPORT_FIGSIZE = (9.0, 3.6)
-REPORT_DPI = 72
+#: A series of this many commits or fewer is a table row, not a chart.
+SHORT_SERIES = 2
 _RANK = {"regression": 0, "improvement": 1, "inconclusive": 2, "added": 3, "removed": 3, "up": 1, "down": 1}
 
 
@@ -61,19 +65,56 @@ class Report:
 
 
 _CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em auto;max-width:1100px;color:#222}
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em auto;max-width:1100px;color:#222;padding:0 1em}
 h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;font-size:.85em;margin:.5em 0}
 td,th{border:1px solid #ddd;padding:3px 8px;text-align:left}
 th{background:#f4f4f4}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .regression{color:#b00;font-weight:bold}.improvement{color:#070;font-weight:bold}.inconclusive{color:#a60}
 code{font-size:.9em}figure{margin:1em 0}img{max-width:100%}.muted{color:#777;font-size:.85em}
+.headline{font-size:1.25em;font-weight:600;padding:.6em .9em;border-radius:6px}
+.headline.good{background:#e9f6ec;color:#155724}.headline.bad{background:#fbeaea;color:#8a1c1c}
 """
 _STAMP = "%Y-%m-%d %H:%M UTC"
 
 
 def _e(value: Any) -> str:
     return html.escape("" if value is None else term_clean(value))
+
+
+def _headline(branch: str, base: str, changes: pd.DataFrame, verdicts: Sequence[_Verdict], commits: int,
+              comparisons: Sequence[tuple[str, BranchComparison]], metric: str | None) -> tuple[bool, str]:
+    """(whether it regressed, the sentence) that answers "did `branch` regress?"."""
+    found: list[tuple[float, str]] = []
+    since: list[str] = []
+    if not changes.empty:
+        for c in changes.itertuples():
+            if c.kind == "regression":
+                found.append((-abs(c.shift or 0.0), f"{c.name} {c.shift * 100:+.1f} % at {str(c.commit)[:8]}"))
+                since.append(str(c.previous_commit)[:8])
+    for v in verdicts:
+        if v.verdict == "regression":
+            found.append((-abs(v.change or 0.0), f"{v.name} {(v.change or 0) * 100:+.1f} % against {base}"))
+    for _, bc in comparisons:
+        if any(v.verdict == "regression" for v in verdicts) and bc.base_commit:
+            since.append(str(bc.base_commit)[:8])
+    if not found:
+        inconclusive = [v for v in verdicts if v.verdict == "inconclusive"]
+        against = ""
+        if inconclusive:
+            worst = max(inconclusive, key=lambda v: abs(v.change or 0.0))
+            moved = f", the largest change {worst.change * 100:+.1f} % ({worst.name})" if worst.change else ""
+            against = (f"; against {base}: {len(inconclusive)} of {len(verdicts)} specializations could not be "
+                       f"judged (inconclusive){moved}")
+        elif verdicts:
+            against = f"; against {base}: {len(verdicts)} specializations judged, none worse"
+        return False, (f"{branch}: no regression found in the last {commits} commit{'s' if commits != 1 else ''}"
+                       f"{against}")
+    found.sort()
+    shown = "; ".join(text for _, text in found[:5]) + (f"; and {len(found) - 5} more" if len(found) > 5 else "")
+    word = "regression" if len(found) == 1 else "regressions"
+    start = f" since {sorted(set(since))[0]}" if since else ""
+    return True, f"{branch}: {len(found)} {word}{start}: {shown}"
 
 
 def _fmt_value(value: Any, metric: str | None) -> str:
@@ -112,6 +153,7 @@ class _Verdict:
     p_value: float | None
     reason: str
     metric: str | None
+    standard_error: float | None = None
 
 
 def _comparisons(reader: Any, frame: pd.DataFrame, head: Selector, base: str, use_git: bool,
@@ -136,8 +178,10 @@ def _verdicts(comparisons: Sequence[tuple[str, BranchComparison]]) -> list[_Verd
     rows = []
     for config, bc in comparisons:
         for r in bc.comparison.rows:
+            if not r.comparable:  # never happens through branch_comparison; kept out all the same
+                continue
             rows.append(_Verdict(r.algorithm, r.name, config, str(r.verdict), r.base_value, r.head_value, r.change,
-                                 r.p_value, r.reason or "", r.metric))
+                                 r.p_value, r.reason or "", r.metric, r.standard_error))
     return rows
 
 
@@ -202,9 +246,15 @@ def write_report(db: Any, selector: Selector, out: str | os.PathLike[str] = "his
         a = anchors.get((algorithm, name, config or ""))
         return f"<a href='#{a}'>{_e(name)}</a>" if a else _e(name)
 
-    parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>primbench history: {_e(branch)}</title>"
-             f"<style>{_CSS}</style></head><body>",
+    regressed, headline = _headline(branch, base, changes, verdicts, commits.nunique(), comparisons, metric)
+    missing = [n for n in notes if "no comparable base" in n]
+    if missing and not comparisons:
+        headline += f"; no verdicts against {base}: no comparable base (see the notes at the end)"
+    parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><meta name='viewport' "
+             f"content='width=device-width'><title>primbench history: {_e(branch)}</title>"
+             f"<style>{_CSS}</style>{interactive.assets()}</head><body>",
              f"<h1>primbench history: <code>{_e(branch)}</code></h1>",
+             f"<p id='headline' class='headline {'bad' if regressed else 'good'}'>{_e(headline)}</p>",
              f"<p>{frame['run_id'].nunique()} runs of {commits.nunique()} commits, {_e(_day(frame['date'].min()))} "
              f"to {_e(_day(frame['date'].max()))}; {len(charts)} series. Metric: <code>{_e(followed)}</code>. "
              f"Generated {_e(_dt.datetime.now(_dt.UTC).strftime(_STAMP))}.</p>"]
@@ -226,17 +276,24 @@ def write_report(db: Any, selector: Selector, out: str | os.PathLike[str] = "his
                      "(primbench history plot draws any other)")
         parts.append(f"<p class='muted'>Not drawn ({len(charts) - len(drawn)}, nothing changed there): {rest}</p>")
     models = len({c.gpu_model for c in charts}) > 1
+    short: list[list[str]] = []
     for i, chart in enumerate(drawn):
         if progress is not None:
             progress(i, len(drawn))
         part = chart.rows(frame)
         ref = _reference(reference, chart, part)
-        fig = trend_figure(part, metric=metric, title=chart.title(branch, models), alpha=alpha, min_size=min_size,
-                           min_shift=min_shift, reference=ref, reference_label=base, figsize=REPORT_FIGSIZE,
-                           dpi=REPORT_DPI)
-        data = base64.b64encode(_png_bytes(fig)).decode("ascii")
-        parts.append(f"<figure id='{_anchor(i)}'><img alt='{_e(chart.algorithm)} / {_e(chart.name)}' "
-                     f"src='data:image/png;base64,{data}'></figure>")
+        points = part["commit"].fillna("run:" + part["run_id"].astype(str)).nunique()
+        if points <= SHORT_SERIES:  # one or two commits: numbers say more than a chart
+            short.append(_short_row(part, chart, _anchor(i), metric, ref, base))
+            continue
+        data = interactive.chart_data(part, metric=metric, title=chart.title(branch, models), reference=ref,
+                                      reference_label=base, alpha=alpha, min_size=min_size, min_shift=min_shift)
+        parts.append(interactive.chart_html(_anchor(i), data))
+    if short:
+        parts.append(f"<h3>Series of {SHORT_SERIES} commits or fewer</h3>" + _table(
+            ["algorithm", "specialization", "config", "GPU", "commits", "values (oldest first)",
+             f"{base} level"], short))
+    parts.append(interactive.script())
     if progress is not None:
         progress(len(drawn), len(drawn))
     parts.append(_verdict_section(comparisons, verdicts, link, metric, base, branch))
@@ -313,7 +370,7 @@ def _verdict_section(comparisons: Sequence[tuple[str, BranchComparison]], verdic
                             [[_e(v.algorithm), link(v.algorithm, v.name, v.config), _e(v.config), _kind(v.verdict),
                               _e(_fmt_value(v.base, v.metric or metric)), _e(_fmt_value(v.head, v.metric or metric)),
                               _e("—" if v.change is None else f"{v.change * 100:+.2f} %"),
-                              _e("—" if v.p_value is None else f"{v.p_value:.2g}"), _e(v.reason)] for v in verdicts]))
+                              _e(_p_text(v)), _e(v.reason)] for v in verdicts]))
     return "\n".join(parts)
 
 
@@ -322,6 +379,32 @@ def _confidence(value: float | None, label: str = "") -> str:
     if value is None or value != value:
         return "a burst of bad runs, no change of level" if label else "—"
     return label + confidence_text(float(value))
+def _p_text(v: _Verdict) -> str:
+    """The p-value, or — where there was no variability to test against (a p of 0 there would
+    read as certainty)."""
+    if v.p_value is None or v.standard_error is None or not v.standard_error > 0:
+        return "—"
+    return f"{v.p_value:.2g}"
+
+
+def _short_row(part: pd.DataFrame, chart: Chart, anchor: str, metric: str | None, ref: pd.DataFrame | None,
+               base: str) -> list[str]:
+    """A series too short for a chart, as a table row: its per-commit values."""
+    from primbench.history.trends import per_commit
+
+    pts = per_commit(part)
+    values = ", ".join(f"{_fmt_value(v, m)} ({str(c)[:8]})" for v, m, c in
+                       zip(pts["value"], pts["metric"] if "metric" in pts.columns else [metric] * len(pts),
+                           pts["commit"], strict=True))
+    level = "—"
+    if ref is not None and not ref.empty:
+        level = _fmt_value(float(per_commit(ref)["value"].tail(30).median()), metric or chart_metric(part))
+    return [_e(chart.algorithm), f"<span id='{anchor}'>{_e(chart.name)}</span>", _e(chart.config_key),
+            _e(chart.gpu_model), str(len(pts)), _e(values), _e(level)]
+
+
+def chart_metric(part: pd.DataFrame) -> str | None:
+    return str(part["metric"].iloc[0]) if "metric" in part.columns and not part.empty else None
 
 
 def _changes_section(changes: pd.DataFrame, link: Callable[[str, str, str], str], alpha: float,

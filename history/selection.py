@@ -4,13 +4,15 @@ A filter that matches nothing must not pass silently: ``regressions -b nosuch`` 
 change points" and exiting 0 would let a misspelled CI gate never fire. `check` looks the
 filters of a `history.selector.Selector` up in an open store and raises `NoMatchError`
 (exit 2) naming the filter that matches nothing, with "did you mean …" from the values the
-store holds. `history.interface.Reader.check` calls it before every command's query.
+store holds. `history.interface.Reader.check` calls it before every command's query. Dates
+are the exception: a range without runs (``--since`` tomorrow) is an empty answer, an empty
+table with exit 0, not an error.
 """
 
 from __future__ import annotations
 
 import difflib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from primbench.history.errors import HistoryError
 from primbench.history.selector import Selector
@@ -39,7 +41,7 @@ def check(con: duckdb.DuckDBPyConnection, selector: Selector) -> None:
             raise NoMatchError(_unknown(con, selector, key, Selector()))
     dates = selector.only("since", "until")
     if dates.given() and _count(con, dates) == 0:
-        raise NoMatchError(_no_dates(con, selector, dates))
+        return  # a date range with no runs in it is an empty selection, not a misspelled filter: an empty table
     for key in ("name", "config", "gpu", "algorithm", "branch"):  # each exists, not together
         if key in given:
             others = selector.only(*(k for k in given if k != key))
@@ -64,17 +66,6 @@ def _unknown(con: duckdb.DuckDBPyConnection, selector: Selector, key: str, other
     shown = ", ".join(repr(k) for k in known[:_SHOWN]) + (f" and {len(known) - _SHOWN} more"
                                                            if len(known) > _SHOWN else "")
     return f"{text}; {_PLURAL[key]} stored{where}: {shown}"
-
-
-def _no_dates(con: duckdb.DuckDBPyConnection, selector: Selector, dates: Selector) -> str:
-    first, last = con.execute("SELECT min(date), max(date) FROM runs").fetchone() or (None, None)
-    stored = (f"; the stored runs span {_day(first)} to {_day(last)}" if first is not None
-              else "; the store holds no runs")
-    return f"no runs {selector.describe(dates.given())}{stored}"
-
-
-def _day(value: Any) -> str:
-    return value.strftime("%Y-%m-%d %H:%M UTC") if hasattr(value, "strftime") else str(value)
 
 
 def _count(con: duckdb.DuckDBPyConnection, selector: Selector) -> int:

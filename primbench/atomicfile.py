@@ -65,6 +65,11 @@ def write_atomic(path: str | os.PathLike[str], text: str) -> Path:
 
 def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
     """`write_atomic` for bytes."""
+    given = Path(path)
+    if given.exists() and not given.is_file():  # /dev/stdout into a pipe: its target is no path
+        with open(given, "wb") as f:
+            f.write(data)
+        return given
     target = resolve(path)
     if target.exists() and not target.is_file():
         with open(target, "wb") as f:
@@ -92,6 +97,9 @@ def unwritable_reason(path: str | os.PathLike[str]) -> str | None:
     """Why `path` cannot be written (None if it can): its folder is created if missing, and a
     temporary file is made and removed there, which also catches a read-only file system and
     a path under a regular file (a permission check alone would not stop root)."""
+    given = Path(path)
+    if given.exists() and not given.is_file():  # /dev/stdout, a FIFO: written directly
+        return None if os.access(given, os.W_OK) else "not writable"
     target = resolve(path)
     try:
         if target.exists() and not target.is_file():
@@ -122,3 +130,33 @@ def fallback_path(path: str | os.PathLike[str]) -> Path:
 
 
 __all__ = ["current_umask", "fallback_path", "resolve", "unwritable_reason", "write_atomic", "write_bytes_atomic"]
+
+
+#: The path that means standard output (``--json-out -``, ``--markdown -``): the Unix habit.
+STDOUT = "-"
+
+
+def write_output(path: str | os.PathLike[str], text: str) -> str:
+    """`text` to the file `path` (whole or not at all: `write_atomic`), or to standard output
+    when `path` is ``-``; returns what was written to, for a message."""
+    if str(path) == STDOUT:
+        import sys
+
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return "standard output"
+    return str(write_atomic(path, text))
+
+
+def is_stdout(path: str | os.PathLike[str] | None) -> bool:
+    """Whether writing `path` writes standard output: ``-``, or a path to the same file as file
+    descriptor 1 (``/dev/stdout``, ``/proc/self/fd/1``)."""
+    if not path:
+        return False
+    if str(path) == STDOUT:
+        return True
+    try:
+        a, b = os.stat(path), os.fstat(1)
+    except (OSError, ValueError):
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)

@@ -1,7 +1,7 @@
 """Terminal output of a benchmark run: colours per the ANSI-colour conventions, progress
-lines, log messages. Colours are on only for a terminal; ``NO_COLOR`` turns them off, and
-``CLICOLOR_FORCE`` or ``FORCE_COLOR`` on (NO_COLOR wins; the console is built with explicit
-settings, so all three are handled here)."""
+lines, log messages. Colours are on only for a terminal; ``NO_COLOR``, ``FORCE_COLOR=0`` and
+``CLICOLOR=0`` turn them off, ``CLICOLOR_FORCE`` or ``FORCE_COLOR`` (any other value) on (the
+console is built with explicit settings, so all of them are handled here)."""
 
 from __future__ import annotations
 
@@ -20,13 +20,20 @@ if TYPE_CHECKING:
 
 
 def color_enabled(stream: IO[str] | None = None, env: Mapping[str, str] | None = None) -> bool:
-    """NO_COLOR (any non-empty value) wins, then CLICOLOR_FORCE (non-empty, not 0) and
-    FORCE_COLOR (any non-empty value, https://force-color.org), then isatty."""
+    """NO_COLOR (any non-empty value) wins; then FORCE_COLOR: ``0`` or ``false`` off (as Node
+    and chalk read it), any other non-empty value on (https://force-color.org); then
+    CLICOLOR_FORCE (non-empty, not 0) on; then CLICOLOR=0 off (https://bixense.com/clicolors);
+    then isatty."""
     env = os.environ if env is None else env
     if env.get("NO_COLOR"):
         return False
-    if env.get("CLICOLOR_FORCE", "0") not in ("", "0") or env.get("FORCE_COLOR"):
+    force = env.get("FORCE_COLOR", "")
+    if force.strip().lower() in ("0", "false"):
+        return False
+    if force or env.get("CLICOLOR_FORCE", "0") not in ("", "0"):
         return True
+    if env.get("CLICOLOR", "").strip() == "0":
+        return False
     stream = sys.stdout if stream is None else stream
     try:
         return stream.isatty()

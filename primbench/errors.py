@@ -19,13 +19,32 @@ class UsageError(PrimbenchError):
     """Bad command-line options or benchmark definitions."""
 
 
+#: The packages of each extra of pyproject.toml (tests/test_dependencies.py checks that they
+#: agree): what a missing-dependency message tells to install. primbench itself is not on
+#: PyPI, so advice never names ``primbench[extra]`` as a package to fetch from an index.
+EXTRA_PACKAGES: dict[str, tuple[str, ...]] = {
+    "compare": ("scipy",),
+    "history": ("scipy", "pandas", "duckdb", "matplotlib"),
+    "cuda12": ("cupy-cuda12x", "nvidia-ml-py"),
+    "cuda13": ("cupy-cuda13x", "nvidia-ml-py"),
+    "rocm": ("cupy-rocm-7-0", "amdsmi"),
+}
+
+
+def install_advice(extra: str) -> str:
+    """``pip install scipy pandas duckdb matplotlib`` (the packages of `extra`), or the extra from
+    a clone of primbench's repository."""
+    packages = " ".join(EXTRA_PACKAGES.get(extra, ()))
+    clone = f"`pip install -e '.[{extra}]'` in a clone of primbench's repository"
+    return f"`pip install {packages}`, or {clone}" if packages else clone
+
+
 class MissingDependencyError(PrimbenchError):
-    """An optional dependency is not installed; the message names the extra."""
+    """An optional dependency is not installed; the message names the packages to install."""
 
     def __init__(self, module: str, extra: str, purpose: str) -> None:
         super().__init__(
-            f"{purpose} needs the Python module '{module}', which is not installed: "
-            f"run `pip install 'primbench[{extra}]'`"
+            f"{purpose} needs the Python module '{module}', which is not installed: run {install_advice(extra)}"
         )
         self.module = module
         self.extra = extra

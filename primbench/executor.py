@@ -18,7 +18,7 @@ from typing import Any, NoReturn
 import msgspec
 from msgspec import UNSET
 
-from primbench.atomicfile import fallback_path, unwritable_reason
+from primbench.atomicfile import STDOUT, fallback_path, is_stdout, unwritable_reason, write_output
 from primbench.axis import SIZE, Axis, declared, override, parse_override
 from primbench.benchmark import (
     Benchmark,
@@ -28,7 +28,7 @@ from primbench.benchmark import (
     specialization_name,
 )
 from primbench.clocks import clock_record
-from primbench.console import Reporter, set_active
+from primbench.console import Reporter, make_console, set_active
 from primbench.device import Device
 from primbench.errors import (
     EXIT_FAILED,
@@ -299,7 +299,8 @@ class Executor:
         if self._deferred:
             raise self._deferred[0]
         selected = self._selected()
-        reporter = self._reporter or Reporter()
+        to_stdout = is_stdout(settings.json_out) or is_stdout(settings.csv_out)  # the progress goes to stderr
+        reporter = self._reporter or Reporter(make_console(stderr=True) if to_stdout else None)
         if "list" in self._modes:
             reporter.listing([q.name for q in selected])
             return self._returned(Report("list", names=tuple(q.name for q in selected)))
@@ -573,8 +574,10 @@ class Executor:
         """Before anything is measured: every output can be written (else exit 2 now, not
         after minutes of measuring). `expected` specializations make a complete file."""
         self._expected = expected
+        if settings.json_out == STDOUT and settings.csv_out == STDOUT:
+            raise UsageError("--json-out - and --csv-out -: only one of them can be standard output")
         for option, path in (("--json-out", settings.json_out), ("--csv-out", settings.csv_out)):
-            if path and path != os.devnull and (reason := unwritable_reason(path)):
+            if path and path not in (os.devnull, STDOUT) and (reason := unwritable_reason(path)):
                 raise UsageError(f"{option} {path}: cannot write there ({reason}); nothing was measured")
 
     def _write(self, settings: Settings, results: Results) -> list[str]:
@@ -592,7 +595,9 @@ class Executor:
             target = _partial_path(path) if partial and _holds_more(path, csv, count) else path
 
             def write(to: str | Path, csv: bool = csv) -> None:
-                if csv:
+                if str(to) == STDOUT:
+                    write_output(STDOUT, results.csv_text() if csv else results.dumps(settings.spaces_per_indent))
+                elif csv:
                     results.save_csv(to)
                 else:
                     results.save(to, settings.spaces_per_indent)

@@ -9,14 +9,18 @@ Registered through the ``pytest11`` entry point ``primbench`` (``-p no:primbench
         assert result.bytes_per_second > 1e12
 
 Each call measures the function with the executor's protocol (the device and thermal control are
-shared by the session) and returns a `primbench.BenchResult`. Without a GPU the test is skipped,
-naming why. With ``--primbench-json PATH`` the session's measurements go to one results.json
-(branch and commit from the options, the environment, the CI or git at pytest's rootdir), which
+shared by the session) and returns a `primbench.BenchResult`. Without a GPU the test is skipped
+at its setup, before its body runs, naming why (a test file that imports CuPy at its top fails
+to collect without CuPy: use ``cp = pytest.importorskip("cupy")``, as the README does). With
+``--primbench-json PATH`` the session's measurements go to one results.json (branch and
+commit from the options, the environment, the CI or git at pytest's rootdir), which
 ``primbench compare`` and ``primbench history ingest`` take like any other; nothing is written
 without it. ``--primbench-options "--rounds 1 --min-secs 0.2"`` sets the harness options of every
-measurement, as a benchmark program takes them. The session's results go to the hook
-``pytest_primbench_results`` at its end: ``--primbench-baseline PATH`` (the plugin
-`primbench.compare.pytest_baseline`, on the analysis side) compares them with a baseline.
+measurement, as a benchmark program takes them; a single option goes after ``=``:
+``--primbench-options=--hot`` (pytest's parser takes a lone ``--hot`` for an option of its own).
+The session's results go to the hook ``pytest_primbench_results`` at its end:
+``--primbench-baseline PATH`` (the plugin `primbench.compare.pytest_baseline`, on the analysis
+side) compares them with a baseline.
 
 A test's specialization is named after its node id (for example ``test: test_kernels.py::test_copy``, plus
 ``name:`` when a test measures more than one function); the results' algorithm is the ini option
@@ -67,7 +71,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "(with branch and commit); off by default")
     group.addoption("--primbench-options", metavar="OPTIONS", default="",
                     help='harness options for every gpubench measurement, as a benchmark program takes them, '
-                         'e.g. "--rounds 1 --min-secs 0.2 --hot"')
+                         'e.g. "--rounds 1 --min-secs 0.2 --hot"; one option alone after =: '
+                         '--primbench-options=--hot')
     parser.addini("primbench_algorithm", default="pytest",
                   help="the algorithm name of the results that --primbench-json writes (default: pytest)")
 
@@ -151,8 +156,11 @@ class GpuBench:
 @pytest.fixture
 def gpubench(request: pytest.FixtureRequest) -> GpuBench:
     """Measure a GPU function with primbench's protocol: ``gpubench(fn, items=..., bytes=...)``
-    returns a `primbench.BenchResult`; skips the test where there is no GPU."""
-    return GpuBench(request.config.stash[_SESSION], request.node.nodeid)
+    returns a `primbench.BenchResult`. The device is resolved here, at the test's setup, so a
+    test without a GPU is skipped before its body (and its CuPy set-up) runs."""
+    plugin = request.config.stash[_SESSION]
+    plugin.open()
+    return GpuBench(plugin, request.node.nodeid)
 
 
 def pytest_configure(config: pytest.Config) -> None:

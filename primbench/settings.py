@@ -157,8 +157,8 @@ _HELP = {
     "size": "Bytes of input per specialization; suffixes KiB, MiB, GiB (default 128MiB)",
     "hot": "Skip clearing the GPU cache before each call (measure cache-warm performance)",
     "seed": "Seed for input generation",
-    "json_out": "Where to write results.json (/dev/null to skip)",
-    "csv_out": "Also write a CSV summary here",
+    "json_out": "Where to write results.json (- for standard output, /dev/null to skip)",
+    "csv_out": "Also write a CSV summary here (- for standard output)",
     "filter": "Only run specializations whose name matches this regular expression",
     "dry": "List the specializations and write zeroed results without running anything",
     "min_gpu_ms_per_batch": "Double the calls per batch until a batch takes at least this much GPU time (then "

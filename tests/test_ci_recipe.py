@@ -166,7 +166,8 @@ def test_parser_reads_the_workflow() -> None:
     names = [s["name"] for s in STEPS]
     assert names[:1] == [None] and STEPS[0]["uses"].startswith("actions/checkout@")
     for name in ("Install primbench", "Run benchmarks", "Upload results", "Fetch the latest main results",
-                 "Compare with main", "Ingest into history", "Fail on regression"):
+                 "Compare with main", "Upload the comparison", "Comment on the pull request", "Ingest into history",
+                 "Fail on regression"):
         assert name in names
     assert TOP_ENV["BENCHMARKS"].split() == ["examples/copy_benchmark.py", "examples/memory_latency.py",
                                             "examples/branch_penalty.py", "examples/sync_benchmark.py"]
@@ -180,6 +181,7 @@ def test_workflow_triggers_and_permissions() -> None:
     text = WORKFLOW.read_text(encoding="utf-8")
     assert re.search(r"^on:\n  push:\n    branches: \[main\]\n  pull_request:", text, re.M)
     assert re.search(r"^  actions: read\b", text, re.M)  # gh run list / download
+    assert re.search(r"^  pull-requests: write\b", text, re.M)  # gh pr comment
     assert re.search(r"runs-on: \[self-hosted\b", text)
     assert "cuda13" in BY_NAME["Install primbench"]["run"]
     assert BY_NAME["Upload results"]["uses"].startswith("actions/upload-artifact@")
@@ -331,6 +333,28 @@ FAKE_GH = """#!/bin/sh
 # copies $FAKE_ARTIFACT_DIR into D when ID is $FAKE_GOOD_RUN, else fails like gh does.
 echo "gh $*" >> "$FAKE_GH_LOG"
 if [ "$1 $2" = "run list" ]; then printf '%s\\n' $FAKE_RUNS; exit 0; fi
+if [ "$1 $2" = "pr comment" ]; then
+  # As gh 2.58+: --edit-last edits the user's last comment; on a pull request without one it fails
+  # unless --create-if-none (which needs --edit-last) is given. Comments: files in $FAKE_COMMENTS.
+  shift 2; pr=$1; shift; body=; edit=false; create=false; repo=
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --body-file) body=$2; shift;;
+      --repo) repo=$2; shift;;
+      --edit-last) edit=true;;
+      --create-if-none) create=true;;
+      *) echo "unknown flag: $1" >&2; exit 1;;
+    esac; shift
+  done
+  case "$pr" in ''|*[!0-9]*) echo "not a pull request number: '$pr'" >&2; exit 1;; esac
+  [ -n "$repo" ] || { echo "no --repo" >&2; exit 1; }
+  [ -f "$body" ] || { echo "no body file: $body" >&2; exit 1; }
+  if [ "$create" = true ] && [ "$edit" = false ]; then echo "--create-if-none requires --edit-last" >&2; exit 1; fi
+  dir="$FAKE_COMMENTS/$repo/$pr"; mkdir -p "$dir"; last=$(ls "$dir" | sort -n | tail -1)
+  if [ "$edit" = true ] && [ -n "$last" ]; then cp "$body" "$dir/$last"; echo "edited comment $last"; exit 0; fi
+  if [ "$edit" = true ] && [ "$create" = false ]; then echo "no comments found for current user" >&2; exit 1; fi
+  n=$(( ${last:-0} + 1 )); cp "$body" "$dir/$n"; echo "created comment $n"; exit 0
+fi
 if [ "$1 $2" = "run download" ]; then
   if [ "$3" != "$FAKE_GOOD_RUN" ]; then echo "no valid artifacts found to download" >&2; exit 1; fi
   while [ $# -gt 0 ]; do [ "$1" = "--dir" ] && dir=$2; shift; done
@@ -341,7 +365,8 @@ exit 3
 
 
 def _github_env(tmp_path: Path, **extra: str) -> dict[str, str]:
-    env = {"GITHUB_OUTPUT": str(tmp_path / "output"), "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+    env = {"CI": "true", "GITHUB_ACTIONS": "true", "FAKE_COMMENTS": str(tmp_path / "comments"),
+           "GITHUB_OUTPUT": str(tmp_path / "output"), "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
            "GITHUB_REPOSITORY": "acme/kernels", "GITHUB_RUN_ID": "999",
            "GITHUB_WORKFLOW_REF": "acme/kernels/.github/workflows/benchmarks.yml@refs/pull/7/merge",
            "FAKE_GH_LOG": str(tmp_path / "gh.log"), "GH_TOKEN": "x", "RUNNER_NAME": "gpu runner 1"}
@@ -396,10 +421,14 @@ def test_compare_step_records_a_regression_and_still_succeeds(tmp_path: Path) ->
     done, code, summary = _compare(tmp_path, ROUNDS / "aa-1.json", ROUNDS / "planted-2.json")
     assert done.returncode == 0, done.stderr
     assert code == "1"
-    assert summary.startswith("### primbench compare")
+    assert summary.startswith("<!-- primbench-compare -->\n### primbench compare")
     assert "| ipt: 1, op: copy, type: char | 535.00 GB/s | 529.64 GB/s | -1.00 % |" in summary
     assert "**🔴 regression**" in summary
-    assert summary in done.stdout  # tee: the log shows it too
+    assert summary == (tmp_path / "compare.md").read_text()  # the file the comment posts
+    verdicts = json.loads((tmp_path / "compare.json").read_text())["summary"]["counts"]
+    assert verdicts["regression"] == 4  # the JSON of the same run, for the artifact
+    log = done.stdout  # the log: the full-width table (CI is set on GitHub's runners)
+    assert "Specialization" in log and "Detectable" in log and "Summary: 4 regressions" in log
 
 
 def test_compare_step_a_a_pair_passes(tmp_path: Path) -> None:
@@ -414,6 +443,64 @@ def test_compare_step_bad_input_is_code_2(tmp_path: Path) -> None:
     done, code, _ = _compare(tmp_path, H200 / "aa-1.json", bad)
     assert (done.returncode, code) == (0, "2")
     assert "primbench compare: error:" in done.stderr
+
+
+def _comment(tmp_path: Path, shim: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in _github_env(tmp_path, PR="7").items() if k not in ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY")}
+    return _bash("Comment on the pull request", tmp_path, env, shim)
+
+
+def test_the_comment_is_created_once_then_updated(tmp_path: Path) -> None:
+    """The first run of a pull request creates its comment, the next edits that one: a fake gh
+    that checks the arguments as gh does (--edit-last fails without a comment unless
+    --create-if-none)."""
+    shim = tmp_path / "gh-shim"
+    shim.mkdir()
+    _executable(shim / "gh", FAKE_GH)
+    _, code, _ = _compare(tmp_path, ROUNDS / "aa-1.json", ROUNDS / "planted-2.json")
+    assert code == "1"
+    first = _comment(tmp_path, shim)
+    assert first.returncode == 0, first.stderr
+    assert "created comment 1" in first.stdout
+    comments = tmp_path / "comments" / "acme" / "kernels" / "7"
+    assert [p.name for p in comments.iterdir()] == ["1"]
+    assert (comments / "1").read_text().startswith("<!-- primbench-compare -->") and "4 regressions" in (
+        comments / "1").read_text()
+    for d in ("base", "results"):
+        shutil.rmtree(tmp_path / d)
+    _, code, _ = _compare(tmp_path, EXAMPLES_H200 / "copy-run1.json", EXAMPLES_H200 / "copy-run2.json")
+    assert code == "0"
+    second = _comment(tmp_path, shim)
+    assert second.returncode == 0, second.stderr
+    assert "edited comment 1" in second.stdout
+    assert [p.name for p in comments.iterdir()] == ["1"]  # still one comment, now the new comparison
+    assert "0 regressions" in (comments / "1").read_text()
+    calls = [x for x in (tmp_path / "gh.log").read_text().splitlines() if x.startswith("gh pr comment")]
+    assert calls == ["gh pr comment 7 --repo acme/kernels --body-file compare.md --edit-last --create-if-none"]
+    condition = "github.event_name == 'pull_request' && steps.compare.outputs.code != ''"
+    assert BY_NAME["Comment on the pull request"]["if"] == condition
+    assert BY_NAME["Comment on the pull request"]["env"]["PR"] == "${{ github.event.pull_request.number }}"
+
+
+def test_the_fake_gh_fails_as_gh_does_without_create_if_none(tmp_path: Path) -> None:
+    """The command the README once documented (--edit-last alone) fails on a first comment."""
+    shim = tmp_path / "gh-shim"
+    shim.mkdir()
+    gh = _executable(shim / "gh", FAKE_GH)
+    (tmp_path / "c.md").write_text("x")
+    env = {**os.environ, **_github_env(tmp_path)}
+    done = subprocess.run([str(gh), "pr", "comment", "7", "--repo", "a/b", "--body-file", "c.md", "--edit-last"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert done.returncode == 1 and "no comments found for current user" in done.stderr
+
+
+def test_no_comment_when_compare_could_not_compare(tmp_path: Path) -> None:
+    shim = tmp_path / "gh-shim"
+    shim.mkdir()
+    _executable(shim / "gh", FAKE_GH)
+    done = _comment(tmp_path, shim)
+    assert done.returncode == 0 and "no comparison to post" in done.stdout
+    assert not (tmp_path / "comments").exists()
 
 
 @pytest.mark.parametrize(("code", "message"), [("1", "found a regression"), ("2", "could not compare (exit 2")])
@@ -447,21 +534,18 @@ def test_ingest_step_writes_the_runners_parquet_parts(tmp_path: Path) -> None:
     assert BY_NAME["Ingest into history"]["if"] == "github.event_name == 'push' && github.ref == 'refs/heads/main'"
 
 
-def test_readme_shows_the_real_compare_output(tmp_path: Path) -> None:
-    """examples/ci/README.md quotes compare's markdown for the 128 MiB suite's aa-1 vs planted-2: it must be what
-    compare prints."""
+def test_readme_transcripts_are_what_primbench_prints() -> None:
+    """Every runnable ``$ …`` block of examples/ci/README.md (compare's markdown for the 128 MiB
+    suite's aa-1 vs planted-2, the copy example's A/A pair, a broken file) is replayed
+    (`tests.transcripts`) and must print what the page shows."""
+    from tests.transcripts import blocks, run
+
     readme = (REPO / "examples" / "ci" / "README.md").read_text(encoding="utf-8")
-    command = "$ primbench compare base/ results/ --format markdown\n"
-    quoted = readme.split(command, 1)[1].split("$ echo $?\n", 1)
-    assert quoted[1].startswith("1\n")
-    (tmp_path / "base").mkdir()
-    (tmp_path / "results").mkdir()
-    shutil.copy(ROUNDS / "aa-1.json", tmp_path / "base" / "copy_benchmark.json")
-    shutil.copy(ROUNDS / "planted-2.json", tmp_path / "results" / "copy_benchmark.json")
-    done = subprocess.run([str(BIN / "primbench"), "compare", "base/", "results/", "--format", "markdown"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 1
-    assert done.stdout == quoted[0]
+    found = blocks(readme)
+    assert len(found) >= 3
+    assert any("$ primbench compare base/ results/ --format markdown\n<!-- primbench-compare -->" in b for b in found)
+    for block in found:
+        assert run(block) == block
 
 
 # --------------------------------------------------------------------------- relative mode: the workflow
@@ -734,6 +818,21 @@ def test_run_interleaved_step_fails_with_a_runs_code_after_all_runs(tmp_path: Pa
     assert len(_log(tmp_path)) == 4  # every program, both sides
 
 
+def _as_code_change(source: Path, target: Path) -> None:
+    """Copy a results file; a run whose slowdown was planted with the copy example's own option
+    (``extra_percent``, 2 % more bytes) gets the option of the base (0), so that it stands for
+    what it models, a change of the code: the option itself makes the sides not comparable."""
+    try:
+        document = json.loads(source.read_text())
+    except ValueError:  # a broken file stays broken
+        shutil.copy(source, target)
+        return
+    custom = document["context"].get("custom_settings") or {}
+    if custom.get("extra_percent"):
+        custom["extra_percent"] = 0.0
+    target.write_text(json.dumps(document))
+
+
 def _relative_compare(tmp_path: Path, sides: dict[str, list[Path]],
                       controls: int = 0) -> tuple[subprocess.CompletedProcess, str, str]:
     """runs/copy_benchmark/<side>-<i>.json from the given files, then the workflow's compare step.
@@ -742,7 +841,7 @@ def _relative_compare(tmp_path: Path, sides: dict[str, list[Path]],
     for side, files in sides.items():
         for i, source in enumerate(files, 1):
             (tmp_path / "runs" / "copy_benchmark").mkdir(parents=True, exist_ok=True)
-            shutil.copy(source, tmp_path / "runs" / "copy_benchmark" / f"{side}-{i}.json")
+            _as_code_change(source, tmp_path / "runs" / "copy_benchmark" / f"{side}-{i}.json")
             for c in range(1, controls + 1):
                 document = json.loads((H200 / f"aa-{3 + i}.json").read_text())
                 document["context"]["general"]["algorithm"] = f"control_{c}"
@@ -760,7 +859,7 @@ def test_relative_compare_step_one_pair_is_the_plain_compare(tmp_path: Path) -> 
                                                        "head": [ROUNDS / "planted-2.json"]})
     assert done.returncode == 0, done.stderr
     assert code == "1"
-    assert summary.startswith("### primbench compare")
+    assert summary.startswith("<!-- primbench-compare -->\n### primbench compare")
     assert "| ipt: 1, op: copy, type: char | 535.00 GB/s | 529.64 GB/s | -1.00 % |" in summary
 
 
@@ -790,7 +889,7 @@ def test_relative_compare_step_pools_the_pairs_planted_regression(tmp_path: Path
                                             controls=3)
     assert done.returncode == 0, done.stderr
     assert code == "1", summary
-    assert summary.startswith("### primbench compare")
+    assert summary.startswith("<!-- primbench-compare -->\n### primbench compare")
     assert "regression" in summary and summary in done.stdout
 
 
@@ -829,7 +928,7 @@ def test_interleaved_runs_then_pooled_compare(tmp_path: Path) -> None:
     summary = (tmp_path / "summary.md").read_text()
     assert done.returncode == 0, done.stderr
     assert _outputs(tmp_path / "output")["code"] == "0", summary + done.stderr
-    assert summary.startswith("### primbench compare") and "0 regressions" in summary
+    assert summary.startswith("<!-- primbench-compare -->\n### primbench compare") and "0 regressions" in summary
 
 
 def test_readme_cost_figures_come_from_the_h200_files() -> None:
@@ -855,5 +954,5 @@ def test_readme_cost_figures_come_from_the_h200_files() -> None:
     assert f"took {second['summary']['elapsed_secs']['host']:.2f} s" in readme
     assert f"(200 + 60) × {total:.0f} s ≈ {260 * total / 3600:.1f} GPU-hours" in readme
     assert f"200 × {4 * total:.0f} s + 60 × {total:.0f} s ≈ {(800 + 60) * total / 3600:.1f} GPU-hours" in readme
-    top = (REPO / "README.md").read_text(encoding="utf-8")
+    top = (REPO / "docs" / "guide.md").read_text(encoding="utf-8")  # moved from README.md (issue 22)
     assert f"take {total:.0f} s per run: {4 * total / 60:.1f} minutes with N = 2 against\n{total / 60:.1f})" in top

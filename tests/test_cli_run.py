@@ -73,7 +73,7 @@ def test_no_gpu_is_a_clear_error(tmp_path, monkeypatch):
     proc = subprocess.run([sys.executable, str(COPY), "--json-out", str(out)], capture_output=True, text=True,
                           check=False)
     assert proc.returncode == 2
-    assert "pip install 'primbench[" in proc.stderr
+    assert "pip install cupy-cuda13x nvidia-ml-py" in proc.stderr and "'primbench[" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
     assert not out.exists()
 

@@ -73,22 +73,23 @@ def test_many_regressions_still_exit_1(tmp_path: Path) -> None:
 
 
 def test_json_format_is_json_on_stdout_only(tmp_path: Path) -> None:
-    b, h = files(tmp_path, [spec("a", TB)], [spec("a", TB * 0.97)], settings={"size": 1024})
+    b, h = files(tmp_path, [spec("a", TB)], [spec("a", TB * 0.97)], settings={"seed": 7})
     r = invoke(b, h, "--format", "json")
     assert r.exit_code == 1
     data = json.loads(r.stdout)
     assert data["specializations"][0]["verdict"] == "regression"
     assert data["specializations"][0]["reason"]
-    assert data["warnings"] == ["setting size differs: base 134217728, head 1024"]
-    assert "warning: setting size differs" in r.stderr
+    assert data["warnings"] == ["setting seed differs: base 42, head 7"]
+    assert "warning: setting seed differs" in r.stderr
 
 
 def test_markdown_is_a_github_table_with_a_summary(regression: tuple[str, str]) -> None:
     r = invoke(*regression, "--format", "markdown")
     assert r.exit_code == 1
     lines = r.stdout.splitlines()
-    assert lines[0] == "### primbench compare"
-    assert lines[2].startswith("**1 regression, 0 improvements, 1 unchanged")
+    assert lines[:2] == ["<!-- primbench-compare -->", "### primbench compare"]  # the marker, hidden when rendered
+    assert lines[3].startswith("**1 regression, 0 improvements, 1 unchanged")
+    assert lines[5] == "Worst: 🔴 type: char -2.00 % (regression)"
     header = lines.index("| Specialization | Base | Head | Change | Detectable | Verdict | Why |")
     assert lines[header + 1] == "|---|---:|---:|---:|---:|---|---|"
     assert lines[header + 2].startswith("| type: char | 1") and "| 980.00 GB/s | -2.00 % | ±" in lines[header + 2]
@@ -112,10 +113,10 @@ def test_colours_follow_no_color_and_clicolor_force(regression: tuple[str, str])
 
 
 def test_warnings_are_shown_in_the_terminal(tmp_path: Path) -> None:
-    b, h = files(tmp_path, [spec("a", TB)], [spec("a", TB)], gpu={"name": "NVIDIA H100"})
+    b, h = files(tmp_path, [spec("a", TB)], [spec("a", TB)], gpu={"name": "NVIDIA H200", "uuid": "GPU-other"})
     r = invoke(b, h)
     assert r.exit_code == 0
-    assert "warning: different GPU model: base NVIDIA H200" in r.stdout
+    assert "warning: physical GPU (same model) differs: base GPU-0a1b2c3d, head GPU-other" in r.stdout
 
 
 @pytest.mark.parametrize(("text", "ok"), [("0.5%", True), ("0.005", True), ("2%", True), ("1", False),
@@ -196,7 +197,7 @@ def test_without_scipy_compare_names_the_extra_and_exits_2(same: tuple[str, str]
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert "needs the Python module 'scipy'" in proc.stderr
-    assert "pip install 'primbench[compare]'" in proc.stderr
+    assert "`pip install scipy`" in proc.stderr and "'primbench[" not in proc.stderr
 
 
 def test_repeats_per_side_separated_by_double_dash(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -227,3 +228,35 @@ def test_suite_shift_limit_is_an_option() -> None:
     data = Path(__file__).parent / "benchmarks" / "rounds" / "data" / "1MiB"
     r = invoke("--suite-shift-limit", "100%", "--format", "json", str(data / "aa-1.json"), str(data / "aa-2.json"))
     assert r.exit_code == 0 and json.loads(r.stdout)["method"]["suite_shift_limit"] == 1.0
+
+
+# --------------------------------------------------------------------------- issue 22: several outputs, a PR comment
+
+
+def test_one_run_writes_markdown_json_and_the_terminal(tmp_path: Path) -> None:
+    b, h = files(tmp_path, [spec("a", TB), spec("b", TB)], [spec("a", TB * 0.97), spec("b", TB)])
+    md, js = tmp_path / "c.md", tmp_path / "c.json"
+    r = invoke(b, h, "--markdown", str(md), "--json", str(js))
+    assert r.exit_code == 1
+    assert "Specialization" in r.stdout and "Summary: 1 regression" in r.stdout  # the terminal table
+    text = md.read_text()
+    assert text.startswith("<!-- primbench-compare -->\n### primbench compare\n\n**1 regression")
+    assert "Worst: 🔴 a -3.00 % (regression)" in text.splitlines()[5]  # a short head: counts, then the worst rows
+    assert json.loads(js.read_text())["summary"]["counts"]["regression"] == 1
+
+
+def test_a_dash_is_standard_output(tmp_path: Path) -> None:
+    b, h = files(tmp_path, [spec("a", TB)], [spec("a", TB * 0.97)])
+    md = tmp_path / "c.md"
+    r = invoke(b, h, "--json", "-", "--markdown", str(md))
+    assert r.exit_code == 1
+    assert json.loads(r.stdout)["summary"]["counts"]["regression"] == 1  # only the JSON on stdout
+    assert md.read_text().startswith("<!-- primbench-compare -->")
+    r = invoke(b, h, "--json", "-", "--markdown", "-")
+    assert r.exit_code == 2 and "only one of --markdown and --json can be -" in r.output
+
+
+def test_an_unwritable_output_is_exit_2_before_comparing(tmp_path: Path) -> None:
+    b, h = files(tmp_path, [spec("a", TB)], [spec("a", TB)])
+    r = invoke(b, h, "--markdown", str(Path(b) / "c.md"))  # under a regular file
+    assert r.exit_code == 2 and "--markdown" in r.output and "cannot write there" in r.output

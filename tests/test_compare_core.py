@@ -218,18 +218,14 @@ def test_no_warnings_for_matching_context() -> None:
 
 
 @pytest.mark.parametrize(("base_kw", "head_kw", "expected"), [
-    ({}, {"gpu": {"name": "NVIDIA H100"}}, "different GPU model"),
-    ({}, {"gpu": {"name": "NVIDIA H200", "uuid": "GPU-other"}}, "different physical GPU (uuid differs)"),
-    ({}, {"settings": {"size": 1024}}, "setting size differs: base 134217728, head 1024"),
-    ({}, {"settings": {"hot": True}}, "setting hot differs"),
-    ({}, {"settings": {"cache_size": 62914560}}, "setting cache_size differs"),
+    ({}, {"gpu": {"name": "NVIDIA H200", "uuid": "GPU-other"}}, "physical GPU (same model) differs"),
     ({}, {"version": "4.0.0"}, "schema version differs: base 4.1.0, head 4.0.0"),
     ({}, {"monitoring": None}, "monitoring differs: only base ran with"),
     ({}, {"monitoring": {"name": "nvml", "version": "13"}}, "monitoring differs"),
-    ({"custom_settings": {"dims": 3}}, {"custom_settings": {"dims": 2}}, "custom_settings.dims differs"),
     ({}, {"settings": {"dry": True}}, "dry run"),
 ])
-def test_context_differences_warn(base_kw: dict[str, Any], head_kw: dict[str, Any], expected: str) -> None:
+def test_context_differences_warn(  # what makes the sides not comparable: test_comparability.py
+base_kw: dict[str, Any], head_kw: dict[str, Any], expected: str) -> None:
     b = [results_from_dict(document([spec("a", TB)], **base_kw))]
     h = [results_from_dict(document([spec("a", TB)], **head_kw))]
     warnings = compare_runs(b, h).warnings
@@ -429,7 +425,7 @@ def test_history_takes_the_place_of_the_process_prior_with_its_degrees_of_freedo
 
 #: Ordered A/A pairs of the evaluation suite (tests/benchmarks/verdicts/evaluate-after.txt) that exit 1
 #: today, and the share of rows called unchanged: the method may not get worse on them.
-AA_RECORDED = {"64KiB": (0, 0.95), "1MiB": (2, 0.90), "4MiB": (6, 0.81), "64MiB": (1, 0.95)}
+AA_RECORDED = {"64KiB": (0, 0.95), "1MiB": (2, 0.89), "4MiB": (6, 0.84), "64MiB": (1, 0.91)}
 
 
 @pytest.mark.slow
@@ -451,3 +447,12 @@ def test_the_committed_h200_a_a_runs_fail_no_more_often_than_recorded(size: str)
     most, share = AA_RECORDED[size]
     assert failed <= most
     assert unchanged / rows >= share
+
+
+def test_a_record_in_a_warning_reads_as_key_value_not_a_python_dict() -> None:
+    b = document([spec("a", TB)])
+    h = document([spec("a", TB)])
+    h["context"]["general"]["backend"]["runtime_version"] = "13.1"
+    warnings = compare_runs([results_from_dict(b)], [results_from_dict(h)]).warnings
+    runtime = next(w for w in warnings if w.startswith("GPU runtime differs"))
+    assert "{" not in runtime and "runtime_version '13.1'" in runtime

@@ -37,16 +37,11 @@ def table_row(text: str, name: str) -> list[str]:
 
 
 def why_line(text: str, name: str) -> str:
-    """The terminal's ``why:`` line(s) under `name`'s row, joined."""
+    """The terminal's Why cell of `name`'s row (piped: the full width, one line a row)."""
     lines = text.splitlines()
-    at = next(i for i, ln in enumerate(lines) if ln.startswith(name))
-    out = []
-    for ln in lines[at + 1:]:
-        if ln.startswith("    why: ") or (out and ln.startswith("         ")):
-            out.append(ln.strip().removeprefix("why: "))
-        elif out or not ln.startswith("  "):
-            break
-    return " ".join(out)
+    header = next(ln for ln in lines if "Specialization" in ln and "Why" in ln)
+    row = next(ln for ln in lines if ln.startswith(name))
+    return row[header.index("Why"):].strip()
 
 
 # --------------------------------------------------------------------------- items 1 and 8: reasons
@@ -96,16 +91,17 @@ def test_verdicts_relative_to_a_suite_shift_say_so(tmp_path: Path) -> None:
     md = compare(b, h, "-f", "markdown", "--suite-shift-limit", "100%").stdout
     reg, same = table_row(md, names[0]), table_row(md, names[1])
     assert "regression" in reg[-2] and reg[-1].startswith("judged relative to the suite-wide shift -6.00 %")
-    assert "unchanged" in same[-2] and same[-1].startswith("judged relative to the suite-wide shift -6.00 %")
-    term = compare(b, h, "--suite-shift-limit", "100%").stdout
-    assert why_line(term, names[1]).startswith("judged relative to the suite-wide shift")
+    # moved 6 % with a suite whose shift does not count: not "unchanged", and it says why
+    assert "inconclusive" in same[-2] and "moved with the suite" in same[-1] and "-6.00 %" in same[-1]
+    term = compare(b, h).stdout  # by default the -6 % shift counts, and every row that moved is a regression
+    assert "12 regressions" in term
 
 
 def test_warnings_reach_the_markdown(tmp_path: Path) -> None:
     b = write(tmp_path / "base.json", document([spec("a", TB)]))
-    h = write(tmp_path / "head.json", document([spec("a", TB)], gpu={"name": "NVIDIA H100"}))
+    h = write(tmp_path / "head.json", document([spec("a", TB)], gpu={"name": "NVIDIA H200", "uuid": "GPU-x"}))
     md = compare(str(b), str(h), "-f", "markdown").stdout
-    assert "> **Warning:** different GPU model: base NVIDIA H200" in md
+    assert "> **Warning:** physical GPU (same model) differs: base GPU-0a1b2c3d, head GPU-x" in md
 
 
 def test_history_compare_markdown_keeps_its_notes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -158,22 +154,36 @@ def _mixed(tmp_path: Path) -> tuple[str, str]:
     return str(tmp_path / "base"), str(tmp_path / "head")
 
 
-@pytest.mark.parametrize("columns", [None, "80", "60"])
-def test_terminal_table_fits_the_width(tmp_path: Path, columns: str | None) -> None:
+@pytest.mark.parametrize("columns", ["80", "60"])
+def test_terminal_table_fits_columns(tmp_path: Path, columns: str) -> None:
+    """COLUMNS is honoured: every line fits, names wrap (never cut), a left-out column is named."""
     b, h = _mixed(tmp_path)
-    r = compare(b, h, env={"COLUMNS": columns} if columns else None)
-    width = int(columns or 80)  # through a pipe (CliRunner) Rich assumes 80
+    r = compare(b, h, env={"COLUMNS": columns})
+    width = int(columns)
     assert r.exit_code == 1
     assert max(len(ln) for ln in r.stdout.splitlines()) <= width, r.stdout
     assert "regression" in r.stdout and "type: char" in r.stdout
-    assert "\u2502" not in r.stdout and "\u2500" not in r.stdout and "\x1b[" not in r.stdout  # plain when piped
+    assert "\u2502" not in r.stdout and "\x1b[" not in r.stdout  # no colour when piped
     words = " ".join(r.stdout.split())
     assert LONG.split(",")[0] in words and "size: 128MiB" in words  # wrapped, not cut
+    assert f"note: {width} columns: left out " in words and "Detectable" in words
+
+
+@pytest.mark.parametrize("env", [{}, {"CI": "true"}, {"GITHUB_ACTIONS": "true", "FORCE_COLOR": "1"}])
+def test_piped_and_ci_tables_are_full_width_and_unwrapped(tmp_path: Path, env: dict[str, str]) -> None:
+    """A pipe or a CI log: every column, one line a row, no name or unit split."""
+    b, h = _mixed(tmp_path)
+    out = compare(b, h, env={"COLUMNS": "", **env}).stdout
+    header = next(ln for ln in out.splitlines() if "Specialization" in ln)
+    for col in ("Algorithm", "Base", "Head", "Change", "Detectable", "Verdict", "Why"):
+        assert col in header
+    assert any(ln.startswith("copy") and LONG in ln for ln in out.splitlines())  # the long name on one line
+    assert "left out" not in out and all(ln == ln.rstrip() for ln in out.splitlines())
 
 
 def test_wider_terminals_show_more_columns(tmp_path: Path) -> None:
     b, h = _mixed(tmp_path)
-    narrow = compare(b, h).stdout.splitlines()
+    narrow = compare(b, h, env={"COLUMNS": "80"}).stdout.splitlines()
     wide = compare(b, h, env={"COLUMNS": "200"}).stdout.splitlines()
     head_narrow = next(ln for ln in narrow if "Specialization" in ln)
     head_wide = next(ln for ln in wide if "Specialization" in ln)
@@ -212,7 +222,7 @@ def test_markdown_of_10000_specializations_fits_a_pull_request_comment(ten_thous
     md = r.stdout
     assert len(md.encode("utf-16-le")) // 2 <= MARKDOWN_LIMIT
     lines = md.splitlines()
-    assert lines[2].startswith("**40 regressions, 20 improvements, 9910 unchanged, 30 inconclusive")
+    assert lines[3].startswith("**40 regressions, 20 improvements, 9910 unchanged, 30 inconclusive")
     verdicts = [ln.split(" | ")[-2] for ln in lines if ln.startswith("| ipt:")]
     order = ["regression", "improvement", "inconclusive", "unchanged"]
     ranks = [next(k for k, v in enumerate(order) if v in cell) for cell in verdicts]
@@ -231,7 +241,7 @@ def test_max_rows_caps_markdown_and_terminal(ten_thousand: tuple[str, str]) -> N
     assert "--max-rows 5" in md
     term = compare(*ten_thousand).stdout
     assert sum(1 for ln in term.splitlines() if ln.startswith("ipt:")) == TERMINAL_ROWS
-    assert f"… {10_000 - TERMINAL_ROWS:,} rows not shown" in term and "--max-rows 0" in term
+    assert f"note: … {10_000 - TERMINAL_ROWS:,} rows not shown" in term and "--max-rows 0" in term
     every = compare(*ten_thousand, "--max-rows", "0", "--changed-only").stdout
     assert sum(1 for ln in every.splitlines() if ln.startswith("ipt:")) == 90
     assert "not shown" not in every

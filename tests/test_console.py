@@ -31,6 +31,12 @@ class _Tty(io.StringIO):
         ({"FORCE_COLOR": "1"}, False, True),  # issue 15, item 10: https://force-color.org
         ({"FORCE_COLOR": ""}, False, False),
         ({"NO_COLOR": "1", "FORCE_COLOR": "1"}, True, False),
+        ({"FORCE_COLOR": "0"}, True, False),  # issue 22: 0 means off
+        ({"FORCE_COLOR": "false"}, True, False),
+        ({"FORCE_COLOR": "0", "CLICOLOR_FORCE": "1"}, False, False),
+        ({"CLICOLOR": "0"}, True, False),
+        ({"CLICOLOR": "1"}, True, True),
+        ({"CLICOLOR": "0", "FORCE_COLOR": "1"}, False, True),
     ],
 )
 def test_color_rules(env, tty, expected):

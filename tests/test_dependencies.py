@@ -108,3 +108,23 @@ def test_the_scan_sees_the_known_libraries() -> None:
     assert "scipy" in used["compare"] and {"typer", "rich", "numpy"} <= set(used["core"])
     assert {"cupy", "pynvml", "amdsmi"} <= set(used["gpu"])
     assert not _installs("duckdb", _project()["compare"])  # a check that can fail: duckdb is history's alone
+
+
+def test_install_advice_names_the_packages_of_each_extra_never_primbench_from_an_index() -> None:
+    """Issue 22: primbench is not on PyPI, so `pip install 'primbench[…]'` fails today (and would
+    install a stranger's package if someone registered the name): a missing dependency names
+    the packages of its extra, which must be the extra's packages in pyproject.toml."""
+    import re
+    import tomllib
+
+    from primbench.errors import EXTRA_PACKAGES, MissingDependencyError, install_advice
+
+    extras = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]
+    for extra, packages in EXTRA_PACKAGES.items():
+        declared = tuple(re.split(r"[<>=!~ \[;]", p, maxsplit=1)[0] for p in extras[extra])
+        assert declared == packages, extra
+        advice = install_advice(extra)
+        assert f"`pip install {' '.join(packages)}`" in advice and f"'.[{extra}]'" in advice
+    message = str(MissingDependencyError("scipy", "compare", "primbench compare"))
+    assert "`pip install scipy`" in message and "'primbench[" not in message

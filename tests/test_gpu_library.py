@@ -21,8 +21,9 @@ FAST = pb.Settings(min_secs=0.2, rounds=2)
 
 
 def snippets() -> dict[str, str]:
-    """The three python blocks of README.md's "Three ways in", by their bold lead-in."""
-    section = (ROOT / "README.md").read_text(encoding="utf-8").split("## Three ways in", 1)[1].split("\n## ", 1)[0]
+    """The three python blocks of README.md's "Benchmark my kernel", by their bold lead-in."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Benchmark my kernel", 1)[1].split("\n## ", 1)[0]
     found = re.findall(r"\*\*(A [a-z ]+)\*\*.*?```python\n(.*?)```", section, re.S)
     return dict(found)
 

@@ -433,7 +433,7 @@ def test_rocm_cupy_on_an_nvidia_machine() -> None:
     assert msg is not None
     assert "cupy-rocm-7-0) is a ROCM build, but this is an NVIDIA/CUDA machine" in msg
     assert "found /dev/nvidiactl, nvidia-smi" in msg and "no AMD GPU driver (/dev/kfd)" in msg
-    assert "`pip uninstall cupy-rocm-7-0`" in msg and "primbench[cuda13]" in msg
+    assert "`pip uninstall cupy-rocm-7-0`" in msg and "pip install cupy-cuda13x" in msg
 
 
 def test_cuda_cupy_on_a_rocm_machine() -> None:
@@ -441,7 +441,7 @@ def test_cuda_cupy_on_a_rocm_machine() -> None:
     assert msg is not None
     assert "is a CUDA build, but this is an AMD/ROCm machine (found /dev/kfd, /opt/rocm, amd-smi" in msg
     assert "no NVIDIA driver (/dev/nvidiactl)" in msg
-    assert "primbench[rocm]" in msg and "ROCm 7.0" in msg
+    assert "pip install cupy-rocm-7-0 amdsmi" in msg and "ROCm 7.0" in msg
 
 
 @pytest.mark.parametrize(("build", "present"), [
@@ -472,11 +472,13 @@ def test_open_backend_names_a_rocm_wheel_that_cannot_load_on_an_nvidia_machine(
                               "libamdhip64.so.7: cannot open shared object file: No such file or directory")
 
 
-def test_open_backend_without_cupy_names_the_extras(with_fake_cupy: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_open_backend_without_cupy_names_the_packages(with_fake_cupy: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     with_fake_cupy(None)
     monkeypatch.setattr(hip, "installed_cupy", lambda: None)
-    with pytest.raises(MissingDependencyError, match=r"cuda12, cuda13 or rocm"):
+    with pytest.raises(MissingDependencyError) as err:
         open_backend(0, monitoring=True, probe=probe())
+    assert "CUDA 12: cupy-cuda12x; ROCm: cupy-rocm-7-0 amdsmi" in str(err.value)
+    assert "pip install cupy-cuda13x nvidia-ml-py" in str(err.value)
 
 
 def test_open_backend_names_a_cuda_wheel_on_a_rocm_machine(with_fake_cupy: Any, monkeypatch: pytest.MonkeyPatch,

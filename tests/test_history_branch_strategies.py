@@ -142,7 +142,7 @@ def test_strategies_are_tried_in_order_and_can_be_replaced(reader: Reader) -> No
     assert choose_base(reader, q, []) is None
 
 
-def test_the_heads_config_first_another_only_when_none_has_it(reader: Reader) -> None:
+def test_the_heads_config_first_another_never(reader: Reader) -> None:
     notes: list[str] = []
     found = choose_base_with_config(reader, _query(reader, "feat"), notes)
     assert found is not None and found.run.commit == hd.sha("m4") and found.run.config_key == "size=128MiB"
@@ -150,9 +150,8 @@ def test_the_heads_config_first_another_only_when_none_has_it(reader: Reader) ->
                      f"main@{hd.sha('m4')[:12]}, config size=128MiB"]
     notes = []
     found = choose_base_with_config(reader, _query(reader, "feat", config="size=2MiB"), notes)
-    assert found is not None and found.run.commit == hd.sha("m5")
-    assert found.how == "base's latest run (fork point unknown) with another config"
-    assert notes[0].startswith("copy: no main run has the head's config (size=2MiB)")
+    assert found is None  # another config measures something else: no comparable base
+    assert notes[0].startswith("copy: no comparable base: no main run has the head's config (size=2MiB)")
 
 
 def test_branch_comparison_uses_the_strategies_it_is_given(store: Path) -> None:
@@ -162,3 +161,24 @@ def test_branch_comparison_uses_the_strategies_it_is_given(store: Path) -> None:
                            strategies=(LatestOnBase(),))
     assert bc.base_selection == "base's latest run (no run at or before the fork point)"
     assert bc.base_commit == hd.sha("m4") and bc.fork_point == hd.sha("m2")
+
+
+def test_another_gpu_of_the_heads_model_first_another_model_is_not_comparable(tmp_path: Path) -> None:
+    """Issue 22: with no base run on the head's GPU, a run on another H200 is taken before a newer
+    one on an H100; with only the H100 there is no comparable base, said as such (exit 2)."""
+    h100 = {**hd.H200_A, "name": "NVIDIA H100", "uuid": "GPU-h100"}
+    files = [_doc(tmp_path, "b-h200", 1, algorithm="solo", gpu=hd.H200_B),
+             _doc(tmp_path, "b-h100", 2, algorithm="solo", gpu=h100),
+             _doc(tmp_path, "head", 3, branch="feat", algorithm="solo")]
+    db = tmp_path / "h.duckdb"
+    assert not ingest(files, db).errors
+    bc = branch_comparison(db, S(branch="feat"), "main", fork_point=hd.sha("b-h100"))
+    assert bc.base_runs and bc.base_commit == hd.sha("b-h200")
+    assert bc.comparison.comparable and any("physical GPU (same model)" in w for w in bc.comparison.warnings)
+    only = tmp_path / "only"
+    only.mkdir()
+    files = [_doc(only, "b-h100", 2, algorithm="solo", gpu=h100), _doc(only, "head", 3, branch="feat",
+                                                                         algorithm="solo")]
+    assert not ingest(files, only / "h.duckdb").errors
+    with pytest.raises(HistoryError, match=r"no comparable base on 'main' for 'feat'.*GPU model differs"):
+        branch_comparison(only / "h.duckdb", S(branch="feat"), "main")

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from primbench.cli import app
 from primbench.history.branch_compare import branch_comparison
 from primbench.history.changepoints import detect
+from primbench.history.errors import HistoryError
 from primbench.history.ingest import ingest
 from primbench.history.selector import Selector as S
 from primbench.history.stores import open_store
@@ -157,14 +158,13 @@ def test_base_against_itself_compares_runs_of_one_config(two_configs: Path) -> N
     assert bc.comparison.warnings == []
 
 
-def test_no_base_run_of_the_heads_config_is_said(two_configs: Path) -> None:
-    bc = branch_comparison(two_configs, S(branch="hot"), "main", fork_point=hd.sha("m9"), ancestors=ANCESTORS)
-    assert bc.config_key == "size=128MiB hot" and bc.base_config_key == "size=1MiB"
-    assert bc.base_selection == "fork point with another config"
-    assert any("no main run has the head's config (size=128MiB hot)" in n for n in bc.notes)
-    assert any("setting hot differs" in w for w in bc.comparison.warnings)
-    code, out, _ = _cli("compare", "hot", "--db", str(two_configs), "--no-git", "--fork-point", hd.sha("m9"))
-    assert code == 0 and "config size=128MiB hot vs size=1MiB" in out and "no main run has the head's config" in out
+def test_no_base_run_of_the_heads_config_means_no_comparable_base(two_configs: Path) -> None:
+    """A base of another config measures something else: never compared, said plainly (exit 2)."""
+    with pytest.raises(HistoryError, match=r"no comparable base on 'main' for 'hot'.*no main run has the head's "
+                       r"config \(size=128MiB hot\).*has config size=1MiB"):
+        branch_comparison(two_configs, S(branch="hot"), "main", fork_point=hd.sha("m9"), ancestors=ANCESTORS)
+    code, out, err = _cli("compare", "hot", "--db", str(two_configs), "--no-git", "--fork-point", hd.sha("m9"))
+    assert code == 2 and "no comparable base" in out + err and "improvement" not in out
 
 
 def test_history_compare_cli_names_the_config(two_configs: Path) -> None:
@@ -260,3 +260,12 @@ def test_a_burst_of_bad_runs_is_listed_as_such_and_fails_nothing(tmp_path: Path)
 
     text = write_report(db, S(branch="main"), tmp_path / "r.html").path.read_text()
     assert "<td>burst</td>" in text and "a burst of bad runs, no change of level" in text
+def test_the_report_says_when_no_comparable_base_exists(two_configs: Path, tmp_path: Path) -> None:
+    """Issue 22: the report never shows verdicts against a base of another config; it says none exists."""
+    from primbench.history.report import write_report
+
+    report = write_report(two_configs, S(branch="hot"), tmp_path / "hot.html", base="main")
+    text = report.path.read_text()
+    assert "no verdicts against main: no comparable base" in text
+    assert "no comparable base on &#x27;main&#x27; for &#x27;hot&#x27;" in text
+    assert report.verdicts == {}

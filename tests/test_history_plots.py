@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from primbench.history.errors import HistoryError
-from primbench.history.plots import file_name, plot_series
+from primbench.history.plots import file_name, plot_series, trend_figure
 from primbench.history.report import write_report
 from primbench.history.selector import Selector as S
 from primbench.history.stores import open_store
@@ -72,7 +72,9 @@ def test_html_report_for_a_branch(db: Path, tmp_path: Path) -> None:
     assert text.startswith("<!DOCTYPE html>")
     assert "Latest verdicts" in text and "Change points" in text and "Trends" in text
     assert "class='regression'" in text  # t1 is 4 % slower on feat
-    assert len(re.findall(r"src='data:image/png;base64,", text)) == report.charts == 4
+    drawn = len(re.findall(r"<figure class='chart' id='chart-\d+'>", text))
+    short = len(re.findall(r"<span id='chart-\d+'>", text))  # series of one or two commits: a table row
+    assert drawn + short == report.charts == 4  # feat has two commits: rows, not charts
     assert report.verdicts.get("regression") == 1
 
 
@@ -92,3 +94,36 @@ def test_html_report_escapes_names(tmp_path: Path) -> None:
     report = write_report(tmp_path / "s.duckdb", S(branch=evil), tmp_path / "r.html", base=evil)
     text = report.path.read_text()
     assert evil not in text and html.escape(evil) in text
+
+
+# --------------------------------------------------------------------------- issue 22
+
+
+def test_png_charts_have_no_offset_axis_and_are_drawn_at_2x(db: Path) -> None:
+    """A y axis of 1.0815…1.0825 TB/s reads as those values, never as "+1.082" above the ticks."""
+    from primbench.history.plots import _png_bytes
+
+    frame = open_store(db).series(S(branch="main", name="type: t0"))
+    fig = trend_figure(frame)
+    fig.canvas.draw()
+    assert fig.axes[0].yaxis.get_offset_text().get_text() == ""
+    png = _png_bytes(trend_figure(frame))
+    width = int.from_bytes(png[16:20], "big")
+    assert width == 10 * 110 * 2  # figsize 10 in at 110 dpi, saved at 2x
+
+
+def test_report_headline_and_short_series_and_p_without_variability(tmp_path: Path) -> None:
+    """The headline answers first; a series of one or two commits is a table row, not a chart; a
+    p-value is — where there was no variability to test against."""
+    from primbench.history.ingest import ingest
+    from primbench.history.report import _p_text, _Verdict
+
+    files = hd.branch_series(tmp_path / "in", [{"type: a": 1e12}] * 2)
+    ingest(files, tmp_path / "s.duckdb")
+    report = write_report(tmp_path / "s.duckdb", S(branch="main"), tmp_path / "r.html")
+    text = report.path.read_text()
+    assert text.index("id='headline'") < text.index("<h2>")
+    assert "main: no regression found in the last 2 commits" in text
+    assert "<figure class='chart'" not in text and "Series of 2 commits or fewer" in text
+    no_noise = _Verdict("copy", "a", "", "inconclusive", 1.0, 1.0, 0.0, 0.0, "no run-to-run variability", None, 0.0)
+    assert _p_text(no_noise) == "—"

@@ -126,9 +126,13 @@ def test_importing_primbench_does_not_import_analysis_libraries() -> None:
     assert out.stdout.strip() == "[]"
 
 
+#: What a missing history library tells to install: the packages, or the extra from a clone.
+HISTORY_ADVICE = r"pip install scipy pandas duckdb matplotlib`, or `pip install -e '\.\[history\]'`"
+
+
 def test_missing_duckdb_names_the_extra(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setitem(sys.modules, "duckdb", None)
-    with pytest.raises(MissingDependencyError, match=r"primbench\[history\]"):
+    with pytest.raises(MissingDependencyError, match=HISTORY_ADVICE):
         connect(tmp_path / "s.duckdb", read_only=False)
 
 
@@ -137,7 +141,7 @@ def test_every_missing_library_names_the_extra(monkeypatch: pytest.MonkeyPatch, 
     from primbench.history.deps import require
 
     monkeypatch.setitem(sys.modules, module, None)
-    with pytest.raises(MissingDependencyError, match=rf"'{module.split('.')[0]}'.*primbench\[history\]"):
+    with pytest.raises(MissingDependencyError, match=rf"'{module.split('.')[0]}'.*{HISTORY_ADVICE}"):
         require(module)
 
 

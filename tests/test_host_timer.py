@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import primbench as pb
+from primbench.compare.comparability import NotComparableError
 from primbench.compare.core import compare_runs
 from primbench.console import Reporter, make_console
 from primbench.measure import host_timed_calls, measure
@@ -208,12 +209,12 @@ def test_the_loader_rejects_an_unknown_timer_naming_the_field() -> None:
         results_from_dict(doc, "x.json")
 
 
-def test_compare_warns_when_one_side_is_host_timed_and_the_other_is_not() -> None:
+def test_compare_refuses_one_side_host_timed_and_the_other_not() -> None:
+    """A host-timer time includes launch and synchronization overhead: not the same measurement."""
     events = [results_from_dict(document([spec("a", 1e12), spec("b", 1e12)]), "base.json")]
     host = [results_from_dict(document([{**spec("a", 1e12), "timer": "host"}, spec("b", 1e12)]), "head.json")]
-    warnings = compare_runs(events, host).warnings
-    assert [w for w in warnings if w.startswith("timer differs")] == [
-        "timer differs: copy 'a' timed with GPU events in base, with the host timer in head; a host-timer time "
-        "includes launch and synchronization overhead, so the change is not the kernel's alone"]
+    with pytest.raises(NotComparableError) as err:
+        compare_runs(events, host)
+    assert err.value.comparability.lines() == ["timer differs ('a'): base GPU events, head host timer"]
     assert not [w for w in compare_runs(host, host).warnings if "timer" in w]
     assert not [w for w in compare_runs(events, events).warnings if "timer" in w]

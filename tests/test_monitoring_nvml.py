@@ -207,7 +207,7 @@ def test_missing_pynvml_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setitem(sys.modules, "pynvml", None)
     with pytest.raises(MissingDependencyError) as err:
         NvmlMonitor("0000:06:00.0")
-    assert err.value.module == "pynvml" and "primbench[cuda13]" in str(err.value)
+    assert err.value.module == "pynvml" and "pip install cupy-cuda13x nvidia-ml-py" in str(err.value)
 
 
 def test_versions_and_close() -> None:

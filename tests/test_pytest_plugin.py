@@ -150,7 +150,7 @@ def test_without_cupy_the_real_device_skips(inner):
     result = run(inner)
     result.assert_outcomes(skipped=1)
     result.stdout.fnmatch_lines(
-        ["SKIPPED*primbench: no GPU to measure on: *module 'cupy'*pip install 'primbench?cuda13?'*"])
+        ["SKIPPED*primbench: no GPU to measure on: *module 'cupy'*pip install cupy-cuda13x nvidia-ml-py*"])
 
 
 def test_a_failing_function_fails_its_test_with_its_own_error(inner):
@@ -189,3 +189,75 @@ def test_the_plugin_is_registered_as_a_pytest11_entry_point():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert project["entry-points"]["pytest11"] == {"primbench": "primbench.pytest_plugin",
                                                    "primbench-baseline": "primbench.compare.pytest_baseline"}
+
+
+# --------------------------------------------------------------------------- issue 22
+
+
+def test_without_a_gpu_the_test_is_skipped_at_setup_before_its_body(inner):
+    """CuPy installed, no GPU: the test body (its CuPy set-up) never runs."""
+    inner.makeconftest("""
+from primbench.errors import DeviceError
+
+def pytest_primbench_device(config):
+    raise DeviceError("CuPy sees no GPU")
+""")
+    inner.makepyfile(test_gpu="""
+def test_it(gpubench):
+    raise RuntimeError("the body ran: cp.ones() would fail here without a GPU")
+""")
+    result = run(inner)
+    result.assert_outcomes(skipped=1)
+    assert "the body ran" not in result.stdout.str()
+
+
+def test_a_lone_option_after_equals(inner):
+    inner.makeconftest(SHARED_DEVICE_CONFTEST.format(kernel_ms=0.25))
+    inner.makepyfile(test_benches="""
+def test_copy(gpubench):
+    import conftest
+    gpubench(conftest.DEVICE.launch, items=1000)
+""")
+    result = inner.runpytest("-p", "primbench.pytest_plugin", "-p", "no:cacheprovider",
+                             "--primbench-options=--hot", "--primbench-json", "bench.json")
+    result.assert_outcomes(passed=1)
+    assert load_results(inner.path / "bench.json").settings.hot is True
+
+
+def _readme_example() -> str:
+    import re
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = next(b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "def test_" in b and "gpubench" in b)
+    return block
+
+
+def test_the_readmes_example_is_skipped_on_a_cpu_only_runner(inner):
+    """The README's gpubench test, verbatim, on this machine (no GPU; CuPy or not): skipped, never
+    a collection error or a failure."""
+    inner.makepyfile(test_readme=_readme_example())
+    result = run(inner)
+    result.assert_outcomes(skipped=1)
+
+
+def test_the_readmes_example_with_cupy_and_no_gpu_is_skipped_at_setup(inner):
+    """With a CuPy whose every call fails (as on a machine without a GPU) and no device: skipped
+    at the fixture's setup, before the example's cp.ones()."""
+    inner.makepyfile(cupy="""
+float32 = "float32"
+
+def _no_gpu(*args, **kwargs):
+    raise RuntimeError("cudaErrorNoDevice: no CUDA-capable device is detected")
+
+ones = empty_like = multiply = _no_gpu
+""")
+    inner.makeconftest("""
+from primbench.errors import DeviceError
+
+def pytest_primbench_device(config):
+    raise DeviceError("no CUDA-capable device is detected")
+""")
+    inner.makepyfile(test_readme=_readme_example())
+    result = run(inner)
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["SKIPPED*primbench: no GPU to measure on: no CUDA-capable device*"])

@@ -75,9 +75,12 @@ def test_setting_differences() -> None:
     ]  # json_out does not move results; a missing flags.sync is false
 
 
-def test_compare_warns_when_an_old_file_had_another_cache_size() -> None:
+def test_compare_refuses_an_old_file_that_had_another_cache_size() -> None:
+    from primbench.compare.comparability import NotComparableError
+
     old = document([spec("a", 1e12)], version="4.0.0")
     del old["context"]["settings"]["cache_size"]
     new = document([spec("a", 1e12)], settings={"cache_size": 60 * MiB})
-    warnings = compare_runs([results_from_dict(old)], [results_from_dict(new)]).warnings
-    assert "setting cache_size differs: base 268435456, head 62914560" in warnings
+    with pytest.raises(NotComparableError) as err:
+        compare_runs([results_from_dict(old)], [results_from_dict(new)])
+    assert err.value.comparability.lines() == ["setting cache_size differs: base 256MiB, head 60MiB"]

@@ -25,7 +25,7 @@ def open_backend(index: int | None, *, monitoring: bool, probe: PlatformProbe | 
         dist = hip.installed_cupy()
         if dist is None:
             raise MissingDependencyError(
-                "cupy", "cuda13", "running benchmarks on a GPU (extras: cuda12, cuda13 or rocm)"
+                "cupy", "cuda13", "running benchmarks on a GPU (CUDA 12: cupy-cuda12x; ROCm: cupy-rocm-7-0 amdsmi)"
             ) from None
         raise DeviceError(
             hip.mismatch_message(hip.cupy_build(dist), probe, dist)

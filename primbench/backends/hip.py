@@ -232,8 +232,8 @@ def cupy_build(distribution: str | None) -> str | None:
 
 
 _INSTALL = {
-    "cuda": "pip install 'primbench[cuda13]' (CUDA 13 driver) or 'primbench[cuda12]'",
-    "rocm": f"pip install 'primbench[rocm]' (CuPy's ROCm wheel needs ROCm {ROCM_RELEASE_OF_WHEEL})",
+    "cuda": "pip install cupy-cuda13x nvidia-ml-py (CUDA 13 driver) or cupy-cuda12x nvidia-ml-py (CUDA 12)",
+    "rocm": f"pip install cupy-rocm-7-0 amdsmi (CuPy's ROCm wheel needs ROCm {ROCM_RELEASE_OF_WHEEL})",
 }
 _PLATFORM = {"cuda": "NVIDIA/CUDA", "rocm": "AMD/ROCm"}
 _DRIVER = {"cuda": "NVIDIA driver (/dev/nvidiactl)", "rocm": "AMD GPU driver (/dev/kfd)"}

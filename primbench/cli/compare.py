@@ -11,6 +11,7 @@ from pathlib import Path
 
 import typer
 
+from primbench.atomicfile import unwritable_reason, write_output
 from primbench.cli.options import (
     ALPHA_HELP,
     CHANGED_ONLY_HELP,
@@ -44,7 +45,7 @@ def register(app: typer.Typer) -> None:
             help="Results files (primbench or C++ results.json, C++ CSV, NVBench, Google Benchmark or "
             "pytest-benchmark JSON) or directories: BASE HEAD, or several repeats per side separated by "
             "--: BASE1 BASE2 -- HEAD1 HEAD2 (options go before --). A specialization found in several "
-            "files of a side is a repeat: all its rounds are pooled."),
+            "files of a side is a repeat: all its rounds are pooled. - reads one side from standard input."),
         threshold: str = typer.Option("0.3%", "--threshold", "-t", help=THRESHOLD_HELP),
         alpha: float = typer.Option(0.05, "--alpha", help=ALPHA_HELP),
         output_format: Format = typer.Option(Format.terminal, "--format", "-f", help=FORMAT_HELP),
@@ -62,39 +63,89 @@ def register(app: typer.Typer) -> None:
             "5%", "--max-detectable", metavar="FRACTION",
             help="A specialization whose runs could not have detected a change under this (its smallest detectable "
             "change, at 80% power) is inconclusive, and counted in a warning; with --fail-on inconclusive it fails"),
+        allow_mismatch: bool = typer.Option(
+            False, "--allow-mismatch",
+            help="Compare sides that measure different things (size, custom settings, GPU model, timer, metric, "
+            "hot/cold) instead of exiting 2: every such row is marked 'not comparable' and gets no verdict"),
+        markdown_out: str | None = typer.Option(
+            None, "--markdown", metavar="FILE",
+            help="Also write the markdown (a pull-request comment: a hidden marker, the verdict counts, the worst "
+            "rows, the table) to FILE; - is standard output (instead of --format's)"),
+        json_out: str | None = typer.Option(
+            None, "--json", metavar="FILE",
+            help="Also write the JSON (every row with its reason) to FILE; - is standard output (instead of "
+            "--format's)"),
+        strict_environment: bool = typer.Option(
+            False, "--strict-environment",
+            help="Treat another physical GPU of the same model, or another driver, as not comparable too "
+            "(by default a warning)"),
     ) -> None:
         """Compare two runs: per specialization regression / improvement / unchanged / inconclusive
         / added / removed, with a CI exit code (0 none, 1 regression or what --fail-on names, 2 usage, bad
         input or unwritable output, 3 internal error). A verdict that needs a reason shows it ("why")."""
         fail_when = parse_fail_on(fail_on)
+        files = {"--markdown": markdown_out, "--json": json_out}
+        if sum(1 for f in files.values() if f == "-") > 1:
+            typer.echo("primbench compare: error: only one of --markdown and --json can be - (standard output)",
+                       err=True)
+            raise typer.Exit(EXIT_USAGE)
+        for option, target in files.items():
+            if target and target != "-" and (why := unwritable_reason(target)):
+                typer.echo(f"primbench compare: error: {option} {term_clean(target)}: cannot write there ({why})",
+                           err=True)
+                raise typer.Exit(EXIT_USAGE)
         fraction = parse_fraction(threshold, "--threshold")
         limit = parse_fraction(suite_shift_limit, "--suite-shift-limit", allow_zero=True, allow_one=True)
         detectable = parse_fraction(max_detectable, "--max-detectable", allow_one=True)
         check_probability(alpha, "--alpha")
         base, head = _split_sides([str(p) for p in paths])
+        if [*base, *head].count("-") > 1:
+            typer.echo("primbench compare: error: only one side can be - (standard input)", err=True)
+            raise typer.Exit(EXIT_USAGE)
+        notes: list[str] = []
         try:
             from primbench.compare.core import compare_runs, load_side
 
-            comparison = compare_runs([r for p in base for r in load_side(p)], [r for p in head for r in load_side(p)],
+            comparison = compare_runs([r for p in base for r in load_side(p, notes)],
+                                      [r for p in head for r in load_side(p, notes)],
                                       threshold=fraction, alpha=alpha, suite_shift_limit=limit,
                                       metric=metric.value if metric is not None else None,
-                                      max_detectable=detectable)
+                                      max_detectable=detectable,
+                                      allow_mismatch=allow_mismatch, strict_environment=strict_environment)
         except PrimbenchError as exc:
             typer.echo(f"primbench compare: error: {term_clean(exc)}", err=True)
             raise typer.Exit(getattr(exc, "exit_code", EXIT_USAGE)) from None
 
         from primbench.compare import render
 
-        if output_format is Format.json:
+        stdout_taken = "-" in files.values()
+        try:
+            if markdown_out:
+                write_output(markdown_out, render.render_markdown(comparison, changed_only=changed_only,
+                                                                  max_rows=max_rows, notes=notes))
+            if json_out:
+                write_output(json_out, render.render_json(comparison))
+        except OSError as exc:
+            typer.echo(f"primbench compare: error: cannot write the output ({term_clean(exc.strerror or exc)})",
+                       err=True)
+            raise typer.Exit(EXIT_USAGE) from None
+        if stdout_taken or output_format is Format.json:
+            for n in notes:
+                typer.echo(f"primbench compare: note: {term_clean(n)}", err=True)
+        if stdout_taken:
+            for w in comparison.warnings:
+                typer.echo(f"primbench compare: warning: {term_clean(w)}", err=True)
+        elif output_format is Format.json:
             for w in comparison.warnings:
                 typer.echo(f"primbench compare: warning: {term_clean(w)}", err=True)
             typer.echo(render.render_json(comparison), nl=False)
         elif output_format is Format.markdown:
-            typer.echo(render.render_markdown(comparison, changed_only=changed_only, max_rows=max_rows), nl=False)
+            typer.echo(render.render_markdown(comparison, changed_only=changed_only, max_rows=max_rows, notes=notes),
+                       nl=False)
         else:
             from primbench.console import make_console
 
-            render.render_terminal(comparison, make_console(), changed_only=changed_only,
+            render.render_terminal(comparison, make_console(), changed_only=changed_only, notes=notes,
                                    max_rows=render.TERMINAL_ROWS if max_rows is None else max_rows)
         raise typer.Exit(EXIT_FAILED if comparison.failed(fail_when) else EXIT_OK)
 

@@ -2,7 +2,7 @@
 
 Thin: each command is a function here that maps its options to the keyword arguments of one
 function of `primbench.history.commands` (the filters as one `history.selector.Selector`)
-and renders what it returns (a table fitted by `primbench.cli.tables`, or ``--format
+and renders what it returns (a table laid out by `primbench.tables`, or ``--format
 json``/``csv`` on stdout); `register` adds them to the ``history`` group. Every filter is
 checked against the store first (`history.selection`). DuckDB, pandas, SciPy and matplotlib
 are imported only inside the commands. Exit codes: 0 ok; 1 a regression was found
@@ -23,7 +23,8 @@ from typing import Any, TypeVar
 
 import typer
 
-from primbench.cli import options, tables
+from primbench import tables
+from primbench.cli import options
 from primbench.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, PrimbenchError
 from primbench.textsafe import md_escape, term_clean
 

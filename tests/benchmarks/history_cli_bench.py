@@ -76,7 +76,7 @@ def axis_times() -> list[str]:
 def table_times() -> list[str]:
     from rich.console import Console
 
-    from primbench.cli import tables
+    from primbench import tables
     from primbench.cli.history import SERIES_COLUMNS, _cell
 
     n = 100_000

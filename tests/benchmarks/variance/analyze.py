@@ -81,7 +81,8 @@ def main() -> None:
             nr_within = float(np.sqrt(np.mean(np.var(nr, axis=1, ddof=1)))) if nr is not None else float("nan")
             bcv = float(np.median([batch_cv(s) for s in runs[name]]))
             print(f"| {short(name)} | {bcv * pct:.3f} | {within * pct:.3f} | {r1 * pct:+.2f} | {r2 * pct:+.2f} | "
-                  f"{lag:+.2f} | {between * pct:.3f} | {predict * pct:.3f} | {part * pct:.3f} | {nr_within * pct:.3f} |")
+                  f"{lag:+.2f} | {between * pct:.3f} | {predict * pct:.3f} | {part * pct:.3f} | "
+                  f"{nr_within * pct:.3f} |")
             round_dev[name], proc_dev[name] = dev, means - means.mean()
         names = [n for n in round_dev if "shift" not in n]
         rd = np.array([round_dev[n] for n in names])  # kernels x processes x rounds
@@ -90,11 +91,13 @@ def main() -> None:
         print(f"\nshared by the kernels of a round (sd of the mean deviation over {len(names)} kernels): "
               f"{np.std(common_round, ddof=1) * pct:.3f} %; expected if independent: "
               f"{np.sqrt(np.mean(np.var(rd, axis=2, ddof=1)) / len(names)) * pct:.3f} %")
-        print(f"shared by the kernels of a process (suite shift, sd over processes): {np.std(pd.mean(axis=0), ddof=1) * pct:.3f} %;"
-              f" expected if independent: {np.sqrt(np.mean(np.var(pd, axis=1, ddof=1)) / len(names)) * pct:.3f} %")
+        shared = np.std(pd.mean(axis=0), ddof=1) * pct
+        alone = np.sqrt(np.mean(np.var(pd, axis=1, ddof=1)) / len(names)) * pct
+        print(f"shared by the kernels of a process (suite shift, sd over processes): {shared:.3f} %;"
+              f" expected if independent: {alone:.3f} %")
         first = _first_calls(runs)
         if first:
-            print(f"first calls of a round's first batch, time relative to the batch's median call: "
+            print("first calls of a round's first batch, time relative to the batch's median call: "
                   + ", ".join(f"call {i + 1}: {v * pct:+.1f} %" for i, v in enumerate(first[:5])))
 
 

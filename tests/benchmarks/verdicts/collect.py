@@ -87,7 +87,8 @@ def main() -> None:
                     plant = calibrate([d / "aa-1.json", d / "aa-2.json"], pl)
                     pl += 1
                     (d / f"plant-{pl}.json").write_text(json.dumps(plant, indent=2) + "\n")
-                    run_suite(d / f"planted-{pl}.json", size, {"PRIMBENCH_EVAL_PLANT": json.dumps(plant["cycles"])}, log)
+                    env = {"PRIMBENCH_EVAL_PLANT": json.dumps(plant["cycles"])}
+                    run_suite(d / f"planted-{pl}.json", size, env, log)
                 if aa < args.aa:
                     aa += 1
                     run_suite(d / f"aa-{aa}.json", size, {}, log)

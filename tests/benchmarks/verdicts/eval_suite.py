@@ -88,7 +88,7 @@ class Kernel(pb.Benchmark):
 
         state.run(fn)
 
-    def body(self, state: pb.State, cp):  # noqa: C901 - one branch per kernel, on purpose
+    def body(self, state: pb.State, cp):
         rng = cp.random.default_rng(state.seed)
         size = state.size
         if self.op == "sgemm":

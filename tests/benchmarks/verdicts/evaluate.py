@@ -37,7 +37,6 @@ ROOT = HERE.parents[2]
 sys.path.insert(0, str(ROOT))
 
 from primbench.compare.core import compare_runs  # noqa: E402
-from primbench.compare.model import Verdict  # noqa: E402
 from primbench.results import load_results  # noqa: E402
 from primbench.rounds import measured_rounds  # noqa: E402
 
@@ -152,7 +151,8 @@ def main() -> None:
             nr_aa = [([strip_rounds(a, work)], [strip_rounds(b, work)]) for (a,), (b,) in aa_pairs]
             nr_pl = [([strip_rounds(a, work)], [strip_rounds(b, work)]) for (a,), (b,) in pl_pairs]
             results = {}
-            for label, method in (("new", lambda ps: new_method(ps, cache)), ("old", lambda ps: old_method(ps, tree))):
+            for label, method in (("new", lambda ps, c=cache: new_method(ps, c)),
+                                  ("old", lambda ps: old_method(ps, tree))):
                 results[label] = {k: method(v) for k, v in (("aa", aa_pairs), ("p2", pooled2), ("p3", pooled3),
                                                              ("pl", pl_pairs), ("nr_aa", nr_aa), ("nr_pl", nr_pl))}
             # the change each planted kernel really showed
@@ -175,14 +175,14 @@ def main() -> None:
                 f, n, u, nrows, mdc = aa_stats(r["aa"])
                 f2, n2, u2, r2, _ = aa_stats(r["p2"])
                 f3, n3, u3, r3, _ = aa_stats(r["p3"])
-                nf, nn, nu, nrr, nmdc = aa_stats(r["nr_aa"])
+                nf, nn, nu, nrr, _ = aa_stats(r["nr_aa"])
                 med = statistics.median(statistics.median(v) for v in mdc.values()) if mdc else float("nan")
                 kernels = ", ".join(f"{name.split(',')[0][4:]} {pct(statistics.median(v))}"
                                     for name, v in sorted(mdc.items()))
                 det = {0.01: [0, 0], 0.02: [0, 0], 0.05: [0, 0]}
                 bins = {"0.8-1.25x": [0, 0], ">=2x": [0, 0]}
                 unplanted = [0, 0]
-                for (b, h), res in zip(pl_pairs, r["pl"]):
+                for (b, h), res in zip(pl_pairs, r["pl"], strict=True):
                     head_planted = h[0].name.startswith("planted")
                     k = int((h[0] if head_planted else b[0]).stem.split("-")[1]) - 1
                     want = "regression" if head_planted else "improvement"
@@ -202,7 +202,7 @@ def main() -> None:
                                 bins[key][0] += hit
                                 bins[key][1] += 1
                 nr5 = [0, 0]
-                for (b, h), res in zip(nr_pl, r["nr_pl"]):
+                for (b, h), res in zip(nr_pl, r["nr_pl"], strict=True):
                     head_planted = "planted" in h[0].name
                     k = int(re.search(r"planted-(\d)", (h[0] if head_planted else b[0]).name).group(1)) - 1
                     want = "regression" if head_planted else "improvement"
@@ -224,7 +224,8 @@ def main() -> None:
                     f"{share(f2, n2)}; {share(u2, r2)}")
                 lines.setdefault("A/A pooled 3 runs a side: exit 1; rows unchanged", []).append(
                     f"{share(f3, n3)}; {share(u3, r3)}")
-                lines.setdefault("no rounds: A/A exit 1; rows unchanged", []).append(f"{share(nf, nn)}; {share(nu, nrr)}")
+                lines.setdefault("no rounds: A/A exit 1; rows unchanged", []).append(
+                    f"{share(nf, nn)}; {share(nu, nrr)}")
                 lines.setdefault("no rounds: planted 5 % found", []).append(share(*nr5))
                 summary.append((size, label, f / n, u / nrows, med))
             for key, (new, old) in lines.items():
