@@ -150,7 +150,11 @@ def _context_differences(algorithm: str | None, base: Results, head: Results) ->
             label = f"setting {key}" if section == "settings" else f"flag {key}"
             out.append(Difference(label, _fmt(key, b), _fmt(key, h), Kind.MEASUREMENT, algorithm))
     (bname, bid), (hname, hid) = _gpu(base), _gpu(head)
-    if bname != hname:
+    if bname != hname and (bname is None or hname is None):
+        # a file that does not say (a C++ CSV has no context): unknown is not a difference, but say so
+        out.append(Difference("GPU model unknown on one side", _fmt("", bname), _fmt("", hname), Kind.ENVIRONMENT,
+                              algorithm))
+    elif bname != hname:
         out.append(Difference("GPU model", _fmt("", bname), _fmt("", hname), Kind.MEASUREMENT, algorithm))
     elif bid and hid and bid != hid:
         out.append(Difference("physical GPU (same model)", bid, hid, Kind.ENVIRONMENT, algorithm))

@@ -262,3 +262,47 @@ def test_rounds_load_as_round_records_and_a_bad_one_is_named():
     with pytest.raises(ResultsFileError, match=r"rounds\[1\]\.batches: must be a whole number"):
         results_from_dict(bad)
 
+
+
+# --------------------------------------------------------------------------- the estimate and the precision stop
+
+
+def test_the_estimate_leaves_out_a_warm_up_from_four_rounds_on() -> None:
+    from primbench.rounds import WARMUP_FROM, estimate, measured_rounds
+
+    assert measured_rounds(WARMUP_FROM - 1) == slice(0, None)
+    assert measured_rounds(WARMUP_FROM) == slice(1, None)
+    three = estimate([2.0, 1.0, 1.0])
+    assert three is not None and three.rounds == 3 and three.log_mean == pytest.approx(math.log(2) / 3)
+    four = estimate([2.0, 1.0, 1.0, 1.0])
+    assert four is not None and four.rounds == 3 and four.log_mean == 0.0 and four.standard_error == 0.0
+    one = estimate([1.5])
+    assert one is not None and one.standard_error is None
+
+
+def test_the_precision_stop_needs_a_warm_up_three_measured_rounds_and_a_small_standard_error() -> None:
+    from primbench.rounds import PRECISION_STOP, precise_enough
+
+    steady = [1.0, 1.0, 1.0, 1.0]
+    assert precise_enough(steady, 10)
+    assert not precise_enough(steady[:3], 10)  # warm-up and two measured
+    assert not precise_enough(steady, 4)  # the last planned round ends it anyway
+    assert not precise_enough(steady, 3)  # too few planned rounds for a warm-up
+    sd = 3 * PRECISION_STOP * math.sqrt(3)  # a standard error of 3x the stop
+    wobbly = [1.0, *np.exp(np.array([-1.0, 0.0, 1.0]) * sd)]
+    assert not precise_enough(wobbly, 10)
+
+
+def test_a_specialization_stops_early_once_precise_and_a_noisy_one_runs_every_round(tmp_path: Path) -> None:
+    """On the fake device: a steady kernel ends after its warm-up and 3 measured rounds; one whose
+    rounds move 1 % runs all 10; both are interleaved, and the early one is not measured again."""
+    log: list[tuple[str, int]] = []
+    noisy = [0.25 * (1 + 0.01 * (-1) ** r) for r in range(10)]
+    ex = executor(tmp_path, "--rounds", "10", "--min-secs", "0", device=FakeDevice(0.25))
+    ex.queue(Recording(np.int8, log))
+    ex.queue(Recording(np.int64, log, noisy))
+    doc = ex.run()
+    rounds = {s["name"]: len(s["rounds"]) for s in doc["specializations"]}
+    assert rounds == {"type: char": 4, "type: long long": 10}
+    char_setups = [r for t, r in log if t == "char"]
+    assert char_setups == [0, 1, 2, 3]
