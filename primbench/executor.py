@@ -77,6 +77,8 @@ from primbench.settings import (
     flags,
     parse_args,
 )
+from primbench.signals import Terminated, terminate_as_interrupt
+from primbench.signals import exit_code as signal_exit_code
 from primbench.state import RunOutcome, State, Thermal
 from primbench.version import __version__
 
@@ -312,13 +314,15 @@ class Executor:
         try:
             if "profile" in self._modes:
                 return self._returned(self._profile(settings, selected, reporter))
-            return self._returned(self._run(settings, selected, reporter))
+            with terminate_as_interrupt():  # SIGTERM and SIGHUP keep what finished, as Ctrl-C does
+                return self._returned(self._run(settings, selected, reporter))
         finally:
             set_active(None)
 
     def main(self) -> NoReturn:
         """Run, then exit with the documented code: 0, 1 when a specialization failed, 2 with one line
-        on stderr for bad options or input, 130 when interrupted. What a script ends with."""
+        on stderr for bad options or input, 130 when interrupted (Ctrl-C), 143 on SIGTERM and 129 on
+        SIGHUP (every finished specialization written, as on Ctrl-C). What a script ends with."""
         try:
             report = self.run()
         except PrimbenchError as exc:
@@ -326,8 +330,8 @@ class Executor:
 
             print(f"{self._prog}: error: {term_clean(exc)}", file=sys.stderr)
             raise SystemExit(exc.exit_code) from None
-        except KeyboardInterrupt:
-            raise SystemExit(EXIT_INTERRUPTED) from None
+        except KeyboardInterrupt as exc:
+            raise SystemExit(signal_exit_code(exc, EXIT_INTERRUPTED)) from None
         if report.exit_code in unexited:
             unexited.remove(report.exit_code)
         raise SystemExit(report.exit_code)
@@ -446,7 +450,8 @@ class Executor:
                         reporter.round_finished(index, count, _round_record(r, done[index][-1], settings))
         except KeyboardInterrupt as exc:
             interrupted = exc
-            reporter.error("interrupted: writing the specializations that finished a round")
+            how = f"terminated ({exc})" if isinstance(exc, Terminated) else "interrupted"
+            reporter.error(f"{how}: writing the specializations that finished a round")
         except ThermalError as exc:
             fatal = str(exc)
             reporter.error(fatal)
@@ -465,7 +470,8 @@ class Executor:
                 records.append(_record(index, q, done[index], settings))
         results = self._results(settings, algorithm, records, dev_records, thermal)
         errors = {r.name: r.error for r in records if r.error is not None}
-        code = EXIT_INTERRUPTED if interrupted else EXIT_FAILED if (errors or fatal) else EXIT_OK
+        code = (signal_exit_code(interrupted, EXIT_INTERRUPTED) if interrupted
+                else EXIT_FAILED if (errors or fatal) else EXIT_OK)
         report = Report("dry" if settings.dry else "run", code, tuple(q.name for q in selected), results,
                         failures=errors, exceptions=exceptions, error=fatal)
         self._keep(report)  # kept should writing fail

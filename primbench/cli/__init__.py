@@ -10,7 +10,7 @@ Exit codes (the one table, also in README.md#exit-codes):
       pipe, a stream whose encoding cannot hold the text): one line naming the file or stream
 3     internal error: an exception no command expected, one line ending "please report";
       ``PRIMBENCH_DEBUG=1`` prints its traceback as well
-130   interrupted
+130   interrupted (Ctrl-C); 143 on SIGTERM and 129 on SIGHUP, after writing what finished
 ====  =====================================================================================
 
 Every command gets this: `PrimbenchGroup.invoke` turns what a command raises into its code
@@ -224,7 +224,9 @@ def main() -> None:
         app(args=separate_sides(sys.argv[1:]), prog_name=PROG)
     except SystemExit as done:
         sys.exit(_flush_stdout(done.code))
-    except KeyboardInterrupt:
-        sys.exit(130)
+    except KeyboardInterrupt as exc:
+        from primbench.signals import exit_code
+
+        sys.exit(exit_code(exc, 130))
     except Exception as exc:  # raised outside a command (option parsing, completion)
         sys.exit(_flush_stdout(report_failure(exc)))

@@ -1,0 +1,90 @@
+"""SIGTERM and SIGHUP are handled like Ctrl-C (primbench/signals.py): the run keeps every
+specialization that finished, writes them, and exits 128 + the signal's number."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import primbench as pb
+from primbench.signals import Terminated, terminate_as_interrupt
+from tests.fakes import FakeDevice
+
+ROOT = Path(__file__).resolve().parents[1]
+
+pb.register_type(np.int8, "char")
+
+
+class Kernel(pb.Benchmark):
+    def __init__(self, n: int, kill_at: int | None = None) -> None:
+        self.n, self.kill_at = n, kill_at
+
+    def meta(self) -> dict[str, object]:
+        return {"algo": "sig", "n": self.n}
+
+    def run(self, state: pb.State) -> None:
+        if self.n == self.kill_at:
+            os.kill(os.getpid(), signal.SIGTERM)  # what `timeout` sends
+        state.set_items(1000)
+        state.run(state.device.launch)
+
+
+def test_sigterm_keeps_the_finished_specializations_and_names_the_signal(tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    ex = pb.Executor(["--json-out", str(out), "--rounds", "1", "--min-secs", "0"], device=FakeDevice(0.25))
+    for n in range(6):
+        ex.queue(Kernel(n, kill_at=4))
+    with pytest.raises(Terminated) as caught:
+        ex.run()
+    assert caught.value.exit_code == 143
+    doc = json.loads(out.read_text())
+    assert [s["name"] for s in doc["specializations"]] == [f"n: {n}" for n in range(4)]
+    assert ex.exit_code == 143
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # the handler is put back
+
+
+def test_outside_a_run_the_signals_keep_their_handlers() -> None:
+    before = signal.getsignal(signal.SIGHUP)
+    with terminate_as_interrupt():
+        assert signal.getsignal(signal.SIGHUP) is not before
+    assert signal.getsignal(signal.SIGHUP) is before
+
+
+SCRIPT = textwrap.dedent("""
+    import time, numpy as np, primbench as pb
+    from tests.fakes import FakeDevice
+
+    class Slow(pb.Benchmark):
+        def __init__(self, n): self.n = n
+        def meta(self): return {"algo": "sig", "n": self.n}
+        def run(self, state):
+            time.sleep(0.4)  # real time, so that `timeout` lands between specializations
+            state.run(state.device.launch)
+
+    ex = pb.Executor(device=FakeDevice(0.25))
+    for n in range(8):
+        ex.queue(Slow(n))
+    ex.main()
+""")
+
+
+@pytest.mark.slow
+def test_timeout_s_term_in_the_middle_of_a_run_keeps_what_finished(tmp_path: Path) -> None:
+    script = tmp_path / "bench.py"
+    script.write_text(SCRIPT)
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    done = subprocess.run(["timeout", "--preserve-status", "-s", "TERM", "2.5", sys.executable, str(script),
+                           "--rounds", "1", "--min-secs", "0", "--json-out", str(tmp_path / "r.json")],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 143, done.stderr
+    assert "terminated (SIGTERM)" in done.stdout + done.stderr
+    names = [s["name"] for s in json.loads((tmp_path / "r.json").read_text())["specializations"]]
+    assert 1 <= len(names) < 8 and names == [f"n: {n}" for n in range(len(names))]
