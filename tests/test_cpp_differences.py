@@ -76,9 +76,11 @@ def test_the_options_primbench_adds_are_listed() -> None:
 
 
 def test_the_exit_codes_are_primbench_s() -> None:
+    import signal
+
     codes = {int(row[0]) for row in _table("Exit codes")}
     assert codes == {errors.EXIT_OK, errors.EXIT_FAILED, errors.EXIT_USAGE, errors.EXIT_INTERNAL,
-                     errors.EXIT_INTERRUPTED}
+                     errors.EXIT_INTERRUPTED, 128 + signal.SIGTERM, 128 + signal.SIGHUP}
     assert all(len(row) == 4 and row[3] for row in _table("Exit codes"))
 
 
