@@ -79,14 +79,25 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     mode = _mode(target)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    written = False  # the temporary file holds all of `data`, on disk
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
             os.fchmod(f.fileno(), mode)
             os.fsync(f.fileno())
+        written = True
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
+        # Interrupted (Ctrl-C, a signal) once the file was whole: rename it still, never discard it.
+        if written and not isinstance(exc, OSError) and os.path.exists(tmp):
+            try:
+                os.replace(tmp, target)
+            except OSError:
+                pass
+            else:
+                _fsync_dir(directory)
+                raise
         Path(tmp).unlink(missing_ok=True)
         raise
     _fsync_dir(directory)

@@ -77,7 +77,7 @@ from primbench.settings import (
     flags,
     parse_args,
 )
-from primbench.signals import Terminated, terminate_as_interrupt
+from primbench.signals import Deferred, Terminated, terminate_as_interrupt
 from primbench.signals import exit_code as signal_exit_code
 from primbench.state import RunOutcome, State, Thermal
 from primbench.version import __version__
@@ -419,6 +419,7 @@ class Executor:
                 self._close(device)
                 raise
         rounds = 1 if settings.dry else settings.rounds
+        deferred = Deferred()  # from the end of measuring on, a signal waits until the results are written
         try:
             # Rounds are interleaved: round 1 of every specialization, then round 2, ...
             started = time.perf_counter()
@@ -449,15 +450,42 @@ class Executor:
                     else:
                         reporter.round_finished(index, count, _round_record(r, done[index][-1], settings))
         except KeyboardInterrupt as exc:
+            deferred.start()
             interrupted = exc
             how = f"terminated ({exc})" if isinstance(exc, Terminated) else "interrupted"
             reporter.error(f"{how}: writing the specializations that finished a round")
         except ThermalError as exc:
+            deferred.start()
             fatal = str(exc)
             reporter.error(fatal)
+        except BaseException:
+            raise
+        else:
+            deferred.start()
         finally:
             if device is not None and not settings.dry:
-                self._close(device)
+                try:
+                    self._close(device)
+                except BaseException:
+                    deferred.restore()
+                    raise
+        try:
+            report = self._finish(settings, selected, algorithm, done, failures, finished, exceptions,
+                                  interrupted, fatal, dev_records, thermal, reporter)
+        except BaseException:
+            deferred.restore()  # what failed is raised; a signal that came meanwhile is dropped
+            raise
+        if interrupted is not None:
+            deferred.restore()
+            raise interrupted
+        deferred.stop()  # a signal during the write: the complete results are written, then it ends the run
+        return report
+
+    def _finish(self, settings: Settings, selected: list[_Queued], algorithm: str, done: dict[int, list[_Round]],
+                failures: dict[int, Specialization], finished: dict[int, Specialization],
+                exceptions: dict[str, BaseException], interrupted: KeyboardInterrupt | None, fatal: str | None,
+                dev_records: _DeviceRecords, thermal: Thermal | None, reporter: Reporter) -> Report:
+        """The records of the run, written (signals deferred by the caller); the report."""
         records: list[Specialization] = []
         for index, q in enumerate(selected):
             if settings.dry:
@@ -475,13 +503,13 @@ class Executor:
         report = Report("dry" if settings.dry else "run", code, tuple(q.name for q in selected), results,
                         failures=errors, exceptions=exceptions, error=fatal)
         self._keep(report)  # kept should writing fail
-        outputs = self._write(settings, results)
+        # complete: every selected specialization ran all its planned rounds, stopped early by the
+        # precision stop, or failed; an interrupted one is not, whatever it finished
+        complete = settings.dry or len(finished) + len(failures) == len(selected)
+        outputs = self._write(settings, results, complete=complete)
         assert results.summary is not None
         reporter.summary(results.summary, len(records), len(errors), outputs)
-        report = self._keep(dataclasses.replace(report, outputs=tuple(outputs)))
-        if interrupted is not None:
-            raise interrupted
-        return report
+        return self._keep(dataclasses.replace(report, outputs=tuple(outputs)))
 
     def _profile(self, settings: Settings, selected: list[_Queued], reporter: Reporter) -> Report:
         """--profile: each specialization's setup, then one call of its function in an NVTX range of its
@@ -586,19 +614,18 @@ class Executor:
             if path and path not in (os.devnull, STDOUT) and (reason := unwritable_reason(path)):
                 raise UsageError(f"{option} {path}: cannot write there ({reason}); nothing was measured")
 
-    def _write(self, settings: Settings, results: Results) -> list[str]:
-        """Write the outputs. A run that did not finish never replaces a file holding more
-        specializations (it goes beside it, NAME.partial.json); a write that fails goes to a
-        fallback path, named in a one-line error (exit 2)."""
+    def _write(self, settings: Settings, results: Results, *, complete: bool = True) -> list[str]:
+        """Write the outputs. A run that is not `complete` (interrupted: a specialization did not
+        finish its rounds, or never ran) never replaces a results file (or CSV): it goes beside it,
+        NAME.partial.json; a write that fails goes to a fallback path, named in a one-line error (exit 2)."""
         records = results.specializations
-        partial = self._expected is not None and len(records) < self._expected
+        partial = not complete or (self._expected is not None and len(records) < self._expected)
         outputs: list[str] = []
         problems: list[str] = []
         for path, csv in ((settings.json_out, False), (settings.csv_out, True)):
             if not path:
                 continue
-            count = sum(1 for r in records if not r.failed) if csv else len(records)
-            target = _partial_path(path) if partial and _holds_more(path, csv, count) else path
+            target = _partial_path(path) if partial and _holds_results(path, csv) else path
 
             def write(to: str | Path, csv: bool = csv) -> None:
                 if str(to) == STDOUT:
@@ -666,17 +693,17 @@ def _partial_path(path: str) -> str:
     return str(p.with_name(f"{p.stem}.partial{p.suffix}" if p.suffix else f"{p.name}.partial"))
 
 
-def _holds_more(path: str, csv: bool, count: int) -> bool:
-    """Whether `path` is a results file (or CSV) with more than `count` specializations."""
+def _holds_results(path: str, csv: bool) -> bool:
+    """Whether `path` is a results file (or a CSV with a row), which an incomplete run must not replace."""
     try:
         if not Path(path).is_file():
             return False
         if csv:
             with open(path, encoding="utf-8", errors="replace") as f:
-                return sum(1 for _ in f) - 1 > count
+                return sum(1 for _ in f) > 1
         from primbench.results import load_results
 
-        return len(load_results(path).specializations) > count
+        return len(load_results(path).specializations) > 0
     except (OSError, PrimbenchError):
         return False
 

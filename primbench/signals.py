@@ -55,3 +55,45 @@ def terminate_as_interrupt() -> Iterator[None]:
     finally:
         for sig, old in previous.items():
             signal.signal(sig, old)
+
+
+class Deferred:
+    """While started: SIGINT, SIGTERM and SIGHUP are only recorded, so that what is being written
+    (the results of a run) is written whole; `stop` restores the handlers and raises the first
+    signal that came (KeyboardInterrupt, or `Terminated`). Outside the main thread nothing is
+    deferred. A second signal during the write does not end it either: the write finishes first."""
+
+    def __init__(self) -> None:
+        self.pending: int | None = None
+        self._previous: dict[int, object] = {}
+        self._started = False
+
+    def _handler(self, signum: int, frame: FrameType | None) -> None:
+        if self.pending is None:
+            self.pending = signum
+
+    def start(self) -> None:
+        if self._started or threading.current_thread() is not threading.main_thread():
+            return
+        self._started = True
+        for sig in (signal.SIGINT, *SIGNALS):
+            try:
+                self._previous[sig] = signal.signal(sig, self._handler)
+            except (OSError, ValueError):  # not settable here
+                continue
+
+    def restore(self) -> None:
+        """The handlers as they were, without raising what came (see `stop`)."""
+        for sig, old in self._previous.items():
+            signal.signal(sig, old)  # type: ignore[arg-type]
+        self._previous.clear()
+        self._started = False
+
+    def stop(self) -> None:
+        """Restore the handlers; raise the signal that came while deferred, if one did."""
+        self.restore()
+        if self.pending is not None:
+            signum, self.pending = self.pending, None
+            if signum == signal.SIGINT:
+                raise KeyboardInterrupt
+            raise Terminated(signum)
