@@ -63,17 +63,61 @@ def write_atomic(path: str | os.PathLike[str], text: str) -> Path:
     return write_bytes_atomic(path, text.encode("utf-8"))
 
 
+_OPEN_STREAM = re.compile(r"/(?:dev|proc/self)/fd/[0-9]+")
+
+
+def is_direct(path: str | os.PathLike[str]) -> bool:
+    """Whether `path` names standard output, an open descriptor or the null device (``-``,
+    ``/dev/stdout``, ``/dev/stderr``, ``/dev/fd/N``, ``/dev/null``, or a path to the file of
+    descriptor 1): written directly, never refused as a special file."""
+    text = os.fspath(path)
+    return (text in (STDOUT, os.devnull, "/dev/stdout", "/dev/stderr") or bool(_OPEN_STREAM.fullmatch(text))
+            or is_stdout(text))
+
+
+def special_reason(path: str | os.PathLike[str]) -> str | None:
+    """Why an existing `path` (followed through symlinks) is no place for an output file: a
+    directory, a FIFO (a write would wait for a reader, maybe forever), a socket or a device;
+    None for a regular file, a missing one, or one that `is_direct`."""
+    if is_direct(path):
+        return None
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISDIR(mode):
+        return "is a directory"
+    if stat.S_ISFIFO(mode):
+        return "is a FIFO (named pipe): writing it would wait for a reader"
+    if stat.S_ISSOCK(mode):
+        return "is a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "is a device"
+    return None
+
+
+def _write_direct(path: Path, data: bytes) -> None:
+    """Write a non-regular file (standard output, a pipe): opened without waiting (a FIFO with no
+    reader is ENXIO at once, not a hang), then written whole."""
+    fd = os.open(path, os.O_WRONLY | os.O_TRUNC | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+
+
 def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
     """`write_atomic` for bytes."""
     given = Path(path)
     if given.exists() and not given.is_file():  # /dev/stdout into a pipe: its target is no path
-        with open(given, "wb") as f:
-            f.write(data)
+        _write_direct(given, data)
         return given
     target = resolve(path)
     if target.exists() and not target.is_file():
-        with open(target, "wb") as f:
-            f.write(data)
+        _write_direct(target, data)
         return target
     directory = target.parent if str(target.parent) else Path(".")
     directory.mkdir(parents=True, exist_ok=True)
@@ -108,8 +152,12 @@ def unwritable_reason(path: str | os.PathLike[str]) -> str | None:
     """Why `path` cannot be written (None if it can): its folder is created if missing, and a
     temporary file is made and removed there, which also catches a read-only file system and
     a path under a regular file (a permission check alone would not stop root)."""
+    if str(path) == STDOUT:
+        return None
+    if why := special_reason(path):
+        return why
     given = Path(path)
-    if given.exists() and not given.is_file():  # /dev/stdout, a FIFO: written directly
+    if given.exists() and not given.is_file():  # /dev/stdout, /dev/null: written directly
         return None if os.access(given, os.W_OK) else "not writable"
     target = resolve(path)
     try:
@@ -140,7 +188,8 @@ def fallback_path(path: str | os.PathLike[str]) -> Path:
     return Path(tempfile.gettempdir()) / f"primbench-{stem}-{stamp}-{os.getpid()}{suffix}"
 
 
-__all__ = ["current_umask", "fallback_path", "resolve", "unwritable_reason", "write_atomic", "write_bytes_atomic"]
+__all__ = ["current_umask", "fallback_path", "is_direct", "resolve", "special_reason", "unwritable_reason",
+           "write_atomic", "write_bytes_atomic"]
 
 
 #: The path that means standard output (``--json-out -``, ``--markdown -``): the Unix habit.

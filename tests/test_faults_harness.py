@@ -173,3 +173,55 @@ def test_the_atomic_writer_discards_a_temporary_file_interrupted_before_it_was_w
         atomicfile.write_atomic(target, "new")
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
+
+
+# ----- output paths that cannot hold a file, or would wait forever, are refused before measuring
+
+
+def _refused(tmp_path: Path, out: str) -> str:
+    device = FakeDevice(0.25)
+    ex = pb.Executor(["--json-out", out, "--rounds", "1", "--min-secs", "0"], device=device)
+    ex.queue(Kernel(0))
+    with pytest.raises(pb.UsageError) as caught:
+        ex.run()
+    assert device.calls == 0 and device.prepared is None  # nothing was measured
+    return str(caught.value)
+
+
+def test_json_out_a_directory_is_refused_before_measuring(tmp_path: Path) -> None:
+    assert "is a directory" in _refused(tmp_path, str(tmp_path))
+
+
+def test_json_out_a_fifo_is_refused_before_measuring(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert "FIFO" in _refused(tmp_path, str(fifo))
+
+
+def test_json_out_a_socket_or_a_device_is_refused(tmp_path: Path) -> None:
+    import socket
+
+    sock_path = tmp_path / "s"
+    sock = socket.socket(socket.AF_UNIX)
+    try:
+        sock.bind(str(sock_path))
+        assert "socket" in _refused(tmp_path, str(sock_path))
+    finally:
+        sock.close()
+    assert "device" in _refused(tmp_path, "/dev/full")
+
+
+def test_dev_null_and_standard_output_still_work(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for out in (os.devnull, "-"):
+        capsys.readouterr()
+        ex = pb.Executor(["--json-out", out, "--rounds", "1", "--min-secs", "0"], device=FakeDevice(0.25))
+        ex.queue(Kernel(0))
+        assert ex.run().exit_code == 0
+    assert json.loads(capsys.readouterr().out)["specializations"][0]["name"] == "n: 0"
+
+
+def test_the_writer_never_waits_on_a_fifo_without_a_reader(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(OSError):  # ENXIO at once (before: open() blocked forever)
+        atomicfile.write_atomic(fifo, "{}")

@@ -520,6 +520,12 @@ def report(
     """A static HTML report for a branch: a summary of change points and verdicts across every
     algorithm and config, each linked to its chart; then the charts, the most interesting
     first."""
+    from primbench.atomicfile import unwritable_reason
+
+    if why := unwritable_reason(out):
+        typer.echo(f"primbench history report: error: --out {term_clean(out)}: cannot write there ({why})",
+                   err=True)
+        raise typer.Exit(EXIT_USAGE)
     sel = _selector(branch=branch, gpu=gpu, since=since)
     with _progress("drawing the report") as progress:
         done = _call(_commands().report, db, sel, out=out, base=base, metric=metric, use_git=use_git, last=last,
