@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import product
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import IO, Any, NoReturn, cast
 
 import msgspec
 from msgspec import UNSET
@@ -80,6 +80,7 @@ from primbench.settings import (
 from primbench.signals import Deferred, Terminated, terminate_as_interrupt
 from primbench.signals import exit_code as signal_exit_code
 from primbench.state import RunOutcome, State, Thermal
+from primbench.stdio import GuardedStream, occupy_closed_streams, say, silence
 from primbench.version import __version__
 
 #: Exit codes other than 0 of runs that returned without their program exiting through
@@ -148,6 +149,9 @@ class Executor:
         self._renew_next = False  # the first round of a run uses the device as prepared
         self.exit_code: int | None = None
         self.report: Report | None = None  # the last run's
+        #: The first failed write of the progress output (a closed pipe, a full disk), in one line
+        self.output_error: str | None = None
+        self._guards: list[GuardedStream] = []
         self.settings = self._lenient_parse()
 
     # ----- options
@@ -302,7 +306,8 @@ class Executor:
             raise self._deferred[0]
         selected = self._selected()
         to_stdout = is_stdout(settings.json_out) or is_stdout(settings.csv_out)  # the progress goes to stderr
-        reporter = self._reporter or Reporter(make_console(stderr=True) if to_stdout else None)
+        self.output_error = None
+        reporter = self._reporter or self._guarded_reporter(to_stdout)
         if "list" in self._modes:
             reporter.listing([q.name for q in selected])
             return self._returned(Report("list", names=tuple(q.name for q in selected)))
@@ -319,21 +324,52 @@ class Executor:
         finally:
             set_active(None)
 
+    def _guarded_reporter(self, to_stderr: bool) -> Reporter:
+        """The progress on stdout (stderr when a results file goes to stdout), through a stream that
+        records a failed write (a closed pipe, a full disk) instead of stopping the run: the results
+        are still written, and `main` exits 2 with the failure in one line."""
+        name = "stderr" if to_stderr else "stdout"
+        stream = getattr(sys, name)
+        if stream is None:
+            return Reporter(make_console(stderr=to_stderr))
+        guard = GuardedStream(stream, name)
+        self._guards.append(guard)
+        return Reporter(make_console(cast("IO[str]", guard)))
+
+    def _stream_failure(self) -> str | None:
+        """The first failed write of the progress output, in one line (also `output_error`)."""
+        for guard in self._guards:
+            if (message := guard.message()) is not None:
+                self.output_error = message
+                return message
+        return None
+
     def main(self) -> NoReturn:
         """Run, then exit with the documented code: 0, 1 when a specialization failed, 2 with one line
         on stderr for bad options or input, 130 when interrupted (Ctrl-C), 143 on SIGTERM and 129 on
         SIGHUP (every finished specialization written, as on Ctrl-C). What a script ends with."""
+        from primbench.textsafe import term_clean
+
+        occupy_closed_streams()  # `>&-`: a write fails as on a closed descriptor (exit 2), never lands in a file
         try:
             report = self.run()
         except PrimbenchError as exc:
-            from primbench.textsafe import term_clean
-
-            print(f"{self._prog}: error: {term_clean(exc)}", file=sys.stderr)
+            say(f"{self._prog}: error: {term_clean(exc)}")
             raise SystemExit(exc.exit_code) from None
         except KeyboardInterrupt as exc:
             raise SystemExit(signal_exit_code(exc, EXIT_INTERRUPTED)) from None
+        except (OSError, UnicodeEncodeError) as exc:  # a standard stream written directly (--help, --json-out -)
+            for name in ("stdout", "stderr"):
+                silence(getattr(sys, name))
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            say(f"{self._prog}: error: cannot write to standard output: {term_clean(reason)}")
+            raise SystemExit(EXIT_USAGE) from None
         if report.exit_code in unexited:
             unexited.remove(report.exit_code)
+        if (failure := self._stream_failure()) is not None:
+            written = f"; the results are in {', '.join(report.outputs)}" if report.outputs else ""
+            say(f"{self._prog}: error: {term_clean(failure)}{written}")
+            raise SystemExit(EXIT_USAGE)
         raise SystemExit(report.exit_code)
 
     def _keep(self, report: Report) -> Report:

@@ -4,6 +4,7 @@ a hang, exit 0 or exit 1."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -33,3 +34,68 @@ def test_history_report_into_a_fifo_is_refused_not_waited_on(tmp_path: Path) -> 
                timeout=30)
     _one_clean_line(done)
     assert "FIFO" in done.stderr
+
+
+BASE = ROOT / "tests" / "gpu_results" / "gpu-copy-run1.json"
+HEAD = ROOT / "tests" / "gpu_results" / "gpu-copy-run2.json"
+COMPARE = f"{sys.executable} -m primbench compare {BASE} {HEAD}"
+CLOSED_READER = "| (exec <&-; sleep 1)"  # a reader that is gone before the first write: EPIPE
+
+
+def test_compare_into_a_closed_stdout_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    _one_clean_line(_sh(f"{COMPARE} >&-", tmp_path))
+
+
+def test_compare_into_a_full_device_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    done = _sh(f"{COMPARE} >/dev/full", tmp_path)
+    _one_clean_line(done)
+    assert "No space left" in done.stderr
+
+
+def test_compare_into_a_closed_pipe_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    done = _sh(f"{COMPARE} {CLOSED_READER}; exit ${{PIPESTATUS[0]}}", tmp_path)
+    _one_clean_line(done)
+
+
+def test_compare_with_stdout_and_stderr_closed_exits_2(tmp_path: Path) -> None:
+    assert _sh(f"{COMPARE} >&- 2>&-", tmp_path).returncode == 2  # not Python's 120
+
+
+def test_history_runs_into_a_closed_or_full_stdout_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    db = tmp_path / "h.duckdb"
+    ingest = _sh(f"{sys.executable} -m primbench history ingest {BASE} --db {db}", tmp_path)
+    assert ingest.returncode == 0, ingest.stderr
+    runs = f"{sys.executable} -m primbench history runs --db {db}"
+    _one_clean_line(_sh(f"{runs} >&-", tmp_path))
+    _one_clean_line(_sh(f"{runs} >/dev/full", tmp_path))
+    _one_clean_line(_sh(f"{runs} {CLOSED_READER}; exit ${{PIPESTATUS[0]}}", tmp_path))
+
+
+BENCH = '''
+import time, primbench as pb
+from tests.fakes import FakeDevice
+
+class K(pb.Benchmark):
+    def __init__(self, n): self.n = n
+    def meta(self): return {"algo": "pipe", "n": self.n}
+    def run(self, state):
+        time.sleep(0.05)  # real time: the reader is gone while the run still prints
+        state.set_items(1000)
+        state.run(state.device.launch)
+
+ex = pb.Executor(device=FakeDevice(0.25))
+for n in range(12):
+    ex.queue(K(n))
+ex.main()
+'''
+
+
+def test_a_benchmark_piped_into_head_keeps_its_results_and_exits_2(tmp_path: Path) -> None:
+    (tmp_path / "bench.py").write_text(BENCH)
+    bench = f"{sys.executable} bench.py --rounds 1 --min-secs 0 --json-out r.json"
+    for tail in ("| head -1", ">&-", ">/dev/full"):
+        (tmp_path / "r.json").unlink(missing_ok=True)
+        done = _sh(f"{bench} {tail}; exit ${{PIPESTATUS[0]}}", tmp_path)
+        _one_clean_line(done)
+        assert "the results are in r.json" in done.stderr
+        assert len(json.loads((tmp_path / "r.json").read_text())["specializations"]) == 12

@@ -45,18 +45,17 @@ def _debug() -> bool:
 
 def _stream_path(stream: Any, fallback: str) -> str:
     """``stdout (/dev/full)``: the stream and, where the OS says, the file behind it."""
-    try:
-        fd = stream.fileno()
-        target = os.readlink(f"/proc/self/fd/{fd}")
-    except (AttributeError, OSError, ValueError):
-        return fallback
-    return f"{fallback} ({target})" if target.startswith("/") else fallback
+    from primbench.stdio import describe_stream
+
+    return describe_stream(stream, fallback)
 
 
 def _failing_stream(exc: BaseException) -> tuple[str, Any] | None:
     """Which standard stream an OSError or UnicodeEncodeError without a file name came from."""
     for name in ("stdout", "stderr"):
         stream = getattr(sys, name)
+        if stream is None:
+            continue
         if isinstance(exc, UnicodeEncodeError):
             enc = (getattr(stream, "encoding", None) or "").lower().replace("_", "-")
             if enc and enc == (exc.encoding or "").lower().replace("_", "-"):
@@ -70,26 +69,19 @@ def _failing_stream(exc: BaseException) -> tuple[str, Any] | None:
 
 
 def _silence(stream: Any) -> None:
-    """Point a failed standard stream at /dev/null, so that the interpreter's last flush of what
-    is still buffered does not fail a second time ("Exception ignored …")."""
-    try:
-        fd = stream.fileno()
-        null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(null, fd)
-        os.close(null)
-    except (AttributeError, OSError, ValueError):
-        pass
+    """Point a failed standard stream at /dev/null (`primbench.stdio.silence`)."""
+    from primbench.stdio import silence
+
+    silence(stream)
 
 
 _WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EPIPE, errno.EIO, errno.EFBIG, errno.EDQUOT, errno.EBADF})
 
 
 def _say(message: str) -> None:
-    try:
-        sys.stderr.write(message + "\n")
-        sys.stderr.flush()
-    except (OSError, ValueError, UnicodeError):
-        pass
+    from primbench.stdio import say
+
+    say(message)
 
 
 def describe_failure(exc: BaseException) -> tuple[str, int]:
@@ -210,7 +202,8 @@ except ImportError:  # pragma: no cover
 def _flush_stdout(code: Any) -> Any:
     """The last flush of stdout: a full disk or a closed pipe shows here when the output was small."""
     try:
-        sys.stdout.flush()
+        if sys.stdout is not None:
+            sys.stdout.flush()
     except (OSError, ValueError, UnicodeError) as exc:
         return report_failure(exc)
     return code
@@ -219,7 +212,9 @@ def _flush_stdout(code: Any) -> Any:
 def main() -> None:
     """Console-script entry point (also ``python -m primbench``)."""
     from primbench.cli.compare import separate_sides
+    from primbench.stdio import occupy_closed_streams
 
+    occupy_closed_streams()  # `>&-`: writes fail as on a closed descriptor, and are reported
     try:
         app(args=separate_sides(sys.argv[1:]), prog_name=PROG)
     except SystemExit as done:
