@@ -76,6 +76,7 @@ import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from primbench.errors import PrimbenchError
+from primbench.textsafe import csv_cell
 
 RESULTS_VERSION = "4.4.0"
 KNOWN_VERSIONS = ("4.0.0", "4.1.0", "4.2.0", "4.3.0", "4.4.0")
@@ -712,7 +713,7 @@ class Results:
             if spec.failed:
                 continue
             bps = float(spec.bytes_per_second or 0)
-            name = '"' + spec.name.replace('"', '""') + '"'
+            name = '"' + csv_cell(spec.name).replace('"', '""') + '"'  # quoted: commas, line breaks, \r
             row = [
                 str(spec.index),
                 name,

@@ -57,4 +57,35 @@ def md_escape(text: object) -> str:
     return _MENTION.sub("@" + ZWSP, s)
 
 
-__all__ = ["md_escape", "term_clean"]
+#: What a spreadsheet reads as the start of a formula (OWASP "CSV injection"): =, +, -, @, and
+#: a tab or carriage return before one.
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+#: The mark put before a text cell that starts like a formula: a spreadsheet shows it as text.
+FORMULA_MARK = "'"
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def csv_cell(text: str) -> str:
+    """A text cell for a CSV file: one that begins like a formula gets `FORMULA_MARK` before it;
+    a number (``-2``, ``+1e-3``) is never changed, so that numeric columns stay parseable. Quoting
+    (of commas, quotes, line breaks and ``\\r``) is the writer's."""
+    if text.startswith(FORMULA_PREFIXES) and not _is_number(text):
+        return FORMULA_MARK + text
+    return text
+
+
+def csv_uncell(text: str) -> str:
+    """`csv_cell` undone: what a reader of primbench's own CSV sees as the name written."""
+    if text.startswith(FORMULA_MARK) and text[1:].startswith(FORMULA_PREFIXES) and not _is_number(text[1:]):
+        return text[1:]
+    return text
+
+
+__all__ = ["csv_cell", "csv_uncell", "md_escape", "term_clean"]

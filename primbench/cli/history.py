@@ -26,7 +26,7 @@ import typer
 from primbench import tables
 from primbench.cli import options
 from primbench.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, PrimbenchError
-from primbench.textsafe import md_escape, term_clean
+from primbench.textsafe import csv_cell, md_escape, term_clean
 
 T = TypeVar("T")
 
@@ -195,6 +195,20 @@ def _with_gpu(df: Any) -> Any:
     return df.assign(gpu=df["gpu_key"].astype(str).map(labels))
 
 
+def csv_frame(df: Any) -> str:
+    """`df` as CSV: every text cell through `csv_cell` (formula prefixes neutralised, numbers never),
+    and every field holding a quote, a comma, ``\\n`` or ``\\r`` quoted (pandas alone leaves a
+    ``\\r`` bare, which breaks the row for most readers)."""
+    import csv
+
+    text = df.copy()
+    for col in text.columns:
+        if text[col].dtype == object or str(text[col].dtype) in ("string", "str"):
+            text[col] = text[col].map(lambda v: csv_cell(v) if isinstance(v, str) else v)
+    return str(text.to_csv(index=False, date_format="%Y-%m-%dT%H:%M:%S%z", lineterminator="\r\n",
+                           quoting=csv.QUOTE_MINIMAL)).replace("\r\n", "\n")
+
+
 def _emit(df: Any, fmt: Format, columns: Sequence[tables.Column], title: str | None = None, *,
           limit: int | None = None, newest_last: bool = False) -> list[str]:
     """JSON and CSV: every column of `df`. A table: `columns`, fitted (see `tables`)."""
@@ -202,7 +216,7 @@ def _emit(df: Any, fmt: Format, columns: Sequence[tables.Column], title: str | N
         typer.echo(_json_frame(df), nl=False)
         return []
     if fmt is Format.csv:
-        typer.echo(df.to_csv(index=False, date_format="%Y-%m-%dT%H:%M:%S%z"), nl=False)
+        typer.echo(csv_frame(df), nl=False)
         return []
     df = _in_units(_with_gpu(df))
     if newest_last and "date" in df.columns:

@@ -18,6 +18,7 @@ from typing import Any
 
 from primbench.formats._base import Converted, FormatError
 from primbench.formats._document import document, file_date, non_negative, specialization
+from primbench.textsafe import csv_uncell
 
 REQUIRED = ("index", "name", "bytes_per_second", "items_per_second", "noise_timeout", "noise_percent")
 OPTIONAL = ("gib_per_second", "gpu_seconds_per_call")
@@ -75,7 +76,7 @@ def read(data: bytes, source: str) -> Converted:
             raise FormatError(f"{where}.noise_timeout", f"must be 0 or 1, got {timeout!r}")
         per_call_text = cells.get("gpu_seconds_per_call", "").strip()
         per_call = non_negative(per_call_text, f"{where}.gpu_seconds_per_call") if per_call_text else None
-        name = cells["name"]
+        name = csv_uncell(cells["name"])  # primbench's own CSV marks a name that begins like a formula
         specs.append(specialization(
             int(index), name, {"algo": algorithm}, seconds_per_call=per_call,
             bytes_per_second=non_negative(cells["bytes_per_second"], f"{where}.bytes_per_second"),
