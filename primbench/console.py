@@ -52,11 +52,23 @@ def _console_class() -> type[Console]:
     return _Console
 
 
+def _sized_environ() -> dict[str, str]:
+    """The environment Rich reads its size from, less a ``COLUMNS`` or ``LINES`` that is no
+    positive whole number: Rich takes ``COLUMNS=0`` as a width of 0 and prints almost nothing."""
+    env = dict(os.environ)
+    for key in ("COLUMNS", "LINES"):
+        value = env.get(key)
+        if value is not None and not (value.strip().isdigit() and int(value) > 0):
+            del env[key]
+    return env
+
+
 def make_console(stream: IO[str] | None = None, *, stderr: bool = False) -> Console:
     """A Rich console that follows `color_enabled`; a closed pipe raises BrokenPipeError."""
     target = stream if stream is not None else (sys.stderr if stderr else sys.stdout)
     color = color_enabled(target)
     return _console_class()(
+        _environ=_sized_environ(),
         file=target,
         force_terminal=color,
         no_color=not color,

@@ -99,3 +99,18 @@ def test_a_benchmark_piped_into_head_keeps_its_results_and_exits_2(tmp_path: Pat
         _one_clean_line(done)
         assert "the results are in r.json" in done.stderr
         assert len(json.loads((tmp_path / "r.json").read_text())["specializations"]) == 12
+
+
+def test_legacy_encodings_exit_2_with_one_line_not_3(tmp_path: Path) -> None:
+    for encoding in ("latin-1", "cp1252"):
+        done = _sh(f"{COMPARE} >out.txt", tmp_path, env={**ENV, "PYTHONIOENCODING": encoding})
+        _one_clean_line(done)
+        assert "PYTHONIOENCODING=utf-8" in done.stderr and "its encoding" in done.stderr
+
+
+def test_columns_0_does_not_make_compare_print_nothing(tmp_path: Path) -> None:
+    wide = _sh(f"{COMPARE}", tmp_path, env={**ENV, "COLUMNS": "200"})
+    zero = _sh(f"{COMPARE}", tmp_path, env={**ENV, "COLUMNS": "0"})
+    assert zero.returncode == wide.returncode == 0
+    assert "Summary:" in zero.stdout and "geometric mean" in zero.stdout
+    assert len(zero.stdout) >= len(wide.stdout) * 0.9

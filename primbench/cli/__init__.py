@@ -57,9 +57,17 @@ def _failing_stream(exc: BaseException) -> tuple[str, Any] | None:
         if stream is None:
             continue
         if isinstance(exc, UnicodeEncodeError):
-            enc = (getattr(stream, "encoding", None) or "").lower().replace("_", "-")
-            if enc and enc == (exc.encoding or "").lower().replace("_", "-"):
-                return name, stream
+            # the stream whose encoding cannot hold the text (names differ: latin-1 is iso8859-1,
+            # and cp1252's errors say 'charmap')
+            enc = getattr(stream, "encoding", None)
+            chunk = exc.object[exc.start:exc.end] if isinstance(exc.object, str) else ""
+            if enc and chunk:
+                try:
+                    chunk.encode(enc)
+                except UnicodeEncodeError:
+                    return name, stream
+                except LookupError:
+                    pass
             continue
         try:
             stream.flush()
@@ -97,7 +105,8 @@ def describe_failure(exc: BaseException) -> tuple[str, int]:
             char = exc.object[exc.start:exc.start + 1] if isinstance(exc.object, str) else ""
             where = _stream_path(stream, name)
             _silence(stream)
-            return (f"{PROG}: error: cannot write to {where}: its encoding {exc.encoding!r} "
+            encoding = getattr(stream, "encoding", None) or exc.encoding
+            return (f"{PROG}: error: cannot write to {where}: its encoding {encoding!r} "
                     f"cannot hold {char!r} (U+{ord(char):04X}); set PYTHONIOENCODING=utf-8 or a UTF-8 locale"
                     if char else f"{PROG}: error: cannot write to {where}: {term_clean(exc)}"), EXIT_USAGE
     if isinstance(exc, OSError):
