@@ -63,16 +63,16 @@ def describe_stream(stream: Any, name: str) -> str:
 
 class GuardedStream:
     """A text stream that records its first failed write or flush (OSError: EPIPE, ENOSPC, EIO,
-    EBADF) instead of raising it, silences the descriptor and drops what follows: progress
-    output that fails must not stop a run from writing its results."""
+    EBADF; or text its encoding cannot hold) instead of raising it, silences the descriptor and
+    drops what follows: progress output that fails must not stop a run from writing its results."""
 
     def __init__(self, target: IO[str], name: str) -> None:
         self.target = target
         self.name = name
-        self.failure: OSError | None = None
+        self.failure: OSError | UnicodeEncodeError | None = None
         self._where = name
 
-    def _failed(self, exc: OSError) -> None:
+    def _failed(self, exc: OSError | UnicodeEncodeError) -> None:
         if self.failure is None:
             self.failure = exc
             self._where = describe_stream(self.target, self.name)  # before it points at /dev/null
@@ -82,7 +82,7 @@ class GuardedStream:
         if self.failure is None:
             try:
                 self.target.write(text)
-            except OSError as exc:
+            except (OSError, UnicodeEncodeError) as exc:
                 self._failed(exc)
         return len(text)
 
@@ -90,13 +90,18 @@ class GuardedStream:
         if self.failure is None:
             try:
                 self.target.flush()
-            except OSError as exc:
+            except (OSError, UnicodeEncodeError) as exc:
                 self._failed(exc)
 
     def message(self) -> str | None:
         """The one line for the failure (None if none)."""
         if self.failure is None:
             return None
+        if isinstance(self.failure, UnicodeEncodeError):
+            char = self.failure.object[self.failure.start:self.failure.start + 1]
+            encoding = getattr(self.target, "encoding", None) or self.failure.encoding
+            return (f"cannot write to {self._where}: its encoding {encoding!r} cannot hold {char!r}; "
+                    "set PYTHONIOENCODING=utf-8 or a UTF-8 locale")
         reason = self.failure.strerror or str(self.failure)
         return f"cannot write to {self._where}: {reason}"
 

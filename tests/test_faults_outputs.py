@@ -114,3 +114,11 @@ def test_columns_0_does_not_make_compare_print_nothing(tmp_path: Path) -> None:
     assert zero.returncode == wide.returncode == 0
     assert "Summary:" in zero.stdout and "geometric mean" in zero.stdout
     assert len(zero.stdout) >= len(wide.stdout) * 0.9
+
+
+def test_a_benchmark_in_a_legacy_encoding_keeps_its_results_and_exits_2(tmp_path: Path) -> None:
+    (tmp_path / "bench.py").write_text(BENCH)
+    done = _sh(f"{sys.executable} bench.py --rounds 1 --min-secs 0 --json-out r.json >out.txt", tmp_path,
+               env={**ENV, "PYTHONIOENCODING": "ascii"})
+    _one_clean_line(done)
+    assert len(json.loads((tmp_path / "r.json").read_text())["specializations"]) == 12
