@@ -307,6 +307,7 @@ class Executor:
         selected = self._selected()
         to_stdout = is_stdout(settings.json_out) or is_stdout(settings.csv_out)  # the progress goes to stderr
         self.output_error = None
+        self._guards = []  # this run's progress streams
         reporter = self._reporter or self._guarded_reporter(to_stdout)
         if "list" in self._modes:
             reporter.listing([q.name for q in selected])
