@@ -150,8 +150,6 @@ def why(row: SpecComparison, c: Comparison) -> str:
     if not row.comparable:
         return _short("; ".join(row.not_comparable))
     if row.verdict is Verdict.INCONCLUSIVE:
-        if reason.startswith("no run-to-run variability"):
-            return "no run-to-run variability: one run without rounds per side (use --rounds 2+, repeats or history)"
         return _short(reason.split("; t-test", 1)[0])
     if row.verdict in (Verdict.ADDED, Verdict.REMOVED):
         side = "head" if row.verdict is Verdict.ADDED else "base"
