@@ -359,6 +359,12 @@ def _pair(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
         "base_noise": b.noise_percent / 100 if b.noise_percent is not None else None,
         "head_noise": h.noise_percent / 100 if h.noise_percent is not None else None,
     }
+    skipped = [(side, e.spec) for side, es in (("base", base), ("head", head)) for e in es
+               if e.spec.skipped is not None]
+    if skipped:  # state.skip: not measured, and not a failure either
+        which = " and ".join(dict.fromkeys(side for side, _ in skipped))
+        return SpecComparison(verdict=Verdict.SKIPPED, reason=f"skipped in {which}: {skipped[0][1].skipped}",
+                              **common)
     failed = [(side, e.spec) for side, es in (("base", base), ("head", head)) for e in es if e.spec.failed]
     if failed:
         which = " and ".join(dict.fromkeys(side for side, _ in failed))
@@ -785,6 +791,12 @@ def _one_sided(key: tuple[str, str], entry: _Entry, verdict: Verdict, reason: st
     """A specialization found on one side only: its value in the chosen metric, else its default
     one (`primbench.metrics.choose`)."""
     spec = entry.spec
+    if spec.skipped is not None:  # skipped where it exists: says so, neither added nor removed work
+        side = "base" if verdict is Verdict.REMOVED else "head"
+        return SpecComparison(algorithm=key[0], name=key[1], verdict=Verdict.SKIPPED,
+                              reason=f"skipped in {side} ({reason}): {spec.skipped}",
+                              base_source=entry.results.source if side == "base" else None,
+                              head_source=entry.results.source if side == "head" else None)
     metric = by_name(choice).name if choice else choose(spec.bytes_per_second, spec.items_per_second).name
     value = getattr(spec, metric)
     noise = spec.noise_percent / 100 if spec.noise_percent is not None else None

@@ -21,6 +21,7 @@ STYLES = {
     Verdict.INCONCLUSIVE: "yellow",
     Verdict.ADDED: "cyan",
     Verdict.REMOVED: "cyan",
+    Verdict.SKIPPED: "grey50",
 }
 
 ICONS = {
@@ -30,6 +31,7 @@ ICONS = {
     Verdict.INCONCLUSIVE: "🟡",
     Verdict.ADDED: "➕",
     Verdict.REMOVED: "➖",
+    Verdict.SKIPPED: "⏭",
 }
 
 def _value(row: SpecComparison, value: float | None) -> str:
@@ -71,6 +73,8 @@ def summary_line(c: Comparison) -> str:
         (Verdict.UNCHANGED, "unchanged"), (Verdict.INCONCLUSIVE, "inconclusive"),
         (Verdict.ADDED, "added"), (Verdict.REMOVED, "removed"),
     ]
+    if counts.get(Verdict.SKIPPED, 0):  # only where a benchmark skipped one (results 4.5.0)
+        words.append((Verdict.SKIPPED, "skipped"))
     parts = []
     for v, word in words:
         n = counts.get(v, 0)
@@ -105,7 +109,7 @@ def _side_label(c: Comparison, side: str) -> str:
 #: Order of the rows in the tables: what needs a look first. Within a verdict, the largest
 #: regressions and improvements come first, every other row keeps the order of base.
 PRIORITY = (Verdict.REGRESSION, Verdict.IMPROVEMENT, Verdict.INCONCLUSIVE, Verdict.REMOVED, Verdict.ADDED,
-            Verdict.UNCHANGED)
+            Verdict.UNCHANGED, Verdict.SKIPPED)
 #: Rows of a terminal table unless --max-rows says otherwise.
 TERMINAL_ROWS = 100
 #: A GitHub pull-request comment holds at most this many characters (counted as UTF-16 units).
@@ -151,6 +155,8 @@ def why(row: SpecComparison, c: Comparison) -> str:
         return _short("; ".join(row.not_comparable))
     if row.verdict is Verdict.INCONCLUSIVE:
         return _short(reason.split("; t-test", 1)[0])
+    if row.verdict is Verdict.SKIPPED:
+        return _short(reason)
     if row.verdict in (Verdict.ADDED, Verdict.REMOVED):
         side = "head" if row.verdict is Verdict.ADDED else "base"
         if "(failed: " in reason:

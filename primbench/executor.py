@@ -11,7 +11,6 @@ import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import product
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -19,7 +18,7 @@ import msgspec
 from msgspec import UNSET
 
 from primbench.atomicfile import STDOUT, fallback_path, is_stdout, unwritable_reason, write_output
-from primbench.axis import SIZE, Axis, declared, override, parse_override
+from primbench.axis import SIZE, Axis, Constraint, combinations, constraints, declared, override, parse_override, zips
 from primbench.benchmark import (
     Benchmark,
     checked_meta,
@@ -37,6 +36,7 @@ from primbench.errors import (
     EXIT_USAGE,
     DeviceError,
     PrimbenchError,
+    Skipped,
     ThermalError,
     UsageError,
 )
@@ -98,6 +98,9 @@ class _Queued:
     declared: dict[str, Axis] = field(default_factory=dict)
     axes: dict[str, Any] = field(default_factory=dict)  # this specialization's value of each axis
     size: int | None = None  # its value of the size axis: state.size
+    zips: tuple[tuple[str, ...], ...] = ()  # axes that advance together (pb.axis.zipped)
+    constraints: tuple[Constraint, ...] = ()  # predicates that exclude combinations (pb.axis.constrain)
+    excluded: str | None = None  # after expansion: why a constraint excludes this combination
 
 
 class Executor:
@@ -139,6 +142,7 @@ class Executor:
         self._custom: list[CustomOption] = []
         self._custom_values: dict[str, Any] = {}
         self._queue: list[_Queued] = []
+        self._excluded: list[tuple[str, str]] = []  # (name, reason) of the selected combinations excluded
         self._deferred: list[PrimbenchError] = []  # bad definitions, raised by run()
         if naming not in NAMINGS:
             self._deferred.append(UsageError(f"Executor(naming={naming!r}): give one of {', '.join(NAMINGS)}"))
@@ -198,6 +202,8 @@ class Executor:
         try:
             meta = checked_meta(benchmark)
             axes = declared(benchmark)
+            groups = zips(benchmark, axes)
+            rules = constraints(benchmark)
         except PrimbenchError as exc:
             self._deferred.append(exc)
             return
@@ -206,7 +212,7 @@ class Executor:
                 f"{type(benchmark).__name__}: {', '.join(map(repr, clash))} is both a meta() key and an axis; "
                 "the axis value joins meta by itself"))
             return
-        self._queue.append(_Queued(benchmark, meta, specialization_name(meta), axes))
+        self._queue.append(_Queued(benchmark, meta, specialization_name(meta), axes, zips=groups, constraints=rules))
 
     def _overrides(self, settings: Settings) -> dict[str, str]:
         """``--axis`` values by axis name (and ``--size`` given on the command line, as the
@@ -224,7 +230,9 @@ class Executor:
         return out
 
     def _expanded(self, settings: Settings) -> list[_Queued]:
-        """Every specialization: each queued benchmark, or the Cartesian product of its axes."""
+        """Every specialization: each queued benchmark, or the Cartesian product of its axes
+        (zipped axes advancing together); a combination a constraint excludes is kept with its
+        reason in ``excluded`` (listed, never run)."""
         overrides = self._overrides(settings)
         used: set[str] = set()
         out: list[_Queued] = []
@@ -239,12 +247,10 @@ class Executor:
                 continue
             if SIZE in axes and any(v <= 0 for v in axes[SIZE].values):
                 raise UsageError(f"--axis size={overrides.get(SIZE)}: sizes must be greater than 0")
-            names = list(axes)
-            for combo in product(*(axes[n].values for n in names)):
-                values = dict(zip(names, combo, strict=True))
+            for values, reason in combinations(type(q.benchmark).__name__, axes, q.zips, q.constraints):
                 meta = {**q.meta, **{n: axes[n].label(v) for n, v in values.items()}}
                 out.append(_Queued(q.benchmark, meta, specialization_name(meta), q.declared, values,
-                                   values.get(SIZE)))
+                                   values.get(SIZE), q.zips, q.constraints, reason))
         if unknown := [n for n in overrides if n not in used]:
             known = sorted({n for q in self._queue for n in q.declared})
             raise UsageError(f"--axis {unknown[0]}=...: no queued benchmark has an axis {unknown[0]!r} "
@@ -278,10 +284,15 @@ class Executor:
                 )
             seen[q.name] = type(q.benchmark).__name__
         pattern = re.compile(self.settings.filter)
-        chosen = sorted((q for q in specs if pattern.search(q.name)), key=lambda q: key(q.name))
-        if not chosen:
-            names = ", ".join(repr(q.name) for q in sorted(specs, key=lambda q: key(q.name)))
+        matched = sorted((q for q in specs if pattern.search(q.name)), key=lambda q: key(q.name))
+        chosen = [q for q in matched if q.excluded is None]
+        self._excluded = [(q.name, q.excluded) for q in matched if q.excluded is not None]
+        if not matched:
+            names = ", ".join(repr(q.name) for q in sorted(specs, key=lambda q: key(q.name)) if q.excluded is None)
             raise UsageError(f"--filter {self.settings.filter!r} matches none of: {names}")
+        if not chosen and "list" not in self._modes:
+            raise UsageError(f"every selected combination is excluded by a constraint ({self._excluded[0][1]}, ...): "
+                             "nothing to run")
         return chosen
 
     def run(self) -> Report:
@@ -304,8 +315,9 @@ class Executor:
         to_stdout = is_stdout(settings.json_out) or is_stdout(settings.csv_out)  # the progress goes to stderr
         reporter = self._reporter or Reporter(make_console(stderr=True) if to_stdout else None)
         if "list" in self._modes:
-            reporter.listing([q.name for q in selected])
-            return self._returned(Report("list", names=tuple(q.name for q in selected)))
+            reporter.listing([q.name for q in selected], self._excluded)
+            return self._returned(Report("list", names=tuple(q.name for q in selected),
+                                         excluded=dict(self._excluded)))
         if "profile" in self._modes and settings.dry:
             raise UsageError("--profile and --dry exclude each other: --dry runs nothing, --profile calls once")
         if "profile" not in self._modes:
@@ -406,6 +418,7 @@ class Executor:
         reporter.header(algorithm, count, settings.dry, noise_tolerance_percent=settings.noise_tolerance_percent)
         done: dict[int, list[_Round]] = {i: [] for i in range(count)}
         failures: dict[int, Specialization] = {}
+        skipped: dict[int, Specialization] = {}  # state.skip: recorded, not failed
         finished: dict[int, Specialization] = {}  # records of the specializations that ran every round
         exceptions: dict[str, BaseException] = {}
         interrupted: KeyboardInterrupt | None = None
@@ -426,7 +439,7 @@ class Executor:
                 if rounds > 1:
                     reporter.round_started(r, rounds, _eta(started, r * count, rounds * count))
                 for index, q in enumerate(selected):
-                    if index in failures or index in finished:  # failed, or stopped early: precise enough
+                    if index in failures or index in skipped or index in finished:  # or stopped early: precise enough
                         continue
                     reporter.started(index, count, q.name)
                     if settings.dry:
@@ -438,6 +451,10 @@ class Executor:
                                                        lambda p, i=index: reporter.batch(i, count, p)))
                     except (KeyboardInterrupt, ThermalError):
                         raise
+                    except Skipped as exc:  # the benchmark declined this combination: not a failure
+                        skipped[index] = _skipped_record(index, q, exc.reason)
+                        reporter.finished(index, count, skipped[index])
+                        continue
                     except Exception as exc:  # the benchmark's own fault: report it, go on
                         failures[index] = _failed_record(index, q, exc)
                         exceptions[q.name] = exc
@@ -464,6 +481,8 @@ class Executor:
                 records.append(_dry_record(index, q))
             elif index in failures:
                 records.append(failures[index])
+            elif index in skipped:
+                records.append(skipped[index])
             elif index in finished:
                 records.append(finished[index])
             elif done[index]:  # interrupted before its last round
@@ -473,11 +492,13 @@ class Executor:
         code = (signal_exit_code(interrupted, EXIT_INTERRUPTED) if interrupted
                 else EXIT_FAILED if (errors or fatal) else EXIT_OK)
         report = Report("dry" if settings.dry else "run", code, tuple(q.name for q in selected), results,
-                        failures=errors, exceptions=exceptions, error=fatal)
+                        failures=errors, exceptions=exceptions, error=fatal,
+                        skipped={r.name: r.skipped for r in records if r.skipped is not None},
+                        excluded=dict(self._excluded))
         self._keep(report)  # kept should writing fail
         outputs = self._write(settings, results)
         assert results.summary is not None
-        reporter.summary(results.summary, len(records), len(errors), outputs)
+        reporter.summary(results.summary, len(records), len(errors), outputs, excluded=len(self._excluded))
         report = self._keep(dataclasses.replace(report, outputs=tuple(outputs)))
         if interrupted is not None:
             raise interrupted
@@ -504,6 +525,9 @@ class Executor:
                         raise UsageError(f"{type(q.benchmark).__name__}.run() never called state.run(fn)")
                 except KeyboardInterrupt:
                     raise
+                except Skipped as exc:
+                    reporter.finished(index, count, _skipped_record(index, q, exc.reason))
+                    continue
                 except Exception as exc:  # the benchmark's own fault: report it, go on
                     record = _failed_record(index, q, exc)
                     failures[q.name], exceptions[q.name] = str(record.error), exc
@@ -826,6 +850,14 @@ def _failed_record(index: int, q: _Queued, exc: BaseException) -> Specialization
     return Specialization(
         index=index, name=q.name, bytes_per_second=None, items_per_second=None, bytes_per_item=None, items=None,
         noise_timeout=False, noise_percent=None, meta=q.meta, elapsed_secs=None, calls=None, error=message,
+    )
+
+
+def _skipped_record(index: int, q: _Queued, reason: str) -> Specialization:
+    """A specialization its benchmark skipped (``state.skip``, results 4.5.0): no metrics, not failed."""
+    return Specialization(
+        index=index, name=q.name, bytes_per_second=None, items_per_second=None, bytes_per_item=None, items=None,
+        noise_timeout=None, noise_percent=None, meta=q.meta, elapsed_secs=None, calls=None, skipped=reason,
     )
 
 

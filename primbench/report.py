@@ -105,7 +105,9 @@ class Report(Mapping[str, Any]):
     list, profile and help, which make none); ``document`` the same as written to results.json,
     which the report reads as a mapping. ``failures``: name -> error of each
     failed specialization, ``exceptions`` their exceptions. ``error``: why the run was aborted
-    (warming or cooling that timed out), else None. ``outputs``: the files written."""
+    (warming or cooling that timed out), else None. ``outputs``: the files written. ``skipped``:
+    name -> reason of each specialization whose ``run()`` called ``state.skip`` (not failures);
+    ``excluded``: name -> reason of each combination a `primbench.axis.constrain` excluded."""
 
     mode: str
     exit_code: int = EXIT_OK
@@ -115,6 +117,8 @@ class Report(Mapping[str, Any]):
     failures: Mapping[str, str] = field(default_factory=dict)
     exceptions: Mapping[str, BaseException] = field(default_factory=dict, repr=False)
     error: str | None = None
+    skipped: Mapping[str, str] = field(default_factory=dict)
+    excluded: Mapping[str, str] = field(default_factory=dict)
 
     # ----- the document, as a mapping
     @cached_property
@@ -145,13 +149,13 @@ class Report(Mapping[str, Any]):
 
     @cached_property
     def results(self) -> tuple[BenchResult, ...]:
-        """Each measured specialization (failed and dry ones left out), in results order."""
+        """Each measured specialization (failed, skipped and dry ones left out), in results order."""
         if self.model is None or self.document is None:
             return ()
         return tuple(
             BenchResult.from_specialization(spec, record, self.document, self.json_path)
             for spec, record in zip(self.model.specializations, self.document["specializations"], strict=True)
-            if not spec.failed and not spec.dry
+            if spec.measured
         )
 
     def result(self, name: str) -> BenchResult:

@@ -41,6 +41,13 @@ The schema is the C++ primbench's 4.0.0, key for key. Later versions only add ke
   lacks them): `Specialization.gpu_seconds_per_call` is GPU time over calls and
   `Specialization.time_per_call` takes its other statistics from ``batches`` where the file
   holds them, else None.
+* 4.5.0 - skip and throttling (issue 26): a specialization whose ``run()`` called
+  ``state.skip(reason)`` has ``"skipped": "reason"`` and null metrics, as a failed one has, but
+  it is not a failure; ``summary.skipped`` counts them. Batches measured while the SM clock
+  was throttled (below ``min_clock_fraction`` of the default clock, or a thermal or power
+  clock-event reason) are discarded and measured again (`primbench.throttle`):
+  ``throttled_batches`` per specialization (and per round) and in the summary count them.
+  Older files count nothing: the keys stay absent (unknown, not zero).
 
 A file of an older version is read through `UPGRADES`, one small function per version step
 (a document in, the document of the next version out); `Results.version` still says which
@@ -77,8 +84,8 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 
 from primbench.errors import PrimbenchError
 
-RESULTS_VERSION = "4.4.0"
-KNOWN_VERSIONS = ("4.0.0", "4.1.0", "4.2.0", "4.3.0", "4.4.0")
+RESULTS_VERSION = "4.5.0"
+KNOWN_VERSIONS = ("4.0.0", "4.1.0", "4.2.0", "4.3.0", "4.4.0", "4.5.0")
 
 CSV_HEADER = (
     "index",
@@ -175,6 +182,7 @@ class Round(_Record, frozen=True, kw_only=True, omit_defaults=True):
     elapsed_secs: Elapsed | None = None
     gpu_temp_celsius: Temperatures | None = None
     sm_clock_mhz: NonNegative | UnsetType | None = UNSET  # written as null when the clock was not read
+    throttled_batches: Count | None = None  # 4.5.0: batches discarded as throttled in this round
 
     @property
     def average_clock_mhz(self) -> float | None:
@@ -270,9 +278,16 @@ class Specialization(_Record, frozen=True, kw_only=True, omit_defaults=True):
     timer: Timer = "events"  # 4.4.0: "host" is written, "events" (the GPU's) is not
     error: str | None = None  # 4.1.0
     dry: bool = False  # 4.4.0: a dry run's (nothing measured), written only when true
+    #: 4.5.0: why the benchmark skipped this specialization (``state.skip(reason)``); its
+    #: metrics are null, and it is not a failure.
+    skipped: str | None = None
+    #: 4.5.0: batches discarded because the SM clock was throttled (absent in older files).
+    throttled_batches: Count | None = None
 
     def __post_init__(self) -> None:
-        if self.error is None:
+        if self.error is not None and self.skipped is not None:
+            raise ValueError("skipped: a specialization is skipped or failed (error), not both")
+        if self.error is None and self.skipped is None:
             for key in _MEASURED:
                 if getattr(self, key) is None:
                     raise ValueError(f"{key}: is null, yet the specialization has no error")
@@ -283,6 +298,11 @@ class Specialization(_Record, frozen=True, kw_only=True, omit_defaults=True):
     @property
     def failed(self) -> bool:
         return self.error is not None
+
+    @property
+    def measured(self) -> bool:
+        """Whether it holds measurements: not failed, not skipped, not a dry run's."""
+        return self.error is None and self.skipped is None and not self.dry
 
     @property
     def algorithm(self) -> str:
@@ -549,14 +569,19 @@ class Summary(_Record, frozen=True, kw_only=True, omit_defaults=True):
     noise_timeouts: Count | None = None
     failures: Count | None = None
     elapsed_secs: Elapsed | None = None
+    skipped: Count | None = None  # 4.5.0: specializations that called state.skip
+    throttled_batches: Count | None = None  # 4.5.0: batches discarded as throttled, every specialization
 
     @classmethod
     def of(cls, records: Sequence[Specialization], host_secs: float) -> Summary:
         """The totals of `records`: noise timeouts and GPU time of those that ran, failures,
-        and the run's `host_secs`."""
-        ok = [r for r in records if not r.failed]
-        return cls(noise_timeouts=sum(1 for r in ok if r.noise_timeout), failures=len(records) - len(ok),
-                   elapsed_secs=Elapsed(host=host_secs, gpu=sum(r.elapsed_gpu_secs or 0 for r in ok)))
+        skipped specializations, throttled batches and the run's `host_secs`."""
+        ok = [r for r in records if not r.failed and r.skipped is None]
+        failures = sum(1 for r in records if r.failed)
+        return cls(noise_timeouts=sum(1 for r in ok if r.noise_timeout), failures=failures,
+                   elapsed_secs=Elapsed(host=host_secs, gpu=sum(r.elapsed_gpu_secs or 0 for r in ok)),
+                   skipped=sum(1 for r in records if r.skipped is not None),
+                   throttled_batches=sum(r.throttled_batches or 0 for r in records))
 
 
 class Document(_Record, frozen=True, kw_only=True, omit_defaults=True):
@@ -709,7 +734,7 @@ class Results:
         out = io.StringIO()
         out.write(",".join(CSV_HEADER) + "\n")
         for spec in self.specializations:
-            if spec.failed:
+            if spec.failed or spec.skipped is not None:
                 continue
             bps = float(spec.bytes_per_second or 0)
             name = '"' + spec.name.replace('"', '""') + '"'
@@ -794,6 +819,12 @@ def _from_4_3_0(doc: Mapping[str, Any]) -> dict[str, Any]:
     return _with_settings(doc, "4.4.0")
 
 
+def _from_4_4_0(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """4.4.0 -> 4.5.0: no specialization could skip (no ``skipped``), and throttled batches
+    were neither discarded nor counted: ``throttled_batches`` stays absent (unknown)."""
+    return _with_settings(doc, "4.5.0")
+
+
 #: One step per older version: its document in, the next version's out (a new dict; the
 #: parts that change are copied).
 UPGRADES: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
@@ -801,6 +832,7 @@ UPGRADES: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
     "4.1.0": _from_4_1_0,
     "4.2.0": _from_4_2_0,
     "4.3.0": _from_4_3_0,
+    "4.4.0": _from_4_4_0,
 }
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 from primbench.device import Device
-from primbench.errors import UsageError
+from primbench.errors import Skipped, UsageError
 from primbench.measure import TIMERS, Measurement, Progress, Timer, measure
 from primbench.rounds import round_budget
 from primbench.settings import Settings
@@ -152,6 +152,16 @@ class State:
     @property
     def bytes_per_call(self) -> int:
         return self.bytes_read + self.bytes_written
+
+    def skip(self, reason: str) -> NoReturn:
+        """Skip this specialization: ``state.skip("block > items")`` where a combination of the
+        axes makes no sense. It raises (so nothing after it runs); the specialization is then
+        recorded as skipped with `reason` (results.json ``"skipped"``), which is not a failure:
+        the run exits 0. A combination known to be invalid before ``run()`` is better excluded by
+        `primbench.axis.constrain`, which ``--list`` shows."""
+        if not isinstance(reason, str) or not reason.strip():
+            raise UsageError("state.skip(reason): give the reason, a non-empty string")
+        raise Skipped(" ".join(reason.split()))
 
     def test(self, fn: Callable[[], object]) -> None:
         """Check the output once, right after the first round's warmup call (skipped with --no-test

@@ -194,7 +194,7 @@ def test_the_json_keeps_the_keys_nesting_and_order_of_the_schema(tmp_path: Path)
     assert list(char["between_rounds"]) == ["count", "cv_percent"]
     assert list(char["time_per_call"]) == TIME_PER_CALL and "timer" not in char  # GPU events: no key
     assert list(char["sm_clock"]["clock_event_reasons"]) == ["start", "end"]
-    assert list(doc["summary"]) == ["noise_timeouts", "failures", "elapsed_secs"]
+    assert list(doc["summary"]) == ["noise_timeouts", "failures", "elapsed_secs", "skipped", "throttled_batches"]
     one, _ = run(tmp_path / "one", "--rounds", "1")  # one round: batches carry no round
     assert "batches" not in one["specializations"][0]
     assert one["specializations"][0]["between_rounds"] == {"count": 1, "cv_percent": None}
@@ -319,9 +319,9 @@ def test_an_old_file_loads_through_the_steps_from_text_too(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize(("version", "expected"), [
-    ("5.0.0", "unknown schema version '5.0.0' (known: 4.0.0, 4.1.0, 4.2.0, 4.3.0, 4.4.0); upgrade primbench to "
-              "read it"),
-    ("4.5.0", "unknown schema version '4.5.0'"),
+    ("5.0.0", "unknown schema version '5.0.0' (known: 4.0.0, 4.1.0, 4.2.0, 4.3.0, 4.4.0, 4.5.0); upgrade primbench "
+              "to read it"),
+    ("4.6.0", "unknown schema version '4.6.0'"),
     ("3.9.0", "this primbench cannot read it"),
     ("", "unknown schema version ''"),
     (4, "must be a string, got a number"),
