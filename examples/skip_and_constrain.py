@@ -87,6 +87,6 @@ class TileReverse(pb.Benchmark):
 
 
 if __name__ == "__main__":
-    ex = pb.Executor()
-    ex.queue(TileReverse())
-    ex.main()
+    executor = pb.Executor()
+    executor.queue(TileReverse())
+    executor.main()

@@ -780,6 +780,7 @@ def _round_record(r: int, rd: _Round, settings: Settings) -> Round:
         elapsed_secs=Elapsed(host=m.host_secs, gpu=gpu),
         gpu_temp_celsius=_temperatures(out.temp_start, out.temp_end),
         sm_clock_mhz=clock["average_mhz"] if clock is not None else UNSET,
+        throttled_batches=m.throttled_batches,  # results 4.5.0
     )
 
 
@@ -829,6 +830,7 @@ def _record(index: int, q: _Queued, rounds: Sequence[_Round], settings: Settings
         written_time_per_call=TimePerCall(**stats) if stats is not None else None,
         # times on the host clock: compare warns before it mixes them with events
         timer="host" if any(rd.outcome.timer == "host" for rd in rounds) else "events",
+        throttled_batches=sum(m.throttled_batches for m in measurements),  # results 4.5.0
     )
 
 
@@ -885,6 +887,8 @@ def _clock_note(record: Specialization) -> str:
     note = f"  SM {clock.average_mhz:.0f} MHz"
     if clock.below_expected:
         note += " [red](below expected clock)[/]"
+    if record.throttled_batches:
+        note += f" [yellow]{record.throttled_batches} throttled batches discarded[/]"
     return note
 
 

@@ -19,6 +19,9 @@ Written once against `primbench.device.Device`. The rules, as in the C++ primben
   sizing counts: it is time the benchmark ran).
 * Noise timeout: more than ``noise_timeout_secs`` passed and the window is still at or
   above tolerance: stop with ``noise_timeout = True``.
+* Throttling: with a `primbench.throttle.ThrottleGuard`, a measured batch that ran with the
+  SM clock held down is discarded and followed by a growing recovery delay (the module says
+  when and how long); the discards are counted in ``Measurement.throttled_batches``.
 
 The host timer (``state.run(fn, timer="host")``, `host_timed_calls`) replaces the per-call
 protocol for libraries that launch on streams of their own (JAX): a batch is timed on the host
@@ -35,6 +38,7 @@ from typing import Any, Literal
 
 from primbench.device import Device
 from primbench.errors import UsageError
+from primbench.throttle import ThrottleGuard
 
 #: Calls between two synchronizations (and event pairs in flight) when the cache is hot.
 SYNC_EVERY = 64
@@ -65,6 +69,8 @@ class Measurement:
     host_secs: float
     #: The round's wall time by the clock its stopping rule reads (from `measure`'s `started`).
     round_secs: float = 0.0
+    #: Measured batches discarded because the SM clock was throttled (`primbench.throttle`).
+    throttled_batches: int = 0
 
     @property
     def gpu_secs(self) -> float:
@@ -312,6 +318,7 @@ def measure(
     started: float | None = None,
     fill_secs: float | None = None,
     fill_batches: int | None = None,
+    throttle: ThrottleGuard | None = None,
 ) -> Measurement:
     """Size the batches (unless `calls_per_batch` is given: a later round of a specialization
     keeps the size its first round found), then measure batches until a stopping rule fires.
@@ -375,9 +382,14 @@ def measure(
         else:
             if before_batch is not None:
                 before_batch()
+            if throttle is not None:
+                throttle.begin()
             with device.nvtx_range(f"batch {len(batches) + 1}"):
                 batch_ms, times = run_batch(calls)
+            if throttle is not None and throttle.discard():
+                continue  # throttled: dropped, and the recovery delay waited; measure another
         elapsed = device.now() - start
+        discarded = throttle.discarded if throttle is not None else 0
         batches.append(BatchRecord(batch_ms, calls, elapsed, times))
         window = [b.batch_ms for b in batches[-batch_window_size:]]
         noise = coefficient_of_variation(window) * 100.0
@@ -386,6 +398,6 @@ def measure(
         if len(batches) >= batch_window_size:
             ran = device.now() - began
             if noise < noise_tolerance_percent and ran >= min_secs:
-                return Measurement(tuple(batches), calls, sizing, noise, False, elapsed, ran)
+                return Measurement(tuple(batches), calls, sizing, noise, False, elapsed, ran, discarded)
             if noise >= noise_tolerance_percent and ran > noise_timeout_secs:
-                return Measurement(tuple(batches), calls, sizing, noise, True, elapsed, ran)
+                return Measurement(tuple(batches), calls, sizing, noise, True, elapsed, ran, discarded)

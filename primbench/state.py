@@ -11,6 +11,7 @@ from primbench.errors import Skipped, UsageError
 from primbench.measure import TIMERS, Measurement, Progress, Timer, measure
 from primbench.rounds import round_budget
 from primbench.settings import Settings
+from primbench.throttle import ThrottleGuard
 from primbench.typenames import itemsize
 
 
@@ -219,6 +220,7 @@ class State:
             temp_start = self._thermal.temperature()
             reasons_start = device.clock_event_reasons()
             clock_start = device.clock_sample()
+            guard = None if s.no_monitoring else ThrottleGuard(device, s.min_clock_fraction, device.default_clock_mhz())
             budget = round_budget(s.min_secs, s.noise_timeout_secs, s.batch_window_size, self.rounds,
                                   self.round_index, self._spent_secs)
             m = measure(
@@ -240,8 +242,11 @@ class State:
                 started=started,
                 fill_secs=budget.fill_secs,
                 fill_batches=budget.fill_batches,
+                throttle=guard,
             )
             clock_end = device.clock_sample()
+            if guard is not None and guard.discarded and guard.kept_clock is not None and clock_start is not None:
+                clock_start, clock_end = (0, 0), guard.kept_clock  # the kept batches' clock (primbench.throttle)
             reasons_end = device.clock_event_reasons()
             temp_end = self._thermal.temperature()
         self.outcome = RunOutcome(m, temp_start, temp_end, clock_start, clock_end, reasons_start, reasons_end, timer)
