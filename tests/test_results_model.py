@@ -164,11 +164,12 @@ def test_the_report_holds_the_model_and_its_results_are_built_from_it(tmp_path: 
 
 SPEC = ["index", "name", "bytes_per_second", "items_per_second", "bytes_per_item", "items", "noise_timeout",
         "noise_percent", "meta", "elapsed_secs", "gpu_temp_celsius", "calls", "batches", "sm_clock", "rounds",
-        "between_rounds", "gpu_seconds_per_call", "time_per_call"]
+        "between_rounds", "gpu_seconds_per_call", "time_per_call", "throttled_batches"]  # 4.5.0: throttled_batches
 FAILED = ["index", "name", "bytes_per_second", "items_per_second", "bytes_per_item", "items", "noise_timeout",
           "noise_percent", "meta", "elapsed_secs", "calls", "error"]
 ROUND = ["round", "gpu_ms_per_call", "bytes_per_second", "items_per_second", "noise_timeout", "noise_percent",
-         "batches", "kernel_calls", "kernel_calls_per_batch", "elapsed_secs", "gpu_temp_celsius", "sm_clock_mhz"]
+         "batches", "kernel_calls", "kernel_calls_per_batch", "elapsed_secs", "gpu_temp_celsius", "sm_clock_mhz",
+         "throttled_batches"]
 SM_CLOCK = ["average_mhz", "default_mhz", "fraction_of_default", "below_expected", "clock_event_reasons",
             "throttle_reasons"]
 GENERAL = ["algorithm", "specialization_count", "library_build_type", "gpu", "backend", "thermal", "host_name",
