@@ -297,7 +297,7 @@ class _Run:
 
 
 def _run(entry: _Entry, metric: str) -> _Run | None:
-    values = [v for v in (getattr(r, metric) for r in entry.spec.rounds) if 0 < v < math.inf]
+    values = [v for v in (getattr(r, metric) for r in entry.spec.rounds) if v is not None and 0 < v < math.inf]
     logs = [math.log(v) for v in values[measured_rounds(len(values))]]
     if not logs:
         own = float(getattr(entry.spec, metric) or 0.0)

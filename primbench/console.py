@@ -258,6 +258,13 @@ class Reporter:
         end = record.gpu_temp_end
         temp = f"  {end:.0f} °C" if end is not None else ""
         timer = "  host timer" if record.timer == "host" else ""
+        energy = record.energy
+        if energy is not None and energy.joules_per_call is not None:  # results 4.5.0 (primbench.energy)
+            from primbench.metrics import METRICS
+
+            timer += f"  {METRICS['joules_per_call'].format(energy.joules_per_call)}/call {energy.watts or 0:.0f} W"
+            if energy.rounds_too_short:
+                timer += " [yellow](too short for the energy counter)[/]"
         figures = _figures(record.bytes_per_second or 0.0, record.items_per_second or 0.0,
                            record.gpu_seconds_per_call or 0.0)
         self.console.print(

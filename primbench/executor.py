@@ -29,6 +29,7 @@ from primbench.benchmark import (
 from primbench.clocks import clock_record
 from primbench.console import Reporter, make_console, set_active
 from primbench.device import Device
+from primbench.energy import over_rounds
 from primbench.errors import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -51,12 +52,14 @@ from primbench.results import (
     Calls,
     Context,
     Elapsed,
+    Energy,
     Flags,
     General,
     Gpu,
     Monitoring,
     Results,
     Round,
+    RoundEnergy,
     SettingsRecord,
     SmClock,
     Specialization,
@@ -564,7 +567,8 @@ class Executor:
             q.benchmark.run(state)
         if state.outcome is None:
             raise UsageError(f"{type(q.benchmark).__name__}.run() never called state.run(fn)")
-        return _Round(state.outcome, state.items, state.bytes_per_call, device.default_clock_mhz())
+        return _Round(state.outcome, state.items, state.bytes_per_call, device.default_clock_mhz(),
+                      None if settings.no_monitoring else device.power_limit_watts())
 
     def _results(self, settings: Settings, algorithm: str, records: list[Specialization],
                  device: _DeviceRecords, thermal: Thermal | None) -> Results:
@@ -730,6 +734,7 @@ class _Round:
     items: int
     bytes_per_call: int
     default_clock_mhz: float | None
+    power_limit_watts: float | None = None
 
     @property
     def gpu_secs(self) -> float:
@@ -781,6 +786,7 @@ def _round_record(r: int, rd: _Round, settings: Settings) -> Round:
         gpu_temp_celsius=_temperatures(out.temp_start, out.temp_end),
         sm_clock_mhz=clock["average_mhz"] if clock is not None else UNSET,
         throttled_batches=m.throttled_batches,  # results 4.5.0
+        energy=msgspec.convert(m.energy.record(), RoundEnergy) if m.energy is not None else None,
     )
 
 
@@ -831,7 +837,16 @@ def _record(index: int, q: _Queued, rounds: Sequence[_Round], settings: Settings
         # times on the host clock: compare warns before it mixes them with events
         timer="host" if any(rd.outcome.timer == "host" for rd in rounds) else "events",
         throttled_batches=sum(m.throttled_batches for m in measurements),  # results 4.5.0
+        energy=_energy(measurements, last.power_limit_watts),
     )
+
+
+def _energy(measurements: Sequence[Measurement], power_limit_watts: float | None) -> Energy | None:
+    """A specialization's ``energy`` (results 4.5.0) where every round read the counter."""
+    windows = [m.energy for m in measurements]
+    if not windows or any(w is None for w in windows):
+        return None
+    return msgspec.convert(over_rounds([w for w in windows if w is not None], power_limit_watts), Energy)
 
 
 def _clock_over(rounds: Sequence[_Round], settings: Settings) -> dict[str, Any] | None:

@@ -37,6 +37,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from primbench.device import Device
+from primbench.energy import EnergyWindow
+from primbench.energy import window as energy_window
 from primbench.errors import UsageError
 from primbench.throttle import ThrottleGuard
 
@@ -71,6 +73,8 @@ class Measurement:
     round_secs: float = 0.0
     #: Measured batches discarded because the SM clock was throttled (`primbench.throttle`).
     throttled_batches: int = 0
+    #: The energy counter over the measured batches (`primbench.energy`), None if unread.
+    energy: EnergyWindow | None = None
 
     @property
     def gpu_secs(self) -> float:
@@ -319,6 +323,7 @@ def measure(
     fill_secs: float | None = None,
     fill_batches: int | None = None,
     throttle: ThrottleGuard | None = None,
+    energy: Callable[[], float | None] | None = None,
 ) -> Measurement:
     """Size the batches (unless `calls_per_batch` is given: a later round of a specialization
     keeps the size its first round found), then measure batches until a stopping rule fires.
@@ -345,10 +350,12 @@ def measure(
     began = sizing_start if started is None else started
     batch_start = sizing_start
     last: tuple[float, tuple[float, ...]] | None = None  # the sizing batch that passed the minimum
+    joules_before: float | None = None  # the energy counter before the last sizing batch
     while calls_per_batch is None:
         sizing += 1
         if before_batch is not None:
             before_batch()
+        joules_before = energy() if energy is not None else None
         batch_start = device.now()
         with device.nvtx_range(f"sizing batch {sizing} ({calls} calls)"):
             total, times = run_batch(calls)
@@ -366,6 +373,7 @@ def measure(
         calls = next_size(calls, total, min_gpu_ms_per_batch, now - batch_start,
                           noise_timeout_secs - (now - sizing_start))
     start = device.now()
+    joules_start = energy() if energy is not None else None
     kept = None  # the last sizing batch, measured as batch 1 where the fill keeps its size
     if calls_per_batch is None:
         filled = fill_window(calls, start - batch_start,
@@ -373,6 +381,7 @@ def measure(
                              batch_window_size if fill_batches is None else fill_batches)
         if filled == calls and last is not None:
             kept, start, sizing = last, batch_start, sizing - 1
+            joules_start = joules_before
         calls = filled
 
     batches: list[BatchRecord] = []
@@ -397,7 +406,8 @@ def measure(
             on_batch(Progress(len(batches), batch_window_size, noise, elapsed, calls, batches[-1].batch_ms))
         if len(batches) >= batch_window_size:
             ran = device.now() - began
-            if noise < noise_tolerance_percent and ran >= min_secs:
-                return Measurement(tuple(batches), calls, sizing, noise, False, elapsed, ran, discarded)
-            if noise >= noise_tolerance_percent and ran > noise_timeout_secs:
-                return Measurement(tuple(batches), calls, sizing, noise, True, elapsed, ran, discarded)
+            timeout = noise >= noise_tolerance_percent and ran > noise_timeout_secs
+            if (noise < noise_tolerance_percent and ran >= min_secs) or timeout:
+                joules = energy_window(joules_start, energy() if energy is not None else None,
+                                       device.now() - start, calls * len(batches))
+                return Measurement(tuple(batches), calls, sizing, noise, timeout, elapsed, ran, discarded, joules)

@@ -46,6 +46,9 @@ class BenchResult:
     sm_clock_mhz: float | None
     clock_below_expected: bool
     record: Mapping[str, Any] = field(repr=False, compare=False)
+    #: The board's energy per call and average power (results 4.5.0, `primbench.energy`); None unread.
+    joules_per_call: float | None = None
+    watts: float | None = None
     document: Mapping[str, Any] | None = field(default=None, repr=False, compare=False)
     json_path: str | None = None
     specialization: Specialization | None = field(default=None, repr=False, compare=False)
@@ -73,6 +76,8 @@ class BenchResult:
             sm_clock_mhz=clock.average_mhz if clock is not None else None,
             clock_below_expected=clock.below_expected if clock is not None else False,
             record=record,
+            joules_per_call=spec.joules_per_call,
+            watts=spec.watts,
             document=document,
             json_path=json_path,
             specialization=spec,
@@ -89,6 +94,8 @@ class BenchResult:
             parts.append(METRICS["bytes_per_second"].format(self.bytes_per_second))
         if self.items_per_second is not None:
             parts.append(METRICS["items_per_second"].format(self.items_per_second))
+        if self.joules_per_call is not None:
+            parts.append(f"{METRICS['joules_per_call'].format(self.joules_per_call)}/call")
         parts.append(f"noise {self.noise_percent:.3f} %" + (" (noise timeout)" if self.noise_timeout else ""))
         if self.rounds > 1 and self.between_rounds_cv_percent is not None:
             parts.append(f"between {self.rounds} rounds {self.between_rounds_cv_percent:.3f} %")

@@ -47,7 +47,11 @@ The schema is the C++ primbench's 4.0.0, key for key. Later versions only add ke
   was throttled (below ``min_clock_fraction`` of the default clock, or a thermal or power
   clock-event reason) are discarded and measured again (`primbench.throttle`):
   ``throttled_batches`` per specialization (and per round) and in the summary count them.
-  Older files count nothing: the keys stay absent (unknown, not zero).
+  Older files count nothing: the keys stay absent (unknown, not zero). Energy
+  (`primbench.energy`): per round ``energy`` (``joules``, ``window_secs``, ``joules_per_call``,
+  ``watts``, ``too_short``: the board's energy counter over the measured batches) and per
+  specialization ``energy`` (``joules_per_call``, ``watts``, ``cv_between_rounds_percent``,
+  ``rounds_too_short``, ``window_secs``, ``power_limit_watts``), where the device has a counter.
 
 A file of an older version is read through `UPGRADES`, one small function per version step
 (a document in, the document of the next version out); `Results.version` still says which
@@ -167,6 +171,29 @@ class Temperatures(_Record, frozen=True, kw_only=True):
     end: Real | None = None
 
 
+class RoundEnergy(_Record, frozen=True, kw_only=True):
+    """``rounds[r].energy`` (results 4.5.0): the energy counter over the round's measured batches."""
+
+    joules: NonNegative
+    window_secs: NonNegative
+    joules_per_call: NonNegative | None = None  # null: the counter did not move
+    watts: NonNegative | None = None
+    too_short: bool = False  # the window was shorter than the counter's resolution allows
+
+
+class Energy(_Record, frozen=True, kw_only=True):
+    """A specialization's ``energy`` (results 4.5.0, `primbench.energy.over_rounds`): the board's
+    energy per call and average power over every round, the spread between rounds, how many
+    rounds were too short for the counter, and the enforced power limit."""
+
+    joules_per_call: NonNegative | None = None
+    watts: NonNegative | None = None
+    cv_between_rounds_percent: NonNegative | None = None
+    rounds_too_short: Count = 0
+    window_secs: NonNegative | None = None
+    power_limit_watts: NonNegative | None = None
+
+
 class Round(_Record, frozen=True, kw_only=True, omit_defaults=True):
     """One round of a specialization (results 4.3.0): a fresh ``run(state)``, measured alone."""
 
@@ -183,10 +210,16 @@ class Round(_Record, frozen=True, kw_only=True, omit_defaults=True):
     gpu_temp_celsius: Temperatures | None = None
     sm_clock_mhz: NonNegative | UnsetType | None = UNSET  # written as null when the clock was not read
     throttled_batches: Count | None = None  # 4.5.0: batches discarded as throttled in this round
+    energy: RoundEnergy | None = None  # 4.5.0: where the device has an energy counter
 
     @property
     def average_clock_mhz(self) -> float | None:
         return known(self.sm_clock_mhz)
+
+    @property
+    def joules_per_call(self) -> float | None:
+        """The round's energy per call in joules (the ``energy`` metric); None where not read."""
+        return self.energy.joules_per_call if self.energy is not None else None
 
     @property
     def gpu_seconds_per_call(self) -> float:
@@ -283,6 +316,8 @@ class Specialization(_Record, frozen=True, kw_only=True, omit_defaults=True):
     skipped: str | None = None
     #: 4.5.0: batches discarded because the SM clock was throttled (absent in older files).
     throttled_batches: Count | None = None
+    #: 4.5.0: the board's energy per call and power (`primbench.energy`), where it was read.
+    energy: Energy | None = None
 
     def __post_init__(self) -> None:
         if self.error is not None and self.skipped is not None:
@@ -374,6 +409,15 @@ class Specialization(_Record, frozen=True, kw_only=True, omit_defaults=True):
     @property
     def cv_between_rounds_percent(self) -> float | None:
         return self.between_rounds.cv_percent if self.between_rounds is not None else None
+
+    @property
+    def joules_per_call(self) -> float | None:
+        """The board's energy per call in joules over every round (the ``energy`` metric)."""
+        return self.energy.joules_per_call if self.energy is not None else None
+
+    @property
+    def watts(self) -> float | None:
+        return self.energy.watts if self.energy is not None else None
 
 
 def _batch_per_call_secs(batches: tuple[Batch, ...], calls_per_batch: int | None) -> list[float] | None:

@@ -243,6 +243,7 @@ class State:
                 fill_secs=budget.fill_secs,
                 fill_batches=budget.fill_batches,
                 throttle=guard,
+                energy=None if s.no_monitoring else device.energy_joules,
             )
             clock_end = device.clock_sample()
             if guard is not None and guard.discarded and guard.kept_clock is not None and clock_start is not None:

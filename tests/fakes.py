@@ -38,6 +38,9 @@ class FakeDevice(Device):
         slowdown: float | None = None,
         log_ops: bool = True,
         batch_clock: BatchClock | None = None,
+        power_watts: float | None = None,
+        energy_update_secs: float = 0.1,
+        power_limit_watts: float | None = 700.0,
     ) -> None:
         self._kernel = kernel_ms if callable(kernel_ms) else (lambda n, cold, ms=kernel_ms: ms)
         self.clear_ms = clear_ms
@@ -68,6 +71,11 @@ class FakeDevice(Device):
         self.batch_clock = batch_clock
         self.measured_batches = 0  # "batch N" NVTX ranges opened (the fake knows a batch by its range)
         self.batch_log: list[tuple[int, float, list[str]]] = []  # (batch, MHz, reasons) as programmed
+        # The energy counter: constant board power, the counter moving in steps of
+        # `energy_update_secs` (NVML's ~100 ms on an H200); None: no counter.
+        self.power_watts = power_watts
+        self.energy_update_secs = energy_update_secs
+        self.power_limit = power_limit_watts
         self.slowdown = slowdown  # °C where the monitor says the GPU slows down; None: not known
         self.reasons: list[str] | None = []
         self.heated_secs = 0.0
@@ -193,6 +201,15 @@ class FakeDevice(Device):
 
     def default_clock_mhz(self) -> float | None:
         return self.default_mhz
+
+    def energy_joules(self) -> float | None:
+        if self.power_watts is None:
+            return None
+        steps = int(self.t / self.energy_update_secs) if self.energy_update_secs > 0 else self.t
+        return 1000.0 + self.power_watts * steps * (self.energy_update_secs or 1.0)
+
+    def power_limit_watts(self) -> float | None:
+        return self.power_limit if self.power_watts is not None else None
 
     def clock_event_reasons(self) -> list[str] | None:
         return None if self.reasons is None else list(self.reasons)
