@@ -387,9 +387,18 @@ def _pair(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
               "change": math.expm1(hm - bm), "base_observations": sum(r.rounds for r in bo),
               "head_observations": sum(r.rounds for r in ho)}
     untrusted = _untrusted([e.spec for e in base], [e.spec for e in head])
+    if metric == "joules_per_call" and (short := _short_energy(base, head)):  # results 4.5.0
+        untrusted = "; ".join(filter(None, (untrusted, short)))
     sizes = [z for e in (*base, *head) if (z := _size(e)) is not None]
     return _Tested(key, fields, bo, ho, untrusted, _history(history.get(key)) if history else None,
                    priors.size_class(min(sizes) if sizes else None))
+
+
+def _short_energy(base: Sequence[_Entry], head: Sequence[_Entry]) -> str | None:
+    """On ``--metric energy``: the sides whose rounds were too short for the energy counter."""
+    sides = [side for side, es in (("base", base), ("head", head))
+             if any(e.spec.energy is not None and e.spec.energy.rounds_too_short for e in es)]
+    return f"rounds too short for the energy counter in {' and '.join(sides)}" if sides else None
 
 
 def _metric_of(base: Sequence[_Entry], head: Sequence[_Entry], choice: str | None = None) -> str | None:

@@ -122,7 +122,8 @@ def test_energy_is_a_metric_lower_is_better() -> None:
 
 def _pair(tmp_path: Path, head_ms: float) -> Any:
     for name, ms in (("base.json", 1.0), ("head.json", head_ms)):
-        run(tmp_path, FakeDevice(ms, power_watts=300.0), "--min-secs", "4", "--rounds", "4", name=name, ms=ms)
+        # 8 s over 4 rounds: each round's measured window passes the counter's 1 s
+        run(tmp_path, FakeDevice(ms, power_watts=300.0), "--min-secs", "8", "--rounds", "4", name=name, ms=ms)
     return compare_runs([load_results(tmp_path / "base.json")], [load_results(tmp_path / "head.json")],
                         metric="energy")
 
@@ -137,6 +138,29 @@ def test_compare_on_energy_flags_ten_percent_more_work(tmp_path: Path) -> None:
 def test_compare_on_energy_of_an_a_a_pair_finds_nothing(tmp_path: Path) -> None:
     c = _pair(tmp_path, 1.0)
     assert c.rows[0].verdict is not Verdict.REGRESSION and not c.failed("regression")
+
+
+def test_rounds_too_short_for_the_counter_make_an_energy_row_inconclusive(tmp_path: Path) -> None:
+    run(tmp_path, FakeDevice(1.0, power_watts=300.0), "--min-secs", "8", "--rounds", "4", name="base.json")
+    run(tmp_path, FakeDevice(1.3, power_watts=300.0), "--min-secs", "0.4", "--rounds", "4", name="head.json",
+        ms=1.3)
+    c = compare_runs([load_results(tmp_path / "base.json")], [load_results(tmp_path / "head.json")],
+                     metric="energy")
+    assert c.rows[0].verdict is Verdict.INCONCLUSIVE
+    assert "rounds too short for the energy counter in head" in (c.rows[0].reason or "")
+
+
+def test_history_keeps_the_energy_in_the_stored_document(tmp_path: Path) -> None:
+    pytest.importorskip("duckdb")
+    from primbench.history.access import open_for_query
+    from primbench.history.ingest import ingest
+
+    run(tmp_path, FakeDevice(1.0, power_watts=300.0), "--min-secs", "2")
+    db = tmp_path / "h.duckdb"
+    assert [o.status for o in ingest([tmp_path / "r.json"], db).outcomes] == ["stored"]
+    with open_for_query(db) as con:
+        extra = json.loads(con.execute("SELECT extra FROM specializations").fetchone()[0])
+    assert extra["energy"]["joules_per_call"] == pytest.approx(0.3, rel=0.1)
 
 
 def test_the_cli_compares_on_energy(tmp_path: Path) -> None:
