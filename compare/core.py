@@ -595,7 +595,7 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
               for k in compared if (r := rows[k].ratio) is not None]
     summary = Summary(
         counts=count_verdicts(ordered),
-        compared=len(common),
+        compared=sum(1 for k in common if rows[k].verdict is not Verdict.SKIPPED),  # a skipped row compares nothing
         geomean_ratio=stats.geometric_mean(ratios),
         higher_is_better=not lower_is_better,
         not_comparable=sum(1 for k in common if not rows[k].comparable),

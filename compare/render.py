@@ -262,7 +262,7 @@ def render_markdown(c: Comparison, *, changed_only: bool = False, max_rows: int 
         lead = f"**{lead}**"
     lines.append(lead)
     lines.append("")
-    worst = [r for r in _rows(c, True) if r.verdict is not Verdict.ADDED and r.verdict is not Verdict.REMOVED]
+    worst = [r for r in _rows(c, True) if r.verdict not in (Verdict.ADDED, Verdict.REMOVED, Verdict.SKIPPED)]
     if worst:
         lines.append("Worst: " + "; ".join(
             f"{ICONS[r.verdict]} {_md(r.name)} {_change(r.change)} ({verdict_label(r)})" for r in worst[:WORST]))

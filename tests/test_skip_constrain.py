@@ -221,7 +221,12 @@ def test_compare_says_skipped_neither_regression_nor_inconclusive(tmp_path: Path
         assert rows[name].verdict is Verdict.SKIPPED
         assert why(rows[name], c) == "skipped in head: skipped here"
     assert c.summary.counts[Verdict.SKIPPED] == 2 and c.summary.counts[Verdict.INCONCLUSIVE] == 0
-    assert "2 skipped" in summary_line(c)
+    assert "2 skipped" in summary_line(c) and c.summary.compared == 3  # the skipped rows compare nothing
+    from primbench.compare.render import render_markdown
+
+    text = render_markdown(c)
+    assert "| ⏭ skipped | skipped in head: skipped here |" in text
+    assert "Worst: ⏭" not in text
     assert not c.failed("regression,inconclusive")
 
 
