@@ -172,7 +172,7 @@ def test_the_cli_compares_on_energy(tmp_path: Path) -> None:
     done = CliRunner().invoke(app, ["compare", str(tmp_path / "base.json"), str(tmp_path / "head.json"),
                                     "--metric", "energy"])
     assert done.exit_code == 0, done.output
-    assert "energy per call" in done.output or "J" in done.output
+    assert "geometric mean of head/base energy per call" in done.output and " mJ " in done.output
 
 
 def test_an_older_file_has_no_energy_and_compares_inconclusive_on_it(tmp_path: Path) -> None:
