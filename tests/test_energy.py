@@ -236,3 +236,20 @@ def test_amd_smi_reads_the_energy_count_times_its_resolution(count: Any, joules:
     mon = AmdSmiMonitor("0000:83:00.0", amdsmi=EnergyAmdSmi(amd_gpus(), count=count))
     got = mon.energy_joules()
     assert got == (pytest.approx(joules) if joules is not None else None)
+
+
+def test_history_compare_on_energy_reads_the_stored_documents(tmp_path: Path) -> None:
+    pytest.importorskip("duckdb")
+    from primbench.history.branch_compare import branch_comparison
+    from primbench.history.ingest import ingest
+    from primbench.history.selector import Selector
+
+    for name, ms, commit in (("base.json", 1.0, "a" * 40), ("head.json", 1.1, "b" * 40)):
+        run(tmp_path, FakeDevice(ms, power_watts=300.0), "--min-secs", "8", "--rounds", "4", "--branch", "main",
+            "--commit", commit, name=name, ms=ms)
+    ingest([tmp_path / "base.json"], tmp_path / "h.duckdb")
+    ingest([tmp_path / "head.json"], tmp_path / "h.duckdb")
+    bc = branch_comparison(tmp_path / "h.duckdb", Selector(branch="main"), "main", metric="energy")
+    assert bc.head_commit == "b" * 40 and bc.base_commit == "a" * 40
+    row = bc.comparison.rows[0]
+    assert row.metric == "joules_per_call" and row.verdict is Verdict.REGRESSION
