@@ -247,6 +247,10 @@ def test_history_compare_on_energy_reads_the_stored_documents(tmp_path: Path) ->
     for name, ms, commit in (("base.json", 1.0, "a" * 40), ("head.json", 1.1, "b" * 40)):
         run(tmp_path, FakeDevice(ms, power_watts=300.0), "--min-secs", "8", "--rounds", "4", "--branch", "main",
             "--commit", commit, name=name, ms=ms)
+    for name, date in (("base.json", "2026-01-01T08:00:00+00:00"), ("head.json", "2026-01-02T08:00:00+00:00")):
+        doc = json.loads((tmp_path / name).read_text())  # one second apart at most: give them distinct days
+        doc["context"]["general"]["date"] = date
+        (tmp_path / name).write_text(json.dumps(doc))
     ingest([tmp_path / "base.json"], tmp_path / "h.duckdb")
     ingest([tmp_path / "head.json"], tmp_path / "h.duckdb")
     bc = branch_comparison(tmp_path / "h.duckdb", Selector(branch="main"), "main", metric="energy")
