@@ -127,6 +127,10 @@ class Device(ABC):
         """The board's enforced power limit in watts; None if unknown."""
         return None
 
+    def power_watts(self) -> float | None:
+        """The board's power draw now in watts (a sample after each measured batch); None if unsupported."""
+        return None
+
     @contextlib.contextmanager
     def nvtx_range(self, name: str) -> Iterator[None]:
         """A named range for Nsight Systems (NVTX; rocTX on ROCm) around what runs inside: the

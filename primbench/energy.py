@@ -19,6 +19,10 @@ The counter's resolution: on an H200 NVML's counter moves about every 100 ms
 (`COUNTER_UPDATE_SECS`; issue 26 measured 5 changes in 0.5 s of polling), so a window shorter
 than `MIN_WINDOW_SECS` (1 s: one step is then at most a tenth of the reading) is flagged
 ``too_short``, and one where the counter did not move has no joules per call at all.
+
+Beside the counter, where the device reads it (NVML's ``nvmlDeviceGetPowerUsage``), the board's
+power draw is sampled after each measured batch: ``power_samples_watts`` (count, mean, min,
+max) per round, a check on the counter's average ``watts``.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ class EnergyWindow:
     joules: float  # the counter's difference
     secs: float  # the window's wall time
     calls: int  # the kernel calls measured in it
+    power_samples: tuple[float, ...] = ()  # the board's power draw after each measured batch, watts
 
     @property
     def moved(self) -> bool:
@@ -62,16 +67,21 @@ class EnergyWindow:
 
     def record(self) -> dict[str, Any]:
         """``rounds[r].energy`` (results 4.5.0)."""
+        samples = self.power_samples
         return {"joules": self.joules, "window_secs": self.secs, "joules_per_call": self.joules_per_call,
-                "watts": self.watts, "too_short": self.too_short}
+                "watts": self.watts, "too_short": self.too_short,
+                "power_samples_watts": {"count": len(samples), "mean": math.fsum(samples) / len(samples),
+                                        "min": min(samples), "max": max(samples)} if samples else None}
 
 
-def window(start: float | None, end: float | None, secs: float, calls: int) -> EnergyWindow | None:
+def window(start: float | None, end: float | None, secs: float, calls: int,
+           power_samples: Sequence[float] = ()) -> EnergyWindow | None:
     """The window between two counter readings (None where either is missing; a counter that
     went backwards, a reset, reads as not moved)."""
     if start is None or end is None or not (math.isfinite(start) and math.isfinite(end)):
         return None
-    return EnergyWindow(max(0.0, end - start), max(0.0, secs), calls)
+    return EnergyWindow(max(0.0, end - start), max(0.0, secs), calls,
+                        tuple(p for p in power_samples if math.isfinite(p) and p >= 0))
 
 
 def over_rounds(windows: Sequence[EnergyWindow], power_limit_watts: float | None) -> dict[str, Any]:

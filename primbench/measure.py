@@ -324,6 +324,7 @@ def measure(
     fill_batches: int | None = None,
     throttle: ThrottleGuard | None = None,
     energy: Callable[[], float | None] | None = None,
+    power: Callable[[], float | None] | None = None,
 ) -> Measurement:
     """Size the batches (unless `calls_per_batch` is given: a later round of a specialization
     keeps the size its first round found), then measure batches until a stopping rule fires.
@@ -385,6 +386,7 @@ def measure(
         calls = filled
 
     batches: list[BatchRecord] = []
+    watts: list[float] = []  # the board's power draw after each measured batch (`power`)
     while True:
         if kept is not None:
             (batch_ms, times), kept = kept, None
@@ -400,6 +402,8 @@ def measure(
         elapsed = device.now() - start
         discarded = throttle.discarded if throttle is not None else 0
         batches.append(BatchRecord(batch_ms, calls, elapsed, times))
+        if power is not None and (sample := power()) is not None:
+            watts.append(sample)
         window = [b.batch_ms for b in batches[-batch_window_size:]]
         noise = coefficient_of_variation(window) * 100.0
         if on_batch is not None:
@@ -409,5 +413,5 @@ def measure(
             timeout = noise >= noise_tolerance_percent and ran > noise_timeout_secs
             if (noise < noise_tolerance_percent and ran >= min_secs) or timeout:
                 joules = energy_window(joules_start, energy() if energy is not None else None,
-                                       device.now() - start, calls * len(batches))
+                                       device.now() - start, calls * len(batches), watts)
                 return Measurement(tuple(batches), calls, sizing, noise, timeout, elapsed, ran, discarded, joules)

@@ -49,6 +49,10 @@ class Monitor(ABC):
         """The board's enforced power limit in watts, None if unknown."""
         return None
 
+    def power_watts(self) -> float | None:
+        """The board's power draw now, in watts (NVML's averaged sample), None if unsupported."""
+        return None
+
     def close(self) -> None:  # noqa: B027
         pass
 
@@ -154,6 +158,11 @@ class NvmlMonitor(Monitor):
         """``nvmlDeviceGetEnforcedPowerLimit``, milliwatts (700 W on the H200)."""
         value = self._try("nvmlDeviceGetEnforcedPowerLimit")
         return float(value) / 1000.0 if value else None
+
+    def power_watts(self) -> float | None:
+        """``nvmlDeviceGetPowerUsage``, milliwatts."""
+        value = self._try("nvmlDeviceGetPowerUsage")
+        return float(value) / 1000.0 if value is not None else None
 
     def close(self) -> None:
         with contextlib.suppress(Exception):

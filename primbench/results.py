@@ -49,7 +49,8 @@ The schema is the C++ primbench's 4.0.0, key for key. Later versions only add ke
   ``throttled_batches`` per specialization (and per round) and in the summary count them.
   Older files count nothing: the keys stay absent (unknown, not zero). Energy
   (`primbench.energy`): per round ``energy`` (``joules``, ``window_secs``, ``joules_per_call``,
-  ``watts``, ``too_short``: the board's energy counter over the measured batches) and per
+  ``watts``, ``too_short``: the board's energy counter over the measured batches;
+  ``power_samples_watts``: count, mean, min, max of the power draw after each batch) and per
   specialization ``energy`` (``joules_per_call``, ``watts``, ``cv_between_rounds_percent``,
   ``rounds_too_short``, ``window_secs``, ``power_limit_watts``), where the device has a counter.
 
@@ -171,6 +172,16 @@ class Temperatures(_Record, frozen=True, kw_only=True):
     end: Real | None = None
 
 
+class PowerSamples(_Record, frozen=True, kw_only=True):
+    """``rounds[r].energy.power_samples_watts`` (results 4.5.0): the board's power draw read
+    after each measured batch (NVML ``nvmlDeviceGetPowerUsage``), in watts."""
+
+    count: Count
+    mean: NonNegative
+    min: NonNegative
+    max: NonNegative
+
+
 class RoundEnergy(_Record, frozen=True, kw_only=True):
     """``rounds[r].energy`` (results 4.5.0): the energy counter over the round's measured batches."""
 
@@ -179,6 +190,7 @@ class RoundEnergy(_Record, frozen=True, kw_only=True):
     joules_per_call: NonNegative | None = None  # null: the counter did not move
     watts: NonNegative | None = None
     too_short: bool = False  # the window was shorter than the counter's resolution allows
+    power_samples_watts: PowerSamples | None = None  # the power draw after each measured batch
 
 
 class Energy(_Record, frozen=True, kw_only=True):

@@ -244,6 +244,7 @@ class State:
                 fill_batches=budget.fill_batches,
                 throttle=guard,
                 energy=None if s.no_monitoring else device.energy_joules,
+                power=None if s.no_monitoring else device.power_watts,
             )
             clock_end = device.clock_sample()
             if guard is not None and guard.discarded and guard.kept_clock is not None and clock_start is not None:

@@ -73,7 +73,7 @@ class FakeDevice(Device):
         self.batch_log: list[tuple[int, float, list[str]]] = []  # (batch, MHz, reasons) as programmed
         # The energy counter: constant board power, the counter moving in steps of
         # `energy_update_secs` (NVML's ~100 ms on an H200); None: no counter.
-        self.power_watts = power_watts
+        self.board_watts = power_watts
         self.energy_update_secs = energy_update_secs
         self.power_limit = power_limit_watts
         self.slowdown = slowdown  # °C where the monitor says the GPU slows down; None: not known
@@ -203,13 +203,16 @@ class FakeDevice(Device):
         return self.default_mhz
 
     def energy_joules(self) -> float | None:
-        if self.power_watts is None:
+        if self.board_watts is None:
             return None
         steps = int(self.t / self.energy_update_secs) if self.energy_update_secs > 0 else self.t
-        return 1000.0 + self.power_watts * steps * (self.energy_update_secs or 1.0)
+        return 1000.0 + self.board_watts * steps * (self.energy_update_secs or 1.0)
 
     def power_limit_watts(self) -> float | None:
-        return self.power_limit if self.power_watts is not None else None
+        return self.power_limit if self.board_watts is not None else None
+
+    def power_watts(self) -> float | None:
+        return self.board_watts
 
     def clock_event_reasons(self) -> list[str] | None:
         return None if self.reasons is None else list(self.reasons)

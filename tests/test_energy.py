@@ -81,6 +81,10 @@ def test_a_long_enough_round_records_joules_per_call_and_watts(tmp_path: Path) -
     # a 1 ms kernel at 300 W: about 0.3 J a call (the board's whole energy, host gaps included)
     assert energy["joules_per_call"] == pytest.approx(0.3, rel=0.1)
     assert energy["power_limit_watts"] == 700.0 and energy["rounds_too_short"] == 0
+    samples = rnd["power_samples_watts"]  # the power draw after each measured batch (the fake's: constant)
+    # one a measured batch (a last sizing batch kept as the first measured one is not sampled)
+    assert samples["count"] in (spec["calls"]["batches"], spec["calls"]["batches"] - 1)
+    assert samples["mean"] == samples["min"] == samples["max"] == 300.0
     assert "J/call" in out.getvalue() and " W" in out.getvalue()
     s = load_results(tmp_path / "r.json").specializations[0]
     assert s.joules_per_call == energy["joules_per_call"] and s.rounds[0].joules_per_call == rnd["joules_per_call"]
@@ -205,12 +209,19 @@ class EnergyNvml(FakeNvml):
             raise NVMLError(3)
         return int(self.limit_mw)
 
+    def nvmlDeviceGetPowerUsage(self, handle: Any) -> int:
+        if self.limit_mw is None:
+            raise NVMLError(3)
+        return 346_000
+
 
 def test_nvml_reads_the_energy_counter_in_joules_and_the_power_limit() -> None:
     mon = NvmlMonitor("0000:06:00.0", nvml=EnergyNvml(three_gpus()))
     assert mon.energy_joules() == pytest.approx(123_456.789) and mon.power_limit_watts() == 700.0
+    assert mon.power_watts() == 346.0
     unsupported = NvmlMonitor("0000:06:00.0", nvml=EnergyNvml(three_gpus(), energy_mj=None, limit_mw=None))
     assert unsupported.energy_joules() is None and unsupported.power_limit_watts() is None
+    assert unsupported.power_watts() is None
 
 
 class EnergyAmdSmi(FakeAmdSmi):

@@ -303,6 +303,9 @@ class CupyDevice(Device):
     def power_limit_watts(self) -> float | None:
         return self.monitor.power_limit_watts() if self.monitor is not None else None
 
+    def power_watts(self) -> float | None:
+        return self.monitor.power_watts() if self.monitor is not None else None
+
     def heat(self, secs: float) -> None:
         sms = int(self.props["multiProcessorCount"])
         end = time.perf_counter() + secs
