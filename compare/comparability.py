@@ -179,7 +179,7 @@ def _spec_differences(algorithm: str, specs: Mapping[str, tuple[Sequence[Special
         if bt != ht:
             timers.setdefault((bt, ht), []).append(name)
         if metric is None:
-            bm, hm = ({choose(s.bytes_per_second, s.items_per_second).name for s in side if not s.failed and not s.dry}
+            bm, hm = ({choose(s.bytes_per_second, s.items_per_second).name for s in side if s.measured}
                       for side in (base, head))
             if bm and hm and bm != hm:
                 metrics.setdefault((", ".join(sorted(bm)), ", ".join(sorted(hm))), []).append(name)

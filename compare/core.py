@@ -297,7 +297,7 @@ class _Run:
 
 
 def _run(entry: _Entry, metric: str) -> _Run | None:
-    values = [v for v in (getattr(r, metric) for r in entry.spec.rounds) if 0 < v < math.inf]
+    values = [v for v in (getattr(r, metric) for r in entry.spec.rounds) if v is not None and 0 < v < math.inf]
     logs = [math.log(v) for v in values[measured_rounds(len(values))]]
     if not logs:
         own = float(getattr(entry.spec, metric) or 0.0)
@@ -359,6 +359,12 @@ def _pair(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
         "base_noise": b.noise_percent / 100 if b.noise_percent is not None else None,
         "head_noise": h.noise_percent / 100 if h.noise_percent is not None else None,
     }
+    skipped = [(side, e.spec) for side, es in (("base", base), ("head", head)) for e in es
+               if e.spec.skipped is not None]
+    if skipped:  # state.skip: not measured, and not a failure either
+        which = " and ".join(dict.fromkeys(side for side, _ in skipped))
+        return SpecComparison(verdict=Verdict.SKIPPED, reason=f"skipped in {which}: {skipped[0][1].skipped}",
+                              **common)
     failed = [(side, e.spec) for side, es in (("base", base), ("head", head)) for e in es if e.spec.failed]
     if failed:
         which = " and ".join(dict.fromkeys(side for side, _ in failed))
@@ -381,9 +387,18 @@ def _pair(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
               "change": math.expm1(hm - bm), "base_observations": sum(r.rounds for r in bo),
               "head_observations": sum(r.rounds for r in ho)}
     untrusted = _untrusted([e.spec for e in base], [e.spec for e in head])
+    if metric == "joules_per_call" and (short := _short_energy(base, head)):  # results 4.5.0
+        untrusted = "; ".join(filter(None, (untrusted, short)))
     sizes = [z for e in (*base, *head) if (z := _size(e)) is not None]
     return _Tested(key, fields, bo, ho, untrusted, _history(history.get(key)) if history else None,
                    priors.size_class(min(sizes) if sizes else None))
+
+
+def _short_energy(base: Sequence[_Entry], head: Sequence[_Entry]) -> str | None:
+    """On ``--metric energy``: the sides whose rounds were too short for the energy counter."""
+    sides = [side for side, es in (("base", base), ("head", head))
+             if any(e.spec.energy is not None and e.spec.energy.rounds_too_short for e in es)]
+    return f"rounds too short for the energy counter in {' and '.join(sides)}" if sides else None
 
 
 def _metric_of(base: Sequence[_Entry], head: Sequence[_Entry], choice: str | None = None) -> str | None:
@@ -580,7 +595,7 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
               for k in compared if (r := rows[k].ratio) is not None]
     summary = Summary(
         counts=count_verdicts(ordered),
-        compared=len(common),
+        compared=sum(1 for k in common if rows[k].verdict is not Verdict.SKIPPED),  # a skipped row compares nothing
         geomean_ratio=stats.geometric_mean(ratios),
         higher_is_better=not lower_is_better,
         not_comparable=sum(1 for k in common if not rows[k].comparable),
@@ -785,6 +800,12 @@ def _one_sided(key: tuple[str, str], entry: _Entry, verdict: Verdict, reason: st
     """A specialization found on one side only: its value in the chosen metric, else its default
     one (`primbench.metrics.choose`)."""
     spec = entry.spec
+    if spec.skipped is not None:  # skipped where it exists: says so, neither added nor removed work
+        side = "base" if verdict is Verdict.REMOVED else "head"
+        return SpecComparison(algorithm=key[0], name=key[1], verdict=Verdict.SKIPPED,
+                              reason=f"skipped in {side} ({reason}): {spec.skipped}",
+                              base_source=entry.results.source if side == "base" else None,
+                              head_source=entry.results.source if side == "head" else None)
     metric = by_name(choice).name if choice else choose(spec.bytes_per_second, spec.items_per_second).name
     value = getattr(spec, metric)
     noise = spec.noise_percent / 100 if spec.noise_percent is not None else None

@@ -26,6 +26,7 @@ class Verdict(StrEnum):
     INCONCLUSIVE = "inconclusive"
     ADDED = "added"
     REMOVED = "removed"
+    SKIPPED = "skipped"  # the benchmark skipped it (state.skip) on a side: nothing to judge, not a failure
 
 
 class FailOn(StrEnum):

@@ -21,6 +21,7 @@ STYLES = {
     Verdict.INCONCLUSIVE: "yellow",
     Verdict.ADDED: "cyan",
     Verdict.REMOVED: "cyan",
+    Verdict.SKIPPED: "grey50",
 }
 
 ICONS = {
@@ -30,6 +31,7 @@ ICONS = {
     Verdict.INCONCLUSIVE: "🟡",
     Verdict.ADDED: "➕",
     Verdict.REMOVED: "➖",
+    Verdict.SKIPPED: "⏭",
 }
 
 def _value(row: SpecComparison, value: float | None) -> str:
@@ -71,6 +73,8 @@ def summary_line(c: Comparison) -> str:
         (Verdict.UNCHANGED, "unchanged"), (Verdict.INCONCLUSIVE, "inconclusive"),
         (Verdict.ADDED, "added"), (Verdict.REMOVED, "removed"),
     ]
+    if counts.get(Verdict.SKIPPED, 0):  # only where a benchmark skipped one (results 4.5.0)
+        words.append((Verdict.SKIPPED, "skipped"))
     parts = []
     for v, word in words:
         n = counts.get(v, 0)
@@ -78,7 +82,8 @@ def summary_line(c: Comparison) -> str:
     if c.summary.not_comparable:
         parts.append(f"{c.summary.not_comparable} not comparable (counted as inconclusive)")
     g = c.summary.geomean_ratio
-    of = "" if c.summary.higher_is_better else f" {by_name('time').label}"
+    lower = "energy" if c.method.metric == "energy" else "time"  # results 4.5.0: --metric energy
+    of = "" if c.summary.higher_is_better else f" {by_name(lower).label}"
     geo = f"geometric mean of head/base{of} {g:.4f} ({(g - 1) * 100:+.2f} %)" if g is not None else "no geometric mean"
     return f"{', '.join(parts)}; {geo} over {c.summary.compared} compared"
 
@@ -105,7 +110,7 @@ def _side_label(c: Comparison, side: str) -> str:
 #: Order of the rows in the tables: what needs a look first. Within a verdict, the largest
 #: regressions and improvements come first, every other row keeps the order of base.
 PRIORITY = (Verdict.REGRESSION, Verdict.IMPROVEMENT, Verdict.INCONCLUSIVE, Verdict.REMOVED, Verdict.ADDED,
-            Verdict.UNCHANGED)
+            Verdict.UNCHANGED, Verdict.SKIPPED)
 #: Rows of a terminal table unless --max-rows says otherwise.
 TERMINAL_ROWS = 100
 #: A GitHub pull-request comment holds at most this many characters (counted as UTF-16 units).
@@ -150,9 +155,9 @@ def why(row: SpecComparison, c: Comparison) -> str:
     if not row.comparable:
         return _short("; ".join(row.not_comparable))
     if row.verdict is Verdict.INCONCLUSIVE:
-        if reason.startswith("no run-to-run variability"):
-            return "no run-to-run variability: one run without rounds per side (use --rounds 2+, repeats or history)"
         return _short(reason.split("; t-test", 1)[0])
+    if row.verdict is Verdict.SKIPPED:
+        return _short(reason)
     if row.verdict in (Verdict.ADDED, Verdict.REMOVED):
         side = "head" if row.verdict is Verdict.ADDED else "base"
         if "(failed: " in reason:
@@ -258,7 +263,7 @@ def render_markdown(c: Comparison, *, changed_only: bool = False, max_rows: int 
         lead = f"**{lead}**"
     lines.append(lead)
     lines.append("")
-    worst = [r for r in _rows(c, True) if r.verdict is not Verdict.ADDED and r.verdict is not Verdict.REMOVED]
+    worst = [r for r in _rows(c, True) if r.verdict not in (Verdict.ADDED, Verdict.REMOVED, Verdict.SKIPPED)]
     if worst:
         lines.append("Worst: " + "; ".join(
             f"{ICONS[r.verdict]} {_md(r.name)} {_change(r.change)} ({verdict_label(r)})" for r in worst[:WORST]))

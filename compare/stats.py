@@ -46,15 +46,6 @@ def scipy_special() -> ModuleType:
     return special
 
 
-def scipy_stats() -> ModuleType:
-    """`scipy.stats`, or MissingDependencyError naming the `compare` extra."""
-    try:
-        from scipy import stats
-    except ImportError:
-        raise MissingDependencyError("scipy", "compare", "primbench compare") from None
-    return stats
-
-
 # --------------------------------------------------------------------------- run-to-run variance
 
 

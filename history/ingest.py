@@ -272,7 +272,7 @@ class Staged:
         general = results.general
         gpu = results.gpu
         backend = general.backend
-        ok = [s for s in results.specializations if not s.failed]
+        ok = [s for s in results.specializations if not s.failed and s.skipped is None]
         run = self.columns["runs"]
         values: dict[str, Any] = {
             "run_id": run_id,
@@ -299,7 +299,7 @@ class Staged:
             "flags": _json(results.context.flags),
             "custom_settings": _json(results.context.custom_settings),
             "specialization_count": len(results.specializations),
-            "failures": len(results.specializations) - len(ok),
+            "failures": sum(1 for s in results.specializations if s.failed),
             "noise_timeouts": sum(1 for s in ok if s.noise_timeout),
             "document": canonical,
             "source_path": path,
@@ -313,6 +313,8 @@ class Staged:
         batch_cols = self.columns["batches"]
         _check_indexes(results)
         for s in results.specializations:
+            if s.skipped is not None:  # skipped by its benchmark: nothing measured, no point of a series
+                continue
             clock = s.sm_clock
             extra = _extra(s)
             row: tuple[Any, ...] = (

@@ -38,8 +38,8 @@ from primbench.typenames import registered_dtype, type_name
 
 B = TypeVar("B", bound=type)  # a benchmark class (primbench.benchmark imports this module)
 
-__all__ = ["MAX_VALUES", "SIZE", "Axis", "Kind", "dtypes", "floats", "ints", "parse_override", "pow2", "sizes",
-           "strings", "sweep"]
+__all__ = ["MAX_VALUES", "SIZE", "Axis", "Constraint", "Kind", "constrain", "dtypes", "floats", "ints",
+           "parse_override", "pow2", "sizes", "strings", "sweep", "zipped"]
 
 #: The axis that is the input size: `State.size` returns its value.
 SIZE = "size"
@@ -162,6 +162,110 @@ def sweep(**axes: Axis) -> Callable[[B], B]:
 
     return decorate
 
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """One predicate over a combination of axis values (a dict of name to value, dtypes as
+    ``np.dtype``): True keeps the combination, False excludes it, for `reason`."""
+
+    predicate: Callable[[Mapping[str, Any]], object]
+    reason: str
+
+
+def zipped(*names: str) -> Callable[[B], B]:
+    """A class decorator: the axes `names` advance together (NVBench's zip) instead of forming
+    their product: ``@pb.axis.zipped("m", "n")`` over ``m=ints([1, 2, 4])``, ``n=ints([8, 16, 32])``
+    gives (1, 8), (2, 16), (4, 32). They need as many values each (after ``--axis``). Several
+    groups may be zipped; an axis belongs to one group at most."""
+    def decorate(cls: B) -> B:
+        groups = tuple(getattr(cls, "axis_zips", ()) or ())
+        setattr(cls, "axis_zips", (*groups, tuple(names)))  # noqa: B010 (B is any class to mypy)
+        return cls
+
+    if len(names) < 2 or not all(isinstance(n, str) for n in names):
+        raise UsageError(f"pb.axis.zipped{names!r}: name two axes or more")
+    return decorate
+
+
+def constrain(predicate: Callable[[Mapping[str, Any]], object], reason: str) -> Callable[[B], B]:
+    """A class decorator: exclude the combinations for which `predicate` is false, for `reason`
+    (``--list`` shows them). ``@pb.axis.constrain(lambda c: c["block"] <= c["items"], "block >
+    items")``: `c` holds every axis value of one combination by name. Several may be stacked;
+    a combination must pass them all. Excluded combinations are neither run nor written."""
+    if not callable(predicate) or not isinstance(reason, str) or not reason.strip():
+        raise UsageError("pb.axis.constrain(predicate, reason): a callable and a non-empty reason")
+
+    def decorate(cls: B) -> B:
+        constraints = tuple(getattr(cls, "axis_constraints", ()) or ())
+        setattr(cls, "axis_constraints", (*constraints, Constraint(predicate, reason)))  # noqa: B010
+        return cls
+
+    return decorate
+
+
+def zips(benchmark: Any, axes: Mapping[str, Axis]) -> tuple[tuple[str, ...], ...]:
+    """The zipped groups a benchmark declares (``axis_zips``), checked against its `axes`."""
+    label = benchmark.__name__ if isinstance(benchmark, type) else type(benchmark).__name__
+    groups = tuple(tuple(g) for g in getattr(benchmark, "axis_zips", ()) or ())
+    seen: set[str] = set()
+    for group in groups:
+        for name in group:
+            if name not in axes:
+                raise UsageError(f"{label}: pb.axis.zipped{group!r} names {name!r}, which is not an axis "
+                                 f"(its axes: {', '.join(axes) or 'none'})")
+            if name in seen:
+                raise UsageError(f"{label}: axis {name!r} is zipped twice")
+            seen.add(name)
+    return groups
+
+
+def constraints(benchmark: Any) -> tuple[Constraint, ...]:
+    """The constraints a benchmark declares (``axis_constraints``)."""
+    out = tuple(getattr(benchmark, "axis_constraints", ()) or ())
+    label = benchmark.__name__ if isinstance(benchmark, type) else type(benchmark).__name__
+    for c in out:
+        if not isinstance(c, Constraint):
+            raise UsageError(f"{label}.axis_constraints: build them with pb.axis.constrain, got {type(c).__name__}")
+    return out
+
+
+def combinations(label: str, axes: Mapping[str, Axis], groups: tuple[tuple[str, ...], ...],
+                 rules: tuple[Constraint, ...]) -> list[tuple[dict[str, Any], str | None]]:
+    """Every combination of `axes` (the product, zipped `groups` advancing together) in the
+    order declared, each with the reason a constraint excludes it (None: kept)."""
+    from itertools import product
+
+    for group in groups:
+        lengths = {n: len(axes[n].values) for n in group}
+        if len(set(lengths.values())) > 1:
+            raise UsageError(f"{label}: the zipped axes {', '.join(group)} need as many values each, got "
+                             + ", ".join(f"{n} {k}" for n, k in lengths.items()))
+    zipped_of = {n: g for g in groups for n in g}
+    units: list[tuple[str, ...]] = []  # one axis, or one zipped group at its first axis's place
+    for name in axes:
+        group = zipped_of.get(name, (name,))
+        if group not in units:
+            units.append(group)
+    choices = [list(zip(*(axes[n].values for n in unit), strict=True)) for unit in units]
+    out: list[tuple[dict[str, Any], str | None]] = []
+    for combo in product(*choices):
+        flat = {n: v for unit, values in zip(units, combo, strict=True) for n, v in zip(unit, values, strict=True)}
+        values = {n: flat[n] for n in axes}  # the declared order
+        out.append((values, _excluded_by(label, values, rules)))
+    return out
+
+
+def _excluded_by(label: str, values: Mapping[str, Any], rules: tuple[Constraint, ...]) -> str | None:
+    for rule in rules:
+        try:
+            ok = rule.predicate(dict(values))
+        except Exception as exc:
+            raise UsageError(f"{label}: the constraint {rule.reason!r} raised {type(exc).__name__}: {exc} "
+                             f"for {dict(values)!r}") from None
+        if not ok:
+            return rule.reason
+    return None
 
 
 def declared(benchmark: Any) -> dict[str, Axis]:

@@ -9,7 +9,7 @@ import errno
 import io
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
@@ -188,12 +188,15 @@ class Reporter:
         mode = " (dry run)" if dry else " (profile: one call each)" if profile else ""
         self.console.print(f"[bold]{algorithm}[/]: {count} {word}{mode}")
 
-    def listing(self, names: list[str]) -> None:
-        """--list: the names, one per line, nothing else."""
+    def listing(self, names: list[str], excluded: Sequence[tuple[str, str]] = ()) -> None:
+        """--list: the names, one per line; then each combination a constraint excluded, as a
+        comment line ``# excluded: NAME: REASON`` (a script that reads names skips ``#`` lines)."""
         from primbench.textsafe import term_clean
 
         for name in names:
             self.console.print(term_clean(name), markup=False)
+        for name, reason in excluded:
+            self.console.print(term_clean(f"# excluded: {name}: {reason}"), markup=False)
 
     def profiled(self, index: int, count: int, name: str) -> None:
         """--profile: a specialization's one call is done."""
@@ -250,6 +253,10 @@ class Reporter:
             self.console.print(f"[red]FAILED[/] {tag} {name}: ", end="")
             self.console.print(record.error, markup=False)
             return
+        if record.skipped is not None:
+            self.console.print(f"[grey50]skipped[/] {tag} {name}: ", end="")
+            self.console.print(record.skipped, markup=False)
+            return
         if record.dry:
             self.console.print(f"[green]dry[/] {tag} {name}")
             return
@@ -263,6 +270,13 @@ class Reporter:
         end = record.gpu_temp_end
         temp = f"  {end:.0f} °C" if end is not None else ""
         timer = "  host timer" if record.timer == "host" else ""
+        energy = record.energy
+        if energy is not None and energy.joules_per_call is not None:  # results 4.5.0 (primbench.energy)
+            from primbench.metrics import METRICS
+
+            timer += f"  {METRICS['joules_per_call'].format(energy.joules_per_call)}/call {energy.watts or 0:.0f} W"
+            if energy.rounds_too_short:
+                timer += " [yellow](too short for the energy counter)[/]"
         figures = _figures(record.bytes_per_second or 0.0, record.items_per_second or 0.0,
                            record.gpu_seconds_per_call or 0.0)
         self.console.print(
@@ -272,7 +286,7 @@ class Reporter:
             f"{record.elapsed_host_secs or 0.0:.2f} s{timer}{extra}"
         )
 
-    def summary(self, summary: Summary, count: int, failed: int, outputs: list[str]) -> None:
+    def summary(self, summary: Summary, count: int, failed: int, outputs: list[str], *, excluded: int = 0) -> None:
         self._stop()
         timeouts = summary.noise_timeouts or 0
         host = summary.elapsed_secs.host if summary.elapsed_secs is not None else None
@@ -281,6 +295,10 @@ class Reporter:
             f"{count} run",
             f"[red]{failed} failed[/]" if failed else "0 failed",
             f"[yellow]{timeouts} noise timeouts[/]" if timeouts else "0 noise timeouts",
+            *([f"{summary.skipped} skipped"] if summary.skipped else []),
+            *([f"{excluded} excluded by constraints"] if excluded else []),
+            *([f"[yellow]{summary.throttled_batches} throttled batches discarded[/]"]
+              if summary.throttled_batches else []),
             f"{host or 0.0:.2f} s host",
             f"{gpu or 0.0:.3f} s GPU",
         ]

@@ -119,6 +119,18 @@ class Device(ABC):
         """(global timer ns, SM 0 clock ticks), for the average SM clock; None if unsupported."""
         return None
 
+    def energy_joules(self) -> float | None:
+        """The board's cumulative energy counter in joules (`primbench.energy`); None if unsupported."""
+        return None
+
+    def power_limit_watts(self) -> float | None:
+        """The board's enforced power limit in watts; None if unknown."""
+        return None
+
+    def power_watts(self) -> float | None:
+        """The board's power draw now in watts (a sample after each measured batch); None if unsupported."""
+        return None
+
     @contextlib.contextmanager
     def nvtx_range(self, name: str) -> Iterator[None]:
         """A named range for Nsight Systems (NVTX; rocTX on ROCm) around what runs inside: the

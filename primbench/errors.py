@@ -19,6 +19,16 @@ class UsageError(PrimbenchError):
     """Bad command-line options or benchmark definitions."""
 
 
+class Skipped(BaseException):
+    """Raised by ``state.skip(reason)``: the benchmark declines this specialization (an invalid
+    combination of its axes). The executor records it as skipped, not failed. A BaseException,
+    as pytest's skip is, so that a benchmark's own ``except Exception`` does not swallow it."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
 #: The packages of each extra of pyproject.toml (tests/test_dependencies.py checks that they
 #: agree): what a missing-dependency message tells to install. primbench itself is not on
 #: PyPI, so advice never names ``primbench[extra]`` as a package to fetch from an index.

@@ -11,7 +11,6 @@ import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import product
 from pathlib import Path
 from typing import IO, Any, NoReturn, cast
 
@@ -19,7 +18,7 @@ import msgspec
 from msgspec import UNSET
 
 from primbench.atomicfile import STDOUT, fallback_path, is_stdout, unwritable_reason, write_output
-from primbench.axis import SIZE, Axis, declared, override, parse_override
+from primbench.axis import SIZE, Axis, Constraint, combinations, constraints, declared, override, parse_override, zips
 from primbench.benchmark import (
     Benchmark,
     checked_meta,
@@ -30,6 +29,7 @@ from primbench.benchmark import (
 from primbench.clocks import clock_record
 from primbench.console import Reporter, make_console, set_active
 from primbench.device import Device
+from primbench.energy import over_rounds
 from primbench.errors import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -37,6 +37,7 @@ from primbench.errors import (
     EXIT_USAGE,
     DeviceError,
     PrimbenchError,
+    Skipped,
     ThermalError,
     UsageError,
 )
@@ -51,12 +52,14 @@ from primbench.results import (
     Calls,
     Context,
     Elapsed,
+    Energy,
     Flags,
     General,
     Gpu,
     Monitoring,
     Results,
     Round,
+    RoundEnergy,
     SettingsRecord,
     SmClock,
     Specialization,
@@ -99,6 +102,9 @@ class _Queued:
     declared: dict[str, Axis] = field(default_factory=dict)
     axes: dict[str, Any] = field(default_factory=dict)  # this specialization's value of each axis
     size: int | None = None  # its value of the size axis: state.size
+    zips: tuple[tuple[str, ...], ...] = ()  # axes that advance together (pb.axis.zipped)
+    constraints: tuple[Constraint, ...] = ()  # predicates that exclude combinations (pb.axis.constrain)
+    excluded: str | None = None  # after expansion: why a constraint excludes this combination
 
 
 class Executor:
@@ -140,6 +146,7 @@ class Executor:
         self._custom: list[CustomOption] = []
         self._custom_values: dict[str, Any] = {}
         self._queue: list[_Queued] = []
+        self._excluded: list[tuple[str, str]] = []  # (name, reason) of the selected combinations excluded
         self._deferred: list[PrimbenchError] = []  # bad definitions, raised by run()
         if naming not in NAMINGS:
             self._deferred.append(UsageError(f"Executor(naming={naming!r}): give one of {', '.join(NAMINGS)}"))
@@ -202,6 +209,8 @@ class Executor:
         try:
             meta = checked_meta(benchmark)
             axes = declared(benchmark)
+            groups = zips(benchmark, axes)
+            rules = constraints(benchmark)
         except PrimbenchError as exc:
             self._deferred.append(exc)
             return
@@ -210,7 +219,7 @@ class Executor:
                 f"{type(benchmark).__name__}: {', '.join(map(repr, clash))} is both a meta() key and an axis; "
                 "the axis value joins meta by itself"))
             return
-        self._queue.append(_Queued(benchmark, meta, specialization_name(meta), axes))
+        self._queue.append(_Queued(benchmark, meta, specialization_name(meta), axes, zips=groups, constraints=rules))
 
     def _overrides(self, settings: Settings) -> dict[str, str]:
         """``--axis`` values by axis name (and ``--size`` given on the command line, as the
@@ -228,7 +237,9 @@ class Executor:
         return out
 
     def _expanded(self, settings: Settings) -> list[_Queued]:
-        """Every specialization: each queued benchmark, or the Cartesian product of its axes."""
+        """Every specialization: each queued benchmark, or the Cartesian product of its axes
+        (zipped axes advancing together); a combination a constraint excludes is kept with its
+        reason in ``excluded`` (listed, never run)."""
         overrides = self._overrides(settings)
         used: set[str] = set()
         out: list[_Queued] = []
@@ -243,12 +254,10 @@ class Executor:
                 continue
             if SIZE in axes and any(v <= 0 for v in axes[SIZE].values):
                 raise UsageError(f"--axis size={overrides.get(SIZE)}: sizes must be greater than 0")
-            names = list(axes)
-            for combo in product(*(axes[n].values for n in names)):
-                values = dict(zip(names, combo, strict=True))
+            for values, reason in combinations(type(q.benchmark).__name__, axes, q.zips, q.constraints):
                 meta = {**q.meta, **{n: axes[n].label(v) for n, v in values.items()}}
                 out.append(_Queued(q.benchmark, meta, specialization_name(meta), q.declared, values,
-                                   values.get(SIZE)))
+                                   values.get(SIZE), q.zips, q.constraints, reason))
         if unknown := [n for n in overrides if n not in used]:
             known = sorted({n for q in self._queue for n in q.declared})
             raise UsageError(f"--axis {unknown[0]}=...: no queued benchmark has an axis {unknown[0]!r} "
@@ -282,10 +291,15 @@ class Executor:
                 )
             seen[q.name] = type(q.benchmark).__name__
         pattern = re.compile(self.settings.filter)
-        chosen = sorted((q for q in specs if pattern.search(q.name)), key=lambda q: key(q.name))
-        if not chosen:
-            names = ", ".join(repr(q.name) for q in sorted(specs, key=lambda q: key(q.name)))
+        matched = sorted((q for q in specs if pattern.search(q.name)), key=lambda q: key(q.name))
+        chosen = [q for q in matched if q.excluded is None]
+        self._excluded = [(q.name, q.excluded) for q in matched if q.excluded is not None]
+        if not matched:
+            names = ", ".join(repr(q.name) for q in sorted(specs, key=lambda q: key(q.name)) if q.excluded is None)
             raise UsageError(f"--filter {self.settings.filter!r} matches none of: {names}")
+        if not chosen and "list" not in self._modes:
+            raise UsageError(f"every selected combination is excluded by a constraint ({self._excluded[0][1]}, ...): "
+                             "nothing to run")
         return chosen
 
     def run(self) -> Report:
@@ -310,8 +324,9 @@ class Executor:
         self._guards = []  # this run's progress streams
         reporter = self._reporter or self._guarded_reporter(to_stdout)
         if "list" in self._modes:
-            reporter.listing([q.name for q in selected])
-            return self._returned(Report("list", names=tuple(q.name for q in selected)))
+            reporter.listing([q.name for q in selected], self._excluded)
+            return self._returned(Report("list", names=tuple(q.name for q in selected),
+                                         excluded=dict(self._excluded)))
         if "profile" in self._modes and settings.dry:
             raise UsageError("--profile and --dry exclude each other: --dry runs nothing, --profile calls once")
         if "profile" not in self._modes:
@@ -443,6 +458,7 @@ class Executor:
         reporter.header(algorithm, count, settings.dry, noise_tolerance_percent=settings.noise_tolerance_percent)
         done: dict[int, list[_Round]] = {i: [] for i in range(count)}
         failures: dict[int, Specialization] = {}
+        skipped: dict[int, Specialization] = {}  # state.skip: recorded, not failed
         finished: dict[int, Specialization] = {}  # records of the specializations that ran every round
         exceptions: dict[str, BaseException] = {}
         interrupted: KeyboardInterrupt | None = None
@@ -464,7 +480,7 @@ class Executor:
                 if rounds > 1:
                     reporter.round_started(r, rounds, _eta(started, r * count, rounds * count))
                 for index, q in enumerate(selected):
-                    if index in failures or index in finished:  # failed, or stopped early: precise enough
+                    if index in failures or index in skipped or index in finished:  # or stopped early: precise enough
                         continue
                     reporter.started(index, count, q.name)
                     if settings.dry:
@@ -476,6 +492,10 @@ class Executor:
                                                        lambda p, i=index: reporter.batch(i, count, p)))
                     except (KeyboardInterrupt, ThermalError):
                         raise
+                    except Skipped as exc:  # the benchmark declined this combination: not a failure
+                        skipped[index] = _skipped_record(index, q, exc.reason)
+                        reporter.finished(index, count, skipped[index])
+                        continue
                     except Exception as exc:  # the benchmark's own fault: report it, go on
                         failures[index] = _failed_record(index, q, exc)
                         exceptions[q.name] = exc
@@ -507,7 +527,7 @@ class Executor:
                     deferred.restore()
                     raise
         try:
-            report = self._finish(settings, selected, algorithm, done, failures, finished, exceptions,
+            report = self._finish(settings, selected, algorithm, done, failures, skipped, finished, exceptions,
                                   interrupted, fatal, dev_records, thermal, reporter)
         except BaseException:
             deferred.restore()  # what failed is raised; a signal that came meanwhile is dropped
@@ -519,8 +539,9 @@ class Executor:
         return report
 
     def _finish(self, settings: Settings, selected: list[_Queued], algorithm: str, done: dict[int, list[_Round]],
-                failures: dict[int, Specialization], finished: dict[int, Specialization],
-                exceptions: dict[str, BaseException], interrupted: KeyboardInterrupt | None, fatal: str | None,
+                failures: dict[int, Specialization], skipped: dict[int, Specialization],
+                finished: dict[int, Specialization], exceptions: dict[str, BaseException],
+                interrupted: KeyboardInterrupt | None, fatal: str | None,
                 dev_records: _DeviceRecords, thermal: Thermal | None, reporter: Reporter) -> Report:
         """The records of the run, written (signals deferred by the caller); the report."""
         records: list[Specialization] = []
@@ -529,6 +550,8 @@ class Executor:
                 records.append(_dry_record(index, q))
             elif index in failures:
                 records.append(failures[index])
+            elif index in skipped:
+                records.append(skipped[index])
             elif index in finished:
                 records.append(finished[index])
             elif done[index]:  # interrupted before its last round
@@ -538,14 +561,16 @@ class Executor:
         code = (signal_exit_code(interrupted, EXIT_INTERRUPTED) if interrupted
                 else EXIT_FAILED if (errors or fatal) else EXIT_OK)
         report = Report("dry" if settings.dry else "run", code, tuple(q.name for q in selected), results,
-                        failures=errors, exceptions=exceptions, error=fatal)
+                        failures=errors, exceptions=exceptions, error=fatal,
+                        skipped={r.name: r.skipped for r in records if r.skipped is not None},
+                        excluded=dict(self._excluded))
         self._keep(report)  # kept should writing fail
         # complete: every selected specialization ran all its planned rounds, stopped early by the
-        # precision stop, or failed; an interrupted one is not, whatever it finished
-        complete = settings.dry or len(finished) + len(failures) == len(selected)
+        # precision stop, failed or was skipped (state.skip); an interrupted one is not, whatever it finished
+        complete = settings.dry or len(finished) + len(failures) + len(skipped) == len(selected)
         outputs = self._write(settings, results, complete=complete)
         assert results.summary is not None
-        reporter.summary(results.summary, len(records), len(errors), outputs)
+        reporter.summary(results.summary, len(records), len(errors), outputs, excluded=len(self._excluded))
         return self._keep(dataclasses.replace(report, outputs=tuple(outputs)))
 
     def _profile(self, settings: Settings, selected: list[_Queued], reporter: Reporter) -> Report:
@@ -569,6 +594,9 @@ class Executor:
                         raise UsageError(f"{type(q.benchmark).__name__}.run() never called state.run(fn)")
                 except KeyboardInterrupt:
                     raise
+                except Skipped as exc:
+                    reporter.finished(index, count, _skipped_record(index, q, exc.reason))
+                    continue
                 except Exception as exc:  # the benchmark's own fault: report it, go on
                     record = _failed_record(index, q, exc)
                     failures[q.name], exceptions[q.name] = str(record.error), exc
@@ -605,7 +633,8 @@ class Executor:
             q.benchmark.run(state)
         if state.outcome is None:
             raise UsageError(f"{type(q.benchmark).__name__}.run() never called state.run(fn)")
-        return _Round(state.outcome, state.items, state.bytes_per_call, device.default_clock_mhz())
+        return _Round(state.outcome, state.items, state.bytes_per_call, device.default_clock_mhz(),
+                      None if settings.no_monitoring else device.power_limit_watts())
 
     def _results(self, settings: Settings, algorithm: str, records: list[Specialization],
                  device: _DeviceRecords, thermal: Thermal | None) -> Results:
@@ -770,6 +799,7 @@ class _Round:
     items: int
     bytes_per_call: int
     default_clock_mhz: float | None
+    power_limit_watts: float | None = None
 
     @property
     def gpu_secs(self) -> float:
@@ -820,6 +850,8 @@ def _round_record(r: int, rd: _Round, settings: Settings) -> Round:
         elapsed_secs=Elapsed(host=m.host_secs, gpu=gpu),
         gpu_temp_celsius=_temperatures(out.temp_start, out.temp_end),
         sm_clock_mhz=clock["average_mhz"] if clock is not None else UNSET,
+        throttled_batches=m.throttled_batches,  # results 4.5.0
+        energy=msgspec.convert(m.energy.record(), RoundEnergy) if m.energy is not None else None,
     )
 
 
@@ -869,7 +901,17 @@ def _record(index: int, q: _Queued, rounds: Sequence[_Round], settings: Settings
         written_time_per_call=TimePerCall(**stats) if stats is not None else None,
         # times on the host clock: compare warns before it mixes them with events
         timer="host" if any(rd.outcome.timer == "host" for rd in rounds) else "events",
+        throttled_batches=sum(m.throttled_batches for m in measurements),  # results 4.5.0
+        energy=_energy(measurements, last.power_limit_watts),
     )
+
+
+def _energy(measurements: Sequence[Measurement], power_limit_watts: float | None) -> Energy | None:
+    """A specialization's ``energy`` (results 4.5.0) where every round read the counter."""
+    windows = [m.energy for m in measurements]
+    if not windows or any(w is None for w in windows):
+        return None
+    return msgspec.convert(over_rounds([w for w in windows if w is not None], power_limit_watts), Energy)
 
 
 def _clock_over(rounds: Sequence[_Round], settings: Settings) -> dict[str, Any] | None:
@@ -890,6 +932,14 @@ def _failed_record(index: int, q: _Queued, exc: BaseException) -> Specialization
     return Specialization(
         index=index, name=q.name, bytes_per_second=None, items_per_second=None, bytes_per_item=None, items=None,
         noise_timeout=False, noise_percent=None, meta=q.meta, elapsed_secs=None, calls=None, error=message,
+    )
+
+
+def _skipped_record(index: int, q: _Queued, reason: str) -> Specialization:
+    """A specialization its benchmark skipped (``state.skip``, results 4.5.0): no metrics, not failed."""
+    return Specialization(
+        index=index, name=q.name, bytes_per_second=None, items_per_second=None, bytes_per_item=None, items=None,
+        noise_timeout=None, noise_percent=None, meta=q.meta, elapsed_secs=None, calls=None, skipped=reason,
     )
 
 
@@ -917,6 +967,8 @@ def _clock_note(record: Specialization) -> str:
     note = f"  SM {clock.average_mhz:.0f} MHz"
     if clock.below_expected:
         note += " [red](below expected clock)[/]"
+    if record.throttled_batches:
+        note += f" [yellow]{record.throttled_batches} throttled batches discarded[/]"
     return note
 
 

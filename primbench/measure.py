@@ -19,6 +19,9 @@ Written once against `primbench.device.Device`. The rules, as in the C++ primben
   sizing counts: it is time the benchmark ran).
 * Noise timeout: more than ``noise_timeout_secs`` passed and the window is still at or
   above tolerance: stop with ``noise_timeout = True``.
+* Throttling: with a `primbench.throttle.ThrottleGuard`, a measured batch that ran with the
+  SM clock held down is discarded and followed by a growing recovery delay (the module says
+  when and how long); the discards are counted in ``Measurement.throttled_batches``.
 
 The host timer (``state.run(fn, timer="host")``, `host_timed_calls`) replaces the per-call
 protocol for libraries that launch on streams of their own (JAX): a batch is timed on the host
@@ -34,7 +37,10 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from primbench.device import Device
+from primbench.energy import EnergyWindow
+from primbench.energy import window as energy_window
 from primbench.errors import UsageError
+from primbench.throttle import ThrottleGuard
 
 #: Calls between two synchronizations (and event pairs in flight) when the cache is hot.
 SYNC_EVERY = 64
@@ -65,6 +71,10 @@ class Measurement:
     host_secs: float
     #: The round's wall time by the clock its stopping rule reads (from `measure`'s `started`).
     round_secs: float = 0.0
+    #: Measured batches discarded because the SM clock was throttled (`primbench.throttle`).
+    throttled_batches: int = 0
+    #: The energy counter over the measured batches (`primbench.energy`), None if unread.
+    energy: EnergyWindow | None = None
 
     @property
     def gpu_secs(self) -> float:
@@ -312,6 +322,9 @@ def measure(
     started: float | None = None,
     fill_secs: float | None = None,
     fill_batches: int | None = None,
+    throttle: ThrottleGuard | None = None,
+    energy: Callable[[], float | None] | None = None,
+    power: Callable[[], float | None] | None = None,
 ) -> Measurement:
     """Size the batches (unless `calls_per_batch` is given: a later round of a specialization
     keeps the size its first round found), then measure batches until a stopping rule fires.
@@ -338,10 +351,12 @@ def measure(
     began = sizing_start if started is None else started
     batch_start = sizing_start
     last: tuple[float, tuple[float, ...]] | None = None  # the sizing batch that passed the minimum
+    joules_before: float | None = None  # the energy counter before the last sizing batch
     while calls_per_batch is None:
         sizing += 1
         if before_batch is not None:
             before_batch()
+        joules_before = energy() if energy is not None else None
         batch_start = device.now()
         with device.nvtx_range(f"sizing batch {sizing} ({calls} calls)"):
             total, times = run_batch(calls)
@@ -359,6 +374,7 @@ def measure(
         calls = next_size(calls, total, min_gpu_ms_per_batch, now - batch_start,
                           noise_timeout_secs - (now - sizing_start))
     start = device.now()
+    joules_start = energy() if energy is not None else None
     kept = None  # the last sizing batch, measured as batch 1 where the fill keeps its size
     if calls_per_batch is None:
         filled = fill_window(calls, start - batch_start,
@@ -366,26 +382,36 @@ def measure(
                              batch_window_size if fill_batches is None else fill_batches)
         if filled == calls and last is not None:
             kept, start, sizing = last, batch_start, sizing - 1
+            joules_start = joules_before
         calls = filled
 
     batches: list[BatchRecord] = []
+    watts: list[float] = []  # the board's power draw after each measured batch (`power`)
     while True:
         if kept is not None:
             (batch_ms, times), kept = kept, None
         else:
             if before_batch is not None:
                 before_batch()
+            if throttle is not None:
+                throttle.begin()
             with device.nvtx_range(f"batch {len(batches) + 1}"):
                 batch_ms, times = run_batch(calls)
+            if throttle is not None and throttle.discard():
+                continue  # throttled: dropped, and the recovery delay waited; measure another
         elapsed = device.now() - start
+        discarded = throttle.discarded if throttle is not None else 0
         batches.append(BatchRecord(batch_ms, calls, elapsed, times))
+        if power is not None and (sample := power()) is not None:
+            watts.append(sample)
         window = [b.batch_ms for b in batches[-batch_window_size:]]
         noise = coefficient_of_variation(window) * 100.0
         if on_batch is not None:
             on_batch(Progress(len(batches), batch_window_size, noise, elapsed, calls, batches[-1].batch_ms))
         if len(batches) >= batch_window_size:
             ran = device.now() - began
-            if noise < noise_tolerance_percent and ran >= min_secs:
-                return Measurement(tuple(batches), calls, sizing, noise, False, elapsed, ran)
-            if noise >= noise_tolerance_percent and ran > noise_timeout_secs:
-                return Measurement(tuple(batches), calls, sizing, noise, True, elapsed, ran)
+            timeout = noise >= noise_tolerance_percent and ran > noise_timeout_secs
+            if (noise < noise_tolerance_percent and ran >= min_secs) or timeout:
+                joules = energy_window(joules_start, energy() if energy is not None else None,
+                                       device.now() - start, calls * len(batches), watts)
+                return Measurement(tuple(batches), calls, sizing, noise, timeout, elapsed, ran, discarded, joules)

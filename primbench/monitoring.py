@@ -41,6 +41,18 @@ class Monitor(ABC):
         """Temperature at which the GPU starts to throttle, if the library says."""
         return None
 
+    def energy_joules(self) -> float | None:
+        """The board's cumulative energy counter in joules (`primbench.energy`), None if unsupported."""
+        return None
+
+    def power_limit_watts(self) -> float | None:
+        """The board's enforced power limit in watts, None if unknown."""
+        return None
+
+    def power_watts(self) -> float | None:
+        """The board's power draw now, in watts (NVML's averaged sample), None if unsupported."""
+        return None
+
     def close(self) -> None:  # noqa: B027
         pass
 
@@ -136,6 +148,21 @@ class NvmlMonitor(Monitor):
     def slowdown_temperature(self) -> float | None:
         value = self._try("nvmlDeviceGetTemperatureThreshold", self.nvml.NVML_TEMPERATURE_THRESHOLD_SLOWDOWN)
         return float(value) if value else None
+
+    def energy_joules(self) -> float | None:
+        """``nvmlDeviceGetTotalEnergyConsumption``: millijoules since the driver loaded (Volta on)."""
+        value = self._try("nvmlDeviceGetTotalEnergyConsumption")
+        return float(value) / 1000.0 if value is not None else None
+
+    def power_limit_watts(self) -> float | None:
+        """``nvmlDeviceGetEnforcedPowerLimit``, milliwatts (700 W on the H200)."""
+        value = self._try("nvmlDeviceGetEnforcedPowerLimit")
+        return float(value) / 1000.0 if value else None
+
+    def power_watts(self) -> float | None:
+        """``nvmlDeviceGetPowerUsage``, milliwatts."""
+        value = self._try("nvmlDeviceGetPowerUsage")
+        return float(value) / 1000.0 if value is not None else None
 
     def close(self) -> None:
         with contextlib.suppress(Exception):

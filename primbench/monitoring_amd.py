@@ -196,6 +196,22 @@ class AmdSmiMonitor(Monitor):
             out["serial"] = str(serial)
         return out
 
+    def energy_joules(self) -> float | None:
+        """``amdsmi_get_energy_count``: its accumulator (``energy_accumulator``; ``power`` in older
+        AMD SMI) times ``counter_resolution`` (microjoules per count), in joules."""
+        try:
+            info = self.amdsmi.amdsmi_get_energy_count(self.handle)
+        except (self._error, AttributeError):
+            return None
+        if not isinstance(info, dict):
+            return None
+        count: Any = info.get("energy_accumulator", info.get("power"))
+        resolution: Any = info.get("counter_resolution")
+        try:
+            return float(count) * float(resolution) / 1e6
+        except (TypeError, ValueError):
+            return None
+
     def close(self) -> None:
         with contextlib.suppress(Exception):  # shutting down is best effort
             self.amdsmi.amdsmi_shut_down()

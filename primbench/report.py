@@ -46,6 +46,9 @@ class BenchResult:
     sm_clock_mhz: float | None
     clock_below_expected: bool
     record: Mapping[str, Any] = field(repr=False, compare=False)
+    #: The board's energy per call and average power (results 4.5.0, `primbench.energy`); None unread.
+    joules_per_call: float | None = None
+    watts: float | None = None
     document: Mapping[str, Any] | None = field(default=None, repr=False, compare=False)
     json_path: str | None = None
     specialization: Specialization | None = field(default=None, repr=False, compare=False)
@@ -73,6 +76,8 @@ class BenchResult:
             sm_clock_mhz=clock.average_mhz if clock is not None else None,
             clock_below_expected=clock.below_expected if clock is not None else False,
             record=record,
+            joules_per_call=spec.joules_per_call,
+            watts=spec.watts,
             document=document,
             json_path=json_path,
             specialization=spec,
@@ -89,6 +94,8 @@ class BenchResult:
             parts.append(METRICS["bytes_per_second"].format(self.bytes_per_second))
         if self.items_per_second is not None:
             parts.append(METRICS["items_per_second"].format(self.items_per_second))
+        if self.joules_per_call is not None:
+            parts.append(f"{METRICS['joules_per_call'].format(self.joules_per_call)}/call")
         parts.append(f"noise {self.noise_percent:.3f} %" + (" (noise timeout)" if self.noise_timeout else ""))
         if self.rounds > 1 and self.between_rounds_cv_percent is not None:
             parts.append(f"between {self.rounds} rounds {self.between_rounds_cv_percent:.3f} %")
@@ -105,7 +112,9 @@ class Report(Mapping[str, Any]):
     list, profile and help, which make none); ``document`` the same as written to results.json,
     which the report reads as a mapping. ``failures``: name -> error of each
     failed specialization, ``exceptions`` their exceptions. ``error``: why the run was aborted
-    (warming or cooling that timed out), else None. ``outputs``: the files written."""
+    (warming or cooling that timed out), else None. ``outputs``: the files written. ``skipped``:
+    name -> reason of each specialization whose ``run()`` called ``state.skip`` (not failures);
+    ``excluded``: name -> reason of each combination a `primbench.axis.constrain` excluded."""
 
     mode: str
     exit_code: int = EXIT_OK
@@ -115,6 +124,8 @@ class Report(Mapping[str, Any]):
     failures: Mapping[str, str] = field(default_factory=dict)
     exceptions: Mapping[str, BaseException] = field(default_factory=dict, repr=False)
     error: str | None = None
+    skipped: Mapping[str, str] = field(default_factory=dict)
+    excluded: Mapping[str, str] = field(default_factory=dict)
 
     # ----- the document, as a mapping
     @cached_property
@@ -145,13 +156,13 @@ class Report(Mapping[str, Any]):
 
     @cached_property
     def results(self) -> tuple[BenchResult, ...]:
-        """Each measured specialization (failed and dry ones left out), in results order."""
+        """Each measured specialization (failed, skipped and dry ones left out), in results order."""
         if self.model is None or self.document is None:
             return ()
         return tuple(
             BenchResult.from_specialization(spec, record, self.document, self.json_path)
             for spec, record in zip(self.model.specializations, self.document["specializations"], strict=True)
-            if not spec.failed and not spec.dry
+            if spec.measured
         )
 
     def result(self, name: str) -> BenchResult:

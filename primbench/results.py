@@ -41,6 +41,18 @@ The schema is the C++ primbench's 4.0.0, key for key. Later versions only add ke
   lacks them): `Specialization.gpu_seconds_per_call` is GPU time over calls and
   `Specialization.time_per_call` takes its other statistics from ``batches`` where the file
   holds them, else None.
+* 4.5.0 - skip and throttling (issue 26): a specialization whose ``run()`` called
+  ``state.skip(reason)`` has ``"skipped": "reason"`` and null metrics, as a failed one has, but
+  it is not a failure; ``summary.skipped`` counts them. Batches measured while the SM clock
+  was throttled (below ``min_clock_fraction`` of the default clock, or a thermal or power
+  clock-event reason) are discarded and measured again (`primbench.throttle`):
+  ``throttled_batches`` per specialization (and per round) and in the summary count them.
+  Older files count nothing: the keys stay absent (unknown, not zero). Energy
+  (`primbench.energy`): per round ``energy`` (``joules``, ``window_secs``, ``joules_per_call``,
+  ``watts``, ``too_short``: the board's energy counter over the measured batches;
+  ``power_samples_watts``: count, mean, min, max of the power draw after each batch) and per
+  specialization ``energy`` (``joules_per_call``, ``watts``, ``cv_between_rounds_percent``,
+  ``rounds_too_short``, ``window_secs``, ``power_limit_watts``), where the device has a counter.
 
 A file of an older version is read through `UPGRADES`, one small function per version step
 (a document in, the document of the next version out); `Results.version` still says which
@@ -78,8 +90,8 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 from primbench.errors import PrimbenchError
 from primbench.textsafe import csv_cell
 
-RESULTS_VERSION = "4.4.0"
-KNOWN_VERSIONS = ("4.0.0", "4.1.0", "4.2.0", "4.3.0", "4.4.0")
+RESULTS_VERSION = "4.5.0"
+KNOWN_VERSIONS = ("4.0.0", "4.1.0", "4.2.0", "4.3.0", "4.4.0", "4.5.0")
 
 CSV_HEADER = (
     "index",
@@ -161,6 +173,40 @@ class Temperatures(_Record, frozen=True, kw_only=True):
     end: Real | None = None
 
 
+class PowerSamples(_Record, frozen=True, kw_only=True):
+    """``rounds[r].energy.power_samples_watts`` (results 4.5.0): the board's power draw read
+    after each measured batch (NVML ``nvmlDeviceGetPowerUsage``), in watts."""
+
+    count: Count
+    mean: NonNegative
+    min: NonNegative
+    max: NonNegative
+
+
+class RoundEnergy(_Record, frozen=True, kw_only=True):
+    """``rounds[r].energy`` (results 4.5.0): the energy counter over the round's measured batches."""
+
+    joules: NonNegative
+    window_secs: NonNegative
+    joules_per_call: NonNegative | None = None  # null: the counter did not move
+    watts: NonNegative | None = None
+    too_short: bool = False  # the window was shorter than the counter's resolution allows
+    power_samples_watts: PowerSamples | None = None  # the power draw after each measured batch
+
+
+class Energy(_Record, frozen=True, kw_only=True):
+    """A specialization's ``energy`` (results 4.5.0, `primbench.energy.over_rounds`): the board's
+    energy per call and average power over every round, the spread between rounds, how many
+    rounds were too short for the counter, and the enforced power limit."""
+
+    joules_per_call: NonNegative | None = None
+    watts: NonNegative | None = None
+    cv_between_rounds_percent: NonNegative | None = None
+    rounds_too_short: Count = 0
+    window_secs: NonNegative | None = None
+    power_limit_watts: NonNegative | None = None
+
+
 class Round(_Record, frozen=True, kw_only=True, omit_defaults=True):
     """One round of a specialization (results 4.3.0): a fresh ``run(state)``, measured alone."""
 
@@ -176,10 +222,17 @@ class Round(_Record, frozen=True, kw_only=True, omit_defaults=True):
     elapsed_secs: Elapsed | None = None
     gpu_temp_celsius: Temperatures | None = None
     sm_clock_mhz: NonNegative | UnsetType | None = UNSET  # written as null when the clock was not read
+    throttled_batches: Count | None = None  # 4.5.0: batches discarded as throttled in this round
+    energy: RoundEnergy | None = None  # 4.5.0: where the device has an energy counter
 
     @property
     def average_clock_mhz(self) -> float | None:
         return known(self.sm_clock_mhz)
+
+    @property
+    def joules_per_call(self) -> float | None:
+        """The round's energy per call in joules (the ``energy`` metric); None where not read."""
+        return self.energy.joules_per_call if self.energy is not None else None
 
     @property
     def gpu_seconds_per_call(self) -> float:
@@ -271,9 +324,18 @@ class Specialization(_Record, frozen=True, kw_only=True, omit_defaults=True):
     timer: Timer = "events"  # 4.4.0: "host" is written, "events" (the GPU's) is not
     error: str | None = None  # 4.1.0
     dry: bool = False  # 4.4.0: a dry run's (nothing measured), written only when true
+    #: 4.5.0: why the benchmark skipped this specialization (``state.skip(reason)``); its
+    #: metrics are null, and it is not a failure.
+    skipped: str | None = None
+    #: 4.5.0: batches discarded because the SM clock was throttled (absent in older files).
+    throttled_batches: Count | None = None
+    #: 4.5.0: the board's energy per call and power (`primbench.energy`), where it was read.
+    energy: Energy | None = None
 
     def __post_init__(self) -> None:
-        if self.error is None:
+        if self.error is not None and self.skipped is not None:
+            raise ValueError("skipped: a specialization is skipped or failed (error), not both")
+        if self.error is None and self.skipped is None:
             for key in _MEASURED:
                 if getattr(self, key) is None:
                     raise ValueError(f"{key}: is null, yet the specialization has no error")
@@ -284,6 +346,11 @@ class Specialization(_Record, frozen=True, kw_only=True, omit_defaults=True):
     @property
     def failed(self) -> bool:
         return self.error is not None
+
+    @property
+    def measured(self) -> bool:
+        """Whether it holds measurements: not failed, not skipped, not a dry run's."""
+        return self.error is None and self.skipped is None and not self.dry
 
     @property
     def algorithm(self) -> str:
@@ -355,6 +422,15 @@ class Specialization(_Record, frozen=True, kw_only=True, omit_defaults=True):
     @property
     def cv_between_rounds_percent(self) -> float | None:
         return self.between_rounds.cv_percent if self.between_rounds is not None else None
+
+    @property
+    def joules_per_call(self) -> float | None:
+        """The board's energy per call in joules over every round (the ``energy`` metric)."""
+        return self.energy.joules_per_call if self.energy is not None else None
+
+    @property
+    def watts(self) -> float | None:
+        return self.energy.watts if self.energy is not None else None
 
 
 def _batch_per_call_secs(batches: tuple[Batch, ...], calls_per_batch: int | None) -> list[float] | None:
@@ -550,14 +626,19 @@ class Summary(_Record, frozen=True, kw_only=True, omit_defaults=True):
     noise_timeouts: Count | None = None
     failures: Count | None = None
     elapsed_secs: Elapsed | None = None
+    skipped: Count | None = None  # 4.5.0: specializations that called state.skip
+    throttled_batches: Count | None = None  # 4.5.0: batches discarded as throttled, every specialization
 
     @classmethod
     def of(cls, records: Sequence[Specialization], host_secs: float) -> Summary:
         """The totals of `records`: noise timeouts and GPU time of those that ran, failures,
-        and the run's `host_secs`."""
-        ok = [r for r in records if not r.failed]
-        return cls(noise_timeouts=sum(1 for r in ok if r.noise_timeout), failures=len(records) - len(ok),
-                   elapsed_secs=Elapsed(host=host_secs, gpu=sum(r.elapsed_gpu_secs or 0 for r in ok)))
+        skipped specializations, throttled batches and the run's `host_secs`."""
+        ok = [r for r in records if not r.failed and r.skipped is None]
+        failures = sum(1 for r in records if r.failed)
+        return cls(noise_timeouts=sum(1 for r in ok if r.noise_timeout), failures=failures,
+                   elapsed_secs=Elapsed(host=host_secs, gpu=sum(r.elapsed_gpu_secs or 0 for r in ok)),
+                   skipped=sum(1 for r in records if r.skipped is not None),
+                   throttled_batches=sum(r.throttled_batches or 0 for r in records))
 
 
 class Document(_Record, frozen=True, kw_only=True, omit_defaults=True):
@@ -710,7 +791,7 @@ class Results:
         out = io.StringIO()
         out.write(",".join(CSV_HEADER) + "\n")
         for spec in self.specializations:
-            if spec.failed:
+            if spec.failed or spec.skipped is not None:
                 continue
             bps = float(spec.bytes_per_second or 0)
             name = '"' + csv_cell(spec.name).replace('"', '""') + '"'  # quoted: commas, line breaks, \r
@@ -795,6 +876,12 @@ def _from_4_3_0(doc: Mapping[str, Any]) -> dict[str, Any]:
     return _with_settings(doc, "4.4.0")
 
 
+def _from_4_4_0(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """4.4.0 -> 4.5.0: no specialization could skip (no ``skipped``), and throttled batches
+    were neither discarded nor counted: ``throttled_batches`` stays absent (unknown)."""
+    return _with_settings(doc, "4.5.0")
+
+
 #: One step per older version: its document in, the next version's out (a new dict; the
 #: parts that change are copied).
 UPGRADES: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
@@ -802,6 +889,7 @@ UPGRADES: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
     "4.1.0": _from_4_1_0,
     "4.2.0": _from_4_2_0,
     "4.3.0": _from_4_3_0,
+    "4.4.0": _from_4_4_0,
 }
 
 

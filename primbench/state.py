@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 from primbench.device import Device
-from primbench.errors import UsageError
+from primbench.errors import Skipped, UsageError
 from primbench.measure import TIMERS, Measurement, Progress, Timer, measure
 from primbench.rounds import round_budget
 from primbench.settings import Settings
+from primbench.throttle import ThrottleGuard
 from primbench.typenames import itemsize
 
 
@@ -153,6 +154,16 @@ class State:
     def bytes_per_call(self) -> int:
         return self.bytes_read + self.bytes_written
 
+    def skip(self, reason: str) -> NoReturn:
+        """Skip this specialization: ``state.skip("block > items")`` where a combination of the
+        axes makes no sense. It raises (so nothing after it runs); the specialization is then
+        recorded as skipped with `reason` (results.json ``"skipped"``), which is not a failure:
+        the run exits 0. A combination known to be invalid before ``run()`` is better excluded by
+        `primbench.axis.constrain`, which ``--list`` shows."""
+        if not isinstance(reason, str) or not reason.strip():
+            raise UsageError("state.skip(reason): give the reason, a non-empty string")
+        raise Skipped(" ".join(reason.split()))
+
     def test(self, fn: Callable[[], object]) -> None:
         """Check the output once, right after the first round's warmup call (skipped with --no-test
         and --profile)."""
@@ -209,6 +220,7 @@ class State:
             temp_start = self._thermal.temperature()
             reasons_start = device.clock_event_reasons()
             clock_start = device.clock_sample()
+            guard = None if s.no_monitoring else ThrottleGuard(device, s.min_clock_fraction, device.default_clock_mhz())
             budget = round_budget(s.min_secs, s.noise_timeout_secs, s.batch_window_size, self.rounds,
                                   self.round_index, self._spent_secs)
             m = measure(
@@ -230,8 +242,13 @@ class State:
                 started=started,
                 fill_secs=budget.fill_secs,
                 fill_batches=budget.fill_batches,
+                throttle=guard,
+                energy=None if s.no_monitoring else device.energy_joules,
+                power=None if s.no_monitoring else device.power_watts,
             )
             clock_end = device.clock_sample()
+            if guard is not None and guard.discarded and guard.kept_clock is not None and clock_start is not None:
+                clock_start, clock_end = (0, 0), guard.kept_clock  # the kept batches' clock (primbench.throttle)
             reasons_end = device.clock_event_reasons()
             temp_end = self._thermal.temperature()
         self.outcome = RunOutcome(m, temp_start, temp_end, clock_start, clock_end, reasons_start, reasons_end, timer)

@@ -14,6 +14,9 @@ from primbench.device import Device
 from primbench.errors import StreamBlockingTimeout
 
 KernelTime = Callable[[int, bool], float]  # (kernel call number, cache cold?) -> ms
+#: A measured batch's number (1, 2, ... over the device's life) -> (SM clock MHz, clock-event
+#: reasons) while it runs: the fake's throttling, programmed per batch.
+BatchClock = Callable[[int], tuple[float, list[str]]]
 
 
 class FakeDevice(Device):
@@ -34,6 +37,10 @@ class FakeDevice(Device):
         default_clock_mhz: float = 1980.0,
         slowdown: float | None = None,
         log_ops: bool = True,
+        batch_clock: BatchClock | None = None,
+        power_watts: float | None = None,
+        energy_update_secs: float = 0.1,
+        power_limit_watts: float | None = 700.0,
     ) -> None:
         self._kernel = kernel_ms if callable(kernel_ms) else (lambda n, cold, ms=kernel_ms: ms)
         self.clear_ms = clear_ms
@@ -58,6 +65,17 @@ class FakeDevice(Device):
         self.max_temp_reached = max_temp
         self.sm_clock_mhz = sm_clock_mhz
         self.default_mhz = default_clock_mhz
+        # The SM clock can change: ticks are counted up to `_clock_since` at the clocks before it.
+        self._ticks_before = 0.0
+        self._clock_since = 0.0
+        self.batch_clock = batch_clock
+        self.measured_batches = 0  # "batch N" NVTX ranges opened (the fake knows a batch by its range)
+        self.batch_log: list[tuple[int, float, list[str]]] = []  # (batch, MHz, reasons) as programmed
+        # The energy counter: constant board power, the counter moving in steps of
+        # `energy_update_secs` (NVML's ~100 ms on an H200); None: no counter.
+        self.board_watts = power_watts
+        self.energy_update_secs = energy_update_secs
+        self.power_limit = power_limit_watts
         self.slowdown = slowdown  # °C where the monitor says the GPU slows down; None: not known
         self.reasons: list[str] | None = []
         self.heated_secs = 0.0
@@ -169,12 +187,32 @@ class FakeDevice(Device):
     def slowdown_temperature(self) -> float | None:
         return self.slowdown
 
+    def set_clock(self, mhz: float, reasons: list[str] | None = None) -> None:
+        """Change the SM clock from now on (ticks so far are kept), and the reasons."""
+        self._ticks_before += (self.t - self._clock_since) * self.sm_clock_mhz * 1e6
+        self._clock_since = self.t
+        self.sm_clock_mhz = mhz
+        if reasons is not None:
+            self.reasons = list(reasons)
+
     def clock_sample(self) -> tuple[int, int]:
         ns = round(self.t * 1e9)
-        return ns, round(self.t * self.sm_clock_mhz * 1e6)
+        return ns, round(self._ticks_before + (self.t - self._clock_since) * self.sm_clock_mhz * 1e6)
 
     def default_clock_mhz(self) -> float | None:
         return self.default_mhz
+
+    def energy_joules(self) -> float | None:
+        if self.board_watts is None:
+            return None
+        steps = int(self.t / self.energy_update_secs) if self.energy_update_secs > 0 else self.t
+        return 1000.0 + self.board_watts * steps * (self.energy_update_secs or 1.0)
+
+    def power_limit_watts(self) -> float | None:
+        return self.power_limit if self.board_watts is not None else None
+
+    def power_watts(self) -> float | None:
+        return self.board_watts
 
     def clock_event_reasons(self) -> list[str] | None:
         return None if self.reasons is None else list(self.reasons)
@@ -185,6 +223,11 @@ class FakeDevice(Device):
 
     @contextlib.contextmanager
     def nvtx_range(self, name: str) -> Iterator[None]:
+        if self.batch_clock is not None and name.startswith("batch "):
+            self.measured_batches += 1
+            mhz, reasons = self.batch_clock(self.measured_batches)
+            self.set_clock(mhz, reasons)
+            self.batch_log.append((self.measured_batches, mhz, list(reasons)))
         self.ranges.append(f"push {name}")
         try:
             yield

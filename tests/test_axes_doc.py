@@ -21,7 +21,7 @@ from tests.fakes import FakeDevice
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXT = (ROOT / "docs" / "axes.md").read_text(encoding="utf-8")
-BUILDERS = ("ints", "pow2", "sizes", "floats", "strings", "dtypes", "sweep")
+BUILDERS = ("ints", "pow2", "sizes", "floats", "strings", "dtypes", "sweep", "zipped", "constrain")
 
 
 def _table(header: str) -> list[list[str]]:
@@ -50,6 +50,7 @@ def test_every_builder_is_documented_with_its_signature(name: str) -> None:
     fn = getattr(pb.axis, name)
     params = ", ".join(
         f"**{p.name}" if p.kind is inspect.Parameter.VAR_KEYWORD
+        else f"*{p.name}" if p.kind is inspect.Parameter.VAR_POSITIONAL
         else p.name if p.default is inspect.Parameter.empty else f"{p.name}={p.default!r}"
         for p in inspect.signature(fn).parameters.values()
     )

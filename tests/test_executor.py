@@ -120,7 +120,8 @@ def test_results_json_has_the_seed_schema_key_for_key(tmp_path):
         assert list(spec)[: len(keys)] == keys
         # additions come after the seed's keys
         assert set(list(spec)[len(keys):]) <= {"batches", "sm_clock", "rounds", "between_rounds",
-                                               "gpu_seconds_per_call", "time_per_call"}
+                                               "gpu_seconds_per_call", "time_per_call",
+                                               "throttled_batches"}  # 4.5.0
         assert list(spec["calls"]) == SEED_EXAMPLE_KEYS["calls"]
         assert list(spec["elapsed_secs"]) == ["host", "gpu"]
         assert list(spec["gpu_temp_celsius"]) == ["start", "end"]

@@ -225,3 +225,21 @@ def test_the_writer_never_waits_on_a_fifo_without_a_reader(tmp_path: Path) -> No
     os.mkfifo(fifo)
     with pytest.raises(OSError):  # ENXIO at once (before: open() blocked forever)
         atomicfile.write_atomic(fifo, "{}")
+
+
+class Skipping(Kernel):
+    def run(self, state: pb.State) -> None:
+        if self.n == 1:
+            state.skip("not this one")
+        super().run(state)
+
+
+def test_a_run_with_a_skipped_specialization_is_complete(tmp_path: Path) -> None:
+    out = tmp_path / "results.json"
+    _executor(out).run()
+    before = out.read_bytes()
+    ex = pb.Executor(["--json-out", str(out), "--rounds", "3", "--min-secs", "0"], device=FakeDevice(0.25))
+    for n in range(3):
+        ex.queue(Skipping(n))
+    assert ex.run().exit_code == 0
+    assert out.read_bytes() != before and not (tmp_path / "results.partial.json").exists()

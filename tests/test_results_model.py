@@ -164,11 +164,12 @@ def test_the_report_holds_the_model_and_its_results_are_built_from_it(tmp_path: 
 
 SPEC = ["index", "name", "bytes_per_second", "items_per_second", "bytes_per_item", "items", "noise_timeout",
         "noise_percent", "meta", "elapsed_secs", "gpu_temp_celsius", "calls", "batches", "sm_clock", "rounds",
-        "between_rounds", "gpu_seconds_per_call", "time_per_call"]
+        "between_rounds", "gpu_seconds_per_call", "time_per_call", "throttled_batches"]  # 4.5.0: throttled_batches
 FAILED = ["index", "name", "bytes_per_second", "items_per_second", "bytes_per_item", "items", "noise_timeout",
           "noise_percent", "meta", "elapsed_secs", "calls", "error"]
 ROUND = ["round", "gpu_ms_per_call", "bytes_per_second", "items_per_second", "noise_timeout", "noise_percent",
-         "batches", "kernel_calls", "kernel_calls_per_batch", "elapsed_secs", "gpu_temp_celsius", "sm_clock_mhz"]
+         "batches", "kernel_calls", "kernel_calls_per_batch", "elapsed_secs", "gpu_temp_celsius", "sm_clock_mhz",
+         "throttled_batches"]
 SM_CLOCK = ["average_mhz", "default_mhz", "fraction_of_default", "below_expected", "clock_event_reasons",
             "throttle_reasons"]
 GENERAL = ["algorithm", "specialization_count", "library_build_type", "gpu", "backend", "thermal", "host_name",
@@ -194,7 +195,7 @@ def test_the_json_keeps_the_keys_nesting_and_order_of_the_schema(tmp_path: Path)
     assert list(char["between_rounds"]) == ["count", "cv_percent"]
     assert list(char["time_per_call"]) == TIME_PER_CALL and "timer" not in char  # GPU events: no key
     assert list(char["sm_clock"]["clock_event_reasons"]) == ["start", "end"]
-    assert list(doc["summary"]) == ["noise_timeouts", "failures", "elapsed_secs"]
+    assert list(doc["summary"]) == ["noise_timeouts", "failures", "elapsed_secs", "skipped", "throttled_batches"]
     one, _ = run(tmp_path / "one", "--rounds", "1")  # one round: batches carry no round
     assert "batches" not in one["specializations"][0]
     assert one["specializations"][0]["between_rounds"] == {"count": 1, "cv_percent": None}
@@ -319,9 +320,9 @@ def test_an_old_file_loads_through_the_steps_from_text_too(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize(("version", "expected"), [
-    ("5.0.0", "unknown schema version '5.0.0' (known: 4.0.0, 4.1.0, 4.2.0, 4.3.0, 4.4.0); upgrade primbench to "
-              "read it"),
-    ("4.5.0", "unknown schema version '4.5.0'"),
+    ("5.0.0", "unknown schema version '5.0.0' (known: 4.0.0, 4.1.0, 4.2.0, 4.3.0, 4.4.0, 4.5.0); upgrade primbench "
+              "to read it"),
+    ("4.6.0", "unknown schema version '4.6.0'"),
     ("3.9.0", "this primbench cannot read it"),
     ("", "unknown schema version ''"),
     (4, "must be a string, got a number"),

@@ -297,6 +297,15 @@ class CupyDevice(Device):
     def clock_event_reasons(self) -> list[str] | None:
         return self.monitor.clock_event_reasons() if self.monitor is not None else None
 
+    def energy_joules(self) -> float | None:
+        return self.monitor.energy_joules() if self.monitor is not None else None
+
+    def power_limit_watts(self) -> float | None:
+        return self.monitor.power_limit_watts() if self.monitor is not None else None
+
+    def power_watts(self) -> float | None:
+        return self.monitor.power_watts() if self.monitor is not None else None
+
     def heat(self, secs: float) -> None:
         sms = int(self.props["multiProcessorCount"])
         end = time.perf_counter() + secs

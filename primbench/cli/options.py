@@ -68,8 +68,10 @@ class MetricChoice(StrEnum):
     time = "time"
     bytes = "bytes"
     items = "items"
+    energy = "energy"
 
 
 METRIC_HELP = ("What to compare: time (GPU time per call, lower is better: a regression is the time going up), "
-               "bytes (bytes/s) or items (items/s). Default: bytes/s where both sides declare bytes, else items/s, "
+               "bytes (bytes/s), items (items/s) or energy (the board's joules per call, lower is better; "
+               "results 4.5.0). Default: bytes/s where both sides declare bytes, else items/s, "
                "else time.")

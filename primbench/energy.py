@@ -1,0 +1,105 @@
+"""Energy per call: the board's energy counter read around each round's measured batches.
+
+Through the device seam, `Device.energy_joules` reads the GPU's cumulative energy counter:
+NVML's ``nvmlDeviceGetTotalEnergyConsumption`` (millijoules since the driver loaded) on CUDA,
+AMD SMI's ``amdsmi_get_energy_count`` (its accumulator times its resolution in microjoules) on
+ROCm. `primbench.measure.measure` reads it when the round's measured batches begin and when
+they end; the difference over the calls is joules per call, over the window's wall time the
+average watts (results 4.5.0 ``energy``, per round and per specialization).
+
+What the number includes: the whole board's energy over the window, not the kernel's alone.
+The cache clears between cold calls, the spin kernel that holds the stream, the events, the
+host's gaps between batches (and a throttled batch's recovery delay) are in it, as is the
+board's idle power. Nothing is subtracted: compare energy between runs of the same benchmark
+and settings (``--metric energy``), where those parts are the same on both sides; run with
+``--hot`` to leave the cache clears out. Whether a kernel doing twice the work reads twice the
+joules per call has to be checked on a GPU (issue 26); it has not been yet.
+
+The counter's resolution: on an H200 NVML's counter moves about every 100 ms
+(`COUNTER_UPDATE_SECS`; issue 26 measured 5 changes in 0.5 s of polling), so a window shorter
+than `MIN_WINDOW_SECS` (1 s: one step is then at most a tenth of the reading) is flagged
+``too_short``, and one where the counter did not move has no joules per call at all.
+
+Beside the counter, where the device reads it (NVML's ``nvmlDeviceGetPowerUsage``), the board's
+power draw is sampled after each measured batch: ``power_samples_watts`` (count, mean, min,
+max) per round, a check on the counter's average ``watts``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from primbench.rounds import log_sd
+
+#: How often the energy counter moves on an H200 (NVML), seconds.
+COUNTER_UPDATE_SECS = 0.1
+#: A window shorter than this is too short for the counter: one step is more than 10 % of it.
+MIN_WINDOW_SECS = 10 * COUNTER_UPDATE_SECS
+
+
+@dataclass(frozen=True)
+class EnergyWindow:
+    """The energy counter over one round's measured batches."""
+
+    joules: float  # the counter's difference
+    secs: float  # the window's wall time
+    calls: int  # the kernel calls measured in it
+    power_samples: tuple[float, ...] = ()  # the board's power draw after each measured batch, watts
+
+    @property
+    def moved(self) -> bool:
+        return self.joules > 0
+
+    @property
+    def too_short(self) -> bool:
+        return self.secs < MIN_WINDOW_SECS or not self.moved
+
+    @property
+    def joules_per_call(self) -> float | None:
+        return self.joules / self.calls if self.moved and self.calls > 0 else None
+
+    @property
+    def watts(self) -> float | None:
+        return self.joules / self.secs if self.moved and self.secs > 0 else None
+
+    def record(self) -> dict[str, Any]:
+        """``rounds[r].energy`` (results 4.5.0)."""
+        samples = self.power_samples
+        return {"joules": self.joules, "window_secs": self.secs, "joules_per_call": self.joules_per_call,
+                "watts": self.watts, "too_short": self.too_short,
+                "power_samples_watts": {"count": len(samples), "mean": math.fsum(samples) / len(samples),
+                                        "min": min(samples), "max": max(samples)} if samples else None}
+
+
+def window(start: float | None, end: float | None, secs: float, calls: int,
+           power_samples: Sequence[float] = ()) -> EnergyWindow | None:
+    """The window between two counter readings (None where either is missing; a counter that
+    went backwards, a reset, reads as not moved)."""
+    if start is None or end is None or not (math.isfinite(start) and math.isfinite(end)):
+        return None
+    return EnergyWindow(max(0.0, end - start), max(0.0, secs), calls,
+                        tuple(p for p in power_samples if math.isfinite(p) and p >= 0))
+
+
+def over_rounds(windows: Sequence[EnergyWindow], power_limit_watts: float | None) -> dict[str, Any]:
+    """A specialization's ``energy`` (results 4.5.0): joules per call and average watts over
+    every round's window (the counter's differences summed over the calls and the time), the
+    spread of the rounds' joules per call (``cv_between_rounds_percent``, as for time; null with
+    fewer than two rounds that moved the counter), how many rounds were too short, and the
+    board's enforced power limit."""
+    joules = math.fsum(w.joules for w in windows)
+    secs = math.fsum(w.secs for w in windows)
+    calls = sum(w.calls for w in windows)
+    per_round = [v for w in windows if (v := w.joules_per_call) is not None]
+    spread = log_sd(per_round) if len(per_round) > 1 else None
+    return {
+        "joules_per_call": joules / calls if joules > 0 and calls > 0 else None,
+        "watts": joules / secs if joules > 0 and secs > 0 else None,
+        "cv_between_rounds_percent": spread * 100.0 if spread is not None else None,
+        "rounds_too_short": sum(1 for w in windows if w.too_short),
+        "window_secs": secs,
+        "power_limit_watts": power_limit_watts,
+    }
