@@ -575,8 +575,9 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
             rows[key] = _not_comparable(paired, blockers)
         else:
             tested.append(paired)
-    finding, widen = (_judge(tested, rows, delta, threshold, alpha, suite_shift_limit, base, head, max_detectable)
-                      if tested else (None, 1.0))
+    finding, widen, insensitive = (
+        _judge(tested, rows, delta, threshold, alpha, suite_shift_limit, base, head, max_detectable)
+        if tested else (None, 1.0, 0))
 
     ordered: list[SpecComparison] = []
     for key, entries in b_index.items():
@@ -616,9 +617,8 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
                         "primbench file, --rounds 1, or an older file): their run-to-run variation is the measured "
                         "prior of their size class (primbench.compare.priors), not their own; --rounds 4+ or history "
                         "would measure it")
-    insensitive = [r for r in ordered if r.verdict is Verdict.INCONCLUSIVE and r.reason.startswith("insensitive")]
     if insensitive:
-        warnings.append(f"{len(insensitive)} of {len(tested)} specializations could not have detected a change under "
+        warnings.append(f"{insensitive} of {len(tested)} specializations could not have detected a change under "
                         f"{max_detectable * 100:g} % (--max-detectable): inconclusive")
     if widen > WIDEN_WARNING:
         warnings.append(f"the changes of this suite spread {widen:.2f}x wider than the rounds' spread predicts: "
@@ -654,8 +654,9 @@ def _side_conditions(side: Sequence[Results]) -> tuple[float | None, float | Non
 def _judge(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison], delta: float, threshold: float,
            alpha: float, suite_shift_limit: float, base: Sequence[Results],
            head: Sequence[Results],
-           max_detectable: float = DEFAULT_MAX_DETECTABLE) -> tuple[SuiteFinding | None, float]:
-    """Test and decision rules: every tested specialization gets its verdict in `rows`.
+           max_detectable: float = DEFAULT_MAX_DETECTABLE) -> tuple[SuiteFinding | None, float, int]:
+    """Test and decision rules: every tested specialization gets its verdict in `rows`; returns the
+    suite's finding, the empirical-null widening and how many rows were insensitive.
 
     Two tests per row. The *absolute* one weighs d against everything a run varies by, the part
     that all kernels of a process share included: it catches a change shared by the suite (a
@@ -700,7 +701,8 @@ def _judge(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison], d
                                min_detectable_change=suite_mdc)
     # where the suite moved beyond the limit, the rows' spread about its median is no null: the
     # absolute tests take the rows' own variance unwidened
-    abs_own = own_se * (1.0 if finding is not None and finding.beyond_limit else widen)
+    suite_moved = finding is not None and finding.beyond_limit
+    abs_own = own_se * (1.0 if suite_moved else widen)
     abs_se = np.sqrt(abs_own**2 + noise.common)
     abs_df = np.array([stats.satterthwaite([(abs_own[i] ** 2, noise.own_df[i]),
                                             (noise.common[i], noise.common_df[i])]) for i in range(len(tested))])
@@ -716,7 +718,6 @@ def _judge(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison], d
     q_abs, q_rel = np.full(d.shape, np.nan), np.full(d.shape, np.nan)
     q_abs[family] = stats.benjamini_hochberg(p_abs[family])
     q_rel[family] = stats.benjamini_hochberg(p_rel[family])
-    suite_moved = finding is not None and finding.beyond_limit
     # Which test decides a row: relative to a suite that did not move (sharper: the shared part
     # cancels); absolute where there is no suite, or where the suite moved (then each row is
     # judged on its own change, and a row that stayed is not an "improvement" against the rest).
@@ -735,6 +736,7 @@ def _judge(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison], d
     p_equiv = np.maximum(p_equiv, stats.equivalence_p(d, abs_se, abs_df, abs_margin))
     low, high = stats.change_interval(test_d, se, df, alpha)
     level = f"{(1 - 2 * alpha) * 100:g} % interval"
+    insensitive = 0
     for i, t in enumerate(tested):
         f = t.fields
         against = f" relative to the suite's {_pct(math.expm1(better[i] * centre))}" if relative else ""
@@ -773,6 +775,7 @@ def _judge(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison], d
             reason = (f"change {change} beyond the ±{threshold * 100:g} % threshold and significant ({which}, "
                       f"q <= {row_alpha:g}); {stats_text}")
         elif sensitivity[i] > max_detectable:
+            insensitive += 1
             verdict = Verdict.INCONCLUSIVE
             reason = (f"insensitive: these runs could not have detected a change under {sensitivity[i] * 100:.1f} % "
                       f"(--max-detectable {max_detectable * 100:g} %); {stats_text}")
@@ -792,7 +795,7 @@ def _judge(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison], d
             reason = f"too noisy to tell: change {change}{against} not significant, interval [{_pct(low[i])}, " \
                      f"{_pct(high[i])}] wider than ±{max(threshold, mdc[i]) * 100:.2f} %; {stats_text}"
         rows[t.key] = SpecComparison(verdict=verdict, reason=reason, **common)
-    return finding, widen
+    return finding, widen, insensitive
 
 
 def _one_sided(key: tuple[str, str], entry: _Entry, verdict: Verdict, reason: str,
