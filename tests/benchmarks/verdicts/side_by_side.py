@@ -103,7 +103,7 @@ def make(op: str, size: int, seed: int):
 # --- one process per tool --------------------------------------------------------------------
 
 
-def run_primbench(size: int, seed: int) -> list[dict[str, Any]]:
+def run_primbench(size: int, seed: int, keep: Path | None = None) -> list[dict[str, Any]]:
     import primbench as pb
     from primbench.rounds import estimate
 
@@ -119,7 +119,8 @@ def run_primbench(size: int, seed: int) -> list[dict[str, Any]]:
 
     rows = []
     for op in OPS:  # one Executor per kernel, so that its wall time is the kernel's own
-        ex = pb.Executor(["--size", str(size), "--seed", str(seed), "--json-out", os.devnull])
+        dest = str(keep.with_name(f"{keep.stem}-{op}-results.json")) if keep else os.devnull
+        ex = pb.Executor(["--size", str(size), "--seed", str(seed), "--json-out", dest])
         ex.queue(Op(op))
         t0 = time.perf_counter()
         doc = ex.run()
@@ -199,7 +200,7 @@ def run_do_bench(size: int, seed: int, kwargs: dict[str, int]) -> list[dict[str,
 def one(tool: str, size: int, seed: int, out: Path) -> None:
     t0 = time.perf_counter()
     if tool == "primbench":
-        rows = run_primbench(size, seed)
+        rows = run_primbench(size, seed, out)
     elif tool == "nvbench":
         rows = run_nvbench(size, seed, [])
     elif tool == "nvbench-1s":
@@ -242,7 +243,7 @@ def drive(out: Path, processes: int, size_text: str, deadline_s: float) -> None:
 
 
 def summarize(out: Path) -> str:
-    docs = [json.loads(f.read_text()) for f in sorted(out.glob("*.json"))]
+    docs = [json.loads(f.read_text()) for f in sorted(out.glob("*.json")) if not f.stem.endswith("-results")]
     lines = ["# primbench, NVBench and do_bench side by side (recorded by side_by_side.py)", ""]
     for size in sorted({d["size"] for d in docs}):
         lines += [f"## {size >> 20} MiB" if size >= 1 << 20 else f"## {size >> 10} KiB", "",
