@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -289,11 +290,13 @@ def _untrusted(base: Sequence[Specialization], head: Sequence[Specialization]) -
 class _Run:
     """One run of a specialization on one side: the mean of ln(metric) over its measured rounds
     (`primbench.rounds.measured_rounds`: the warm-up round left out), their sum of squared
-    deviations and how many they are (1 for a run without rounds: its own value)."""
+    deviations and how many they are (1 for a run without rounds: its own value), and the sum of
+    the products of successive deviations (their lag-1 autocovariance times the count)."""
 
     mean: float
     ss: float
     rounds: int
+    lag: float = 0.0
 
 
 def _run(entry: _Entry, metric: str) -> _Run | None:
@@ -305,7 +308,8 @@ def _run(entry: _Entry, metric: str) -> _Run | None:
             return None
         logs = [math.log(own)]
     mean = math.fsum(logs) / len(logs)
-    return _Run(mean, math.fsum((v - mean) ** 2 for v in logs), len(logs))
+    dev = [v - mean for v in logs]
+    return _Run(mean, math.fsum(e * e for e in dev), len(logs), math.fsum(a * b for a, b in itertools.pairwise(dev)))
 
 
 @dataclass
@@ -431,6 +435,7 @@ class _Noise:
     common: np.ndarray
     common_df: np.ndarray
     source: list[str]
+    round_correlation: float = 0.0
 
 
 def _side_terms(runs: list[_Run], within: float, within_df: float, klass: priors.SizeClass,
@@ -468,6 +473,16 @@ def _side_terms(runs: list[_Run], within: float, within_df: float, klass: priors
     return own_terms, common, f"no rounds: {klass.name} prior of a run"
 
 
+def _round_autocorrelation(tested: Sequence[_Tested]) -> float:
+    """The suite's lag-1 correlation of successive rounds (`stats.round_autocorrelation`), pooled
+    over every run of 3 or more rounds: 0 unless significantly positive."""
+    runs = [r for t in tested for r in (*t.base, *t.head) if r.rounds >= 3]
+    if not runs:
+        return 0.0
+    return stats.round_autocorrelation(math.fsum(r.lag for r in runs), math.fsum(r.ss for r in runs),
+                                       [r.rounds for r in runs])
+
+
 def _noise(tested: Sequence[_Tested]) -> _Noise:
     """Noise model: each side's round variance moderated across the suite (robustly), plus the
     measured priors (or history, or the spread of repeated runs) for what rounds do not see."""
@@ -477,6 +492,10 @@ def _noise(tested: Sequence[_Tested]) -> _Noise:
     trusted = np.repeat(np.array([t.untrusted is None for t in tested], dtype=bool), 2)
     prior = stats.fit_prior(s_sq[trusted], df[trusted]) if trusted.any() else None
     post, post_df = stats.moderated_variance(s_sq, df, prior)
+    rho = _round_autocorrelation([t for t in tested if t.untrusted is None])
+    if rho > 0:  # the variance of a mean of correlated rounds is larger than s^2 / n
+        counts = np.array([np.mean([r.rounds for r in runs]) for t in tested for runs in (t.base, t.head)])
+        post = post * stats.autocorrelation_inflation(rho, counts)
     n = len(tested)
     own, own_df, common, common_df = (np.zeros(n) for _ in range(4))
     source: list[str] = []
@@ -496,7 +515,7 @@ def _noise(tested: Sequence[_Tested]) -> _Noise:
         common_df[i] = stats.satterthwaite(shared)
         src = where[0] if where[0] == where[1] else f"base {where[0]}, head {where[1]}"
         source.append(src + (", moderated" if prior is not None and df[2 * i] + df[2 * i + 1] > 0 else ""))
-    return _Noise(own, own_df, common, common_df, source)
+    return _Noise(own, own_df, common, common_df, source, rho)
 
 
 def compare_runs(
@@ -575,9 +594,9 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
             rows[key] = _not_comparable(paired, blockers)
         else:
             tested.append(paired)
-    finding, widen, insensitive = (
+    finding, widen, insensitive, rho = (
         _judge(tested, rows, delta, threshold, alpha, suite_shift_limit, base, head, max_detectable)
-        if tested else (None, 1.0, 0))
+        if tested else (None, 1.0, 0, 0.0))
 
     ordered: list[SpecComparison] = []
     for key, entries in b_index.items():
@@ -603,7 +622,7 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
     )
     method = Method(threshold=float(threshold), alpha=float(alpha), description=METHOD_DESCRIPTION,
                     suite_shift_limit=float(suite_shift_limit), standard_error_scale=float(widen),
-                    metric=metric, max_detectable=float(max_detectable))
+                    metric=metric, max_detectable=float(max_detectable), round_correlation=float(rho))
     warnings = [f"not comparable (--allow-mismatch: these rows are not judged): {line}"
                 for line in comparability.lines()]
     warnings += [f"{d.describe()} (the same measurement on another machine; --strict-environment refuses it)"
@@ -620,6 +639,10 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
     if insensitive:
         warnings.append(f"{insensitive} of {len(tested)} specializations could not have detected a change under "
                         f"{max_detectable * 100:g} % (--max-detectable): inconclusive")
+    if rho > 0:
+        warnings.append(f"successive rounds are correlated (lag-1 {rho:.2f}, pooled over the suite): the rounds' "
+                        "variance of a mean is widened for it; a drift within the runs (temperature, clocks) is the "
+                        "usual cause")
     if widen > WIDEN_WARNING:
         warnings.append(f"the changes of this suite spread {widen:.2f}x wider than the rounds' spread predicts: "
                         f"standard errors widened {widen:.2f}x (empirical null); more rounds or repeats, or history, "
@@ -665,9 +688,10 @@ def _prior_only_cap(rows: Sequence[_Tested]) -> float:
 def _judge(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison], delta: float, threshold: float,
            alpha: float, suite_shift_limit: float, base: Sequence[Results],
            head: Sequence[Results],
-           max_detectable: float = DEFAULT_MAX_DETECTABLE) -> tuple[SuiteFinding | None, float, int]:
+           max_detectable: float = DEFAULT_MAX_DETECTABLE) -> tuple[SuiteFinding | None, float, int, float]:
     """Test and decision rules: every tested specialization gets its verdict in `rows`; returns the
-    suite's finding, the empirical-null widening and how many rows were insensitive.
+    suite's finding, the empirical-null widening, how many rows were insensitive and the rounds'
+    lag-1 correlation allowed for.
 
     Two tests per row. The *absolute* one weighs d against everything a run varies by, the part
     that all kernels of a process share included: it catches a change shared by the suite (a
@@ -807,7 +831,7 @@ def _judge(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison], d
             reason = f"too noisy to tell: change {change}{against} not significant, interval [{_pct(low[i])}, " \
                      f"{_pct(high[i])}] wider than ±{max(threshold, mdc[i]) * 100:.2f} %; {stats_text}"
         rows[t.key] = SpecComparison(verdict=verdict, reason=reason, **common)
-    return finding, widen, insensitive
+    return finding, widen, insensitive, noise.round_correlation
 
 
 def _one_sided(key: tuple[str, str], entry: _Entry, verdict: Verdict, reason: str,

@@ -211,6 +211,7 @@ class Method:
     standard_error_scale: float = 1.0  # empirical-null widening applied to every standard error
     metric: str | None = None  # the --metric choice (time, bytes, items); None: each row's default
     max_detectable: float = 0.05  # a row that could not detect less than this is inconclusive
+    round_correlation: float = 0.0  # lag-1 correlation of successive rounds the errors allow for (0: none)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -220,6 +221,7 @@ class Method:
             "alpha": self.alpha,
             "suite_shift_limit": self.suite_shift_limit,
             "standard_error_scale": self.standard_error_scale,
+            "round_correlation": self.round_correlation,
             "description": self.description,
         }
 

@@ -320,3 +320,66 @@ def prior_upper_ratio(df: float, level: float = PRIOR_BOUND_LEVEL) -> float:
         return WIDEN_MAX
     low = float(scipy_special().chdtri(df, level))  # P(chi2 > low) = level
     return min(WIDEN_MAX, math.sqrt(df / low)) if low > 0 else WIDEN_MAX
+
+
+#: Successive rounds count as correlated when their pooled lag-1 correlation is this many
+#: standard errors above what independent rounds give (a one-sided test at about 2.3 %).
+AUTOCORRELATION_Z = 2.0
+#: The largest lag-1 correlation `round_autocorrelation` returns.
+AUTOCORRELATION_MAX = 0.9
+
+
+def _ar1_moments(rho: float, n: int) -> tuple[float, float]:
+    """For n AR(1) rounds of unit variance and lag-1 correlation rho, deviations from their mean:
+    E[sum of squares] and E[sum of successive products] (traces of the centred covariance)."""
+    idx = np.arange(n)
+    cov = rho ** np.abs(idx[:, None] - idx[None, :])
+    centre = np.eye(n) - 1.0 / n
+    centred = centre @ cov @ centre
+    return float(np.trace(centred)), float(np.trace(centred, offset=1))
+
+
+def round_autocorrelation(lag_sum: float, ss_sum: float, counts: Sequence[int]) -> float:
+    """The lag-1 correlation of successive rounds, pooled over runs of (typically) n rounds: the
+    sum over runs of the products of successive deviations from the run's mean over their sum of
+    squares is, for AR(1) rounds, biased low (-1/n for independent rounds, about 0.22 for rho 0.5
+    at n = 9), so rho is the value whose expected ratio (`_ar1_moments`) matches it. Rounds measured
+    on an H200 are near independent (lag-1 -0.37 to +0.22, tests/benchmarks/variance/), so this is
+    0 unless the ratio is `AUTOCORRELATION_Z` standard errors (1/sqrt(pairs)) above -1/n."""
+    pairs = sum(max(0, n - 1) for n in counts)
+    if not (ss_sum > 0 and pairs > 0):
+        return 0.0
+    n = max(2, round(pairs / len(counts) + 1))
+    ratio = lag_sum / ss_sum
+    if ratio + 1 / n <= AUTOCORRELATION_Z / math.sqrt(pairs):
+        return 0.0
+
+    def expected(rho: float) -> float:
+        ss, lag = _ar1_moments(rho, n)
+        return lag / ss
+
+    if ratio >= expected(AUTOCORRELATION_MAX):
+        return AUTOCORRELATION_MAX
+    low, high = 0.0, AUTOCORRELATION_MAX
+    for _ in range(40):  # the expected ratio rises with rho
+        mid = (low + high) / 2
+        low, high = (mid, high) if expected(mid) < ratio else (low, mid)
+    return (low + high) / 2
+
+
+def autocorrelation_inflation(rho: float, n: np.ndarray | float) -> np.ndarray:
+    """For an AR(1) sequence of n rounds with lag-1 correlation rho: the variance of their mean
+    over what s^2 / n says, n Var(mean) / E[s^2] (1 for rho = 0 or n < 2)."""
+    n_arr = np.atleast_1d(np.asarray(n, dtype=float))
+    out = np.ones_like(n_arr)
+    if rho == 0:
+        return out
+    for m in np.unique(np.rint(n_arr)):
+        if m < 2:
+            continue
+        k = int(m)
+        ss, _ = _ar1_moments(rho, k)
+        idx = np.arange(k)
+        var_mean = float(np.sum(rho ** np.abs(idx[:, None] - idx[None, :]))) / k  # n Var(mean)
+        out[np.rint(n_arr) == m] = var_mean / (ss / (k - 1))
+    return out

@@ -120,3 +120,33 @@ def test_centred_standard_errors_match_a_simulation() -> None:
     equal = np.full(10, 0.01)
     expected = 0.01 * math.sqrt(1 + (math.pi / 2 - 2) / 10)
     assert stats.centred_standard_errors(equal, np.ones(10, dtype=bool)) == pytest.approx(expected, rel=0.05)
+
+
+def _ar1(rng: np.random.Generator, rho: float, runs: int, n: int) -> np.ndarray:
+    """`runs` sequences of n AR(1) values of unit variance (a generator apart from compare's)."""
+    x = np.empty((runs, n))
+    x[:, 0] = rng.normal(size=runs)
+    for r in range(1, n):
+        x[:, r] = rho * x[:, r - 1] + math.sqrt(1 - rho**2) * rng.normal(size=runs)
+    return x
+
+
+def _pooled(x: np.ndarray) -> tuple[float, float, list[int]]:
+    d = x - x.mean(axis=1, keepdims=True)
+    return float(np.sum(d[:, :-1] * d[:, 1:])), float(np.sum(d * d)), [x.shape[1]] * x.shape[0]
+
+
+def test_the_rounds_lag_1_correlation_is_recovered_and_zero_for_independent_rounds() -> None:
+    rng = np.random.default_rng(7)
+    assert stats.round_autocorrelation(*_pooled(_ar1(rng, 0.5, 60, 9))) == pytest.approx(0.5, abs=0.12)
+    independent = [stats.round_autocorrelation(*_pooled(_ar1(rng, 0.0, 20, 9))) for _ in range(200)]
+    assert sum(r > 0 for r in independent) <= 10  # a one-sided test at about 2.3 %
+    assert stats.round_autocorrelation(0.0, 0.0, [9]) == 0.0
+
+
+def test_the_inflation_is_what_a_mean_of_correlated_rounds_really_varies_by() -> None:
+    rng = np.random.default_rng(3)
+    x = _ar1(rng, 0.5, 200_000, 9)
+    simulated = 9 * x.mean(axis=1).var() / x.var(axis=1, ddof=1).mean()
+    assert stats.autocorrelation_inflation(0.5, 9)[0] == pytest.approx(simulated, rel=0.03)
+    assert list(stats.autocorrelation_inflation(0.0, np.array([9.0, 3.0]))) == [1.0, 1.0]
