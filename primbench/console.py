@@ -303,7 +303,8 @@ class Reporter:
             f"{record.elapsed_host_secs or 0.0:.2f} s{timer}{extra}"
         )
 
-    def summary(self, summary: Summary, count: int, failed: int, outputs: list[str], *, excluded: int = 0) -> None:
+    def summary(self, summary: Summary, count: int, failed: int, outputs: list[str], *, excluded: int = 0,
+                graphs: tuple[int, int] | None = None) -> None:
         self._stop()
         timeouts = summary.noise_timeouts or 0
         host = summary.elapsed_secs.host if summary.elapsed_secs is not None else None
@@ -316,6 +317,8 @@ class Reporter:
             *([f"{excluded} excluded by constraints"] if excluded else []),
             *([f"[yellow]{summary.throttled_batches} throttled batches discarded[/]"]
               if summary.throttled_batches else []),
+            *([f"graph: {graphs[0]} replayed" + (f", [yellow]{graphs[1]} not captured[/]" if graphs[1] else "")]
+              if graphs is not None else []),
             f"{host or 0.0:.2f} s host",
             f"{gpu or 0.0:.3f} s GPU",
         ]

@@ -41,6 +41,7 @@ from primbench.errors import (
     ThermalError,
     UsageError,
 )
+from primbench.graph import counts as graph_counts
 from primbench.graph import over_rounds as graph_over_rounds
 from primbench.measure import SYNC_EVERY, Measurement
 from primbench.provenance import host_name, now_iso, provenance
@@ -573,7 +574,8 @@ class Executor:
         complete = settings.dry or len(finished) + len(failures) + len(skipped) == len(selected)
         outputs = self._write(settings, results, complete=complete)
         assert results.summary is not None
-        reporter.summary(results.summary, len(records), len(errors), outputs, excluded=len(self._excluded))
+        reporter.summary(results.summary, len(records), len(errors), outputs, excluded=len(self._excluded),
+                         graphs=graph_counts(records))
         return self._keep(dataclasses.replace(report, outputs=tuple(outputs)))
 
     def _profile(self, settings: Settings, selected: list[_Queued], reporter: Reporter) -> Report:

@@ -182,6 +182,16 @@ def over_rounds(rounds: Sequence[GraphRound], stream_secs_per_call: float | None
     }
 
 
+def counts(records: Sequence[Any]) -> tuple[int, int] | None:
+    """(replayed, not captured) over specializations (results `Specialization` records) that
+    have a ``graph``; None where none has (no --graph): the run summary's graph counts."""
+    graphs = [r.graph for r in records if getattr(r, "graph", None) is not None]
+    if not graphs:
+        return None
+    replayed = sum(1 for g in graphs if g.captured)
+    return replayed, len(graphs) - replayed
+
+
 def _mean(values: Sequence[float | None]) -> float | None:
     known = [v for v in values if v is not None]
     return math.fsum(known) / len(known) if known and len(known) == len(values) else None

@@ -93,6 +93,7 @@ def test_a_replay_is_timed_beside_the_stream_launches_and_saves_the_launch_gaps(
     assert g["kernel_calls"] == sum(rd["graph"]["kernel_calls"] for rd in spec["rounds"])
     line = out.getvalue().splitlines()[-3]
     assert "graph 110 µs/call, saves 30 µs (21.4%)" in line, line
+    assert "noise timeouts, graph: 1 replayed, 0." in out.getvalue().splitlines()[-2]  # none not captured
     loaded = load_results(tmp_path / "r.json").specializations[0]
     assert loaded.graph_seconds_per_call == pytest.approx(110e-6)
     assert loaded.rounds[0].graph_seconds_per_call == pytest.approx(110e-6)
@@ -146,6 +147,7 @@ def test_a_capture_error_of_the_runtime_is_the_reason(tmp_path: Path) -> None:
     assert g == {"captured": False, "reason": "capture failed: RuntimeError: cudaErrorStreamCaptureUnsupported: "
                  "cudaMalloc during capture", "stream_seconds_per_call": pytest.approx(1e-4)}
     assert "graph not captured: capture failed" in out.getvalue()
+    assert "graph: 0 replayed, 1 not captured" in out.getvalue()
 
 
 def test_a_device_without_graphs_says_so() -> None:
