@@ -651,6 +651,17 @@ def _side_conditions(side: Sequence[Results]) -> tuple[float | None, float | Non
     return (float(np.mean(temps)) if temps else None, float(np.mean(mhz)) if mhz else None)
 
 
+def _prior_only_cap(rows: Sequence[_Tested]) -> float:
+    """The most the empirical null may widen a suite whose every row is judged on the measured
+    prior of a whole run (no rounds on a side, no history): as far as that prior's own uncertainty
+    reaches (`stats.prior_upper_ratio`, 95 %), not `stats.WIDEN_MAX`. Such a prior measured the
+    whole process-to-process variance, so a spread beyond its upper bound is more likely the
+    suite's changes than noise the model missed. Any other suite: `stats.WIDEN_MAX`."""
+    if not rows or not all(t.history is None and any(r.rounds < 2 for r in (*t.base, *t.head)) for t in rows):
+        return stats.WIDEN_MAX
+    return float(np.median([stats.prior_upper_ratio(t.klass.single.process_df) for t in rows]))
+
+
 def _judge(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison], delta: float, threshold: float,
            alpha: float, suite_shift_limit: float, base: Sequence[Results],
            head: Sequence[Results],
@@ -683,6 +694,7 @@ def _judge(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison], d
         centre = float(np.median(up[family]))
         rel_se = stats.centred_standard_errors(own_se, family)
         widen = stats.empirical_null_scale(up[family] - centre, rel_se[family], rel_df[family])
+        widen = min(widen, _prior_only_cap([t for t, f in zip(tested, family, strict=True) if f]))
         rel_se = rel_se * widen
         median_var = stats.median_variance(own_se[family] * widen)
         shared = float(np.median(noise.common[family]))

@@ -260,3 +260,26 @@ def test_an_unwritable_output_is_exit_2_before_comparing(tmp_path: Path) -> None
     b, h = files(tmp_path, [spec("a", TB)], [spec("a", TB)])
     r = invoke(b, h, "--markdown", str(Path(b) / "c.md"))  # under a regular file
     assert r.exit_code == 2 and "--markdown" in r.output and "cannot write there" in r.output
+
+
+def test_the_seeds_cpp_file_fails_ci_on_a_5_percent_drop_and_passes_against_a_rerun(tmp_path: Path) -> None:
+    """The seed's C++ primbench example (results 4.0.0, no rounds): a rerun 0.2 % apart exits 0;
+    the same file with every throughput 5 % lower exits 1, each row a regression judged on the
+    measured prior of a whole run (128 MiB: the largest size class)."""
+    seed = json.loads((Path(__file__).parent / "formats" / "cpp-4.0.0-seed.json").read_text())
+
+    def scaled(factor: float, name: str) -> str:
+        doc = json.loads(json.dumps(seed))
+        for s in doc["specializations"]:
+            s["bytes_per_second"] *= factor
+            s["items_per_second"] *= factor
+        return str(write(tmp_path / name, doc))
+
+    base = scaled(1.0, "base.json")
+    rerun = invoke(base, scaled(1.002, "rerun.json"), "--format", "json")
+    assert rerun.exit_code == 0, rerun.output
+    drop = invoke(base, scaled(0.95, "drop.json"), "--format", "json")
+    assert drop.exit_code == 1, drop.output
+    rows = json.loads(drop.stdout)["specializations"]
+    assert [r["verdict"] for r in rows] == ["regression"] * len(seed["specializations"])
+    assert all(r["run_to_run_source"].startswith("no rounds:") for r in rows)

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from primbench.compare import priors, stats
 from primbench.compare.core import NothingToCompareError, compare_runs, load_side
 from primbench.compare.model import FailOn, Verdict
 from primbench.errors import UsageError
@@ -342,6 +343,26 @@ def test_runs_without_rounds_are_judged_on_the_measured_prior_and_say_so() -> No
     assert any("without rounds" in w and "prior" in w for w in c.warnings)
     same = compare_runs(*pair(TB, TB, round_cv=None))
     assert same.rows[0].verdict is Verdict.UNCHANGED and not same.failed()
+
+
+def test_a_suite_without_rounds_widens_no_further_than_its_prior_allows() -> None:
+    """Six of ten rows moved (1-2 %, and one 5 %) between two runs without rounds at 64 MiB: their
+    spread is far beyond the prior of a whole run, but it is the changes, not missed noise. The
+    empirical null may widen the rows' errors only to the prior's upper 95 % bound, so the 5 %
+    drop still fails CI; with rounds, the usual cap holds."""
+    moves = [0.0, -0.01, 0.012, -0.02, 0.018, -0.05, 0.0, 0.0, 0.003, -0.015]
+    base = res(*(spec(f"k: {i}", TB, round_cv=None) for i in range(10)))
+    head = res(*(spec(f"k: {i}", TB * (1 + m), round_cv=None) for i, m in enumerate(moves)))
+    c = compare_runs([base], [head])
+    cap = stats.prior_upper_ratio(priors.SIZE_CLASSES[-1].single.process_df)
+    assert 1.0 < cap < stats.WIDEN_MAX and c.method.standard_error_scale == pytest.approx(cap)
+    assert c.row("copy", "k: 5").verdict is Verdict.REGRESSION and c.failed()
+    assert all(c.row("copy", f"k: {i}").verdict is not Verdict.REGRESSION for i in (0, 6, 7, 8))
+    # the bound itself: the chi-square lower 5 % point, as scipy.stats has it
+    from scipy.stats import chi2
+
+    assert stats.prior_upper_ratio(6.649) == pytest.approx(math.sqrt(6.649 / chi2.ppf(0.05, 6.649)))
+    assert stats.prior_upper_ratio(math.inf) == stats.prior_upper_ratio(0.0) == stats.WIDEN_MAX
 
 
 def test_repeated_runs_without_rounds_are_pooled_into_a_variance() -> None:

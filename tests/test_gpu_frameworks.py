@@ -23,7 +23,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def run_example(name: str, out_dir: Path, *args: str) -> dict[str, dict[str, Any]]:
     """Run examples/<name>.py; its specializations by name (every one measured, none failed)."""
     out = out_dir / f"gpu-{name}.json"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+    # PRIMBENCH_LOG: pb.log messages are written in a pipe only when asked, as the C++ primbench does
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1", "PRIMBENCH_LOG": "1"}
     done = subprocess.run([sys.executable, str(ROOT / "examples" / f"{name}.py"), "--json-out", str(out),
                            "--min-secs", "0.2", *args], capture_output=True, text=True, timeout=900, cwd=ROOT,
                           env=env, check=False)
