@@ -43,7 +43,8 @@ BEGIN, END = "<!-- issue26-figures -->", "<!-- /issue26-figures -->"
 KERNELS = ("copy", "scale", "reduce", "fma")
 PLANTED = ("copy", "fma")
 #: examples/cuda_graph.py's recorded figures (docs/guide.md, tests/gpu_results/gpu-cuda_graph.log)
-EXAMPLE_RECORDED = "1 MiB: 20.6 µs a replay, 28.1 µs for the 10 launches (docs/guide.md)"
+EXAMPLE_RECORDED = ("1 MiB: 20.6 µs a replay, 28.1 µs for the 10 launches (docs/guide.md); 21.31 and 29.97 µs at "
+                    "d78df4d (tests/gpu_results/gpu-cuda_graph.log)")
 
 
 # --------------------------------------------------------------------------- reading
@@ -355,6 +356,11 @@ def graph_section(d: Path) -> tuple[str, dict[str, Any]]:
     lines.append(f"examples/cuda_graph.py's recorded figures: {EXAMPLE_RECORDED}.")
     lines.append("In cuda_graph.py, 'launch: graph' replays a graph its setup captured: its stream time is the")
     lines.append("example's own replay; the harness's graph column of 'launch: stream' should read about the same.")
+    log = d / "gpu_tests_graph.log"
+    tail = log.read_text().strip().splitlines()[-3:] if log.is_file() else []
+    lines.append(f"\npytest -m gpu tests/test_gpu_frameworks.py -k graph: exit {rc(d, 'gpu_tests_graph')}"
+                 + "".join(f"\n  {ln}" for ln in tail))
+    figures["gpu_tests_graph"] = {"stream": None, "graph": None, "reason": f"pytest exit {rc(d, 'gpu_tests_graph')}"}
     return "\n".join(lines) + "\n", figures
 
 

@@ -1,6 +1,6 @@
 """Issue 26's energy suite: 4 kernels at 2 sizes, each launched once or twice per call.
 
-    python tests/benchmarks/energy/energy_suite.py --rounds 3 --min-secs 6 --json-out a.json
+    python tests/benchmarks/energy/energy_suite.py --rounds 10 --min-secs 12 --noise-timeout-secs 40 --json-out a.json
     python tests/benchmarks/energy/energy_suite.py --filter 'launches: 1' ...   # the 8 base ones
 
 Kernels (CuPy): ``copy`` (a RawKernel copying floats, memory bound), ``scale`` (``cp.multiply``
