@@ -97,9 +97,10 @@ def why_not(timer: Timer, sync: bool) -> str | None:
 
 
 def _failure(exc: BaseException) -> str:
+    """The reason of a failed capture: a `GraphCaptureError`'s text (it names the runtime's error),
+    else the exception's type and text."""
     text = " ".join(str(exc).split()) or type(exc).__name__
-    return f"capture failed: {text}" if isinstance(exc, GraphCaptureError) else f"capture failed: " \
-        f"{type(exc).__name__}: {text}"
+    return f"capture failed: {text if isinstance(exc, GraphCaptureError) else f'{type(exc).__name__}: {text}'}"
 
 
 def replay_round(
@@ -143,6 +144,10 @@ def replay_round(
         )
     except StreamBlockingTimeout as exc:  # a replay that waits on the host: the stream could not be held
         return GraphRound(None, f"replay failed: {exc}", stream_host)
+    except (KeyboardInterrupt, PrimbenchError):
+        raise
+    except Exception as exc:  # the runtime refused a replay: recorded, the round's stream time stands
+        return GraphRound(None, f"replay failed: {type(exc).__name__}: {' '.join(str(exc).split())}", stream_host)
     finally:
         graph.close()
     if m.gpu_secs <= 0:

@@ -233,3 +233,20 @@ def test_a_4_5_0_file_loads_without_a_graph(tmp_path: Path) -> None:
     r = results_from_dict(doc)
     assert r.version == "4.5.0" and r.specializations[0].graph is None
     assert r.specializations[0].graph_seconds_per_call is None
+
+
+def test_a_replay_the_runtime_refuses_is_recorded(tmp_path: Path) -> None:
+    class Refusing(FakeDevice):
+        def capture_graph(self, fn: Any) -> Any:
+            graph = super().capture_graph(fn)
+
+            def launch() -> None:
+                raise RuntimeError("cudaErrorInvalidValue: invalid argument")
+
+            graph.launch = launch
+            return graph
+
+    doc = run(tmp_path, Refusing(), Chain())
+    g = doc["specializations"][0]["graph"]
+    assert g["captured"] is False
+    assert g["reason"] == "replay failed: RuntimeError: cudaErrorInvalidValue: invalid argument"
