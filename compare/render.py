@@ -82,7 +82,7 @@ def summary_line(c: Comparison) -> str:
     if c.summary.not_comparable:
         parts.append(f"{c.summary.not_comparable} not comparable (counted as inconclusive)")
     g = c.summary.geomean_ratio
-    lower = "energy" if c.method.metric == "energy" else "time"  # results 4.5.0: --metric energy
+    lower = c.method.metric if c.method.metric in ("energy", "graph") else "time"  # --metric energy, graph
     of = "" if c.summary.higher_is_better else f" {by_name(lower).label}"
     geo = f"geometric mean of head/base{of} {g:.4f} ({(g - 1) * 100:+.2f} %)" if g is not None else "no geometric mean"
     return f"{', '.join(parts)}; {geo} over {c.summary.compared} compared"

@@ -20,11 +20,15 @@ if TYPE_CHECKING:
     import duckdb
     import pandas as pd
 
-#: What ``--metric`` takes: a choice (time, bytes, items) or a stored metric's name. ``energy``
-#: (results 4.5.0) is kept in the store's documents and ``extra`` column, not yet as a column of
-#: its own, so a series cannot follow it.
-FOLLOWABLE = [*(c for c, name in CHOICES.items() if name in SPEC_COLUMNS),
-              *(name for name in METRICS if name in SPEC_COLUMNS)]
+#: Metrics without a column of their own, read from the ``extra`` column's JSON (the fields of a
+#: specialization the table has no column for, by their results.json names): energy (results
+#: 4.5.0) and the CUDA-graph replay (4.6.0). A run without the key has no point in the series.
+EXTRA_METRICS = {"joules_per_call": "$.energy.joules_per_call", "watts": "$.energy.watts",
+                 "graph_seconds_per_call": "$.graph.seconds_per_call"}
+
+#: What ``--metric`` takes: a choice (time, bytes, items, energy, graph) or a stored metric's name.
+FOLLOWABLE = [*(c for c, name in CHOICES.items() if name in SPEC_COLUMNS or name in EXTRA_METRICS),
+              *(name for name in METRICS if name in SPEC_COLUMNS or name in EXTRA_METRICS)]
 
 
 def metric_of(name: str | None) -> Metric | None:
@@ -34,7 +38,7 @@ def metric_of(name: str | None) -> Metric | None:
     if name is None:
         return None
     metric = METRICS.get(CHOICES.get(name, name))
-    if metric is None or metric.name not in SPEC_COLUMNS:
+    if metric is None or (metric.name not in SPEC_COLUMNS and metric.name not in EXTRA_METRICS):
         raise UsageError(f"unknown metric {name!r}; choose one of: {', '.join(FOLLOWABLE)}")
     return metric
 
@@ -100,7 +104,11 @@ def series(con: duckdb.DuckDBPyConnection, selector: Selector = Selector(), *, m
                            "GROUP BY 1 ORDER BY min(r2.date) DESC LIMIT ?)", *recent.params, int(last))
     where = where.and_("s.error IS NULL")
     source = f"FROM specializations s JOIN runs r USING (run_id){where.sql()}"
-    if chosen is not None:
+    if chosen is not None and chosen.name in EXTRA_METRICS:  # a path into extra's JSON, from the fixed table
+        value = f"TRY_CAST(json_extract_string(s.extra, '{EXTRA_METRICS[chosen.name]}') AS DOUBLE)"
+        sql = (f"SELECT {_SERIES_RUN}, {value} AS value, '{chosen.name}' AS metric, {_SERIES_BESIDE} "
+               f"{source} AND {value} IS NOT NULL ORDER BY r.date, r.run_id, s.idx")
+    elif chosen is not None:
         sql = (f"SELECT {_SERIES_RUN}, s.{chosen.name} AS value, '{chosen.name}' AS metric, {_SERIES_BESIDE} "
                f"{source} ORDER BY r.date, r.run_id, s.idx")
     else:

@@ -232,6 +232,8 @@ def write_report(db: Any, selector: Selector, out: str | os.PathLike[str] = "his
                                  max_points=max_points)
         comparisons = _comparisons(reader, frame, head, base, use_git, notes)
         commits = frame["commit"].fillna("run:" + frame["run_id"].astype(str))
+        # energy per call (results 4.5.0) beside whatever the charts follow, where runs read it
+        energy = None if metric == "energy" else reader.series(selector, metric="energy", last=last)
         reference = None
         if branch != base:
             gpu_key = comparisons[0][1].gpu_key if comparisons else gpu
@@ -296,6 +298,7 @@ def write_report(db: Any, selector: Selector, out: str | os.PathLike[str] = "his
     parts.append(interactive.script())
     if progress is not None:
         progress(len(drawn), len(drawn))
+    parts.append(_energy_section(energy, link))
     parts.append(_verdict_section(comparisons, verdicts, link, metric, base, branch))
     parts.append(_changes_section(changes, link, alpha, min_size, min_shift))
     if not changes.empty:
@@ -385,6 +388,27 @@ def _p_text(v: _Verdict) -> str:
     if v.p_value is None or v.standard_error is None or not v.standard_error > 0:
         return "—"
     return f"{v.p_value:.2g}"
+
+
+def _energy_section(energy: pd.DataFrame | None, link: Callable[[str, str, str], str]) -> str:
+    """Energy per call (the board's joules per call, results 4.5.0) of each specialization that
+    has it: its newest run's value, its first in the range and the change between them (the
+    series itself: ``primbench history report --metric energy``); empty where no run read it."""
+    if energy is None or energy.empty:
+        return ""
+    unit = by_name("energy")
+    rows = []
+    for (algorithm, name, config), part in energy.groupby(["algorithm", "name", "config_key"], sort=True,
+                                                          dropna=False):
+        part = part.sort_values(["date", "run_id"])
+        first, newest = float(part["value"].iloc[0]), float(part["value"].iloc[-1])
+        change = f"{(newest / first - 1) * 100:+.2f} %" if first > 0 and len(part) > 1 else "—"
+        rows.append([_e(algorithm), link(str(algorithm), str(name), str(config or "")), _e(config),
+                     _e(unit.format(newest)), _e(unit.format(first)), _e(change), str(len(part))])
+    return ("<h2 id='energy'>Energy per call</h2><p class='muted'>The board's energy over each round's measured "
+            "batches per call (cache clears, the idle spin and idle power included; compare runs of one "
+            "benchmark and settings). Charts: <code>primbench history report --metric energy</code>.</p>"
+            + _table(["algorithm", "specialization", "config", "newest", "first", "change", "runs"], rows))
 
 
 def _short_row(part: pd.DataFrame, chart: Chart, anchor: str, metric: str | None, ref: pd.DataFrame | None,

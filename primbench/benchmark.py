@@ -25,9 +25,12 @@ class Benchmark(ABC):
     `axes` (optional, `primbench.axis`; the ``@pb.axis.sweep(...)`` decorator sets it): named
     values; the executor queues the Cartesian product, each combination's values join ``meta``
     and reach `run` as ``state.axis(name)`` (the ``size`` axis as ``state.size``).
+    `graph` (optional): True to capture the function into a CUDA graph and time its replay beside
+    the stream launches, as ``--graph`` does for every benchmark (`primbench.graph`).
     """
 
     axes: Mapping[str, Axis] = MappingProxyType({})
+    graph: bool = False
 
     @abstractmethod
     def meta(self) -> Mapping[str, Any]: ...

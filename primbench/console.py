@@ -104,6 +104,22 @@ def duration(secs: float) -> str:
     return f"{secs / 1e-9:.4g} ns"
 
 
+def graph_note(record: Specialization) -> str:
+    """``  graph 110 µs/call, saves 30 µs (21.4%)`` (results 4.6.0, `primbench.graph`), or why
+    the capture was impossible; empty without --graph."""
+    g = record.graph
+    if g is None:
+        return ""
+    if not g.captured or g.seconds_per_call is None:
+        return f"  [yellow]graph not captured: {_label(g.reason or 'unknown')}[/]"
+    note = f"  graph {duration(g.seconds_per_call)}/call"
+    if g.saved_seconds_per_call is not None:
+        verb = "saves" if g.saved_seconds_per_call >= 0 else "costs"
+        pct = f" ({abs(g.saved_percent):.1f}%)" if g.saved_percent is not None else ""
+        note += f", {verb} {duration(abs(g.saved_seconds_per_call))}{pct}"
+    return note
+
+
 def _figures(bytes_per_second: float, items_per_second: float, per_call: float) -> str:
     """``1.08 TB/s  540.76 Gitems/s  248.1 µs/call``: the rates a benchmark declared (none for
     one that declares neither items nor bytes) and the GPU time per call, the default metric
@@ -277,6 +293,7 @@ class Reporter:
             timer += f"  {METRICS['joules_per_call'].format(energy.joules_per_call)}/call {energy.watts or 0:.0f} W"
             if energy.rounds_too_short:
                 timer += " [yellow](too short for the energy counter)[/]"
+        timer += graph_note(record)
         figures = _figures(record.bytes_per_second or 0.0, record.items_per_second or 0.0,
                            record.gpu_seconds_per_call or 0.0)
         self.console.print(
@@ -286,7 +303,8 @@ class Reporter:
             f"{record.elapsed_host_secs or 0.0:.2f} s{timer}{extra}"
         )
 
-    def summary(self, summary: Summary, count: int, failed: int, outputs: list[str], *, excluded: int = 0) -> None:
+    def summary(self, summary: Summary, count: int, failed: int, outputs: list[str], *, excluded: int = 0,
+                graphs: tuple[int, int] | None = None) -> None:
         self._stop()
         timeouts = summary.noise_timeouts or 0
         host = summary.elapsed_secs.host if summary.elapsed_secs is not None else None
@@ -299,6 +317,8 @@ class Reporter:
             *([f"{excluded} excluded by constraints"] if excluded else []),
             *([f"[yellow]{summary.throttled_batches} throttled batches discarded[/]"]
               if summary.throttled_batches else []),
+            *([f"graph: {graphs[0]} replayed" + (f", [yellow]{graphs[1]} not captured[/]" if graphs[1] else "")]
+              if graphs is not None else []),
             f"{host or 0.0:.2f} s host",
             f"{gpu or 0.0:.3f} s GPU",
         ]

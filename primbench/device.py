@@ -12,8 +12,24 @@ from __future__ import annotations
 import contextlib
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
+
+
+class GraphCaptureError(RuntimeError):
+    """A capture the device refused or could not make (`Device.capture_graph`); its text is the
+    reason recorded in results.json (`primbench.graph`)."""
+
+
+class GraphReplay(ABC):
+    """One call of a benchmark's function captured into a graph (`Device.capture_graph`)."""
+
+    @abstractmethod
+    def launch(self) -> None:
+        """Enqueue one replay of the graph on the device's stream."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Free the graph (and what the captured call returned, kept alive while it replays)."""
 
 
 class Device(ABC):
@@ -130,6 +146,12 @@ class Device(ABC):
     def power_watts(self) -> float | None:
         """The board's power draw now in watts (a sample after each measured batch); None if unsupported."""
         return None
+
+    def capture_graph(self, fn: Callable[[], object]) -> GraphReplay:
+        """Capture one call of `fn` on `stream` into a graph, ready to replay on `stream`
+        (`primbench.graph`, ``--graph``). Raises `GraphCaptureError` (or the runtime's own
+        error) with the reason where the capture fails; this default: the device cannot."""
+        raise GraphCaptureError(f"the {self.backend_name} device does not capture graphs")
 
     @contextlib.contextmanager
     def nvtx_range(self, name: str) -> Iterator[None]:

@@ -41,6 +41,8 @@ from primbench.errors import (
     ThermalError,
     UsageError,
 )
+from primbench.graph import counts as graph_counts
+from primbench.graph import over_rounds as graph_over_rounds
 from primbench.measure import SYNC_EVERY, Measurement
 from primbench.provenance import host_name, now_iso, provenance
 from primbench.report import Report
@@ -56,10 +58,12 @@ from primbench.results import (
     Flags,
     General,
     Gpu,
+    Graph,
     Monitoring,
     Results,
     Round,
     RoundEnergy,
+    RoundGraph,
     SettingsRecord,
     SmClock,
     Specialization,
@@ -570,7 +574,8 @@ class Executor:
         complete = settings.dry or len(finished) + len(failures) + len(skipped) == len(selected)
         outputs = self._write(settings, results, complete=complete)
         assert results.summary is not None
-        reporter.summary(results.summary, len(records), len(errors), outputs, excluded=len(self._excluded))
+        reporter.summary(results.summary, len(records), len(errors), outputs, excluded=len(self._excluded),
+                         graphs=graph_counts(records))
         return self._keep(dataclasses.replace(report, outputs=tuple(outputs)))
 
     def _profile(self, settings: Settings, selected: list[_Queued], reporter: Reporter) -> Report:
@@ -626,6 +631,7 @@ class Executor:
             calls_per_batch=earlier[0].outcome.measurement.kernel_calls_per_batch if earlier else None,
             spent_secs=sum(e.outcome.measurement.round_secs for e in earlier),
             axes=q.axes,
+            graph=settings.graph or bool(getattr(q.benchmark, "graph", False)),  # primbench.graph
         )
         # Setup runs with the harness stream current too, so that the
         # benchmark's uploads are ordered before its kernels. NVTX: specialization > round > batch.
@@ -852,6 +858,7 @@ def _round_record(r: int, rd: _Round, settings: Settings) -> Round:
         sm_clock_mhz=clock["average_mhz"] if clock is not None else UNSET,
         throttled_batches=m.throttled_batches,  # results 4.5.0
         energy=msgspec.convert(m.energy.record(), RoundEnergy) if m.energy is not None else None,
+        graph=msgspec.convert(out.graph.record(), RoundGraph) if out.graph is not None else None,  # results 4.6.0
     )
 
 
@@ -903,7 +910,14 @@ def _record(index: int, q: _Queued, rounds: Sequence[_Round], settings: Settings
         timer="host" if any(rd.outcome.timer == "host" for rd in rounds) else "events",
         throttled_batches=sum(m.throttled_batches for m in measurements),  # results 4.5.0
         energy=_energy(measurements, last.power_limit_watts),
+        graph=_graph(rounds, timed["gpu_seconds_per_call"]),  # results 4.6.0
     )
+
+
+def _graph(rounds: Sequence[_Round], stream_secs_per_call: float | None) -> Graph | None:
+    """A specialization's ``graph`` (results 4.6.0) where its rounds measured one (--graph)."""
+    graphs = [rd.outcome.graph for rd in rounds if rd.outcome.graph is not None]
+    return msgspec.convert(graph_over_rounds(graphs, stream_secs_per_call), Graph) if graphs else None
 
 
 def _energy(measurements: Sequence[Measurement], power_limit_watts: float | None) -> Energy | None:

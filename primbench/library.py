@@ -107,6 +107,7 @@ def bench(
     json_out: str | Path | None = None,
     verbose: bool = False,
     device: Device | None = None,
+    graph: bool | None = None,
 ) -> BenchResult:
     """Measure `fn` (a callable that launches GPU work on the current stream) as the executor does.
 
@@ -119,7 +120,9 @@ def bench(
     ``csv_out`` are ignored: only ``json_out=`` writes a file. ``name`` / ``meta``: the
     specialization's name (default the function's) or its whole ``meta`` mapping (with ``algo``).
     ``verbose``: print progress as a benchmark program does. ``device``: a `primbench.device.Device`
-    to run on (default: the GPU, opened and closed here).
+    to run on (default: the GPU, opened and closed here). ``graph``: also capture `fn` into a CUDA graph
+    and time its replay (`primbench.graph`: the result's ``graph_seconds_per_call``, or ``graph_reason``;
+    default: ``settings.graph``).
 
     Returns a `BenchResult`. Raises a `PrimbenchError` for the harness's problems, and the function's
     own exception when `fn`, `setup` or `test` raises."""
@@ -127,7 +130,7 @@ def bench(
     if base.dry:
         raise UsageError("bench() measures and returns the measurement: Settings(dry=True) would run nothing")
     base = dataclasses.replace(base, json_out=str(json_out) if json_out is not None else "", csv_out="",
-                               hot=base.hot if hot is None else hot)
+                               hot=base.hot if hot is None else hot, graph=base.graph if graph is None else graph)
     meta = dict(meta) if meta is not None else {"algo": "bench", "name": name or _default_name(fn)}
     benchmark = FunctionBenchmark(fn, meta, setup=setup, test=test, items=items, bytes=bytes)
     executor = Executor([], base, flags.sync if sync else flags.none, device=device,

@@ -4,8 +4,9 @@ is better and how it is printed. The terminal, markdown, charts and the report a
 A metric's *name* is the field of a specialization in results.json (and the column of the
 history store) that holds it. The three a user chooses between with ``--metric`` are
 ``time`` (GPU seconds per call, lower is better), ``bytes`` and ``items`` (per second,
-higher is better) and ``energy`` (the board's joules per call, lower is better: results 4.5.0,
-`primbench.energy`); the others are diagnostics a series can follow.
+higher is better), ``energy`` (the board's joules per call, lower is better: results 4.5.0,
+`primbench.energy`) and ``graph`` (the CUDA-graph replay's GPU seconds per call, lower is
+better: results 4.6.0, `primbench.graph`); the others are diagnostics a series can follow.
 """
 
 from __future__ import annotations
@@ -58,12 +59,13 @@ METRICS: dict[str, Metric] = {
         Metric("sm_clock_fraction", "SM clock / default", "", True, si_prefixes=False),
         Metric("joules_per_call", "energy per call", "J", False),  # results 4.5.0 (primbench.energy)
         Metric("watts", "average power", "W", None),
+        Metric("graph_seconds_per_call", "graph replay time per call", "s", False),  # results 4.6.0 (primbench.graph)
     )
 }
 
 #: What ``--metric`` accepts, and the field each choice reads.
 CHOICES: dict[str, str] = {"time": "gpu_seconds_per_call", "bytes": "bytes_per_second", "items": "items_per_second",
-                           "energy": "joules_per_call"}
+                           "energy": "joules_per_call", "graph": "graph_seconds_per_call"}
 
 
 def by_name(name: str) -> Metric:

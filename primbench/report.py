@@ -49,6 +49,15 @@ class BenchResult:
     #: The board's energy per call and average power (results 4.5.0, `primbench.energy`); None unread.
     joules_per_call: float | None = None
     watts: float | None = None
+    #: The spread of the rounds' joules per call (None with fewer than two that moved the counter),
+    #: and how many rounds were too short for the counter (their energy is coarse).
+    energy_cv_between_rounds_percent: float | None = None
+    energy_rounds_too_short: int = 0
+    #: With ``Settings(graph=True)`` (results 4.6.0, `primbench.graph`): the CUDA-graph replay's GPU
+    #: seconds per call, what it saves against the stream launches, or why there is no replay.
+    graph_seconds_per_call: float | None = None
+    graph_saved_seconds_per_call: float | None = None
+    graph_reason: str | None = None
     document: Mapping[str, Any] | None = field(default=None, repr=False, compare=False)
     json_path: str | None = None
     specialization: Specialization | None = field(default=None, repr=False, compare=False)
@@ -60,6 +69,7 @@ class BenchResult:
         """The typed view of a measured specialization of the results model (not a failed or dry
         one); `record` is it as written."""
         clock = spec.sm_clock
+        energy, graph = spec.energy, spec.graph
         return cls(
             name=spec.name,
             meta=dict(spec.meta),
@@ -78,6 +88,11 @@ class BenchResult:
             record=record,
             joules_per_call=spec.joules_per_call,
             watts=spec.watts,
+            energy_cv_between_rounds_percent=energy.cv_between_rounds_percent if energy is not None else None,
+            energy_rounds_too_short=energy.rounds_too_short if energy is not None else 0,
+            graph_seconds_per_call=graph.seconds_per_call if graph is not None else None,
+            graph_saved_seconds_per_call=graph.saved_seconds_per_call if graph is not None else None,
+            graph_reason=graph.reason if graph is not None else None,
             document=document,
             json_path=json_path,
             specialization=spec,
@@ -96,6 +111,10 @@ class BenchResult:
             parts.append(METRICS["items_per_second"].format(self.items_per_second))
         if self.joules_per_call is not None:
             parts.append(f"{METRICS['joules_per_call'].format(self.joules_per_call)}/call")
+        if self.graph_seconds_per_call is not None:
+            parts.append(f"graph {METRICS['gpu_seconds_per_call'].format(self.graph_seconds_per_call)}/call")
+        elif self.graph_reason is not None:
+            parts.append("graph not captured")
         parts.append(f"noise {self.noise_percent:.3f} %" + (" (noise timeout)" if self.noise_timeout else ""))
         if self.rounds > 1 and self.between_rounds_cv_percent is not None:
             parts.append(f"between {self.rounds} rounds {self.between_rounds_cv_percent:.3f} %")

@@ -53,6 +53,16 @@ The schema is the C++ primbench's 4.0.0, key for key. Later versions only add ke
   ``power_samples_watts``: count, mean, min, max of the power draw after each batch) and per
   specialization ``energy`` (``joules_per_call``, ``watts``, ``cv_between_rounds_percent``,
   ``rounds_too_short``, ``window_secs``, ``power_limit_watts``), where the device has a counter.
+* 4.6.0 - the CUDA-graph column (issue 26, `primbench.graph`), with ``--graph`` (``settings.graph``)
+  or a benchmark's ``graph = True``: per specialization ``graph`` (``captured``; where true
+  ``seconds_per_call``, the replay's GPU time per call over every round, beside
+  ``stream_seconds_per_call``, ``saved_seconds_per_call`` and ``saved_percent``: the launch
+  overhead the graph saves, ``cv_between_rounds_percent``, ``noise_percent``, ``kernel_calls``,
+  ``host_seconds_per_call`` and ``stream_host_seconds_per_call``; where false the ``reason``: a
+  host timer, a synchronizing function, the runtime's capture error, an empty graph) and per
+  round ``graph`` (``captured``, ``reason`` or ``gpu_ms_per_call``, ``noise_percent``,
+  ``noise_timeout``, ``batches``, ``kernel_calls``, ``host_seconds_per_call``). Older files
+  measured no graph: the keys stay absent.
 
 A file of an older version is read through `UPGRADES`, one small function per version step
 (a document in, the document of the next version out); `Results.version` still says which
@@ -90,8 +100,8 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 from primbench.errors import PrimbenchError
 from primbench.textsafe import csv_cell
 
-RESULTS_VERSION = "4.5.0"
-KNOWN_VERSIONS = ("4.0.0", "4.1.0", "4.2.0", "4.3.0", "4.4.0", "4.5.0")
+RESULTS_VERSION = "4.6.0"
+KNOWN_VERSIONS = ("4.0.0", "4.1.0", "4.2.0", "4.3.0", "4.4.0", "4.5.0", "4.6.0")
 
 CSV_HEADER = (
     "index",
@@ -207,6 +217,37 @@ class Energy(_Record, frozen=True, kw_only=True):
     power_limit_watts: NonNegative | None = None
 
 
+class RoundGraph(_Record, frozen=True, kw_only=True, omit_defaults=True):
+    """``rounds[r].graph`` (results 4.6.0, `primbench.graph`): the round's function captured into
+    a graph and its replay measured, or why the capture was impossible."""
+
+    captured: bool
+    reason: str | None = None  # why not (captured false)
+    gpu_ms_per_call: NonNegative | None = None  # the replay's GPU time per call
+    noise_percent: NonNegative | None = None
+    noise_timeout: bool | None = None
+    batches: Count | None = None
+    kernel_calls: Count | None = None
+    host_seconds_per_call: NonNegative | None = None
+
+
+class Graph(_Record, frozen=True, kw_only=True, omit_defaults=True):
+    """A specialization's ``graph`` (results 4.6.0, `primbench.graph.over_rounds`): the replay's GPU
+    time per call beside the stream launches', what the graph saves, or why there is no replay."""
+
+    captured: bool
+    reason: str | None = None  # why the capture was impossible (captured false)
+    seconds_per_call: NonNegative | None = None  # the replay's GPU time per call, every round
+    stream_seconds_per_call: NonNegative | None = None  # the stream launches' (gpu_seconds_per_call)
+    saved_seconds_per_call: Real | None = None  # stream - replay: the launch overhead the graph saves
+    saved_percent: Real | None = None  # of the stream time
+    cv_between_rounds_percent: NonNegative | None = None
+    noise_percent: NonNegative | None = None
+    kernel_calls: Count | None = None
+    host_seconds_per_call: NonNegative | None = None  # wall time per replay, the harness's protocol included
+    stream_host_seconds_per_call: NonNegative | None = None  # the same for the stream launches
+
+
 class Round(_Record, frozen=True, kw_only=True, omit_defaults=True):
     """One round of a specialization (results 4.3.0): a fresh ``run(state)``, measured alone."""
 
@@ -224,10 +265,17 @@ class Round(_Record, frozen=True, kw_only=True, omit_defaults=True):
     sm_clock_mhz: NonNegative | UnsetType | None = UNSET  # written as null when the clock was not read
     throttled_batches: Count | None = None  # 4.5.0: batches discarded as throttled in this round
     energy: RoundEnergy | None = None  # 4.5.0: where the device has an energy counter
+    graph: RoundGraph | None = None  # 4.6.0: with --graph (primbench.graph)
 
     @property
     def average_clock_mhz(self) -> float | None:
         return known(self.sm_clock_mhz)
+
+    @property
+    def graph_seconds_per_call(self) -> float | None:
+        """The round's graph replay GPU time per call in seconds (the ``graph`` metric); None without one."""
+        g = self.graph
+        return g.gpu_ms_per_call / 1000.0 if g is not None and g.gpu_ms_per_call is not None else None
 
     @property
     def joules_per_call(self) -> float | None:
@@ -331,6 +379,8 @@ class Specialization(_Record, frozen=True, kw_only=True, omit_defaults=True):
     throttled_batches: Count | None = None
     #: 4.5.0: the board's energy per call and power (`primbench.energy`), where it was read.
     energy: Energy | None = None
+    #: 4.6.0: with --graph, the function's CUDA-graph replay beside its stream launches (`primbench.graph`).
+    graph: Graph | None = None
 
     def __post_init__(self) -> None:
         if self.error is not None and self.skipped is not None:
@@ -431,6 +481,11 @@ class Specialization(_Record, frozen=True, kw_only=True, omit_defaults=True):
     @property
     def watts(self) -> float | None:
         return self.energy.watts if self.energy is not None else None
+
+    @property
+    def graph_seconds_per_call(self) -> float | None:
+        """The CUDA-graph replay's GPU time per call in seconds (the ``graph`` metric); None without one."""
+        return self.graph.seconds_per_call if self.graph is not None else None
 
 
 def _batch_per_call_secs(batches: tuple[Batch, ...], calls_per_batch: int | None) -> list[float] | None:
@@ -602,6 +657,7 @@ class SettingsRecord(_Record, frozen=True, kw_only=True, omit_defaults=True):
     min_clock_fraction: Real | UnsetType = UNSET  # 4.2.0
     rounds: Count | UnsetType = UNSET  # 4.3.0
     axis: tuple[str, ...] | UnsetType = UNSET  # 4.4.0: --axis NAME=SPEC, as given
+    graph: bool | UnsetType = UNSET  # 4.6.0: --graph (primbench.graph)
 
 
 class Flags(_Record, frozen=True, kw_only=True, omit_defaults=True):
@@ -882,6 +938,11 @@ def _from_4_4_0(doc: Mapping[str, Any]) -> dict[str, Any]:
     return _with_settings(doc, "4.5.0")
 
 
+def _from_4_5_0(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """4.5.0 -> 4.6.0: no graph was captured (no ``graph``, no ``settings.graph``): absent."""
+    return _with_settings(doc, "4.6.0")
+
+
 #: One step per older version: its document in, the next version's out (a new dict; the
 #: parts that change are copied).
 UPGRADES: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
@@ -890,6 +951,7 @@ UPGRADES: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
     "4.2.0": _from_4_2_0,
     "4.3.0": _from_4_3_0,
     "4.4.0": _from_4_4_0,
+    "4.5.0": _from_4_5_0,
 }
 
 

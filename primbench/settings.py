@@ -106,6 +106,7 @@ class Settings:
     min_clock_fraction: float = 0.9
     rounds: int = DEFAULT_ROUNDS
     axis: list[str] = field(default_factory=list)  # --axis NAME=SPEC, repeatable (primbench.axis)
+    graph: bool = False  # --graph: also capture each function into a CUDA graph and time its replay (primbench.graph)
 
     def validate(self) -> None:
         """Raise UsageError for values that make no sense."""
@@ -187,6 +188,9 @@ _HELP = {
     "rounds": "Measure each specialization this many times, each from a fresh run(state) with its own "
     "setup and warmup, interleaved across specializations; the budget (--min-secs, --noise-timeout-secs, "
     "--batch-window-size) is split between them. compare tests changes against the spread between rounds",
+    "graph": "Also capture each specialization's function into a CUDA graph on the harness stream and time its "
+    "replay beside the stream launches (results.json graph: both times and what the graph saves, or why the "
+    "capture was impossible); a benchmark class can ask for it with graph = True",
     "axis": "Replace the values of a benchmark's axis, repeatable: NAME=VALUE, NAME=[V1,V2,...], "
     "NAME=[START:STOP:+STEP] (linear) or NAME=[START:STOP:*FACTOR] (geometric; a bare third part multiplies too), "
     "STOP included; numbers may be 2^N; size takes KiB, MiB, GiB (e.g. size=[2^16:2^28:4]). See docs/axes.md",

@@ -10,7 +10,8 @@ import contextlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from primbench.device import Device
+from primbench.backends.cupy_graph import capture
+from primbench.device import Device, GraphReplay
 from primbench.errors import StreamBlockingTimeout
 
 KernelTime = Callable[[int, bool], float]  # (kernel call number, cache cold?) -> ms
@@ -41,6 +42,9 @@ class FakeDevice(Device):
         power_watts: float | None = None,
         energy_update_secs: float = 0.1,
         power_limit_watts: float | None = 700.0,
+        launch_gap_ms: float = 0.0,
+        graph_gap_ms: float = 0.0,
+        capture_error: str | None = None,
     ) -> None:
         self._kernel = kernel_ms if callable(kernel_ms) else (lambda n, cold, ms=kernel_ms: ms)
         self.clear_ms = clear_ms
@@ -84,6 +88,16 @@ class FakeDevice(Device):
         self.releases = 0
         self.renewals = 0
         self.ranges: list[str] = []  # NVTX: "push NAME" and "pop NAME", in order
+        # CUDA graphs (primbench.graph): each stream launch leaves `launch_gap_ms` of GPU idle
+        # before its kernel (fetching the launch); a replay leaves `graph_gap_ms` per kernel.
+        self.launch_gap_ms = launch_gap_ms
+        self.graph_gap_ms = graph_gap_ms
+        self.capture_error = capture_error  # end_capture raises this (a runtime's refusal)
+        self.capturing = False
+        self.capture_invalidated = False
+        self.captured: list[float | None] = []  # the launches of the capture under way (their ms, None: the kernel's)
+        self.captures = 0
+        self.replays = 0
 
     # ----- helpers for tests
     def _op(self, name: str) -> None:
@@ -96,12 +110,30 @@ class FakeDevice(Device):
         self._unsynced_ms += ms
 
     def launch(self, ms: float | None = None) -> None:
-        """The benchmarked kernel: a test benchmark's fn calls this."""
+        """The benchmarked kernel: a test benchmark's fn calls this (captured, not run, while
+        the stream is capturing a graph)."""
         self._op("kernel")
+        if self.capturing:
+            self.captured.append(ms)
+            return
         ms = self._kernel(self.calls, self.cold) if ms is None else ms
         self.calls += 1
         self.cold = False
-        self._gpu(ms)
+        self._gpu(self.launch_gap_ms + ms)
+
+    def replay(self, kernels: list[float | None]) -> None:
+        """One replay of a captured graph: its kernels back to back, `graph_gap_ms` apart."""
+        self._op("graph")
+        self.replays += 1
+        for ms in kernels:
+            ms = self._kernel(self.calls, self.cold) if ms is None else ms
+            self.calls += 1
+            self.cold = False
+            self._gpu(self.graph_gap_ms + ms)
+
+    def capture_graph(self, fn: Callable[[], object]) -> GraphReplay:
+        """The CuPy backend's capture (`primbench.backends.cupy_graph.capture`) on a fake stream."""
+        return capture(FakeStream(self), fn)
 
     def synchronous_kernel(self) -> None:
         """A kernel that synchronizes inside: deadlocks against a blocked stream."""
@@ -159,6 +191,9 @@ class FakeDevice(Device):
 
     def synchronize(self, check: bool = True) -> None:
         self._op("sync")
+        if self.capturing:  # as CUDA: not permitted while capturing, and the capture is invalidated
+            self.capture_invalidated = True
+            raise RuntimeError("cudaErrorStreamCaptureUnsupported: operation not permitted when stream is capturing")
         self.t += self._unsynced_ms / 1000.0
         self._unsynced_ms = 0.0
         if check and self.block_timed_out:
@@ -167,6 +202,9 @@ class FakeDevice(Device):
 
     def synchronize_device(self) -> None:
         self._op("device_sync")
+        if self.capturing:
+            self.capture_invalidated = True
+            raise RuntimeError("cudaErrorStreamCaptureUnsupported: operation not permitted when stream is capturing")
         self.t += self._unsynced_ms / 1000.0
         self._unsynced_ms = 0.0
 
@@ -255,3 +293,48 @@ class FakeDevice(Device):
 
     def close(self) -> None:
         self.closed = True
+
+
+class FakeGraph:
+    """A captured graph of the fake device: the launches it holds."""
+
+    def __init__(self, device: FakeDevice, kernels: list[float | None]) -> None:
+        self.device = device
+        self.kernels = kernels
+        self.uploaded = False
+
+    def upload(self, stream: object) -> None:
+        self.uploaded = True
+
+    def launch(self, stream: object) -> None:
+        self.device.replay(self.kernels)
+
+
+class FakeStream:
+    """CuPy's stream capture API on the fake device (what `primbench.backends.cupy_graph` calls)."""
+
+    def __init__(self, device: FakeDevice) -> None:
+        self.device = device
+
+    def synchronize(self) -> None:
+        self.device.synchronize(check=False)
+
+    def begin_capture(self) -> None:
+        d = self.device
+        if d.capturing:
+            raise RuntimeError("cudaErrorIllegalState: the stream is capturing already")
+        d.capturing, d.capture_invalidated, d.captured = True, False, []
+
+    def is_capturing(self) -> bool:
+        return self.device.capturing
+
+    def end_capture(self) -> FakeGraph:
+        d = self.device
+        d.capturing = False
+        d.captures += 1
+        if d.capture_invalidated:
+            raise RuntimeError("cudaErrorStreamCaptureInvalidated: operation failed due to a previous error "
+                               "during capture")
+        if d.capture_error is not None:
+            raise RuntimeError(d.capture_error)
+        return FakeGraph(d, list(d.captured))

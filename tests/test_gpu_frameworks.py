@@ -93,6 +93,21 @@ def test_a_graph_replay_is_as_fast_as_its_launches_one_by_one(out_dir: Path) -> 
     assert graph <= stream * 1.1
 
 
+def test_the_graph_column_replays_the_stream_launches_as_fast_as_the_examples_own_graph(out_dir: Path) -> None:
+    """--graph (issue 26, primbench.graph): the harness captures each function on its stream; the
+    stream-launched chain's replay reads about what the example's own graph reads, faster than
+    the 10 launches; the example's own graph, captured again inside the harness's capture, too."""
+    pytest.importorskip("cupy")
+    s = run_example("cuda_graph", out_dir, "--graph")
+    own, stream = s["kernels: 10, launch: graph"], s["kernels: 10, launch: stream"]
+    g = stream["graph"]
+    assert g["captured"] is True, g
+    assert g["seconds_per_call"] < per_call(stream) and g["saved_seconds_per_call"] > 0
+    assert 0.8 < g["seconds_per_call"] / per_call(own) < 1.25
+    assert all(r["graph"]["captured"] for r in stream["rounds"])
+    assert "graph" in own  # a graph launch captured into a graph, or the runtime's reason
+
+
 def test_the_host_timer_times_jax_and_reads_no_faster_than_events(out_dir: Path) -> None:
     pytest.importorskip("jax", reason="JAX is not installed")
     if not any(importlib.util.find_spec(m) for m in ("jax_cuda13_plugin", "jax_cuda12_plugin", "jax_plugins")):

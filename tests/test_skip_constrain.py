@@ -82,7 +82,7 @@ def test_skip_records_the_specialization_as_skipped_not_failed(tmp_path: Path) -
     assert report.exit_code == 0 and not report.failures
     assert report.skipped == {"block: 64, items: 1024": "no tile of 1024 at block 64"}
     doc = json.loads((tmp_path / "r.json").read_text())
-    assert doc["context"]["results_version"] == "4.5.0"
+    assert doc["context"]["results_version"] == pb.RESULTS_VERSION
     skipped = [s for s in doc["specializations"] if "skipped" in s]
     assert [s["name"] for s in skipped] == ["block: 64, items: 1024"]
     assert skipped[0]["skipped"] == "no tile of 1024 at block 64" and skipped[0]["bytes_per_second"] is None

@@ -168,7 +168,18 @@ def test_an_older_file_counts_no_throttled_batches(tmp_path: Path) -> None:
     for key in ("skipped", "throttled_batches"):
         doc["summary"].pop(key)
     up = upgrade(doc, "4.4.0")
-    assert up["context"]["results_version"] == "4.5.0" and up["specializations"] == doc["specializations"]
+    assert up["context"]["results_version"] == pb.RESULTS_VERSION and up["specializations"] == doc["specializations"]
     results = results_from_dict(doc)
     assert results.version == "4.4.0" and results.specializations[0].throttled_batches is None
     assert results.summary is not None and results.summary.throttled_batches is None
+
+
+def test_the_recorded_demo_is_reproduced() -> None:
+    """tests/benchmarks/throttle/demo.py (a clock that drops for three batches) prints demo.txt."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    demo = root / "tests/benchmarks/throttle/demo.py"
+    proc = subprocess.run([sys.executable, str(demo), "--check"], capture_output=True, text=True, cwd=root)
+    assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -19,7 +19,7 @@ import cupy
 import numpy as np
 
 from primbench.backends.device_code import SOURCE
-from primbench.device import Device
+from primbench.device import Device, GraphReplay
 from primbench.errors import DeviceError, StreamBlockingTimeout
 from primbench.monitoring import Monitor
 
@@ -250,6 +250,12 @@ class CupyDevice(Device):
             yield
         finally:
             pop()
+
+    def capture_graph(self, fn: Callable[[], object]) -> GraphReplay:
+        from primbench.backends.cupy_graph import capture
+
+        with self.activate():
+            return capture(self._stream, fn)
 
     # ----- the per-call protocol
 

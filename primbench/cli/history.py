@@ -39,8 +39,10 @@ GPU_HELP = "Only this GPU: its uuid (or the uuid's start), serial or name."
 ALGORITHM_HELP = "Only this algorithm."
 SERIES_BRANCH_HELP = "The branch whose commits make the series."
 METRIC_HELP = ("What to follow: time (GPU seconds per call, lower is better), bytes or items (per second, higher "
-               "is better); default: bytes where the benchmark declares them, else items, else time. Also a stored "
-               "value: noise_percent, sm_clock_mhz, ... (an unknown name lists them all).")
+               "is better), energy (the board's joules per call, lower is better; runs that read it) or graph "
+               "(the CUDA-graph replay's seconds per call; runs with --graph); default: bytes where the benchmark "
+               "declares them, else items, else time. Also a stored value: noise_percent, sm_clock_mhz, watts, ... "
+               "(an unknown name lists them all).")
 TABLE_HELP = "table, json or csv."
 BASE_HELP = "The branch to compare against."
 GIT_HELP = "Ask git for the fork point and its ancestors."

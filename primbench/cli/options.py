@@ -69,9 +69,11 @@ class MetricChoice(StrEnum):
     bytes = "bytes"
     items = "items"
     energy = "energy"
+    graph = "graph"
 
 
 METRIC_HELP = ("What to compare: time (GPU time per call, lower is better: a regression is the time going up), "
-               "bytes (bytes/s), items (items/s) or energy (the board's joules per call, lower is better; "
-               "results 4.5.0). Default: bytes/s where both sides declare bytes, else items/s, "
+               "bytes (bytes/s), items (items/s), energy (the board's joules per call, lower is better; "
+               "results 4.5.0) or graph (the CUDA-graph replay's time per call of a run with --graph, lower is "
+               "better; results 4.6.0). Default: bytes/s where both sides declare bytes, else items/s, "
                "else time.")

@@ -7,7 +7,7 @@ from typing import Any
 
 #: Every format the loader tries, in the words its error uses.
 FORMATS: tuple[str, ...] = (
-    "primbench results.json 4.0.0-4.5.0",
+    "primbench results.json 4.0.0-4.6.0",
     "C++ primbench results.json 3.0.0 and older",
     "C++ primbench CSV",
     "NVBench JSON",
