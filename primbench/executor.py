@@ -11,6 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any, NoReturn, cast
 
+from primbench import runlog
 from primbench.atomicfile import STDOUT, fallback_path, is_stdout, unwritable_reason, write_output
 from primbench.benchmark import Benchmark
 from primbench.console import Reporter, make_console, set_active
@@ -47,10 +48,6 @@ from primbench.signals import Deferred, Terminated, terminate_as_interrupt
 from primbench.signals import exit_code as signal_exit_code
 from primbench.state import State, Thermal
 from primbench.stdio import GuardedStream, occupy_closed_streams, say, silence
-
-#: Exit codes other than 0 of runs that returned without their program exiting through
-#: `Executor.main`: ``primbench run FILE`` exits with the first when FILE ends without exiting.
-unexited: list[int] = []
 
 
 class Executor:
@@ -243,8 +240,7 @@ class Executor:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             say(f"{self._prog}: error: cannot write to standard output: {term_clean(reason)}")
             raise SystemExit(EXIT_USAGE) from None
-        if report.exit_code in unexited:
-            unexited.remove(report.exit_code)
+        runlog.exited(report)  # exits with its code here: `primbench run FILE` need not
         if (failure := self._stream_failure()) is not None:
             written = f"; the results are in {', '.join(report.outputs)}" if report.outputs else ""
             say(f"{self._prog}: error: {term_clean(failure)}{written}")
@@ -257,8 +253,7 @@ class Executor:
         return report
 
     def _returned(self, report: Report) -> Report:
-        if report.exit_code != EXIT_OK:
-            unexited.append(report.exit_code)
+        runlog.returned(report)  # a program that ends without main(): `primbench run FILE` exits with its code
         return self._keep(report)
 
     def _open_device(self, settings: Settings) -> Device | None:
