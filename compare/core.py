@@ -21,6 +21,7 @@ from primbench.compare.comparability import NotComparableError, assess, by_algor
 from primbench.compare.model import (
     Comparison,
     Method,
+    ReasonKind,
     SpecComparison,
     SuiteFinding,
     Summary,
@@ -368,25 +369,28 @@ def _pair(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
     if skipped:  # state.skip: not measured, and not a failure either
         which = " and ".join(dict.fromkeys(side for side, _ in skipped))
         return SpecComparison(verdict=Verdict.SKIPPED, reason=f"skipped in {which}: {skipped[0][1].skipped}",
-                              **common)
+                              reason_kind=ReasonKind.SKIPPED, **common)
     failed = [(side, e.spec) for side, es in (("base", base), ("head", head)) for e in es if e.spec.failed]
     if failed:
         which = " and ".join(dict.fromkeys(side for side, _ in failed))
         return SpecComparison(verdict=Verdict.INCONCLUSIVE, reason=f"failed in {which}: {failed[0][1].error or ''}",
-                              **common)
+                              reason_kind=ReasonKind.FAILED, **common)
     metric = _metric_of(base, head, choice)
     if metric is None:
         wanted = by_name(choice).name if choice else "bytes_per_second, items_per_second and gpu_seconds_per_call"
         return SpecComparison(verdict=Verdict.INCONCLUSIVE,
-                              reason=f"no positive value on both sides ({wanted})", **common)
+                              reason=f"no positive value on both sides ({wanted})", reason_kind=ReasonKind.NO_VALUE,
+                              **common)
     bo = [r for e in base if (r := _run(e, metric)) is not None]
     ho = [r for e in head if (r := _run(e, metric)) is not None]
     if not bo or not ho:
-        return SpecComparison(verdict=Verdict.INCONCLUSIVE, reason=f"no finite positive {metric}", **common)
+        return SpecComparison(verdict=Verdict.INCONCLUSIVE, reason=f"no finite positive {metric}",
+                              reason_kind=ReasonKind.NO_VALUE, **common)
     bm, hm = _Tested.side_mean(bo), _Tested.side_mean(ho)
     if not abs(hm - bm) < MAX_LOG_CHANGE:
         return SpecComparison(verdict=Verdict.INCONCLUSIVE, reason="change out of range: head/base is beyond "
-                              f"e^±{MAX_LOG_CHANGE:g} (a broken measurement on one side)", **common)
+                              f"e^±{MAX_LOG_CHANGE:g} (a broken measurement on one side)",
+                              reason_kind=ReasonKind.OUT_OF_RANGE, **common)
     fields = {**common, "metric": metric, "base_value": math.exp(bm), "head_value": math.exp(hm),
               "change": math.expm1(hm - bm), "base_observations": sum(r.rounds for r in bo),
               "head_observations": sum(r.rounds for r in ho)}
@@ -663,7 +667,8 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
 def _not_comparable(t: _Tested, blockers: tuple[str, ...]) -> SpecComparison:
     """A row whose sides measure different things: its values and change, no verdict."""
     return SpecComparison(verdict=Verdict.INCONCLUSIVE, not_comparable=blockers,
-                          reason="not comparable: " + "; ".join(blockers), **t.fields)
+                          reason="not comparable: " + "; ".join(blockers), reason_kind=ReasonKind.NOT_COMPARABLE,
+                          **t.fields)
 
 
 def _side_conditions(side: Sequence[Results]) -> tuple[float | None, float | None]:
@@ -801,36 +806,43 @@ def _judge(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison], d
             and np.sign(test_d[i] * better[i]) == np.sign(up[i])
         if t.untrusted:
             verdict, reason = Verdict.INCONCLUSIVE, f"{t.untrusted}: change {change} not trusted; {stats_text}"
+            kind = ReasonKind.UNTRUSTED
         elif not tested_row:
             verdict = Verdict.INCONCLUSIVE
             reason = f"no variability to weigh change {change} against"
+            kind = ReasonKind.NO_VARIABILITY
         elif flagged:
             verdict = Verdict.REGRESSION if worse else Verdict.IMPROVEMENT
             which = f"relative to the suite's {_pct(math.expm1(better[i] * centre))}" if relative else \
                 "with the suite-wide shift" if suite_moved else "absolute"
             reason = (f"change {change} beyond the ±{threshold * 100:g} % threshold and significant ({which}, "
                       f"q <= {row_alpha:g}); {stats_text}")
+            kind = ReasonKind.SIGNIFICANT
         elif sensitivity[i] > max_detectable:
             insensitive += 1
             verdict = Verdict.INCONCLUSIVE
             reason = (f"insensitive: these runs could not have detected a change under {sensitivity[i] * 100:.1f} % "
                       f"(--max-detectable {max_detectable * 100:g} %); {stats_text}")
+            kind = ReasonKind.INSENSITIVE
         elif p_equiv[i] <= alpha:
             verdict = Verdict.UNCHANGED
             within = max(threshold, mdc[i]) * 100
             reason = (f"{level} [{_pct(low[i])}, {_pct(high[i])}]{against} within ±{within:.2f} % "
                       f"(the threshold or the smallest detectable change); {stats_text}")
+            kind = ReasonKind.EQUIVALENT
         elif relative and abs(d[i]) >= delta and abs(test_d[i]) < delta:
             verdict = Verdict.INCONCLUSIVE
             suite = _pct(math.expm1(better[i] * centre))
             why_not = (f"within --suite-shift-limit {suite_shift_limit * 100:g} %" if finding is not None
                        and finding.detected else "not significant against what processes share")
             reason = f"moved with the suite: change {change}, the suite's shift {suite} {why_not}; {stats_text}"
+            kind = ReasonKind.MOVED_WITH_SUITE
         else:
             verdict = Verdict.INCONCLUSIVE
             reason = f"too noisy to tell: change {change}{against} not significant, interval [{_pct(low[i])}, " \
                      f"{_pct(high[i])}] wider than ±{max(threshold, mdc[i]) * 100:.2f} %; {stats_text}"
-        rows[t.key] = SpecComparison(verdict=verdict, reason=reason, **common)
+            kind = ReasonKind.TOO_NOISY
+        rows[t.key] = SpecComparison(verdict=verdict, reason=reason, reason_kind=kind, **common)
     return finding, widen, insensitive, noise.round_correlation
 
 
@@ -842,7 +854,7 @@ def _one_sided(key: tuple[str, str], entry: _Entry, verdict: Verdict, reason: st
     if spec.skipped is not None:  # skipped where it exists: says so, neither added nor removed work
         side = "base" if verdict is Verdict.REMOVED else "head"
         return SpecComparison(algorithm=key[0], name=key[1], verdict=Verdict.SKIPPED,
-                              reason=f"skipped in {side} ({reason}): {spec.skipped}",
+                              reason=f"skipped in {side} ({reason}): {spec.skipped}", reason_kind=ReasonKind.SKIPPED,
                               base_source=entry.results.source if side == "base" else None,
                               head_source=entry.results.source if side == "head" else None)
     metric = by_name(choice).name if choice else choose(spec.bytes_per_second, spec.items_per_second).name
@@ -854,6 +866,7 @@ def _one_sided(key: tuple[str, str], entry: _Entry, verdict: Verdict, reason: st
     return SpecComparison(
         algorithm=key[0], name=key[1], verdict=verdict,
         reason=reason + (f" (failed: {spec.error})" if spec.failed else ""),
+        reason_kind=ReasonKind.FAILED if spec.failed else ReasonKind.ONE_SIDED,
         metric=metric if value else None,
         **fields,
     )

@@ -29,6 +29,71 @@ class Verdict(StrEnum):
     SKIPPED = "skipped"  # the benchmark skipped it (state.skip) on a side: nothing to judge, not a failure
 
 
+class ReasonKind(StrEnum):
+    """Why a row has its verdict, as data beside the reason's text (`SpecComparison.reason_kind`):
+    what the renderers read instead of the text."""
+
+    SIGNIFICANT = "significant"  # beyond the threshold and significant: a regression or an improvement
+    EQUIVALENT = "equivalent"  # the interval lies within the threshold or the smallest detectable change
+    INSENSITIVE = "insensitive"  # these runs could not have detected a change under --max-detectable
+    TOO_NOISY = "too_noisy"  # not significant, and the interval is too wide to call it unchanged
+    MOVED_WITH_SUITE = "moved_with_suite"  # moved as the whole suite did
+    UNTRUSTED = "untrusted"  # a noise timeout or a throttled SM clock on a side
+    NO_VARIABILITY = "no_variability"  # nothing to weigh the change against
+    NO_VALUE = "no_value"  # no positive, finite value of the metric on both sides
+    OUT_OF_RANGE = "out_of_range"  # head/base beyond any plausible change: a broken measurement
+    FAILED = "failed"  # the specialization failed on a side
+    SKIPPED = "skipped"  # the benchmark skipped it (state.skip) on a side
+    ONE_SIDED = "one_sided"  # only in base (removed) or only in head (added)
+    NOT_COMPARABLE = "not_comparable"  # the sides measure different things
+
+    @property
+    def has_statistics(self) -> bool:
+        """Whether the reason's text ends with the row's statistics (``; t-test p=…``)."""
+        return self in (ReasonKind.SIGNIFICANT, ReasonKind.EQUIVALENT, ReasonKind.INSENSITIVE, ReasonKind.TOO_NOISY,
+                        ReasonKind.MOVED_WITH_SUITE, ReasonKind.UNTRUSTED)
+
+
+#: Where the statistics begin in the text of a reason whose kind `has_statistics` (compare/core.py
+#: writes them so; tests/test_compare_pieces.py checks every kind against it).
+STATISTICS_SEPARATOR = "; t-test p="
+#: Where a one-sided row's failure begins in its reason's text (``only in head (failed: …)``).
+FAILURE_MARK = " (failed: "
+
+
+@dataclass(frozen=True)
+class VerdictLook:
+    """How every renderer shows a verdict: its word (the terminal, markdown, JSON and the HTML
+    report), its Rich style (the terminal), its icon (markdown), and its rank (the order of the
+    rows, what needs a look first: 0 first)."""
+
+    word: str
+    style: str
+    icon: str
+    rank: int
+
+
+#: The one table of verdicts (`VerdictLook`), in the order of their rank.
+VERDICTS: Mapping[Verdict, VerdictLook] = {
+    Verdict.REGRESSION: VerdictLook("regression", "bold red", "🔴", 0),
+    Verdict.IMPROVEMENT: VerdictLook("improvement", "bold green", "🟢", 1),
+    Verdict.INCONCLUSIVE: VerdictLook("inconclusive", "yellow", "🟡", 2),
+    Verdict.REMOVED: VerdictLook("removed", "cyan", "➖", 3),
+    Verdict.ADDED: VerdictLook("added", "cyan", "➕", 4),
+    Verdict.UNCHANGED: VerdictLook("unchanged", "", "⚪", 5),
+    Verdict.SKIPPED: VerdictLook("skipped", "grey50", "⏭", 6),
+}
+
+
+def look(verdict: Verdict | str) -> VerdictLook | None:
+    """The table's entry of a verdict, or of its word (None for a word that is no verdict, such
+    as a history change's ``up``)."""
+    try:
+        return VERDICTS[Verdict(verdict)]
+    except ValueError:
+        return None
+
+
 class FailOn(StrEnum):
     """Which findings make a command exit with 1 (`primbench compare`, `history compare`,
     `history regressions`): the one definition of ``--fail-on``. Several may be combined,
@@ -74,6 +139,9 @@ class SpecComparison:
     name: str
     verdict: Verdict
     reason: str
+    #: What kind of reason `reason` says (`ReasonKind`), for the renderers; None only for a row
+    #: built outside compare/core.py.
+    reason_kind: ReasonKind | None = None
     metric: str | None = None
     base_value: float | None = None
     head_value: float | None = None
@@ -113,6 +181,20 @@ class SpecComparison:
         return (self.algorithm, self.name)
 
     @property
+    def clause(self) -> str:
+        """The reason without the statistics its kind appends (`ReasonKind.has_statistics`)."""
+        if self.reason_kind is not None and self.reason_kind.has_statistics:
+            return self.reason.split(STATISTICS_SEPARATOR, 1)[0]
+        return self.reason
+
+    @property
+    def failure(self) -> str | None:
+        """A one-sided row's failure (the specialization's error on the side it is on), else None."""
+        if self.reason_kind is not ReasonKind.FAILED or self.verdict not in (Verdict.ADDED, Verdict.REMOVED):
+            return None
+        return self.reason.split(FAILURE_MARK, 1)[1].rstrip(")")
+
+    @property
     def ratio(self) -> float | None:
         if self.base_value and self.head_value and self.base_value > 0 and self.head_value > 0:
             return self.head_value / self.base_value
@@ -130,8 +212,9 @@ class SpecComparison:
         return {
             "algorithm": self.algorithm,
             "name": self.name,
-            "verdict": self.verdict.value,
+            "verdict": VERDICTS[self.verdict].word,
             "reason": self.reason,
+            "reason_kind": self.reason_kind.value if self.reason_kind is not None else None,
             "metric": self.metric,
             "higher_is_better": self.higher_is_better,
             "base": {

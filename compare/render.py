@@ -7,32 +7,12 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from primbench.compare.model import Comparison, SpecComparison, Verdict
+from primbench.compare.model import VERDICTS, Comparison, ReasonKind, SpecComparison, Verdict
 from primbench.metrics import by_name
 from primbench.textsafe import md_escape, term_clean
 
 if TYPE_CHECKING:
     from rich.console import Console
-
-STYLES = {
-    Verdict.REGRESSION: "bold red",
-    Verdict.IMPROVEMENT: "bold green",
-    Verdict.UNCHANGED: "",
-    Verdict.INCONCLUSIVE: "yellow",
-    Verdict.ADDED: "cyan",
-    Verdict.REMOVED: "cyan",
-    Verdict.SKIPPED: "grey50",
-}
-
-ICONS = {
-    Verdict.REGRESSION: "🔴",
-    Verdict.IMPROVEMENT: "🟢",
-    Verdict.UNCHANGED: "⚪",
-    Verdict.INCONCLUSIVE: "🟡",
-    Verdict.ADDED: "➕",
-    Verdict.REMOVED: "➖",
-    Verdict.SKIPPED: "⏭",
-}
 
 def _value(row: SpecComparison, value: float | None) -> str:
     """A value in its row's metric, as the registry prints it (``2.72 TB/s``, ``5.72 µs``)."""
@@ -68,13 +48,11 @@ def _plural(n: int, word: str) -> str:
 def summary_line(c: Comparison) -> str:
     """``1 regression, 0 improvements, … · geometric mean −0.13 % over 14 compared``."""
     counts = c.summary.counts
-    words = [
-        (Verdict.REGRESSION, "regression"), (Verdict.IMPROVEMENT, "improvement"),
-        (Verdict.UNCHANGED, "unchanged"), (Verdict.INCONCLUSIVE, "inconclusive"),
-        (Verdict.ADDED, "added"), (Verdict.REMOVED, "removed"),
-    ]
+    shown = [Verdict.REGRESSION, Verdict.IMPROVEMENT, Verdict.UNCHANGED, Verdict.INCONCLUSIVE, Verdict.ADDED,
+             Verdict.REMOVED]
     if counts.get(Verdict.SKIPPED, 0):  # only where a benchmark skipped one (results 4.5.0)
-        words.append((Verdict.SKIPPED, "skipped"))
+        shown.append(Verdict.SKIPPED)
+    words = [(v, VERDICTS[v].word) for v in shown]
     parts = []
     for v, word in words:
         n = counts.get(v, 0)
@@ -107,10 +85,10 @@ def _side_label(c: Comparison, side: str) -> str:
     return f"{files}" + (f" ({extra})" if extra else "")
 
 
-#: Order of the rows in the tables: what needs a look first. Within a verdict, the largest
-#: regressions and improvements come first, every other row keeps the order of base.
-PRIORITY = (Verdict.REGRESSION, Verdict.IMPROVEMENT, Verdict.INCONCLUSIVE, Verdict.REMOVED, Verdict.ADDED,
-            Verdict.UNCHANGED, Verdict.SKIPPED)
+#: Order of the rows in the tables: what needs a look first (the verdicts' rank,
+#: `primbench.compare.model.VERDICTS`). Within a verdict, the largest regressions and
+#: improvements come first, every other row keeps the order of base.
+PRIORITY = tuple(sorted(VERDICTS, key=lambda v: VERDICTS[v].rank))
 #: Rows of a terminal table unless --max-rows says otherwise.
 TERMINAL_ROWS = 100
 #: A GitHub pull-request comment holds at most this many characters (counted as UTF-16 units).
@@ -125,7 +103,7 @@ WORST = 3
 
 def _rank(r: SpecComparison) -> tuple[int, float]:
     size = -abs(r.change) if r.change is not None and r.verdict in _CHANGES else 0.0
-    return PRIORITY.index(r.verdict), size
+    return VERDICTS[r.verdict].rank, size
 
 
 def _rows(c: Comparison, changed_only: bool) -> list[SpecComparison]:
@@ -139,7 +117,7 @@ def _left_out(rows: list[SpecComparison]) -> str:
     counts = {v: 0 for v in PRIORITY}
     for r in rows:
         counts[r.verdict] += 1
-    parts = ", ".join(f"{n:,} {v.value}" for v, n in counts.items() if n)
+    parts = ", ".join(f"{n:,} {VERDICTS[v].word}" for v, n in counts.items() if n)
     return f"{len(rows):,} {'row' if len(rows) == 1 else 'rows'} not shown ({parts})"
 
 
@@ -151,17 +129,14 @@ def why(row: SpecComparison, c: Comparison) -> str:
     """One short clause for a verdict that needs one (empty for a plain regression, improvement
     or unchanged): why a row is inconclusive (noise timeout, throttled SM clock, no run-to-run
     variability, too noisy), that it was judged relative to a suite-wide shift, a failure."""
-    reason = row.reason or ""
     if not row.comparable:
         return _short("; ".join(row.not_comparable))
-    if row.verdict is Verdict.INCONCLUSIVE:
-        return _short(reason.split("; t-test", 1)[0])
-    if row.verdict is Verdict.SKIPPED:
-        return _short(reason)
+    if row.verdict in (Verdict.INCONCLUSIVE, Verdict.SKIPPED):
+        return _short(row.clause)  # the reason without its statistics
     if row.verdict in (Verdict.ADDED, Verdict.REMOVED):
         side = "head" if row.verdict is Verdict.ADDED else "base"
-        if "(failed: " in reason:
-            return _short(f"failed in {side}: " + reason.split("(failed: ", 1)[1].rstrip(")"))
+        if row.reason_kind is ReasonKind.FAILED and (failure := row.failure) is not None:
+            return _short(f"failed in {side}: {failure}")
         timeout = row.head_noise_timeout if row.verdict is Verdict.ADDED else row.base_noise_timeout
         return f"noise timeout in {side}" if timeout else ""
     shift = c.suite_shift
@@ -190,7 +165,7 @@ def _utf16(text: str) -> int:
 
 def verdict_label(row: SpecComparison) -> str:
     """``regression``, …, or ``not comparable`` for a row whose sides measure different things."""
-    return "not comparable" if not row.comparable else row.verdict.value
+    return "not comparable" if not row.comparable else VERDICTS[row.verdict].word
 
 
 def render_terminal(c: Comparison, console: Console, *, changed_only: bool = False,
@@ -226,12 +201,12 @@ def render_terminal(c: Comparison, console: Console, *, changed_only: bool = Fal
     table = [((r.algorithm,) if multi else ()) + (
         r.name, _value(r, r.base_value), _value(r, r.head_value), _change(r.change), _detectable(r),
         verdict_label(r), why(r, c)) for r in candidates]
-    styles = [STYLES[r.verdict] if r.comparable else "magenta" for r in candidates]
+    styles = [VERDICTS[r.verdict].style if r.comparable else "magenta" for r in candidates]
     render(table, columns, title=None, limit=limit, styles=styles, console=console,
            left_out=lambda hidden: f"… {_left_out([candidates[i] for i in hidden])}: --max-rows 0 shows them all; "
                                    f"{FULL_OUTPUT}")
-    summary = Text.assemble(("Summary: ", "bold"), (summary_line(c),
-                                                    "bold red" if c.summary.regressions else ""))
+    regressed = VERDICTS[Verdict.REGRESSION].style if c.summary.regressions else ""
+    summary = Text.assemble(("Summary: ", "bold"), (summary_line(c), regressed))
     emit(console, summary, soft_wrap=width is None, width=width, crop=width is not None)
     emit(console, Text(method_line(c), style="grey50"), soft_wrap=width is None, width=width,
          crop=width is not None)
@@ -266,7 +241,8 @@ def render_markdown(c: Comparison, *, changed_only: bool = False, max_rows: int 
     worst = [r for r in _rows(c, True) if r.verdict not in (Verdict.ADDED, Verdict.REMOVED, Verdict.SKIPPED)]
     if worst:
         lines.append("Worst: " + "; ".join(
-            f"{ICONS[r.verdict]} {_md(r.name)} {_change(r.change)} ({verdict_label(r)})" for r in worst[:WORST]))
+            f"{VERDICTS[r.verdict].icon} {_md(r.name)} {_change(r.change)} ({verdict_label(r)})"
+            for r in worst[:WORST]))
         lines.append("")
     lines.append(f"Base: {_md(_side_label(c, 'base'))}  ")
     lines.append(f"Head: {_md(_side_label(c, 'head'))}")
@@ -297,7 +273,7 @@ def render_markdown(c: Comparison, *, changed_only: bool = False, max_rows: int 
     for r in rows:
         if max_rows and shown >= max_rows:
             break
-        verdict = f"{ICONS[r.verdict]} {verdict_label(r)}"
+        verdict = f"{VERDICTS[r.verdict].icon} {verdict_label(r)}"
         if r.verdict is Verdict.REGRESSION:
             verdict = f"**{verdict}**"
         cells = ([_md(r.algorithm)] if multi else []) + [

@@ -10,7 +10,7 @@ Two kinds of store implement `Store`:
 Both store the same three tables (`history.schema`). A store is read through a `Reader`: one
 read-only connection (to the file, or to the in-memory union of the parts) on which every
 query runs, so a command that checks its filters and then queries (or the report, which runs
-many queries) opens the store once. `history.access.open_store` picks the kind from the path.
+many queries) opens the store once. `history.stores.open_store` picks the kind from the path.
 
 Every query takes a `history.selector.Selector`; the SQL is in `history.queries`, the
 checks of the filters in `history.selection`.

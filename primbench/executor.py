@@ -3,33 +3,19 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
-import platform
-import re
 import sys
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any, NoReturn, cast
 
-import msgspec
-from msgspec import UNSET
-
+from primbench import runlog
 from primbench.atomicfile import STDOUT, fallback_path, is_stdout, unwritable_reason, write_output
-from primbench.axis import SIZE, Axis, Constraint, combinations, constraints, declared, override, parse_override, zips
-from primbench.benchmark import (
-    Benchmark,
-    checked_meta,
-    name_for,
-    order_key,
-    specialization_name,
-)
-from primbench.clocks import clock_record
+from primbench.benchmark import Benchmark
 from primbench.console import Reporter, make_console, set_active
 from primbench.device import Device
-from primbench.energy import over_rounds
 from primbench.errors import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -42,38 +28,13 @@ from primbench.errors import (
     UsageError,
 )
 from primbench.graph import counts as graph_counts
-from primbench.graph import over_rounds as graph_over_rounds
-from primbench.measure import SYNC_EVERY, Measurement
-from primbench.provenance import host_name, now_iso, provenance
+from primbench.measure import SYNC_EVERY, Progress
+from primbench.plan import Queued, plan, queued
+from primbench.records import DeviceRecords, MeasuredRound, device_records, failed_record, run_results, skipped_record
 from primbench.report import Report
-from primbench.results import (
-    RESULTS_VERSION,
-    Backend,
-    Batch,
-    BetweenRounds,
-    Calls,
-    Context,
-    Elapsed,
-    Energy,
-    Flags,
-    General,
-    Gpu,
-    Graph,
-    Monitoring,
-    Results,
-    Round,
-    RoundEnergy,
-    RoundGraph,
-    SettingsRecord,
-    SmClock,
-    Specialization,
-    Summary,
-    Temperatures,
-    ThermalRecord,
-    TimePerCall,
-    time_per_call_fields,
-)
-from primbench.rounds import log_sd, precise_enough
+from primbench.results import Results
+from primbench.roundloop import RunState, SpecRun, interleave
+from primbench.rounds import precise_enough
 from primbench.settings import (
     DEFAULT_NAMING,
     NAMINGS,
@@ -86,29 +47,8 @@ from primbench.settings import (
 )
 from primbench.signals import Deferred, Terminated, terminate_as_interrupt
 from primbench.signals import exit_code as signal_exit_code
-from primbench.state import RunOutcome, State, Thermal
+from primbench.state import State, Thermal
 from primbench.stdio import GuardedStream, occupy_closed_streams, say, silence
-from primbench.version import __version__
-
-#: Exit codes other than 0 of runs that returned without their program exiting through
-#: `Executor.main`: ``primbench run FILE`` exits with the first when FILE ends without exiting.
-unexited: list[int] = []
-
-
-@dataclass
-class _Queued:
-    """A queued benchmark (with the axes it declares), or after expansion one specialization
-    of it (with its axis values)."""
-
-    benchmark: Benchmark
-    meta: dict[str, Any]
-    name: str
-    declared: dict[str, Axis] = field(default_factory=dict)
-    axes: dict[str, Any] = field(default_factory=dict)  # this specialization's value of each axis
-    size: int | None = None  # its value of the size axis: state.size
-    zips: tuple[tuple[str, ...], ...] = ()  # axes that advance together (pb.axis.zipped)
-    constraints: tuple[Constraint, ...] = ()  # predicates that exclude combinations (pb.axis.constrain)
-    excluded: str | None = None  # after expansion: why a constraint excludes this combination
 
 
 class Executor:
@@ -149,7 +89,7 @@ class Executor:
         self._naming_given: str | None = None
         self._custom: list[CustomOption] = []
         self._custom_values: dict[str, Any] = {}
-        self._queue: list[_Queued] = []
+        self._queue: list[Queued] = []
         self._excluded: list[tuple[str, str]] = []  # (name, reason) of the selected combinations excluded
         self._deferred: list[PrimbenchError] = []  # bad definitions, raised by run()
         if naming not in NAMINGS:
@@ -211,100 +151,17 @@ class Executor:
             self._deferred.append(UsageError(f"queue() takes a primbench.Benchmark, got {type(benchmark).__name__}"))
             return
         try:
-            meta = checked_meta(benchmark)
-            axes = declared(benchmark)
-            groups = zips(benchmark, axes)
-            rules = constraints(benchmark)
+            self._queue.append(queued(benchmark))
         except PrimbenchError as exc:
             self._deferred.append(exc)
-            return
-        if clash := sorted(set(axes) & set(meta)):
-            self._deferred.append(UsageError(
-                f"{type(benchmark).__name__}: {', '.join(map(repr, clash))} is both a meta() key and an axis; "
-                "the axis value joins meta by itself"))
-            return
-        self._queue.append(_Queued(benchmark, meta, specialization_name(meta), axes, zips=groups, constraints=rules))
-
-    def _overrides(self, settings: Settings) -> dict[str, str]:
-        """``--axis`` values by axis name (and ``--size`` given on the command line, as the
-        value of every declared size axis)."""
-        out: dict[str, str] = {}
-        for text in settings.axis:
-            name, spec = parse_override(text)
-            if name in out:
-                raise UsageError(f"--axis {name}= is given twice ({out[name]!r} and {spec!r}); give all values in one")
-            out[name] = spec
-        if "size" in self._given and any(SIZE in q.declared for q in self._queue):
-            if SIZE in out:
-                raise UsageError("--size and --axis size=... are both given: give one")
-            out[SIZE] = str(settings.size)
-        return out
-
-    def _expanded(self, settings: Settings) -> list[_Queued]:
-        """Every specialization: each queued benchmark, or the Cartesian product of its axes
-        (zipped axes advancing together); a combination a constraint excludes is kept with its
-        reason in ``excluded`` (listed, never run)."""
-        overrides = self._overrides(settings)
-        used: set[str] = set()
-        out: list[_Queued] = []
-        for q in self._queue:
-            axes = dict(q.declared)
-            for name, spec in overrides.items():
-                if name in axes:
-                    axes[name] = override(axes[name], name, spec)
-                    used.add(name)
-            if not axes:
-                out.append(q)
-                continue
-            if SIZE in axes and any(v <= 0 for v in axes[SIZE].values):
-                raise UsageError(f"--axis size={overrides.get(SIZE)}: sizes must be greater than 0")
-            for values, reason in combinations(type(q.benchmark).__name__, axes, q.zips, q.constraints):
-                meta = {**q.meta, **{n: axes[n].label(v) for n, v in values.items()}}
-                out.append(_Queued(q.benchmark, meta, specialization_name(meta), q.declared, values,
-                                   values.get(SIZE), q.zips, q.constraints, reason))
-        if unknown := [n for n in overrides if n not in used]:
-            known = sorted({n for q in self._queue for n in q.declared})
-            raise UsageError(f"--axis {unknown[0]}=...: no queued benchmark has an axis {unknown[0]!r} "
-                             f"(axes: {', '.join(known) or 'none'})")
-        return out
 
     # ----- run
 
-    def _selected(self) -> list[_Queued]:
-        """The specializations to run, named and ordered by `naming`: primbench's names in their
-        natural order (`natural_key`), or the C++ primbench's sorted as strings."""
-        if not self._queue:
-            raise UsageError("no benchmarks queued: call executor.queue(...) before run()")
-        algos = {q.meta["algo"] for q in self._queue}
-        if len(algos) > 1:
-            raise UsageError(
-                "every queued specialization must have the same 'algo'; found "
-                + ", ".join(repr(a) for a in sorted(map(str, algos)))
-            )
-        specs = self._expanded(self.settings)
-        naming = self.naming
-        if naming != DEFAULT_NAMING:
-            specs = [dataclasses.replace(q, name=name_for(q.meta, naming)) for q in specs]
-        key = order_key(naming)
-        seen: dict[str, str] = {}
-        for q in specs:
-            if q.name in seen:
-                raise UsageError(
-                    f"two specializations are named {q.name!r} ({seen[q.name]} and "
-                    f"{type(q.benchmark).__name__}); give their meta() a distinguishing key"
-                )
-            seen[q.name] = type(q.benchmark).__name__
-        pattern = re.compile(self.settings.filter)
-        matched = sorted((q for q in specs if pattern.search(q.name)), key=lambda q: key(q.name))
-        chosen = [q for q in matched if q.excluded is None]
-        self._excluded = [(q.name, q.excluded) for q in matched if q.excluded is not None]
-        if not matched:
-            names = ", ".join(repr(q.name) for q in sorted(specs, key=lambda q: key(q.name)) if q.excluded is None)
-            raise UsageError(f"--filter {self.settings.filter!r} matches none of: {names}")
-        if not chosen and "list" not in self._modes:
-            raise UsageError(f"every selected combination is excluded by a constraint ({self._excluded[0][1]}, ...): "
-                             "nothing to run")
-        return chosen
+    def _selected(self) -> list[Queued]:
+        """The specializations to run (`primbench.plan.plan`); the excluded ones are kept for the listing."""
+        chosen = plan(self._queue, self.settings, given=self._given, naming=self.naming, listing="list" in self._modes)
+        self._excluded = list(chosen.excluded)
+        return list(chosen.selected)
 
     def run(self) -> Report:
         """Run every selected specialization and write the results; never exits (see `main`).
@@ -384,8 +241,7 @@ class Executor:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             say(f"{self._prog}: error: cannot write to standard output: {term_clean(reason)}")
             raise SystemExit(EXIT_USAGE) from None
-        if report.exit_code in unexited:
-            unexited.remove(report.exit_code)
+        runlog.exited(report)  # exits with its code here: `primbench run FILE` need not
         if (failure := self._stream_failure()) is not None:
             written = f"; the results are in {', '.join(report.outputs)}" if report.outputs else ""
             say(f"{self._prog}: error: {term_clean(failure)}{written}")
@@ -398,8 +254,7 @@ class Executor:
         return report
 
     def _returned(self, report: Report) -> Report:
-        if report.exit_code != EXIT_OK:
-            unexited.append(report.exit_code)
+        runlog.returned(report)  # a program that ends without main(): `primbench run FILE` exits with its code
         return self._keep(report)
 
     def _open_device(self, settings: Settings) -> Device | None:
@@ -441,7 +296,10 @@ class Executor:
 
         return thermal_for(device, settings, reporter.note)
 
-    def _run(self, settings: Settings, selected: list[_Queued], reporter: Reporter) -> Report:
+    def _device_for_run(self, settings: Settings) -> tuple[Device | None, Settings, DeviceRecords]:
+        """The device (None in a dry run), the settings with ``--cache-size auto`` resolved, and the
+        device's and settings' records, in the model before anything is measured: a context it
+        cannot hold fails now (the device closed)."""
         device = self._open_device(settings)
         # Read the device's context now: it needs the monitor, which close() shuts down.
         dev_ctx = device.context() if device is not None else {}
@@ -450,77 +308,65 @@ class Executor:
             l2 = (dev_ctx.get("gpu") or {}).get("l2_cache_bytes")
             settings = dataclasses.replace(settings, cache_size=effective_cache_size(None, l2))
             self.settings = settings
-        # Into the model before anything is measured: a context it cannot hold fails now.
         try:
-            dev_records = _device_records(dev_ctx, settings)
+            return device, settings, device_records(dev_ctx, settings)
         except BaseException:
             if device is not None and not settings.dry:
                 self._close(device)
             raise
-        algorithm = str(selected[0].meta["algo"])
-        count = len(selected)
-        reporter.header(algorithm, count, settings.dry, noise_tolerance_percent=settings.noise_tolerance_percent)
-        done: dict[int, list[_Round]] = {i: [] for i in range(count)}
-        failures: dict[int, Specialization] = {}
-        skipped: dict[int, Specialization] = {}  # state.skip: recorded, not failed
-        finished: dict[int, Specialization] = {}  # records of the specializations that ran every round
-        exceptions: dict[str, BaseException] = {}
-        interrupted: KeyboardInterrupt | None = None
-        fatal: str | None = None
-        thermal = None
-        if device is not None and not settings.dry:
-            try:
-                self._prepare(device, settings)
-                thermal = self._thermal_control(device, settings, reporter)
-            except BaseException:
-                self._close(device)
-                raise
-        rounds = 1 if settings.dry else settings.rounds
-        deferred = Deferred()  # from the end of measuring on, a signal waits until the results are written
+
+    def _prepared(self, device: Device | None, settings: Settings, reporter: Reporter) -> Thermal | None:
+        """The device prepared and the thermal control, unless the run is dry (the device closed
+        when either fails)."""
+        if device is None or settings.dry:
+            return None
         try:
-            # Rounds are interleaved: round 1 of every specialization, then round 2, ...
-            started = time.perf_counter()
-            for r in range(rounds):
-                if rounds > 1:
-                    reporter.round_started(r, rounds, _eta(started, r * count, rounds * count))
-                for index, q in enumerate(selected):
-                    if index in failures or index in skipped or index in finished:  # or stopped early: precise enough
-                        continue
-                    reporter.started(index, count, q.name)
-                    if settings.dry:
-                        reporter.finished(index, count, _dry_record(index, q))
-                        continue
-                    assert device is not None
-                    try:
-                        done[index].append(self._round(device, settings, thermal, q, r, rounds, done[index],
-                                                       lambda p, i=index: reporter.batch(i, count, p)))
-                    except (KeyboardInterrupt, ThermalError):
-                        raise
-                    except Skipped as exc:  # the benchmark declined this combination: not a failure
-                        skipped[index] = _skipped_record(index, q, exc.reason)
-                        reporter.finished(index, count, skipped[index])
-                        continue
-                    except Exception as exc:  # the benchmark's own fault: report it, go on
-                        failures[index] = _failed_record(index, q, exc)
-                        exceptions[q.name] = exc
-                        reporter.finished(index, count, failures[index])
-                        continue
-                    if r == rounds - 1 or precise_enough([rd.gpu_secs / rd.calls for rd in done[index]], rounds):
-                        finished[index] = record = _record(index, q, done[index], settings)
-                        reporter.finished(index, count, record, _clock_note(record))
-                    else:
-                        reporter.round_finished(index, count, _round_record(r, done[index][-1], settings))
+            self._prepare(device, settings)
+            return self._thermal_control(device, settings, reporter)
+        except BaseException:
+            self._close(device)
+            raise
+
+    def _run(self, settings: Settings, selected: list[Queued], reporter: Reporter) -> Report:
+        device, settings, dev_records = self._device_for_run(settings)
+        algorithm = str(selected[0].meta["algo"])
+        reporter.header(algorithm, len(selected), settings.dry,
+                        noise_tolerance_percent=settings.noise_tolerance_percent)
+        thermal = self._prepared(device, settings, reporter)
+        run = RunState.start(selected, 1 if settings.dry else settings.rounds)
+        deferred = Deferred()  # from the end of measuring on, a signal waits until the results are written
+        self._measure(run, device, settings, thermal, reporter, deferred)
+        try:
+            report = self._finish(settings, run, algorithm, dev_records, thermal, reporter)
+        except BaseException:
+            deferred.restore()  # what failed is raised; a signal that came meanwhile is dropped
+            raise
+        if run.interrupted is not None:
+            deferred.restore()
+            raise run.interrupted
+        deferred.stop()  # a signal during the write: the complete results are written, then it ends the run
+        return report
+
+    def _measure(self, run: RunState, device: Device | None, settings: Settings, thermal: Thermal | None,
+                 reporter: Reporter, deferred: Deferred) -> None:
+        """The round loop (`primbench.roundloop.interleave`), then the device closed. An interrupt or
+        a thermal error ends it with what finished kept in `run`; from then on signals wait."""
+
+        def measure_round(spec: SpecRun, r: int, on_batch: Callable[[Progress], object]) -> MeasuredRound:
+            assert device is not None
+            return self._round(device, settings, thermal, spec.queued, r, run.rounds, spec.rounds, on_batch)
+
+        try:
+            interleave(run, settings, reporter, measure_round, precise_enough)
         except KeyboardInterrupt as exc:
             deferred.start()
-            interrupted = exc
+            run.interrupted = exc
             how = f"terminated ({exc})" if isinstance(exc, Terminated) else "interrupted"
             reporter.error(f"{how}: writing the specializations that finished a round")
         except ThermalError as exc:
             deferred.start()
-            fatal = str(exc)
-            reporter.error(fatal)
-        except BaseException:
-            raise
+            run.fatal = str(exc)
+            reporter.error(run.fatal)
         else:
             deferred.start()
         finally:
@@ -530,55 +376,30 @@ class Executor:
                 except BaseException:
                     deferred.restore()
                     raise
-        try:
-            report = self._finish(settings, selected, algorithm, done, failures, skipped, finished, exceptions,
-                                  interrupted, fatal, dev_records, thermal, reporter)
-        except BaseException:
-            deferred.restore()  # what failed is raised; a signal that came meanwhile is dropped
-            raise
-        if interrupted is not None:
-            deferred.restore()
-            raise interrupted
-        deferred.stop()  # a signal during the write: the complete results are written, then it ends the run
-        return report
 
-    def _finish(self, settings: Settings, selected: list[_Queued], algorithm: str, done: dict[int, list[_Round]],
-                failures: dict[int, Specialization], skipped: dict[int, Specialization],
-                finished: dict[int, Specialization], exceptions: dict[str, BaseException],
-                interrupted: KeyboardInterrupt | None, fatal: str | None,
-                dev_records: _DeviceRecords, thermal: Thermal | None, reporter: Reporter) -> Report:
+    def _finish(self, settings: Settings, run: RunState, algorithm: str, dev_records: DeviceRecords,
+                thermal: Thermal | None, reporter: Reporter) -> Report:
         """The records of the run, written (signals deferred by the caller); the report."""
-        records: list[Specialization] = []
-        for index, q in enumerate(selected):
-            if settings.dry:
-                records.append(_dry_record(index, q))
-            elif index in failures:
-                records.append(failures[index])
-            elif index in skipped:
-                records.append(skipped[index])
-            elif index in finished:
-                records.append(finished[index])
-            elif done[index]:  # interrupted before its last round
-                records.append(_record(index, q, done[index], settings))
-        results = self._results(settings, algorithm, records, dev_records, thermal)
+        records = run.records(settings)
+        results = run_results(settings, algorithm, records, dev_records, thermal,
+                              sync=bool(self.flags & flags.sync),
+                              custom_settings=dict(self._custom_values) if self._custom else None,
+                              started=self._started)
         errors = {r.name: r.error for r in records if r.error is not None}
-        code = (signal_exit_code(interrupted, EXIT_INTERRUPTED) if interrupted
-                else EXIT_FAILED if (errors or fatal) else EXIT_OK)
-        report = Report("dry" if settings.dry else "run", code, tuple(q.name for q in selected), results,
-                        failures=errors, exceptions=exceptions, error=fatal,
+        code = (signal_exit_code(run.interrupted, EXIT_INTERRUPTED) if run.interrupted
+                else EXIT_FAILED if (errors or run.fatal) else EXIT_OK)
+        report = Report("dry" if settings.dry else "run", code, tuple(s.queued.name for s in run.specs), results,
+                        failures=errors, exceptions=dict(run.exceptions), error=run.fatal,
                         skipped={r.name: r.skipped for r in records if r.skipped is not None},
                         excluded=dict(self._excluded))
         self._keep(report)  # kept should writing fail
-        # complete: every selected specialization ran all its planned rounds, stopped early by the
-        # precision stop, failed or was skipped (state.skip); an interrupted one is not, whatever it finished
-        complete = settings.dry or len(finished) + len(failures) + len(skipped) == len(selected)
-        outputs = self._write(settings, results, complete=complete)
+        outputs = self._write(settings, results, complete=settings.dry or run.complete)
         assert results.summary is not None
         reporter.summary(results.summary, len(records), len(errors), outputs, excluded=len(self._excluded),
                          graphs=graph_counts(records))
         return self._keep(dataclasses.replace(report, outputs=tuple(outputs)))
 
-    def _profile(self, settings: Settings, selected: list[_Queued], reporter: Reporter) -> Report:
+    def _profile(self, settings: Settings, selected: list[Queued], reporter: Reporter) -> Report:
         """--profile: each specialization's setup, then one call of its function in an NVTX range of its
         name. The device is not prepared (no cache buffer, spin or clock kernels), nothing warms, nothing
         is timed or written."""
@@ -600,10 +421,10 @@ class Executor:
                 except KeyboardInterrupt:
                     raise
                 except Skipped as exc:
-                    reporter.finished(index, count, _skipped_record(index, q, exc.reason))
+                    reporter.finished(index, count, skipped_record(index, q, exc.reason))
                     continue
                 except Exception as exc:  # the benchmark's own fault: report it, go on
-                    record = _failed_record(index, q, exc)
+                    record = failed_record(index, q, exc)
                     failures[q.name], exceptions[q.name] = str(record.error), exc
                     reporter.finished(index, count, record)
                     continue
@@ -613,8 +434,8 @@ class Executor:
         return Report("profile", EXIT_FAILED if failures else EXIT_OK, tuple(q.name for q in selected),
                       failures=failures, exceptions=exceptions)
 
-    def _round(self, device: Device, settings: Settings, thermal: Thermal | None, q: _Queued, r: int, rounds: int,
-               earlier: list[_Round], on_batch: Any) -> _Round:
+    def _round(self, device: Device, settings: Settings, thermal: Thermal | None, q: Queued, r: int, rounds: int,
+               earlier: list[MeasuredRound], on_batch: Any) -> MeasuredRound:
         """One round of one specialization: a fresh ``run(state)`` on a renewed stream, measured to
         its own stop rule."""
         if self._renew_next:
@@ -639,42 +460,8 @@ class Executor:
             q.benchmark.run(state)
         if state.outcome is None:
             raise UsageError(f"{type(q.benchmark).__name__}.run() never called state.run(fn)")
-        return _Round(state.outcome, state.items, state.bytes_per_call, device.default_clock_mhz(),
+        return MeasuredRound(state.outcome, state.items, state.bytes_per_call, device.default_clock_mhz(),
                       None if settings.no_monitoring else device.power_limit_watts())
-
-    def _results(self, settings: Settings, algorithm: str, records: list[Specialization],
-                 device: _DeviceRecords, thermal: Thermal | None) -> Results:
-        """The results of the run: the model the writers read."""
-        prov = provenance(settings.branch, settings.commit, _benchmark_dir())
-        thermal_record = thermal.record() if thermal is not None else None
-        general = General(
-            algorithm=algorithm,
-            specialization_count=len(records),
-            library_build_type="python",
-            gpu=device.gpu,
-            backend=device.backend,
-            monitoring=device.monitoring,
-            temperature_type=device.temperature_type,
-            thermal=msgspec.convert(thermal_record, ThermalRecord) if thermal_record is not None else None,
-            host_name=host_name(),
-            date=now_iso(),
-            branch_name=prov.get("branch_name"),
-            commit_hash=prov.get("commit_hash"),
-            branch_source=prov.get("branch_source"),
-            commit_source=prov.get("commit_source"),
-            primbench_version=__version__,
-            python_version=platform.python_version(),
-        )
-        limits = _thermal_limits(thermal_record)
-        context = Context(
-            results_version=RESULTS_VERSION,
-            general=general,
-            settings=msgspec.structs.replace(device.settings, **limits) if limits else device.settings,
-            flags=Flags(sync=bool(self.flags & flags.sync)),
-            custom_settings=dict(self._custom_values) if self._custom else None,
-        )
-        summary = Summary.of(records, time.perf_counter() - self._started)
-        return Results(context, tuple(records), summary)
 
     def _check_outputs(self, settings: Settings, expected: int) -> None:
         """Before anything is measured: every output can be written (else exit 2 now, not
@@ -725,40 +512,6 @@ class Executor:
         return [o for o in outputs if o != os.devnull]
 
 
-@dataclass(frozen=True)
-class _DeviceRecords:
-    """What the run's context holds of the device and the settings, in the model."""
-
-    gpu: Gpu | None
-    backend: Backend | None
-    monitoring: Monitoring | None
-    temperature_type: str | None
-    settings: SettingsRecord
-
-
-def _device_records(context: Mapping[str, Any], settings: Settings) -> _DeviceRecords:
-    """The device's ``gpu``, ``backend``, ``monitoring`` and ``temperature_type`` (the last two
-    only with monitoring on) and the settings as records of the model; a value the model cannot
-    hold is a DeviceError (one line, before anything is measured)."""
-    monitored = not settings.no_monitoring
-
-    def record(key: str, kind: type[Any], wanted: bool = True) -> Any:
-        if not wanted or key not in context:
-            return None
-        try:
-            return msgspec.convert(context[key], kind)
-        except msgspec.ValidationError as exc:
-            raise DeviceError(f"the device's {key} record does not fit results.json: {exc}") from None
-
-    return _DeviceRecords(
-        gpu=record("gpu", Gpu),
-        backend=record("backend", Backend),
-        monitoring=record("monitoring", Monitoring, monitored),
-        temperature_type=record("temperature_type", str, monitored),
-        settings=msgspec.convert(settings.to_json(), SettingsRecord),
-    )
-
-
 def _partial_path(path: str) -> str:
     """results.json -> results.partial.json (beside it)."""
     p = Path(path)
@@ -778,212 +531,6 @@ def _holds_results(path: str, csv: bool) -> bool:
         return len(load_results(path).specializations) > 0
     except (OSError, PrimbenchError):
         return False
-
-
-def _eta(started: float, done: int, total: int) -> float | None:
-    """Seconds left for `total` measurements when `done` took the time since `started`."""
-    if done <= 0:
-        return None
-    return (time.perf_counter() - started) / done * (total - done)
-
-
-def _benchmark_dir() -> str:
-    main = sys.modules.get("__main__")
-    path = getattr(main, "__file__", None)
-    return str(Path(path).resolve().parent) if path else os.getcwd()
-
-
-def _number(value: float) -> float | int:
-    return int(value) if float(value).is_integer() else value
-
-
-@dataclass(frozen=True)
-class _Round:
-    """What one round of a specialization measured, with what its run() declared."""
-
-    outcome: RunOutcome
-    items: int
-    bytes_per_call: int
-    default_clock_mhz: float | None
-    power_limit_watts: float | None = None
-
-    @property
-    def gpu_secs(self) -> float:
-        return self.outcome.measurement.gpu_secs
-
-    @property
-    def calls(self) -> int:
-        return self.outcome.measurement.kernel_calls
-
-
-def _rate(per_call: float, calls: int, gpu_secs: float) -> float:
-    return per_call * calls / gpu_secs if gpu_secs > 0 else 0.0
-
-
-def _batch_records(r: int | None, m: Measurement) -> list[Batch]:
-    return [
-        Batch(batch_ms=b.batch_ms, iterations_ms=tuple(b.iterations_ms), kernel_calls=b.kernel_calls,
-              host_secs=b.host_secs, round=r)
-        for b in m.batches
-    ]
-
-
-def _temperatures(start: float | None, end: float | None) -> Temperatures | None:
-    return Temperatures(start=start, end=end) if start is not None or end is not None else None
-
-
-def _sm_clock(record: Mapping[str, Any] | None) -> SmClock | None:
-    """`primbench.clocks.clock_record`'s object in the model."""
-    return None if record is None else msgspec.convert(record, SmClock)
-
-
-def _round_record(r: int, rd: _Round, settings: Settings) -> Round:
-    """``rounds[r]`` of a specialization (results 4.3.0)."""
-    m, out = rd.outcome.measurement, rd.outcome
-    gpu, calls = m.gpu_secs, m.kernel_calls
-    clock = clock_record(out.clock_start, out.clock_end, rd.default_clock_mhz,
-                         out.reasons_start, out.reasons_end, settings.min_clock_fraction)
-    return Round(
-        round=r,
-        gpu_ms_per_call=gpu * 1000.0 / calls if calls else 0.0,
-        bytes_per_second=_rate(rd.bytes_per_call, calls, gpu),
-        items_per_second=_rate(rd.items, calls, gpu),
-        noise_timeout=m.noise_timeout,
-        noise_percent=m.noise_percent,
-        batch_count=len(m.batches),
-        kernel_calls=calls,
-        kernel_calls_per_batch=m.kernel_calls_per_batch,
-        elapsed_secs=Elapsed(host=m.host_secs, gpu=gpu),
-        gpu_temp_celsius=_temperatures(out.temp_start, out.temp_end),
-        sm_clock_mhz=clock["average_mhz"] if clock is not None else UNSET,
-        throttled_batches=m.throttled_batches,  # results 4.5.0
-        energy=msgspec.convert(m.energy.record(), RoundEnergy) if m.energy is not None else None,
-        graph=msgspec.convert(out.graph.record(), RoundGraph) if out.graph is not None else None,  # results 4.6.0
-    )
-
-
-def _record(index: int, q: _Queued, rounds: Sequence[_Round], settings: Settings) -> Specialization:
-    """A specialization over all its rounds: the C++ primbench's fields for the whole measurement (every
-    call of every round), then the rounds and the spread between them, then (results 4.4.0) the time
-    per call and the timer."""
-    gpu = math.fsum(rd.gpu_secs for rd in rounds)
-    calls = sum(rd.calls for rd in rounds)
-    items_total = math.fsum(rd.items * rd.calls for rd in rounds)
-    bytes_total = math.fsum(rd.bytes_per_call * rd.calls for rd in rounds)
-    last = rounds[-1]
-    first_m = rounds[0].outcome.measurement
-    measurements = [rd.outcome.measurement for rd in rounds]
-    batches = sum(len(m.batches) for m in measurements)
-    several = len(rounds) > 1
-    round_records = tuple(_round_record(r, rd, settings) for r, rd in enumerate(rounds))
-    spread = log_sd([rr.gpu_ms_per_call for rr in round_records])
-    per_call = [b.batch_ms / 1000.0 / b.kernel_calls for m in measurements for b in m.batches if b.kernel_calls]
-    timed = time_per_call_fields(per_call, gpu, calls)  # results 4.4.0
-    stats = timed["time_per_call"]
-    return Specialization(
-        index=index,
-        name=q.name,
-        bytes_per_second=bytes_total / gpu if gpu > 0 else 0.0,
-        items_per_second=items_total / gpu if gpu > 0 else 0.0,
-        bytes_per_item=_number(last.bytes_per_call / last.items) if last.items else 0,
-        items=last.items,
-        noise_timeout=any(m.noise_timeout for m in measurements),
-        # pooled over the rounds (root mean square): each round's window estimates the same batch noise
-        noise_percent=math.sqrt(math.fsum(m.noise_percent**2 for m in measurements) / len(measurements)),
-        meta=q.meta,
-        elapsed_secs=Elapsed(host=math.fsum(m.host_secs for m in measurements), gpu=gpu),
-        gpu_temp_celsius=_temperatures(rounds[0].outcome.temp_start, last.outcome.temp_end),
-        calls=Calls(
-            kernel_calls_per_batch=first_m.kernel_calls_per_batch,
-            ms_per_batch=gpu * 1000.0 / batches if batches else 0.0,
-            batches=batches,
-            kernel_calls=calls,
-        ),
-        batches=(tuple(b for r, m in enumerate(measurements) for b in _batch_records(r if several else None, m))
-                 if settings.output_batches else None),
-        sm_clock=_sm_clock(_clock_over(rounds, settings)),
-        rounds=round_records,
-        between_rounds=BetweenRounds(count=len(rounds), cv_percent=spread * 100.0 if spread is not None else None),
-        written_seconds_per_call=timed["gpu_seconds_per_call"],
-        written_time_per_call=TimePerCall(**stats) if stats is not None else None,
-        # times on the host clock: compare warns before it mixes them with events
-        timer="host" if any(rd.outcome.timer == "host" for rd in rounds) else "events",
-        throttled_batches=sum(m.throttled_batches for m in measurements),  # results 4.5.0
-        energy=_energy(measurements, last.power_limit_watts),
-        graph=_graph(rounds, timed["gpu_seconds_per_call"]),  # results 4.6.0
-    )
-
-
-def _graph(rounds: Sequence[_Round], stream_secs_per_call: float | None) -> Graph | None:
-    """A specialization's ``graph`` (results 4.6.0) where its rounds measured one (--graph)."""
-    graphs = [rd.outcome.graph for rd in rounds if rd.outcome.graph is not None]
-    return msgspec.convert(graph_over_rounds(graphs, stream_secs_per_call), Graph) if graphs else None
-
-
-def _energy(measurements: Sequence[Measurement], power_limit_watts: float | None) -> Energy | None:
-    """A specialization's ``energy`` (results 4.5.0) where every round read the counter."""
-    windows = [m.energy for m in measurements]
-    if not windows or any(w is None for w in windows):
-        return None
-    return msgspec.convert(over_rounds([w for w in windows if w is not None], power_limit_watts), Energy)
-
-
-def _clock_over(rounds: Sequence[_Round], settings: Settings) -> dict[str, Any] | None:
-    """The ``sm_clock`` of a specialization: cycles over time summed across its rounds."""
-    pairs = [(rd.outcome.clock_start, rd.outcome.clock_end) for rd in rounds]
-    if any(a is None or b is None for a, b in pairs):
-        return None
-    ns = sum(b[0] - a[0] for a, b in pairs if a is not None and b is not None)
-    ticks = sum(b[1] - a[1] for a, b in pairs if a is not None and b is not None)
-    return clock_record((0, 0), (ns, ticks), rounds[0].default_clock_mhz,
-                        rounds[0].outcome.reasons_start, rounds[-1].outcome.reasons_end, settings.min_clock_fraction)
-
-
-def _failed_record(index: int, q: _Queued, exc: BaseException) -> Specialization:
-    message = str(exc) or type(exc).__name__
-    if not isinstance(exc, PrimbenchError):
-        message = f"{type(exc).__name__}: {message}"
-    return Specialization(
-        index=index, name=q.name, bytes_per_second=None, items_per_second=None, bytes_per_item=None, items=None,
-        noise_timeout=False, noise_percent=None, meta=q.meta, elapsed_secs=None, calls=None, error=message,
-    )
-
-
-def _skipped_record(index: int, q: _Queued, reason: str) -> Specialization:
-    """A specialization its benchmark skipped (``state.skip``, results 4.5.0): no metrics, not failed."""
-    return Specialization(
-        index=index, name=q.name, bytes_per_second=None, items_per_second=None, bytes_per_item=None, items=None,
-        noise_timeout=None, noise_percent=None, meta=q.meta, elapsed_secs=None, calls=None, skipped=reason,
-    )
-
-
-def _dry_record(index: int, q: _Queued) -> Specialization:
-    return Specialization(
-        index=index, name=q.name, bytes_per_second=0, items_per_second=0, bytes_per_item=0, items=0,
-        noise_timeout=False, noise_percent=0, meta=q.meta, elapsed_secs=Elapsed(host=0, gpu=0),
-        calls=Calls(kernel_calls_per_batch=0, ms_per_batch=0, batches=0, kernel_calls=0),
-        dry=True,  # nothing was measured: history ingest refuses the file
-    )
-
-
-def _thermal_limits(thermal_record: Mapping[str, Any] | None) -> dict[str, Any]:
-    """``min_gpu_temp`` / ``max_gpu_temp`` as the run applied them (numbers where the options said
-    auto); nothing without thermal control (--no-monitoring, no sensor), where they stay as given."""
-    if thermal_record is None:
-        return {}
-    return {key: _number(thermal_record[key]) for key in ("min_gpu_temp", "max_gpu_temp")}
-
-
-def _clock_note(record: Specialization) -> str:
-    clock = record.sm_clock
-    if clock is None or clock.average_mhz is None:
-        return ""
-    note = f"  SM {clock.average_mhz:.0f} MHz"
-    if clock.below_expected:
-        note += " [red](below expected clock)[/]"
-    if record.throttled_batches:
-        note += f" [yellow]{record.throttled_batches} throttled batches discarded[/]"
-    return note
 
 
 __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "Executor"]

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 from primbench.device import Device
@@ -302,116 +302,215 @@ def fill_window(calls: int, batch_secs: float, min_secs: float, window: int) -> 
     return max(calls, min(wanted, calls * MAX_FILL_FACTOR))
 
 
+@dataclass(frozen=True)
+class MeasureSettings:
+    """What the measurement loop is told to do (`measure`): the minimum GPU time of a batch, the
+    round's budget (``min_secs``, ``noise_timeout_secs``), the window and its tolerance, the cache
+    (``hot``) and stream (``sync``: no blocking) modes, a batch size an earlier round found
+    (``calls_per_batch``), the timer, and what the batch sizing fills (``fill_secs`` over
+    ``fill_batches``; default ``min_secs`` over the window)."""
+
+    min_gpu_ms_per_batch: float
+    min_secs: float
+    noise_timeout_secs: float
+    batch_window_size: int
+    noise_tolerance_percent: float
+    hot: bool = False
+    sync: bool = False
+    calls_per_batch: int | None = None
+    timer: Timer = "events"
+    fill_secs: float | None = None
+    fill_batches: int | None = None
+
+
+@dataclass(frozen=True)
+class MeasureHooks:
+    """What the loop calls, each optional: before every call and every batch, after every measured
+    batch (`Progress`), the host timer's wait for a library's result (``host_sync``), the throttle
+    guard, and the board's energy counter (joules) and power draw (watts)."""
+
+    before_each: Callable[[], object] | None = None
+    before_batch: Callable[[], object] | None = None
+    on_batch: Callable[[Progress], object] | None = None
+    host_sync: Callable[[Any], object] | None = None
+    throttle: ThrottleGuard | None = None
+    energy: Callable[[], float | None] | None = None
+    power: Callable[[], float | None] | None = None
+
+
+_SETTINGS = frozenset(f.name for f in fields(MeasureSettings))
+_HOOKS = frozenset(f.name for f in fields(MeasureHooks))
+
+#: A batch's GPU milliseconds and each call's (empty where only the batch was timed).
+_Timed = tuple[float, tuple[float, ...]]
+
+
 def measure(
     device: Device,
     fn: Callable[[], object],
+    settings: MeasureSettings | None = None,
+    hooks: MeasureHooks | None = None,
     *,
-    min_gpu_ms_per_batch: float,
-    min_secs: float,
-    noise_timeout_secs: float,
-    batch_window_size: int,
-    noise_tolerance_percent: float,
-    hot: bool,
-    sync: bool,
-    before_each: Callable[[], object] | None = None,
-    before_batch: Callable[[], object] | None = None,
-    on_batch: Callable[[Progress], object] | None = None,
-    calls_per_batch: int | None = None,
-    timer: Timer = "events",
-    host_sync: Callable[[Any], object] | None = None,
     started: float | None = None,
-    fill_secs: float | None = None,
-    fill_batches: int | None = None,
-    throttle: ThrottleGuard | None = None,
-    energy: Callable[[], float | None] | None = None,
-    power: Callable[[], float | None] | None = None,
+    **keywords: Any,
 ) -> Measurement:
-    """Size the batches (unless `calls_per_batch` is given: a later round of a specialization
-    keeps the size its first round found), then measure batches until a stopping rule fires.
-    `timer` ``"host"`` times each batch with `host_timed_calls` (and `host_sync`) instead of
-    events; `sync` (no stream blocking) then does not matter: the host timer never blocks.
+    """Size the batches (unless ``settings.calls_per_batch`` is given: a later round of a
+    specialization keeps the size its first round found), then measure batches until a stopping
+    rule fires. The timer ``"host"`` times each batch with `host_timed_calls` (and
+    ``hooks.host_sync``) instead of events; ``sync`` (no stream blocking) then does not matter: the
+    host timer never blocks.
 
-    `min_secs` and `noise_timeout_secs` count from `started` (``device.now()`` when the round's
+    ``min_secs`` and ``noise_timeout_secs`` count from `started` (``device.now()`` when the round's
     measurement began: `State.run` passes the time after its warmup, test and thermal control,
     so the batch sizing is part of the round's time, not added to it), or from this call.
-    Sizing then lengthens the batches so that `fill_batches` of them (default: the window) take
-    what is left of `fill_secs` (default: `min_secs`): with rounds, the whole specialization's
-    window and ``--min-secs`` (`primbench.rounds.round_budget`)."""
-    block = not sync
+    Sizing then lengthens the batches so that ``fill_batches`` of them (default: the window) take
+    what is left of ``fill_secs`` (default: ``min_secs``): with rounds, the whole specialization's
+    window and ``--min-secs`` (`primbench.rounds.round_budget`).
 
-    def run_batch(calls: int) -> tuple[float, tuple[float, ...]]:
-        if timer == "host":
-            return host_timed_calls(device, fn, calls, hot=hot, sync=host_sync, before_each=before_each)
-        times = timed_calls(device, fn, calls, hot=hot, block=block, before_each=before_each)
-        return math.fsum(times), tuple(times)
-
-    calls = calls_per_batch if calls_per_batch is not None and calls_per_batch > 0 else 1
-    sizing = 0
+    The earlier form, every field of `MeasureSettings` and `MeasureHooks` as a keyword
+    (``measure(device, fn, min_gpu_ms_per_batch=10, min_secs=1, ..., on_batch=f)``), still works
+    where `settings` and `hooks` are not given."""
+    settings, hooks = _records(settings, hooks, keywords)
+    run_batch = _batch_runner(device, fn, settings, hooks)
+    s = settings
+    calls = s.calls_per_batch if s.calls_per_batch is not None and s.calls_per_batch > 0 else 1
     sizing_start = device.now()
     began = sizing_start if started is None else started
-    batch_start = sizing_start
-    last: tuple[float, tuple[float, ...]] | None = None  # the sizing batch that passed the minimum
-    joules_before: float | None = None  # the energy counter before the last sizing batch
-    while calls_per_batch is None:
-        sizing += 1
-        if before_batch is not None:
-            before_batch()
-        joules_before = energy() if energy is not None else None
-        batch_start = device.now()
-        with device.nvtx_range(f"sizing batch {sizing} ({calls} calls)"):
-            total, times = run_batch(calls)
-        if total > min_gpu_ms_per_batch:
-            last = (total, times)
+    sized = _size(device, run_batch, s, hooks, calls, sizing_start)
+    calls, sizing = sized.calls, sized.batches
+    start = device.now()
+    joules_start = hooks.energy() if hooks.energy is not None else None
+    kept = None  # the last sizing batch, measured as batch 1 where the fill keeps its size
+    if s.calls_per_batch is None:
+        filled = fill_window(calls, start - sized.batch_start,
+                             (s.min_secs if s.fill_secs is None else s.fill_secs) - (start - began),
+                             s.batch_window_size if s.fill_batches is None else s.fill_batches)
+        if filled == calls and sized.last is not None:
+            kept, start, sizing = sized.last, sized.batch_start, sizing - 1
+            joules_start = sized.joules_before
+        calls = filled
+    return _measure_batches(device, run_batch, s, hooks, _Window(calls, sizing, start, began, joules_start), kept)
+
+
+def _records(settings: MeasureSettings | None, hooks: MeasureHooks | None,
+             keywords: dict[str, Any]) -> tuple[MeasureSettings, MeasureHooks]:
+    """`measure`'s records, from the keywords of its earlier form where they were not given."""
+    if unknown := sorted(set(keywords) - _SETTINGS - _HOOKS):
+        raise TypeError(f"measure() got an unexpected keyword argument {unknown[0]!r}")
+    if (settings is not None and set(keywords) & _SETTINGS) or (hooks is not None and set(keywords) & _HOOKS):
+        raise TypeError("measure(): give the settings and hooks either as records or as keywords, not both")
+    if settings is None:
+        settings = MeasureSettings(**{k: v for k, v in keywords.items() if k in _SETTINGS})
+    if hooks is None:
+        hooks = MeasureHooks(**{k: v for k, v in keywords.items() if k in _HOOKS})
+    return settings, hooks
+
+
+def _batch_runner(device: Device, fn: Callable[[], object], s: MeasureSettings,
+                  hooks: MeasureHooks) -> Callable[[int], _Timed]:
+    """One batch of `calls` calls, timed by the settings' timer."""
+    block = not s.sync
+
+    def run_batch(calls: int) -> _Timed:
+        if s.timer == "host":
+            return host_timed_calls(device, fn, calls, hot=s.hot, sync=hooks.host_sync, before_each=hooks.before_each)
+        times = timed_calls(device, fn, calls, hot=s.hot, block=block, before_each=hooks.before_each)
+        return math.fsum(times), tuple(times)
+
+    return run_batch
+
+
+@dataclass
+class _Sized:
+    """Where the batch sizing ended: the size, the sizing batches run, when the last one began,
+    its times where it passed the minimum, and the energy counter before it."""
+
+    calls: int
+    batches: int
+    batch_start: float
+    last: _Timed | None = None
+    joules_before: float | None = None
+
+
+def _size(device: Device, run_batch: Callable[[int], _Timed], s: MeasureSettings, hooks: MeasureHooks,
+          calls: int, sizing_start: float) -> _Sized:
+    """Grow the batch until it passes ``min_gpu_ms_per_batch`` (`next_size`), unless the size is given."""
+    sized = _Sized(calls, 0, sizing_start)
+    while s.calls_per_batch is None:
+        sized.batches += 1
+        if hooks.before_batch is not None:
+            hooks.before_batch()
+        sized.joules_before = hooks.energy() if hooks.energy is not None else None
+        sized.batch_start = device.now()
+        with device.nvtx_range(f"sizing batch {sized.batches} ({sized.calls} calls)"):
+            total, times = run_batch(sized.calls)
+        if total > s.min_gpu_ms_per_batch:
+            sized.last = (total, times)
             break
-        if total <= 0.0 and calls >= EMPTY_CALLS_LIMIT:
+        if total <= 0.0 and sized.calls >= EMPTY_CALLS_LIMIT:
             raise UsageError(
-                f"{calls} calls of the benchmarked function took no GPU time between the events: "
+                f"{sized.calls} calls of the benchmarked function took no GPU time between the events: "
                 "launch the kernel on state.stream (it is the current stream inside state.run)"
             )
         now = device.now()
-        if now - sizing_start > noise_timeout_secs:
+        if now - sizing_start > s.noise_timeout_secs:
             break  # enqueueing is slower than the GPU: keep this size rather than grow forever
-        calls = next_size(calls, total, min_gpu_ms_per_batch, now - batch_start,
-                          noise_timeout_secs - (now - sizing_start))
-    start = device.now()
-    joules_start = energy() if energy is not None else None
-    kept = None  # the last sizing batch, measured as batch 1 where the fill keeps its size
-    if calls_per_batch is None:
-        filled = fill_window(calls, start - batch_start,
-                             (min_secs if fill_secs is None else fill_secs) - (start - began),
-                             batch_window_size if fill_batches is None else fill_batches)
-        if filled == calls and last is not None:
-            kept, start, sizing = last, batch_start, sizing - 1
-            joules_start = joules_before
-        calls = filled
+        sized.calls = next_size(sized.calls, total, s.min_gpu_ms_per_batch, now - sized.batch_start,
+                                s.noise_timeout_secs - (now - sizing_start))
+    return sized
 
+
+@dataclass(frozen=True)
+class _Window:
+    """The measured batches' size and what they count from: the sizing batches discarded, when
+    the first measured batch began, when the round's measurement began, the energy counter then."""
+
+    calls: int
+    sizing: int
+    start: float
+    began: float
+    joules_start: float | None
+
+
+def _one_batch(device: Device, run_batch: Callable[[int], _Timed], hooks: MeasureHooks, calls: int,
+               number: int) -> _Timed | None:
+    """Measured batch `number` (from 1); None where the throttle guard discarded it (and waited)."""
+    if hooks.before_batch is not None:
+        hooks.before_batch()
+    if hooks.throttle is not None:
+        hooks.throttle.begin()
+    with device.nvtx_range(f"batch {number}"):
+        timed = run_batch(calls)
+    if hooks.throttle is not None and hooks.throttle.discard():
+        return None  # throttled: dropped, and the recovery delay waited; measure another
+    return timed
+
+
+def _measure_batches(device: Device, run_batch: Callable[[int], _Timed], s: MeasureSettings, hooks: MeasureHooks,
+                     w: _Window, kept: _Timed | None) -> Measurement:
+    """Measure batches of the window's size (`kept` first, where given) until a stopping rule fires."""
     batches: list[BatchRecord] = []
     watts: list[float] = []  # the board's power draw after each measured batch (`power`)
     while True:
         if kept is not None:
             (batch_ms, times), kept = kept, None
+        elif (timed := _one_batch(device, run_batch, hooks, w.calls, len(batches) + 1)) is not None:
+            batch_ms, times = timed
         else:
-            if before_batch is not None:
-                before_batch()
-            if throttle is not None:
-                throttle.begin()
-            with device.nvtx_range(f"batch {len(batches) + 1}"):
-                batch_ms, times = run_batch(calls)
-            if throttle is not None and throttle.discard():
-                continue  # throttled: dropped, and the recovery delay waited; measure another
-        elapsed = device.now() - start
-        discarded = throttle.discarded if throttle is not None else 0
-        batches.append(BatchRecord(batch_ms, calls, elapsed, times))
-        if power is not None and (sample := power()) is not None:
+            continue
+        elapsed = device.now() - w.start
+        discarded = hooks.throttle.discarded if hooks.throttle is not None else 0
+        batches.append(BatchRecord(batch_ms, w.calls, elapsed, times))
+        if hooks.power is not None and (sample := hooks.power()) is not None:
             watts.append(sample)
-        window = [b.batch_ms for b in batches[-batch_window_size:]]
+        window = [b.batch_ms for b in batches[-s.batch_window_size:]]
         noise = coefficient_of_variation(window) * 100.0
-        if on_batch is not None:
-            on_batch(Progress(len(batches), batch_window_size, noise, elapsed, calls, batches[-1].batch_ms))
-        if len(batches) >= batch_window_size:
-            ran = device.now() - began
-            timeout = noise >= noise_tolerance_percent and ran > noise_timeout_secs
-            if (noise < noise_tolerance_percent and ran >= min_secs) or timeout:
-                joules = energy_window(joules_start, energy() if energy is not None else None,
-                                       device.now() - start, calls * len(batches), watts)
-                return Measurement(tuple(batches), calls, sizing, noise, timeout, elapsed, ran, discarded, joules)
+        if hooks.on_batch is not None:
+            hooks.on_batch(Progress(len(batches), s.batch_window_size, noise, elapsed, w.calls, batches[-1].batch_ms))
+        if len(batches) >= s.batch_window_size:
+            ran = device.now() - w.began
+            timeout = noise >= s.noise_tolerance_percent and ran > s.noise_timeout_secs
+            if (noise < s.noise_tolerance_percent and ran >= s.min_secs) or timeout:
+                joules = energy_window(w.joules_start, hooks.energy() if hooks.energy is not None else None,
+                                       device.now() - w.start, w.calls * len(batches), watts)
+                return Measurement(tuple(batches), w.calls, w.sizing, noise, timeout, elapsed, ran, discarded, joules)

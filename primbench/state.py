@@ -9,7 +9,7 @@ from typing import Any, NoReturn
 from primbench.device import Device
 from primbench.errors import Skipped, UsageError
 from primbench.graph import GraphRound, replay_round
-from primbench.measure import TIMERS, Measurement, Progress, Timer, measure
+from primbench.measure import TIMERS, MeasureHooks, Measurement, MeasureSettings, Progress, Timer, measure
 from primbench.rounds import round_budget
 from primbench.settings import Settings
 from primbench.throttle import ThrottleGuard
@@ -230,25 +230,29 @@ class State:
             m = measure(
                 device,
                 fn,
-                min_gpu_ms_per_batch=s.min_gpu_ms_per_batch,
-                min_secs=budget.min_secs,
-                noise_timeout_secs=budget.noise_timeout_secs,
-                batch_window_size=budget.batch_window_size,
-                noise_tolerance_percent=s.noise_tolerance_percent,
-                hot=s.hot,
-                sync=self._sync,
-                before_each=self._before_each,
-                before_batch=self._thermal.before_batch,
-                on_batch=self._on_batch,
-                calls_per_batch=self._calls_per_batch,
-                timer=timer,
-                host_sync=sync,
+                MeasureSettings(
+                    min_gpu_ms_per_batch=s.min_gpu_ms_per_batch,
+                    min_secs=budget.min_secs,
+                    noise_timeout_secs=budget.noise_timeout_secs,
+                    batch_window_size=budget.batch_window_size,
+                    noise_tolerance_percent=s.noise_tolerance_percent,
+                    hot=s.hot,
+                    sync=self._sync,
+                    calls_per_batch=self._calls_per_batch,
+                    timer=timer,
+                    fill_secs=budget.fill_secs,
+                    fill_batches=budget.fill_batches,
+                ),
+                MeasureHooks(
+                    before_each=self._before_each,
+                    before_batch=self._thermal.before_batch,
+                    on_batch=self._on_batch,
+                    host_sync=sync,
+                    throttle=guard,
+                    energy=None if s.no_monitoring else device.energy_joules,
+                    power=None if s.no_monitoring else device.power_watts,
+                ),
                 started=started,
-                fill_secs=budget.fill_secs,
-                fill_batches=budget.fill_batches,
-                throttle=guard,
-                energy=None if s.no_monitoring else device.energy_joules,
-                power=None if s.no_monitoring else device.power_watts,
             )
             clock_end = device.clock_sample()
             if guard is not None and guard.discarded and guard.kept_clock is not None and clock_start is not None:

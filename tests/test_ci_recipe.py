@@ -512,6 +512,7 @@ def test_gate_step_fails_with_the_compare_code(tmp_path: Path, code: str, messag
     assert BY_NAME["Fail on regression"]["if"] == condition
 
 
+@pytest.mark.slow
 def test_ingest_step_writes_the_runners_parquet_parts(tmp_path: Path) -> None:
     pytest.importorskip("duckdb")
     results = tmp_path / "results"

@@ -215,9 +215,9 @@ def ten_thousand(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
 
 
 def test_markdown_of_10000_specializations_fits_a_pull_request_comment(ten_thousand: tuple[str, str]) -> None:
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: what other processes on the machine do does not count
     r = compare(*ten_thousand, "--format", "markdown")
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     assert r.exit_code == 1
     md = r.stdout
     assert len(md.encode("utf-16-le")) // 2 <= MARKDOWN_LIMIT

@@ -97,6 +97,7 @@ def test_every_command_is_documented_besides_the_reference(path: tuple[str, ...]
     assert found, f"`{title(path)}` is mentioned in none of {', '.join(prose)}: describe it in README.md or docs/"
 
 
+@pytest.mark.slow
 def test_readme_compare_outputs_are_what_compare_prints() -> None:
     """Every ``$ primbench compare …`` block in README.md is real: replayed as a CI log shows it
     (`tests.transcripts`: full width, no colour), it prints what the README shows."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -21,6 +22,7 @@ from tests import history_data as hd
 ANY_TEXT = st.text(st.characters(exclude_categories=()), max_size=40)
 
 
+@pytest.mark.slow
 def test_fuzz_campaign_ci_budget(tmp_path):
     tally = fuzz.run_campaign(tmp_path, 240, seed=20260116, ingest_every=20, query_every=120)
     assert tally.inputs == 240
@@ -65,6 +67,7 @@ def test_field_aware_strings_load_or_are_bad_files_and_render_safely(name, branc
         assert "\r" not in md and "\n" not in md and "<" not in md
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                  HealthCheck.function_scoped_fixture])
 @given(name=ANY_TEXT, number=st.sampled_from(fuzz.HOSTILE_NUMBERS), date=st.sampled_from(fuzz.HOSTILE_DATES))

@@ -56,6 +56,7 @@ def test_single_outliers_are_not_change_points(seed: int) -> None:
     assert detect(values) == []
 
 
+@pytest.mark.slow
 def test_false_alarm_rate_stays_below_alpha() -> None:
     alpha = 0.01  # Bonferroni over the candidate splits makes the test conservative: about 0.5 % here
     runs = 2000

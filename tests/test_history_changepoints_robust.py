@@ -133,6 +133,7 @@ def test_uncertainty_must_match_the_points() -> None:
         analyse([1.0] * 10, uncertainty=[0.01] * 9)
 
 
+@pytest.mark.slow
 def test_correlated_noise_makes_fewer_false_steps() -> None:
     """AR(1) noise (coefficient 0.5) wanders like small level shifts; allowing for the
     correlation keeps false change points rare (measured: 2 in 200 series of 200 commits)."""

@@ -104,6 +104,7 @@ def test_compare_exit_codes_and_formats(db: Path) -> None:
     assert run(*args, "--threshold", "2")[0] == 2
 
 
+@pytest.mark.slow
 def test_plot_and_report(db: Path, tmp_path: Path) -> None:
     code, out, _ = run("plot", "type: t1", "--db", str(db), "-a", "copy", "--out", str(tmp_path / "t1.png"))
     assert code == 0 and (tmp_path / "t1.png").read_bytes()[:4] == b"\x89PNG"

@@ -128,38 +128,21 @@ def test_terminal_tables_are_capped_with_a_note(db: Path) -> None:
     assert hd.sha("main-29")[:10] in text and hd.sha("main-0")[:10] not in text
 
 
-def test_a_100k_row_table_is_capped_and_renders_in_seconds() -> None:
+def test_a_piped_table_is_capped_with_a_note(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cap of a piped table (`PIPE_LIMIT`), at a tenth of its size; 100,000 rows at the real
+    cap, with the time they take, are tests/benchmarks/test_speed.py's (marked slow)."""
     from rich.console import Console
 
     from primbench import tables
     from primbench.cli.history import SERIES_COLUMNS, _cell
 
+    monkeypatch.setattr(tables, "PIPE_LIMIT", 1_000)
     rows = [("2026-01-01T00:00:00", f"{i:040x}", "H200 5d6e1a0c", "size=128MiB", "copy", 1.1e12 + i, 0.05, 1,
-             "runner-1", 41.0, 1978.0) for i in range(100_000)]
+             "runner-1", 41.0, 1978.0) for i in range(10_000)]
     for force in (False, True):
         buf = io.StringIO()
-        t = time.perf_counter()
         tables.render(rows, SERIES_COLUMNS, _cell, console=Console(file=buf, force_terminal=force, width=80))
-        assert time.perf_counter() - t < 10
-    assert "90,000 of 100,000 rows not shown" in buf.getvalue()  # a pipe: PIPE_LIMIT rows
-
-
-# --------------------------------------------------------------------------- 6: long work
-
-
-def test_ingest_reports_progress_per_file(tmp_path: Path) -> None:
-    from primbench.history.ingest import ingest
-
-    files = hd.branch_series(tmp_path / "in", hd.noisy_levels(5, specs=2))
-    seen: list[tuple[int, int]] = []
-    ingest(files, tmp_path / "h.duckdb", progress=lambda done, total: seen.append((done, total)))
-    assert seen[0] == (0, 5) and seen[-1] == (5, 5) and len(seen) == 6
-
-
-def test_progress_bars_stay_out_of_pipes(tmp_path: Path) -> None:
-    files = hd.branch_series(tmp_path / "in", hd.noisy_levels(3, specs=2))
-    code, out, err = run("ingest", *map(str, files), "--db", str(tmp_path / "h.duckdb"), env=terminal(80))
-    assert code == 0 and err == "" and "3 run(s) stored" in ANSI.sub("", out)
+    assert "9,000 of 10,000 rows not shown" in buf.getvalue()  # a pipe: PIPE_LIMIT rows
 
 
 def test_the_commit_axis_is_built_in_linear_time() -> None:
@@ -172,9 +155,9 @@ def test_the_commit_axis_is_built_in_linear_time() -> None:
     frame = pd.DataFrame({"commit": [f"c{i}" for i in range(n)] * 2,
                           "date": [t0 + pd.Timedelta(minutes=i) for i in range(n)] * 2,
                           "gpu_key": ["A"] * n + ["B"] * n, "config_key": ["x"] * (2 * n)})
-    t = time.perf_counter()
+    t = time.process_time()  # CPU time: what other processes on the machine do does not count
     axis = commit_axis(frame)
-    assert time.perf_counter() - t < 2.0  # 6.5 s when it was quadratic
+    assert time.process_time() - t < 2.0  # 6.5 s when it was quadratic
     assert axis == [f"c{i}" for i in range(n)]
 
 
@@ -239,6 +222,7 @@ def _two_sizes(tmp_path: Path) -> Path:
     return db
 
 
+@pytest.mark.slow
 def test_plot_without_config_draws_each_config_on_its_own_chart(tmp_path: Path) -> None:
     db = _two_sizes(tmp_path)
     code, out, _ = run("plot", "type: char", "--db", str(db), "-o", str(tmp_path / "char.png"))

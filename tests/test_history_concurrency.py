@@ -9,6 +9,8 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
+
 from primbench.history.access import open_for_query
 from tests import history_data as hd
 
@@ -37,6 +39,7 @@ def _finish(proc: subprocess.Popen[str]) -> int:
     return int(json.loads(out.strip().splitlines()[-1])["stored"])
 
 
+@pytest.mark.slow
 def test_two_processes_ingesting_at_once_lose_nothing(tmp_path: Path) -> None:
     a = hd.branch_series(tmp_path / "a", hd.noisy_levels(24, specs=20, seed=1), prefix="a", batches=2)
     b = hd.branch_series(tmp_path / "b", hd.noisy_levels(24, specs=20, seed=2), prefix="b", branch="feat", batches=2)
@@ -53,6 +56,7 @@ def test_two_processes_ingesting_at_once_lose_nothing(tmp_path: Path) -> None:
             "main": 24, "feat": 24}
 
 
+@pytest.mark.slow
 def test_two_processes_ingesting_the_same_files_store_them_once(tmp_path: Path) -> None:
     files = hd.branch_series(tmp_path / "a", hd.noisy_levels(15, specs=10, seed=3))
     db = tmp_path / "shared.duckdb"

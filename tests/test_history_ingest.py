@@ -134,6 +134,7 @@ def test_run_id_is_a_content_hash() -> None:
     assert len(run_id_of("{}")) == 32
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(picks=st.lists(st.integers(min_value=0, max_value=5), min_size=1, max_size=12),
        split=st.integers(min_value=0, max_value=12))

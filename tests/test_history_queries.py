@@ -138,6 +138,7 @@ def test_a_reader_runs_every_query_on_one_connection(db: Store) -> None:
         assert len(r.runs(S(branch="feat"))) == 2
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(branch=st.text(min_size=1, max_size=30), name=st.text(min_size=1, max_size=30))
 def test_any_branch_and_name_round_trip_as_parameters(tmp_path: Path, branch: str, name: str) -> None:

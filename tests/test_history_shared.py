@@ -74,6 +74,7 @@ def test_merge_into_a_duckdb_store_is_idempotent(tmp_path: Path) -> None:
         assert con.execute("SELECT count(*) FROM specializations").fetchone()[0] == 14
 
 
+@pytest.mark.slow
 def test_runners_writing_at_the_same_moment_lose_nothing(tmp_path: Path) -> None:
     shared = tmp_path / "shared"
     groups = [hd.branch_series(tmp_path / f"g{i}", hd.noisy_levels(10, specs=5, seed=i), prefix=f"g{i}")

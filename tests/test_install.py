@@ -88,4 +88,5 @@ def test_the_readme_installs_from_a_clone_or_the_repository_url() -> None:
         assert f"pip install '.[{extras}]'" in install, extras
         assert f"pip install 'primbench[{extras}] @ git+" in install, extras
     first = README.split("```bash\n", 1)[1].split("```", 1)[0]
-    assert first == "python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[dev]'\npython -m pytest -q\n"
+    assert first == ("python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[dev]'\n"
+                     'python -m pytest -q -m "not slow"\n')

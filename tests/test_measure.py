@@ -334,3 +334,20 @@ def test_no_cold_calls_enqueue_nothing():
     dev = FakeDevice(1.0)
     assert timed_calls(dev, dev.launch, 0, hot=False, block=True) == []
     assert dev.ops == []
+
+
+def test_the_settings_record_and_the_earlier_keywords_measure_the_same() -> None:
+    from primbench.measure import MeasureHooks, MeasureSettings
+
+    seen: list[object] = []
+    first = FakeDevice(0.25)
+    by_record = measure(first, first.launch, MeasureSettings(**DEFAULTS), MeasureHooks(on_batch=seen.append))
+    dev = FakeDevice(0.25)
+    by_keywords = measure(dev, dev.launch, **DEFAULTS)
+    assert by_record.kernel_calls_per_batch == by_keywords.kernel_calls_per_batch
+    assert [b.batch_ms for b in by_record.batches] == [b.batch_ms for b in by_keywords.batches]
+    assert len(seen) == len(by_record.batches)
+    with pytest.raises(TypeError, match="either as records or as keywords"):
+        measure(dev, dev.launch, MeasureSettings(**DEFAULTS), min_secs=1.0)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'min_sec'"):
+        measure(dev, dev.launch, **{**DEFAULTS, "min_sec": 1.0})

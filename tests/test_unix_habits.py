@@ -75,6 +75,7 @@ def history_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return db
 
 
+@pytest.mark.slow
 def test_plot_o_names_a_file_not_a_folder(history_db: Path, tmp_path: Path) -> None:
     done = _run("history", "plot", "-o", "all.png", "--db", str(history_db), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
@@ -85,6 +86,7 @@ def test_plot_o_names_a_file_not_a_folder(history_db: Path, tmp_path: Path) -> N
     assert one.returncode == 0 and (tmp_path / "char.png").is_file()
 
 
+@pytest.mark.slow
 def test_an_empty_date_range_is_an_empty_table_with_exit_0(history_db: Path, tmp_path: Path) -> None:
     done = _run("history", "runs", "--since", "2027-01-01", "--db", str(history_db), cwd=tmp_path)
     assert done.returncode == 0, done.stderr

@@ -6,8 +6,10 @@ SciPy) are imported only when the command runs.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -27,6 +29,9 @@ from primbench.cli.options import (
 )
 from primbench.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, PrimbenchError
 from primbench.textsafe import term_clean
+
+if TYPE_CHECKING:
+    from primbench.compare.model import Comparison
 
 
 class Format(StrEnum):
@@ -85,15 +90,7 @@ def register(app: typer.Typer) -> None:
         input or unwritable output, 3 internal error). A verdict that needs a reason shows it ("why")."""
         fail_when = parse_fail_on(fail_on)
         files = {"--markdown": markdown_out, "--json": json_out}
-        if sum(1 for f in files.values() if f == "-") > 1:
-            typer.echo("primbench compare: error: only one of --markdown and --json can be - (standard output)",
-                       err=True)
-            raise typer.Exit(EXIT_USAGE)
-        for option, target in files.items():
-            if target and target != "-" and (why := unwritable_reason(target)):
-                typer.echo(f"primbench compare: error: {option} {term_clean(target)}: cannot write there ({why})",
-                           err=True)
-                raise typer.Exit(EXIT_USAGE)
+        _check_files(files)
         fraction = parse_fraction(threshold, "--threshold")
         limit = parse_fraction(suite_shift_limit, "--suite-shift-limit", allow_zero=True, allow_one=True)
         detectable = parse_fraction(max_detectable, "--max-detectable", allow_one=True)
@@ -115,39 +112,72 @@ def register(app: typer.Typer) -> None:
         except PrimbenchError as exc:
             typer.echo(f"primbench compare: error: {term_clean(exc)}", err=True)
             raise typer.Exit(getattr(exc, "exit_code", EXIT_USAGE)) from None
-
-        from primbench.compare import render
-
-        stdout_taken = "-" in files.values()
-        try:
-            if markdown_out:
-                write_output(markdown_out, render.render_markdown(comparison, changed_only=changed_only,
-                                                                  max_rows=max_rows, notes=notes))
-            if json_out:
-                write_output(json_out, render.render_json(comparison))
-        except OSError as exc:
-            typer.echo(f"primbench compare: error: cannot write the output ({term_clean(exc.strerror or exc)})",
-                       err=True)
-            raise typer.Exit(EXIT_USAGE) from None
-        if stdout_taken or output_format is Format.json:
-            for n in notes:
-                typer.echo(f"primbench compare: note: {term_clean(n)}", err=True)
-        if stdout_taken:
-            for w in comparison.warnings:
-                typer.echo(f"primbench compare: warning: {term_clean(w)}", err=True)
-        elif output_format is Format.json:
-            for w in comparison.warnings:
-                typer.echo(f"primbench compare: warning: {term_clean(w)}", err=True)
-            typer.echo(render.render_json(comparison), nl=False)
-        elif output_format is Format.markdown:
-            typer.echo(render.render_markdown(comparison, changed_only=changed_only, max_rows=max_rows, notes=notes),
-                       nl=False)
-        else:
-            from primbench.console import make_console
-
-            render.render_terminal(comparison, make_console(), changed_only=changed_only, notes=notes,
-                                   max_rows=render.TERMINAL_ROWS if max_rows is None else max_rows)
+        view = _View(changed_only, max_rows, notes)
+        _write_files(comparison, markdown_out, json_out, view)
+        _show(comparison, output_format, "-" in files.values(), view)
         raise typer.Exit(EXIT_FAILED if comparison.failed(fail_when) else EXIT_OK)
+
+
+@dataclass(frozen=True)
+class _View:
+    """What the renderings show: only the changed rows, at most how many, the notes of the loading."""
+
+    changed_only: bool
+    max_rows: int | None
+    notes: list[str]
+
+
+def _check_files(files: dict[str, str | None]) -> None:
+    """--markdown and --json: at most one is standard output, each can be written (else exit 2 now)."""
+    if sum(1 for f in files.values() if f == "-") > 1:
+        typer.echo("primbench compare: error: only one of --markdown and --json can be - (standard output)",
+                   err=True)
+        raise typer.Exit(EXIT_USAGE)
+    for option, target in files.items():
+        if target and target != "-" and (why := unwritable_reason(target)):
+            typer.echo(f"primbench compare: error: {option} {term_clean(target)}: cannot write there ({why})",
+                       err=True)
+            raise typer.Exit(EXIT_USAGE)
+
+
+def _write_files(comparison: Comparison, markdown_out: str | None, json_out: str | None, view: _View) -> None:
+    """The --markdown and --json outputs (exit 2 with one line where one cannot be written)."""
+    from primbench.compare import render
+
+    try:
+        if markdown_out:
+            write_output(markdown_out, render.render_markdown(comparison, changed_only=view.changed_only,
+                                                              max_rows=view.max_rows, notes=view.notes))
+        if json_out:
+            write_output(json_out, render.render_json(comparison))
+    except OSError as exc:
+        typer.echo(f"primbench compare: error: cannot write the output ({term_clean(exc.strerror or exc)})",
+                   err=True)
+        raise typer.Exit(EXIT_USAGE) from None
+
+
+def _show(comparison: Comparison, output_format: Format, stdout_taken: bool, view: _View) -> None:
+    """--format's rendering on standard output, unless --markdown - or --json - took it (the notes and
+    warnings then go to stderr, as with --format json)."""
+    from primbench.compare import render
+
+    if stdout_taken or output_format is Format.json:
+        for n in view.notes:
+            typer.echo(f"primbench compare: note: {term_clean(n)}", err=True)
+        for w in comparison.warnings:
+            typer.echo(f"primbench compare: warning: {term_clean(w)}", err=True)
+    if stdout_taken:
+        return
+    if output_format is Format.json:
+        typer.echo(render.render_json(comparison), nl=False)
+    elif output_format is Format.markdown:
+        typer.echo(render.render_markdown(comparison, changed_only=view.changed_only, max_rows=view.max_rows,
+                                          notes=view.notes), nl=False)
+    else:
+        from primbench.console import make_console
+
+        render.render_terminal(comparison, make_console(), changed_only=view.changed_only, notes=view.notes,
+                               max_rows=render.TERMINAL_ROWS if view.max_rows is None else view.max_rows)
 
 
 #: What `primbench.cli.main` turns the ``--`` between the sides into (Click swallows ``--``).

@@ -180,10 +180,18 @@ def _metric_title(df: Any, metric: str | None) -> str:
     return by_name(metric).name
 
 
-STYLE = {"regression": "bold red", "improvement": "bold green", "inconclusive": "yellow"}
 LIMIT_HELP = "Rows of a terminal table (default 50; piped output shows all unless given); 0: all."
 LAST_HELP = "Only the newest N commits of the branch."
 SINCE_HELP = "Only runs from this date on (ISO 8601, e.g. 2026-01-31)."
+
+
+def _style(kind: object) -> str | None:
+    """A verdict's style from the one table of verdicts (`primbench.compare.model.VERDICTS`);
+    None for a change's direction (``up``, ``down``) and an unstyled verdict."""
+    from primbench.compare.model import look
+
+    entry = look(str(kind))
+    return (entry.style or None) if entry is not None else None
 
 
 def _with_gpu(df: Any) -> Any:
@@ -228,7 +236,7 @@ def _emit(df: Any, fmt: Format, columns: Sequence[tables.Column], title: str | N
     styles = None
     if "kind" in df.columns or "verdict" in df.columns:
         kinds = df["kind"] if "kind" in df.columns else df["verdict"]
-        styles = [STYLE.get(str(k)) for k in kinds]
+        styles = [_style(k) for k in kinds]
     return tables.render(rows, cols, _cell, title=title, limit=limit, newest_last=newest_last, styles=styles)
 
 

@@ -13,19 +13,20 @@ from primbench.errors import EXIT_FAILED, EXIT_USAGE, PrimbenchError
 from primbench.textsafe import term_clean
 
 
-def run_file(path: Path, args: list[str]) -> None:
-    """Execute `path` as ``__main__`` with `args` as its command line. An exception the program
-    does not handle is its own bug, not primbench's: its traceback and exit 1, as ``python FILE``.
-    A program that ends with ``executor.run()`` rather than ``executor.main()`` exits here with
-    the code its run would have (1 when a specialization failed)."""
-    from primbench import executor
+def run_file(path: Path, args: list[str]) -> int:
+    """Execute `path` as ``__main__`` with `args` as its command line; returns the exit code. An
+    exception the program does not handle is its own bug, not primbench's: its traceback and exit
+    1, as ``python FILE``. A program that ends with ``executor.run()`` rather than
+    ``executor.main()`` returns the code its run would have (1 when a specialization failed;
+    `primbench.runlog`)."""
+    from primbench import runlog
 
     old_argv, old_path = sys.argv, list(sys.path)
     sys.argv = [str(path), *args]
     sys.path.insert(0, str(path.resolve().parent))
-    executor.unexited.clear()
     try:
-        runpy.run_path(str(path), run_name="__main__")
+        with runlog.recording() as runs:
+            runpy.run_path(str(path), run_name="__main__")
     except PrimbenchError as exc:
         typer.echo(f"primbench run: error: {term_clean(exc)}", err=True)
         raise typer.Exit(exc.exit_code) from None
@@ -34,8 +35,7 @@ def run_file(path: Path, args: list[str]) -> None:
         raise typer.Exit(EXIT_FAILED) from None
     finally:
         sys.argv, sys.path[:] = old_argv, old_path
-    if executor.unexited:
-        raise typer.Exit(executor.unexited[0])
+    return runlog.exit_code(runs)
 
 
 def register(app: typer.Typer) -> None:
@@ -61,4 +61,5 @@ def register(app: typer.Typer) -> None:
         if not file.is_file():
             typer.echo(f"primbench run: error: {file}: no such file", err=True)
             raise typer.Exit(EXIT_USAGE)
-        run_file(file, args)
+        if code := run_file(file, args):
+            raise typer.Exit(code)
