@@ -144,9 +144,8 @@ def test_each_history_command_is_a_module_level_function_of_the_cli() -> None:
 def test_both_stores_implement_the_whole_interface() -> None:
     import inspect
 
-    from primbench.history.interface import Store
-    from primbench.history.stores import DuckDBStore, ParquetStore
+    from primbench.history.storage.contract import Store, backends
 
-    assert Store.__abstractmethods__ >= {"ingest", "info", "migrate"}
-    for kind in (DuckDBStore, ParquetStore):
+    assert Store.__abstractmethods__ >= {"claims", "writer", "connect", "info", "migrate"}
+    for kind in backends():
         assert issubclass(kind, Store) and not inspect.isabstract(kind)

@@ -10,11 +10,13 @@ import pandas as pd
 import pytest
 
 from primbench.history.errors import StoreMissingError
-from primbench.history.interface import Reader, Store
-from primbench.history.schema import SCHEMA_VERSION
+from primbench.history.reader import Reader
 from primbench.history.selection import NoMatchError
 from primbench.history.selector import Selector as S
-from primbench.history.stores import DuckDBStore, ParquetStore, open_store, reading
+from primbench.history.storage.contract import Store, open_store, reading
+from primbench.history.storage.duckdb_file import DuckDBStore
+from primbench.history.storage.parquet import ParquetStore
+from primbench.history.storage.schema import SCHEMA_VERSION
 from tests import history_data as hd
 
 KINDS = ["duckdb", "parquet"]
