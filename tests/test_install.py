@@ -49,7 +49,7 @@ def test_the_wheel_installs_into_a_fresh_venv_and_runs(tmp_path: Path) -> None:
     assert "primbench/compare/core.py" in names and "primbench/history/storage/duckdb_file.py" in names
     assert "primbench/py.typed" in names
     assert "primbench = primbench.cli:main" in scripts
-    for extra in ("cuda12", "cuda13", "rocm", "compare", "history"):
+    for extra in ("cuda12", "cuda13", "rocm", "compare", "history", "postgres"):
         assert f"Provides-Extra: {extra}" in metadata
 
     env_dir = tmp_path / "venv"
