@@ -9,7 +9,8 @@ extra, psycopg 3).
   mid-transaction leaves nothing (the server rolls it back). A run is stored once, whole.
 * **Reading.** DuckDB's ``postgres`` extension is not used (it is a download): `connect` copies
   the ``runs`` and ``specializations`` rows (and ``batches``) through the driver, in one
-  read-only repeatable-read transaction, into an in-memory DuckDB store at this primbench's
+  read-only repeatable-read transaction (the server writes CSV, ``COPY … TO STDOUT``, which
+  DuckDB reads from a temporary file), into an in-memory DuckDB store at this primbench's
   schema, where every query runs unchanged. A run's results document, the bulk of the data, is
   not copied: ``runs.document`` there is a view column that fetches the document of a run from
   the server when a query asks for it (`history.reader.Reader.results`); `export_parquet`
@@ -24,9 +25,11 @@ extra, psycopg 3).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -37,7 +40,7 @@ from primbench.errors import MissingDependencyError
 from primbench.history.errors import HistoryError, SchemaError, StoreMissingError, one_line
 from primbench.history.storage import schema
 from primbench.history.storage.contract import Store
-from primbench.history.storage.duckdb_file import insert_frame, memory
+from primbench.history.storage.duckdb_file import CASTS, memory
 
 if TYPE_CHECKING:
     import duckdb
@@ -47,8 +50,6 @@ if TYPE_CHECKING:
 SCHEMES = ("postgresql://", "postgres://")
 #: The advisory lock migrations hold (any constant: it names this application's lock).
 _MIGRATION_LOCK = 0x7072696D62  # "primb"
-#: Rows fetched per round trip while a reader copies a table.
-FETCH_ROWS = 20_000
 
 # PostgreSQL types of the columns (`schema.COLUMNS`); JSON as ``json``: kept exactly as written.
 _TYPES: dict[str, dict[str, str]] = {
@@ -242,6 +243,8 @@ class PostgresStore(Store):
             if read_only:
                 conn.read_only = True
             yield conn
+        except psycopg.Error as exc:  # one line, and the password never in it
+            raise HistoryError(f"{self.display}: {one_line(exc)}") from None
         finally:
             conn.close()
 
@@ -282,10 +285,7 @@ class PostgresStore(Store):
     def writer(self) -> Iterator[PostgresWriter]:
         with self._connection() as conn:
             self._migrate(conn)
-            try:
-                yield PostgresWriter(conn)
-            except driver().Error as exc:
-                raise HistoryError(f"{self.display}: {one_line(exc)}") from None
+            yield PostgresWriter(conn)
 
     def migrate(self) -> list[int]:
         with self._connection() as conn:
@@ -322,18 +322,28 @@ class PostgresStore(Store):
 
     def _copy_table(self, conn: Any, con: duckdb.DuckDBPyConnection, table: str, target: str,
                     skip: Sequence[str] = ()) -> None:
-        """Copy a table's rows from the server, `FETCH_ROWS` at a time (a server-side cursor)."""
-        import pandas as pd
-
+        """Copy a table's rows from the server into `target`: the server writes them as CSV
+        (``COPY … TO STDOUT``, streamed to a temporary file), DuckDB reads that file, every
+        column as text cast to its type (NULL unquoted, an empty string quoted: kept apart)."""
         wanted = [c for c in schema.COLUMNS[table] if c not in skip]
         select = ", ".join("array_to_json(iterations_ms)::text" if c == "iterations_ms"
                            else f'"{c}"::text' if c in schema.JSON_COLUMNS else f'"{c}"' for c in wanted)
-        with conn.cursor(name=f"primbench_{table}") as cur:
-            cur.itersize = FETCH_ROWS
-            cur.execute(f"SELECT {select} FROM {table}")
-            while batch := cur.fetchmany(FETCH_ROWS):
-                frame = pd.DataFrame({c: [row[i] for row in batch] for i, c in enumerate(wanted)}, columns=wanted)
-                insert_frame(con, target, frame)
+        fd, name = tempfile.mkstemp(prefix=".primbench-pg-", suffix=".csv")
+        try:
+            with os.fdopen(fd, "wb") as out, conn.cursor().copy(
+                    f"COPY (SELECT {select} FROM {table}) TO STDOUT (FORMAT csv)") as copy:
+                for data in copy:
+                    out.write(data)
+            if os.path.getsize(name) == 0:
+                return
+            columns = "{" + ", ".join(f"'{c}': 'VARCHAR'" for c in wanted) + "}"
+            cols = ", ".join(CASTS.get(c, f'"{c}"') + (f' AS "{c}"' if c in CASTS else "") for c in wanted)
+            con.execute(f"INSERT INTO {target} BY NAME SELECT {cols} FROM read_csv(?, header = false, "
+                        f"delim = ',', quote = '\"', escape = '\"', columns = {columns}, auto_detect = false, "
+                        "allow_quoted_nulls = false, strict_mode = true)", [name])
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(name)
 
     def _lazy_documents(self, con: duckdb.DuckDBPyConnection) -> None:
         """``runs.document`` as a view column over ``runs_rows``: a run's document comes from the

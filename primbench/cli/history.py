@@ -66,7 +66,7 @@ def _fail(exc: BaseException) -> typer.Exit:
 
 def _store_error(exc: BaseException) -> bool:
     """A DuckDB or OS error that got past the core: one line and exit 2, never a traceback."""
-    return isinstance(exc, OSError) or type(exc).__module__.split(".")[0] in ("duckdb", "_duckdb", "psycopg")
+    return isinstance(exc, OSError) or type(exc).__module__.split(".")[0] in ("duckdb", "_duckdb")
 
 
 def _call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
