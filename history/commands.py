@@ -36,7 +36,7 @@ Db = str | os.PathLike[str] | None
 @contextmanager
 def _checked(db: Db, *selectors: Selector) -> Iterator[Reader]:
     """A reader of the store `db`, once each selector is known to match some stored run."""
-    with open_store(db).read() as r:
+    with open_store(db).read(*selectors) as r:  # a server copies only what they can reach
         r.check(*selectors)
         yield r
 

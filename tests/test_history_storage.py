@@ -185,3 +185,33 @@ def test_without_the_driver_the_extra_is_named(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setitem(sys.modules, "psycopg", None)  # import psycopg raises ImportError
     result = invoke("history", "runs", "--db", "postgresql://u@127.0.0.1:1/x")
     assert result.exit_code == 2 and "psycopg" in result.output and "postgres" in result.output
+
+
+def test_the_commands_answer_alike_on_a_server_and_a_file(postgres_url: str, tmp_path: Path) -> None:
+    """A command's reader copies from the server only what its filters can reach (the runs of
+    their branches, of their specialization's name): the output is the DuckDB file's."""
+    duck = hd.standard_history(tmp_path / "a", tmp_path / "h.duckdb")
+    hd.standard_history(tmp_path / "b", postgres_url)  # type: ignore[arg-type]
+    for args in (["series", hd.spec_name(0), "-b", "main", "--format", "csv"],
+                 ["series", "type: new", "-b", "main"],  # not on main: the same error and suggestions
+                 ["series", "type: nope", "-b", "feat"],
+                 ["regressions", "-b", "main", "--format", "csv"],
+                 ["compare", "feat", "--base", "main", "--no-git", "--format", "json"],
+                 ["branches", "--format", "csv"]):
+        a = invoke("history", *args, "--db", str(duck))
+        b = invoke("history", *args, "--db", postgres_url)
+        assert (a.exit_code, a.output) == (b.exit_code, b.output), args
+
+
+def test_a_scoped_read_copies_only_what_the_filters_reach(postgres_url: str, tmp_path: Path) -> None:
+    hd.standard_history(tmp_path, postgres_url)  # type: ignore[arg-type]
+    store = open_store(postgres_url)
+    count = lambda r, t: r.con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]  # noqa: E731
+    with store.read() as everything, store.read(S(branch="feat", name=hd.spec_name(1))) as narrow:
+        # every run and every specialization's key: the filters are checked on them ...
+        assert count(narrow, "runs") == count(everything, "runs")
+        assert count(narrow, "specializations") == count(everything, "specializations")
+        # ... the values only of those in reach
+        measured = "(SELECT * FROM specializations WHERE bytes_per_second IS NOT NULL)"
+        assert count(narrow, measured) == 2 < count(everything, measured)
+        assert len(narrow.series(S(branch="feat", name=hd.spec_name(1)))) == 2

@@ -90,9 +90,12 @@ class Store(ABC):
         schema (created and migrated if need be), closed when the block ends."""
 
     @abstractmethod
-    def connect(self) -> duckdb.DuckDBPyConnection:
+    def connect(self, *scope: Selector) -> duckdb.DuckDBPyConnection:
         """A read-only DuckDB connection holding the store's tables at this primbench's schema
-        (the caller closes it)."""
+        (the caller closes it). With a `scope`, a backend that copies rows may copy only those
+        the scope's selectors can reach: every run, and the specializations and batches of
+        the runs of their branches (and names), where every selector names one (a PostgreSQL
+        server does; a file or folder holds everything anyway)."""
 
     @abstractmethod
     def info(self) -> dict[str, Any]:
@@ -124,11 +127,12 @@ class Store(ABC):
             con.close()
 
     @contextmanager
-    def read(self) -> Iterator[Reader]:
-        """A `history.reader.Reader` on one read-only connection, closed afterwards."""
+    def read(self, *scope: Selector) -> Iterator[Reader]:
+        """A `history.reader.Reader` on one read-only connection, closed afterwards; `scope`:
+        the selectors its queries will take (see `connect`), none: everything."""
         from primbench.history.reader import Reader
 
-        con = self.connect()
+        con = self.connect(*scope)
         try:
             yield Reader(con)
         finally:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from primbench.history.deps import require
 from primbench.history.errors import HistoryError, StoreLockedError, StoreMissingError
+from primbench.history.selector import Selector
 from primbench.history.storage import schema
 from primbench.history.storage.contract import ENV_DB, Store, resolve_db
 
@@ -313,7 +314,7 @@ class DuckDBStore(Store):
         with open_for_write(self.path, wait_secs=self.wait_secs) as con:
             yield DuckDBWriter(con)
 
-    def connect(self) -> duckdb.DuckDBPyConnection:
+    def connect(self, *scope: Selector) -> duckdb.DuckDBPyConnection:
         con = connect(self.path, read_only=True, wait_secs=self.wait_secs)
         try:
             schema.check_readable(con, str(self.path))

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from primbench.history.errors import HistoryError, HistoryWarning, StoreMissingError, one_line
+from primbench.history.selector import Selector
 from primbench.history.storage.contract import Store
 from primbench.history.storage.duckdb_file import DuckDBWriter, counts, memory
 from primbench.history.storage.schema import (
@@ -414,7 +415,7 @@ class ParquetStore(Store):
         finally:
             w.close()
 
-    def connect(self) -> duckdb.DuckDBPyConnection:
+    def connect(self, *scope: Selector) -> duckdb.DuckDBPyConnection:
         if not self.path.exists():
             raise StoreMissingError(f"{self.path}: no such directory")
         return open_dataset(self.path)

@@ -11,9 +11,11 @@ extra, psycopg 3).
   the ``runs`` and ``specializations`` rows (and ``batches``) through the driver, in one
   read-only repeatable-read transaction (the server writes CSV, ``COPY … TO STDOUT``, which
   DuckDB reads from a temporary file), into an in-memory DuckDB store at this primbench's
-  schema, where every query runs unchanged. A run's results document, the bulk of the data, is
-  not copied: ``runs.document`` there is a view column that fetches the document of a run from
-  the server when a query asks for it (`history.reader.Reader.results`); `export_parquet`
+  schema, where every query runs unchanged. A command copies the values only of the
+  specializations its filters can reach (their branches, their specialization's name), and
+  of the others their keys, on which its filters are checked (`scoped`). A run's results
+  document, the bulk of the data, is not copied: ``runs.document`` there is a view column
+  that fetches the document of a run from the server when a query asks for it (`history.reader.Reader.results`); `export_parquet`
   copies them all.
 * **Migrations.** Its own, in ``schema_migrations`` on the server, numbered like the DuckDB
   file's (`history.storage.schema`: the layout of version 5 is this backend's first), each in
@@ -38,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from primbench.errors import MissingDependencyError
 from primbench.history.errors import HistoryError, SchemaError, StoreMissingError, one_line
+from primbench.history.selector import Selector
 from primbench.history.storage import schema
 from primbench.history.storage.contract import Store
 from primbench.history.storage.duckdb_file import CASTS, memory
@@ -140,6 +143,27 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
     applied_at timestamptz NOT NULL DEFAULT now()
 )
 """
+
+
+def scoped(scope: Sequence[Selector]) -> tuple[str, list[Any]]:
+    """The condition (and its parameters) on ``specializations`` of the rows a reader copies
+    whole for `scope`: those of the runs of the selectors' branches where every selector names
+    a branch, and of their names where every one names a specialization ('' and no parameter:
+    every row, as without a scope or where a selector leaves a filter out)."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if scope and all(s.branch is not None for s in scope):
+        clauses.append("run_id IN (SELECT run_id FROM runs WHERE coalesce(branch, '') = ANY(%s))")
+        params.append(sorted({str(s.branch) for s in scope}))
+    if scope and all(s.name is not None for s in scope):
+        clauses.append("name = ANY(%s)")
+        params.append(sorted({str(s.name) for s in scope}))
+    return " AND ".join(clauses), params
+
+
+#: What every specialization row keeps outside a reader's scope: enough for the checks of the
+#: filters ("did you mean …") to see every name and algorithm of every run.
+KEY_COLUMNS = ("run_id", "idx", "name", "algorithm")
 
 
 def driver() -> Any:
@@ -291,9 +315,12 @@ class PostgresStore(Store):
         with self._connection() as conn:
             return self._migrate(conn)
 
-    def connect(self, *, documents: bool = False) -> duckdb.DuckDBPyConnection:
+    def connect(self, *scope: Selector, documents: bool = False) -> duckdb.DuckDBPyConnection:
         """An in-memory DuckDB store with the server's rows (documents fetched when asked for,
-        or all of them with `documents`)."""
+        or all of them with `documents`): every run, every specialization's key (run, index,
+        name, algorithm), and the values of the specializations (and their batches) that the
+        `scope` can reach (`scoped`; all of them without a scope)."""
+        where, params = scoped(scope)
         con = memory()
         try:
             schema.migrate(con, source=":memory:")
@@ -308,11 +335,16 @@ class PostgresStore(Store):
                         raise StoreMissingError(f"{self.display}: no history stored here yet; create it with "
                                                 f"`primbench history ingest RESULTS.json --db URL`")
                     schema.check_version(version, self.display)
-                    for table in schema.TABLES:
-                        if table == "runs" and not documents:
-                            self._copy_table(conn, con, table, "runs_rows", skip=("document",))
-                        else:
-                            self._copy_table(conn, con, table, table)
+                    self._copy_table(conn, con, "runs", "runs" if documents else "runs_rows",
+                                     skip=() if documents else ("document",))
+                    within = f" WHERE {where}" if where else ""
+                    self._copy_table(conn, con, "specializations", "specializations", within, params)
+                    if where:  # the rest of the rows: their keys only (every value NULL)
+                        self._copy_table(conn, con, "specializations", "specializations", f" WHERE NOT ({where})",
+                                         params, skip=[c for c in schema.SPEC_COLUMNS if c not in KEY_COLUMNS])
+                        within = (" WHERE (run_id, idx) IN (SELECT run_id, idx FROM specializations"
+                                  f"{within})")
+                    self._copy_table(conn, con, "batches", "batches", within, params)
             if not documents:
                 self._lazy_documents(con)
         except BaseException:
@@ -321,7 +353,7 @@ class PostgresStore(Store):
         return con
 
     def _copy_table(self, conn: Any, con: duckdb.DuckDBPyConnection, table: str, target: str,
-                    skip: Sequence[str] = ()) -> None:
+                    where: str = "", params: Sequence[Any] = (), skip: Sequence[str] = ()) -> None:
         """Copy a table's rows from the server into `target`: the server writes them as CSV
         (``COPY … TO STDOUT``, streamed to a temporary file), DuckDB reads that file, every
         column as text cast to its type (NULL unquoted, an empty string quoted: kept apart)."""
@@ -331,7 +363,7 @@ class PostgresStore(Store):
         fd, name = tempfile.mkstemp(prefix=".primbench-pg-", suffix=".csv")
         try:
             with os.fdopen(fd, "wb") as out, conn.cursor().copy(
-                    f"COPY (SELECT {select} FROM {table}) TO STDOUT (FORMAT csv)") as copy:
+                    f"COPY (SELECT {select} FROM {table}{where}) TO STDOUT (FORMAT csv)", params or None) as copy:
                 for data in copy:
                     out.write(data)
             if os.path.getsize(name) == 0:
