@@ -51,6 +51,7 @@ def test_a_location_is_a_string_and_picks_its_backend(tmp_path: Path) -> None:
     assert isinstance(open_store(tmp_path / "parts"), ParquetStore)
     assert isinstance(open_store(tmp_path / "new.duckdb"), DuckDBStore)
     assert redact("postgresql://u@h/db") == "postgresql://u@h/db"
+    assert redact("postgresql://u@h/db?sslmode=require&password=pw") == "postgresql://u@h/db?sslmode=require&password=***"
 
 
 def test_ingest_into_a_parquet_folder_given_as_db(tmp_path: Path) -> None:

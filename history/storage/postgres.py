@@ -15,8 +15,8 @@ extra, psycopg 3).
   specializations its filters can reach (their branches, their specialization's name), and
   of the others their keys, on which its filters are checked (`scoped`). A run's results
   document, the bulk of the data, is not copied: ``runs.document`` there is a view column
-  that fetches the document of a run from the server when a query asks for it (`history.reader.Reader.results`); `export_parquet`
-  copies them all.
+  that fetches the document of a run from the server when a query asks for it
+  (`history.reader.Reader.results`); `export_parquet` copies them all.
 * **Migrations.** Its own, in ``schema_migrations`` on the server, numbered like the DuckDB
   file's (`history.storage.schema`: the layout of version 5 is this backend's first), each in
   one transaction with its row, under an advisory lock so runners starting together migrate
@@ -176,8 +176,9 @@ def driver() -> Any:
 
 
 def redact(url: str) -> str:
-    """A URL without its password (for messages)."""
-    return re.sub(r"(://[^:/@]*):[^@/]*@", r"\1:***@", url)
+    """A URL without its password, in the user part or the query (for messages)."""
+    url = re.sub(r"(://[^:/@]*):[^@/]*@", r"\1:***@", url)
+    return re.sub(r"([?&]password=)[^&]*", r"\1***", url)
 
 
 class PostgresWriter:
