@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from primbench.compare.model import Comparison
-    from primbench.history.interface import Reader
+    from primbench.history.reader import Reader
 
 
 class RunRow(NamedTuple):
@@ -293,10 +293,10 @@ def branch_comparison(db: Any, head: Selector, base: str = "main", *, fork_point
                       strategies: Sequence[BaseStrategy] = BASE_STRATEGIES) -> BranchComparison:
     """Compare the latest run of `head`'s branch (of its algorithm, GPU and config, where it
     names them) with `base` (see the module's description). `db`: a store, a reader, an open
-    connection or a path (`history.stores.reading`). `metric`: a ``--metric`` choice, as
+    connection or a path (`history.storage.contract.reading`). `metric`: a ``--metric`` choice, as
     `compare.core.compare_runs` takes it."""
     from primbench.compare.core import compare_runs
-    from primbench.history.stores import reading
+    from primbench.history.storage.contract import reading
 
     if head.branch is None:
         raise UsageError("a branch comparison needs the head's branch")

@@ -2,7 +2,8 @@
 
 The command line (`primbench.cli.history`) maps its options to the keyword arguments of one
 of these and renders what it returns; Python callers use them the same way. Each opens the
-store once (`history.stores.open_store`: a DuckDB file, or a folder of Parquet parts), checks
+store once (`history.storage.contract.open_store`: a DuckDB file, a folder of Parquet parts or a
+PostgreSQL server), checks
 every filter against it (`history.selection`: a filter that matches nothing is a
 `NoMatchError` with "did you mean"), then runs its query on that one connection.
 """
@@ -17,25 +18,25 @@ from typing import TYPE_CHECKING, Any
 
 from primbench.history.changepoints import DEFAULT_ALPHA, DEFAULT_MAX_POINTS, DEFAULT_MIN_SHIFT, DEFAULT_MIN_SIZE
 from primbench.history.selector import Selector
-from primbench.history.stores import DuckDBStore, ParquetStore, open_store
+from primbench.history.storage.contract import open_store
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from primbench.history.branch_compare import BranchComparison
-    from primbench.history.ingest import IngestReport, Progress
-    from primbench.history.interface import Reader
+    from primbench.history.reader import Reader
     from primbench.history.report import Report
-    from primbench.history.shared import MergeReport, QuarantineReport
+    from primbench.history.storage.ingest import IngestReport, MergeReport, Progress
+    from primbench.history.storage.parquet import QuarantineReport
 
-#: A store's path (None: ``$PRIMBENCH_HISTORY_DB``, else ``.primbench/history.duckdb``).
+#: A store's location (None: ``$PRIMBENCH_HISTORY_DB``, else ``.primbench/history.duckdb``).
 Db = str | os.PathLike[str] | None
 
 
 @contextmanager
 def _checked(db: Db, *selectors: Selector) -> Iterator[Reader]:
     """A reader of the store `db`, once each selector is known to match some stored run."""
-    with open_store(db).read() as r:
+    with open_store(db).read(*selectors) as r:  # a server copies only what they can reach
         r.check(*selectors)
         yield r
 
@@ -48,16 +49,17 @@ def _base(branch: str) -> Selector:
 def ingest(paths: Iterable[str | os.PathLike[str]], *, db: Db = None, shared: Db = None, runner: str | None = None,
            wait_secs: float | None = None, progress: Progress | None = None, branch: str | None = None,
            commit: str | None = None) -> IngestReport:
-    """Store results files: in the DuckDB file `db`, or as this runner's Parquet parts in the
-    folder `shared`; `branch` and `commit`, where given, are every file's."""
-    from primbench.history.ingest import Overrides
+    """Store results files in the store `db` (`open_store`: a DuckDB file, a folder of Parquet
+    parts, a PostgreSQL URL), or as this runner's Parquet parts in the folder `shared` (made if
+    need be); `branch` and `commit`, where given, are every file's."""
+    from primbench.history.storage.ingest import Overrides
+    from primbench.history.storage.parquet import ParquetStore
 
     overrides = Overrides(branch=branch, commit=commit)
-    if shared is not None:
-        return ParquetStore(shared, runner=runner).ingest(paths, progress=progress, overrides=overrides)
-    from primbench.history.store import resolve_db
-
-    return DuckDBStore(resolve_db(db), wait_secs=wait_secs).ingest(paths, progress=progress, overrides=overrides)
+    store = ParquetStore(shared, runner=runner) if shared is not None else open_store(db, wait_secs=wait_secs)
+    if runner is not None and isinstance(store, ParquetStore):
+        store.runner = runner
+    return store.ingest(paths, progress=progress, overrides=overrides)
 
 
 def runs(db: Db, selector: Selector, *, limit: int | None = None) -> pd.DataFrame:
@@ -127,15 +129,15 @@ def report(db: Db, selector: Selector, *, out: str | os.PathLike[str], base: str
 
 
 def merge(source: str | os.PathLike[str], *, db: Db = None, wait_secs: float | None = None) -> MergeReport:
-    """Add the runs of the Parquet dataset `source` to the DuckDB store `db` (idempotent)."""
-    from primbench.history.store import resolve_db
-
-    return DuckDBStore(resolve_db(db), wait_secs=wait_secs).merge(source)
+    """Add the runs of the Parquet dataset `source` (or any store) to the store `db` (idempotent)."""
+    return open_store(db, wait_secs=wait_secs).merge(source)
 
 
 def quarantine(source: str | os.PathLike[str], *, max_age_secs: float | None = None,
                dry_run: bool = False) -> QuarantineReport:
     """Move the unreadable and orphan parts of a Parquet dataset aside."""
+    from primbench.history.storage.parquet import ParquetStore
+
     return ParquetStore(source).quarantine(max_age_secs=max_age_secs, dry_run=dry_run)
 
 

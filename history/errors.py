@@ -23,3 +23,9 @@ class SchemaError(HistoryError):
 
 class HistoryWarning(UserWarning):
     """Something was skipped (e.g. an unreadable Parquet part); the CLI prints it as a warning line."""
+
+
+def one_line(exc: BaseException) -> str:
+    """An error message on one line (DuckDB's span several, with the SQL and a caret)."""
+    first = str(exc).strip().split("\n\nLINE ", 1)[0]
+    return " ".join(first.split()) or type(exc).__name__

@@ -7,8 +7,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from primbench.history.errors import HistoryError
-from primbench.history.schema import TABLES, one_line
+from primbench.history.errors import HistoryError, one_line
+from primbench.history.storage.schema import TABLES
 
 if TYPE_CHECKING:
     import duckdb

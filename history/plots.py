@@ -316,8 +316,8 @@ def plot_series(db: Any, selector: Selector, out: str | os.PathLike[str] = "hist
     one file per chart in the folder `out`.
     `metric`: a ``--metric`` name (None: each specialization's default); `last`: only the
     newest `last` commits. `progress` is told of every chart written. `db`: a store, a reader,
-    an open connection or a path (`history.stores.reading`)."""
-    from primbench.history.stores import reading
+    an open connection or a path (`history.storage.contract.reading`)."""
+    from primbench.history.storage.contract import reading
 
     with reading(db) as reader:
         frame = reader.series(selector, metric=metric, last=last)

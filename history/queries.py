@@ -2,7 +2,7 @@
 store (a DuckDB file, or the in-memory union of a Parquet dataset) and a `Selector`; each
 returns a pandas DataFrame and never prints.
 
-A store is opened, and these are called, through `history.interface.Reader`. User strings
+A store is opened, and these are called, through `history.reader.Reader`. User strings
 (branch, GPU, names, dates) reach SQL only as parameters; a metric name only after it was
 found in `primbench.metrics` and among the store's columns.
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from primbench.errors import UsageError
-from primbench.history.ingest import SPEC_COLUMNS
 from primbench.history.selector import Selector
+from primbench.history.storage.schema import SPEC_COLUMNS
 from primbench.metrics import CHOICES, METRICS, Metric
 
 if TYPE_CHECKING:

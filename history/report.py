@@ -216,8 +216,8 @@ def write_report(db: Any, selector: Selector, out: str | os.PathLike[str] = "his
     the base itself: its newest commit against the one before). `metric`: a ``--metric`` name
     for the change points and charts (None: each specialization's default); `last`: the
     newest `last` commits. `progress` is told of every chart drawn. `db`: a store, a reader, an
-    open connection or a path (`history.stores.reading`)."""
-    from primbench.history.stores import reading
+    open connection or a path (`history.storage.contract.reading`)."""
+    from primbench.history.storage.contract import reading
 
     if selector.branch is None:
         raise UsageError("a report needs a branch")

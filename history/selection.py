@@ -4,7 +4,7 @@ A filter that matches nothing must not pass silently: ``regressions -b nosuch`` 
 change points" and exiting 0 would let a misspelled CI gate never fire. `check` looks the
 filters of a `history.selector.Selector` up in an open store and raises `NoMatchError`
 (exit 2) naming the filter that matches nothing, with "did you mean …" from the values the
-store holds. `history.interface.Reader.check` calls it before every command's query. Dates
+store holds. `history.reader.Reader.check` calls it before every command's query. Dates
 are the exception: a range without runs (``--since`` tomorrow) is an empty answer, an empty
 table with exit 0, not an error.
 """

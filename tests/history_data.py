@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -154,8 +155,6 @@ def standard_history(directory: Path, db: Path | None = None) -> Path:
     * ``feat`` on GPU A, forked at ``main-24``: 2 commits, t1 4 % slower than main, t2 added;
     * ``copy2``, a second algorithm on main GPU A, 6 commits.
     """
-    from primbench.history.ingest import ingest
-
     db = db or directory / "history.duckdb"
     main = noisy_levels(30, specs=3, cv=0.002, seed=11)
     for i, row in enumerate(main):
@@ -178,3 +177,38 @@ def standard_history(directory: Path, db: Path | None = None) -> Path:
     report = ingest(files, db)
     assert not report.errors, report.errors
     return db
+
+
+# --------------------------------------------------------------------------- store helpers
+
+
+def ingest(paths: Any, db: Any = None, *, wait_secs: float | None = None, progress: Any = None,
+           overrides: Any = None) -> Any:
+    """Ingest into the store at `db` (a DuckDB file, a folder of parts, a URL) through `open_store`."""
+    from primbench.history.storage.contract import open_store
+
+    return open_store(db, wait_secs=wait_secs).ingest(paths, progress=progress, overrides=overrides)
+
+
+def ingest_shared(paths: Any, directory: Any, *, runner: str | None = None, progress: Any = None,
+                  overrides: Any = None) -> Any:
+    """Ingest as `runner`'s Parquet parts under `directory` (made if need be)."""
+    from primbench.history.storage.parquet import ParquetStore
+
+    return ParquetStore(directory, runner=runner).ingest(paths, progress=progress, overrides=overrides)
+
+
+def merge(source: Any, db: Any = None, *, wait_secs: float | None = None) -> Any:
+    """Merge the store `source` into the store at `db`."""
+    from primbench.history.storage.contract import open_store
+
+    return open_store(db, wait_secs=wait_secs).merge(source)
+
+
+@contextlib.contextmanager
+def open_for_query(db: Any = None, *, wait_secs: float | None = None) -> Iterator[Any]:
+    """The raw read-only DuckDB connection of the store at `db` (for direct SQL in tests)."""
+    from primbench.history.storage.contract import open_store
+
+    with open_store(db, wait_secs=wait_secs).read() as reader:
+        yield reader.con

@@ -144,9 +144,23 @@ def test_each_history_command_is_a_module_level_function_of_the_cli() -> None:
 def test_both_stores_implement_the_whole_interface() -> None:
     import inspect
 
-    from primbench.history.interface import Store
-    from primbench.history.stores import DuckDBStore, ParquetStore
+    from primbench.history.storage.contract import Store, backends
 
-    assert Store.__abstractmethods__ >= {"ingest", "info", "migrate"}
-    for kind in (DuckDBStore, ParquetStore):
+    assert Store.__abstractmethods__ >= {"claims", "writer", "connect", "info", "migrate"}
+    for kind in backends():
         assert issubclass(kind, Store) and not inspect.isabstract(kind)
+
+
+def test_the_history_module_table_matches_the_code() -> None:
+    """docs/architecture.md's table of what each history/ module holds names every module
+    (history/*.py and history/storage/*.py) and nothing that is not there."""
+    import re
+
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = text.split("## history (`history/`", 1)[1].split("\n## ", 1)[0]
+    table = [line for line in section.splitlines() if line.startswith("| `")]
+    listed = {name for line in table for name in re.findall(r"`([\w/]+\.py)`", line.split("|")[1])}
+    present = {str(p.relative_to(ROOT / "history")) for p in (ROOT / "history").rglob("*.py")
+               if p.name != "__init__.py" and "vendor" not in p.parts}
+    assert listed == present, (sorted(present - listed), sorted(listed - present))
+    assert "storage/postgres.py" in listed and len(listed) > 20

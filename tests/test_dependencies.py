@@ -1,6 +1,8 @@
 """Every third-party library a module imports is declared where its users install it
 (pyproject.toml): the harness and the CLI in the dependencies, compare in the ``compare``
-extra, history in the ``history`` extra, GPU runtimes and monitoring in each GPU extra.
+extra, history in the ``history`` extra (a backend's driver in the extra of the backend's name:
+``history/storage/postgres.py``'s psycopg in ``postgres``), GPU runtimes and monitoring in each
+GPU extra.
 
 Imports are read from the source, at the top of a module and inside functions alike, and so
 are the names handed to `history.deps.require` and `importlib.import_module`."""
@@ -75,6 +77,13 @@ def _used() -> dict[str, dict[str, set[str]]]:
     return used
 
 
+def _backend(file: str) -> str:
+    """A history backend's module (``history/storage/postgres.py``) may import its driver from
+    the extra of its own name (``postgres``); '' for any other file."""
+    parts = Path(file).parts
+    return parts[2].removesuffix(".py") if parts[:2] == ("history", "storage") and len(parts) == 3 else ""
+
+
 def _installs(module: str, listed: list[str]) -> bool:
     return bool(DISTRIBUTIONS.get(module, {module.lower()}) & set(listed))
 
@@ -88,7 +97,8 @@ def test_every_import_is_declared_where_its_users_install_it() -> None:
                 ok = all(_installs(module, deps[extra]) for extra in GPU_MODULES[module])
             else:
                 extra = deps[layer] if layer in ("compare", "history") else []
-                ok = _installs(module, deps["dependencies"] + extra)
+                ok = _installs(module, deps["dependencies"] + extra) or all(
+                    _installs(module, deps.get(_backend(f), [])) for f in files)
             if not ok:
                 missing.append(f"{module} ({layer}: {', '.join(sorted(files))})")
     assert not missing, "imported but not declared: " + "; ".join(missing)

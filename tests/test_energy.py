@@ -156,8 +156,7 @@ def test_rounds_too_short_for_the_counter_make_an_energy_row_inconclusive(tmp_pa
 
 def test_history_keeps_the_energy_in_the_stored_document(tmp_path: Path) -> None:
     pytest.importorskip("duckdb")
-    from primbench.history.access import open_for_query
-    from primbench.history.ingest import ingest
+    from tests.history_data import ingest, open_for_query
 
     run(tmp_path, FakeDevice(1.0, power_watts=300.0), "--min-secs", "2")
     db = tmp_path / "h.duckdb"
@@ -252,8 +251,8 @@ def test_amd_smi_reads_the_energy_count_times_its_resolution(count: Any, joules:
 def test_history_compare_on_energy_reads_the_stored_documents(tmp_path: Path) -> None:
     pytest.importorskip("duckdb")
     from primbench.history.branch_compare import branch_comparison
-    from primbench.history.ingest import ingest
     from primbench.history.selector import Selector
+    from tests.history_data import ingest
 
     for name, ms, commit in (("base.json", 1.0, "a" * 40), ("head.json", 1.1, "b" * 40)):
         run(tmp_path, FakeDevice(ms, power_watts=300.0), "--min-secs", "8", "--rounds", "4", "--branch", "main",

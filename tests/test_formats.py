@@ -17,10 +17,10 @@ from typer.testing import CliRunner
 
 from primbench.cli import app
 from primbench.formats import FORMATS
-from primbench.history.access import open_for_query
-from primbench.history.ingest import full_commit, ingest
+from primbench.history.storage.ingest import full_commit
 from primbench.results import Results, ResultsFileError, load_results, parse_results, results_from_dict
 from tests import fuzz
+from tests.history_data import ingest, open_for_query
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "tests" / "formats"
@@ -326,7 +326,8 @@ def test_hostile_keys_and_names_in_a_foreign_file_stay_one_line(tmp_path: Path) 
 
 
 def test_a_short_hash_becomes_the_full_one_of_a_shared_folder(tmp_path: Path) -> None:
-    from primbench.history.shared import dataset_commits, ingest_shared
+    from primbench.history.storage.parquet import dataset_commits
+    from tests.history_data import ingest_shared
 
     full = "3f2a9c1e5d7b9a0c1e2f3a4b5c6d7e8f9a0b1c2d"
     doc = json.loads((SAMPLES / "cpp-4.0.0-seed.json").read_text())

@@ -26,11 +26,11 @@ from primbench.history.branch_compare import (
 )
 from primbench.history.errors import HistoryError
 from primbench.history.forkpoint import ForkPoint, given
-from primbench.history.ingest import ingest
-from primbench.history.interface import Reader
+from primbench.history.reader import Reader
 from primbench.history.selector import Selector as S
-from primbench.history.stores import open_store
+from primbench.history.storage.contract import open_store
 from tests import history_data as hd
+from tests.history_data import ingest
 
 SMALL = {"size": 1048576}
 UNKNOWN = ForkPoint(None)

@@ -133,7 +133,7 @@ def test_missing_store_and_newer_schema_exit_2(tmp_path: Path) -> None:
     f = hd.write(tmp_path / "r.json", hd.document([1e12], commit=hd.sha("n")))
     db = tmp_path / "h.duckdb"
     run("ingest", str(f), "--db", str(db))
-    from primbench.history.store import connect
+    from primbench.history.storage.duckdb_file import connect
 
     con = connect(db, read_only=False)
     con.execute("INSERT INTO schema_migrations VALUES (42, 'future', current_timestamp)")
@@ -143,8 +143,8 @@ def test_missing_store_and_newer_schema_exit_2(tmp_path: Path) -> None:
 
 
 def test_migrate_and_info(tmp_path: Path) -> None:
-    from primbench.history import schema
-    from primbench.history.store import connect
+    from primbench.history.storage import schema
+    from primbench.history.storage.duckdb_file import connect
 
     db = tmp_path / "old.duckdb"
     con = connect(db, read_only=False)

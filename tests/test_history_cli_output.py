@@ -88,7 +88,7 @@ def _long_name_store(tmp_path: Path) -> Path:
     name = "type: " + "very_long_template_argument_" * 3 + "end"
     levels = [{name: v[0], "type: short": v[1]} for v in hd.noisy_levels(12, specs=2, shifts={6: -0.05}, seed=3)]
     files = hd.branch_series(tmp_path / "in", levels)
-    from primbench.history.ingest import ingest
+    from tests.history_data import ingest
 
     db = tmp_path / "h.duckdb"
     assert not ingest(files, db).errors
@@ -143,6 +143,24 @@ def test_a_piped_table_is_capped_with_a_note(monkeypatch: pytest.MonkeyPatch) ->
         buf = io.StringIO()
         tables.render(rows, SERIES_COLUMNS, _cell, console=Console(file=buf, force_terminal=force, width=80))
     assert "9,000 of 10,000 rows not shown" in buf.getvalue()  # a pipe: PIPE_LIMIT rows
+
+
+# --------------------------------------------------------------------------- 6: long work
+
+
+def test_ingest_reports_progress_per_file(tmp_path: Path) -> None:
+    from tests.history_data import ingest
+
+    files = hd.branch_series(tmp_path / "in", hd.noisy_levels(5, specs=2))
+    seen: list[tuple[int, int]] = []
+    ingest(files, tmp_path / "h.duckdb", progress=lambda done, total: seen.append((done, total)))
+    assert seen[0] == (0, 5) and seen[-1] == (5, 5) and len(seen) == 6
+
+
+def test_progress_bars_stay_out_of_pipes(tmp_path: Path) -> None:
+    files = hd.branch_series(tmp_path / "in", hd.noisy_levels(3, specs=2))
+    code, out, err = run("ingest", *map(str, files), "--db", str(tmp_path / "h.duckdb"), env=terminal(80))
+    assert code == 0 and err == "" and "3 run(s) stored" in ANSI.sub("", out)
 
 
 def test_the_commit_axis_is_built_in_linear_time() -> None:
@@ -209,7 +227,7 @@ def test_branches_tells_two_gpus_of_one_model_apart(db: Path) -> None:
 
 
 def _two_sizes(tmp_path: Path) -> Path:
-    from primbench.history.ingest import ingest
+    from tests.history_data import ingest
 
     files = []
     for i, v in enumerate(hd.noisy_levels(8, specs=1, shifts={4: -0.05}, seed=2)):
@@ -238,7 +256,7 @@ def test_plot_without_config_draws_each_config_on_its_own_chart(tmp_path: Path) 
 
 
 def test_history_compare_refuses_a_base_of_another_config(tmp_path: Path) -> None:
-    from primbench.history.ingest import ingest
+    from tests.history_data import ingest
 
     files = [hd.write(tmp_path / "in" / f"m{i}.json",
                       hd.document([1e12], commit=hd.sha(f"m{i}"), settings={"size": 1048576},

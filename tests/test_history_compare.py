@@ -11,10 +11,10 @@ import pytest
 from primbench.history.branch_compare import branch_comparison, compare_branch
 from primbench.history.errors import HistoryError
 from primbench.history.forkpoint import from_git
-from primbench.history.ingest import ingest
 from primbench.history.selector import Selector as S
 from primbench.history.variability import robust_cv
 from tests import history_data as hd
+from tests.history_data import ingest
 
 
 @pytest.fixture(scope="module")
@@ -141,7 +141,7 @@ def test_fork_point_from_git(tmp_path: Path) -> None:
 
 
 def test_results_rebuilt_from_the_store_match_the_files(tmp_path: Path) -> None:
-    from primbench.history.stores import open_store
+    from primbench.history.storage.contract import open_store
     from primbench.results import load_results
 
     f = hd.write(tmp_path / "r.json", hd.document([1e12, 2e12], commit=hd.sha("c"), batches=2))

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from primbench.history.access import open_for_query
 from tests import history_data as hd
+from tests.history_data import open_for_query
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -21,7 +21,7 @@ def _start(db: Path, files: list[Path], at: float) -> subprocess.Popen[str]:
     code = textwrap.dedent(f"""
         import json, sys, time
         sys.path.insert(0, {str(ROOT)!r})
-        from primbench.history.ingest import ingest
+        from tests.history_data import ingest
         files = {[str(f) for f in files]!r}
         while time.time() < {at!r}:
             time.sleep(0.001)

@@ -16,11 +16,11 @@ from primbench.cli import app
 from primbench.history.branch_compare import branch_comparison
 from primbench.history.changepoints import detect
 from primbench.history.errors import HistoryError
-from primbench.history.ingest import ingest
 from primbench.history.selector import Selector as S
-from primbench.history.stores import open_store
+from primbench.history.storage.contract import open_store
 from primbench.history.trends import SERIES_KEYS, per_commit
 from tests import history_data as hd
+from tests.history_data import ingest
 
 SMALL = {"size": 1048576}  # --size 1MiB
 CHAR = "type: char"

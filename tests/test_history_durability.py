@@ -12,16 +12,16 @@ import pytest
 from typer.testing import CliRunner
 
 from primbench.cli import app
-from primbench.history import ingest as ingest_mod
-from primbench.history import schema
-from primbench.history.access import open_for_query
 from primbench.history.errors import HistoryError, HistoryWarning
-from primbench.history.ingest import _insert_atomically, ingest, stage_files
 from primbench.history.selector import Selector as S
-from primbench.history.shared import ingest_shared, parts
-from primbench.history.store import _check_backing_file, connect
-from primbench.history.stores import open_store
+from primbench.history.storage import ingest as ingest_mod
+from primbench.history.storage import schema
+from primbench.history.storage.contract import open_store
+from primbench.history.storage.duckdb_file import DuckDBWriter, check_backing_file, connect
+from primbench.history.storage.ingest import stage_files, write_atomically
+from primbench.history.storage.parquet import parts
 from tests import history_data as hd
+from tests.history_data import ingest, ingest_shared, open_for_query
 
 
 def invoke(*args: str):
@@ -50,7 +50,7 @@ def test_a_file_that_is_not_a_duckdb_database_is_refused(tmp_path, suffix):
 def test_a_connection_with_no_backing_file_is_refused(tmp_path):
     con = duckdb.connect(":memory:")
     with pytest.raises(HistoryError, match="in-memory"):
-        _check_backing_file(con, tmp_path / "x.json")
+        check_backing_file(con, tmp_path / "x.json")
 
 
 def test_a_new_store_with_any_suffix_is_a_real_file(tmp_path):
@@ -110,10 +110,10 @@ def test_a_failed_commit_then_rollback_does_not_raise_again(tmp_path):
     con = connect(tmp_path / "h.duckdb", read_only=False)
     try:
         schema.migrate(con)
-        failed = _insert_atomically(_FailingCommit(con), staged, list(by_id))
+        written, failed = write_atomically(DuckDBWriter(_FailingCommit(con)), staged, list(by_id))  # type: ignore[arg-type]
     finally:
         con.close()
-    assert list(failed.values()) == ["TransactionContext Error: Failed to commit: disk full"]
+    assert list(failed.values()) == ["TransactionContext Error: Failed to commit: disk full"] and not written
 
 
 def test_an_index_of_2_to_the_31_or_more_is_stored(tmp_path):
@@ -130,14 +130,13 @@ def test_an_index_of_2_to_the_31_or_more_is_stored(tmp_path):
 def test_the_real_cause_of_a_failed_insert_is_named(tmp_path, monkeypatch):
     doc = hd.document([1e12], commit=hd.sha("i"))
     path = hd.write(tmp_path / "r.json", doc)
-    real = ingest_mod.Staged.frames
+    real = ingest_mod.Rows.frame
 
-    def frames(self, keep=None):
-        out = real(self, keep)
-        out["specializations"] = out["specializations"].assign(idx=2**70)  # too large for any column
-        return out
+    def frame(self, table):
+        out = real(self, table)
+        return out.assign(idx=2**70) if table == "specializations" else out  # too large for any column
 
-    monkeypatch.setattr(ingest_mod.Staged, "frames", frames)
+    monkeypatch.setattr(ingest_mod.Rows, "frame", frame)
     report = ingest([path], tmp_path / "h.duckdb")
     message = report.errors[0].message
     assert "aborted" not in message and "\n" not in message

@@ -9,12 +9,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from primbench.history.access import open_for_query
-from primbench.history.ingest import ingest, run_id_of
-from primbench.history.schema import SCHEMA_VERSION
-from primbench.history.store import open_for_write
+from primbench.history.storage.duckdb_file import open_for_write
+from primbench.history.storage.ingest import run_id_of
+from primbench.history.storage.schema import SCHEMA_VERSION
 from primbench.results import KNOWN_VERSIONS
 from tests import history_data as hd
+from tests.history_data import ingest, open_for_query
 
 
 def _count(db: Path, table: str) -> int:

@@ -14,10 +14,10 @@ import pytest
 from typer.testing import CliRunner
 
 from primbench.cli import app
-from primbench.history.ingest import ingest
 from primbench.history.selector import Selector as S
-from primbench.history.stores import open_store
+from primbench.history.storage.contract import open_store
 from tests import history_data as hd
+from tests.history_data import ingest
 
 runner = CliRunner()
 CALLS = 320  # kernel calls of every synthetic specialization (32 per batch, 10 batches)

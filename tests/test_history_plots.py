@@ -12,7 +12,7 @@ from primbench.history.errors import HistoryError
 from primbench.history.plots import file_name, plot_series, trend_figure
 from primbench.history.report import write_report
 from primbench.history.selector import Selector as S
-from primbench.history.stores import open_store
+from primbench.history.storage.contract import open_store
 from tests import history_data as hd
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -88,7 +88,7 @@ def test_html_report_for_main_lists_the_change_point(db: Path, tmp_path: Path) -
 def test_html_report_escapes_names(tmp_path: Path) -> None:
     evil = "<script>alert(1)</script>"
     files = hd.branch_series(tmp_path / "in", [{evil: 1e12}] * 3, branch=evil)
-    from primbench.history.ingest import ingest
+    from tests.history_data import ingest
 
     ingest(files, tmp_path / "s.duckdb")
     report = write_report(tmp_path / "s.duckdb", S(branch=evil), tmp_path / "r.html", base=evil)
@@ -115,8 +115,8 @@ def test_png_charts_have_no_offset_axis_and_are_drawn_at_2x(db: Path) -> None:
 def test_report_headline_and_short_series_and_p_without_variability(tmp_path: Path) -> None:
     """The headline answers first; a series of one or two commits is a table row, not a chart; a
     p-value is — where there was no variability to test against."""
-    from primbench.history.ingest import ingest
     from primbench.history.report import _p_text, _Verdict
+    from tests.history_data import ingest
 
     files = hd.branch_series(tmp_path / "in", [{"type: a": 1e12}] * 2)
     ingest(files, tmp_path / "s.duckdb")

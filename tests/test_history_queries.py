@@ -1,5 +1,5 @@
 """Every query, on a real DuckDB file with a known story (tests/history_data.standard_history),
-through the store's interface (`history.interface.Store`) and one `Selector`."""
+through the store's interface (`history.storage.contract.Store`) and one `Selector`."""
 
 from __future__ import annotations
 
@@ -11,9 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from primbench.errors import UsageError
-from primbench.history.interface import Store
 from primbench.history.selector import Selector as S
-from primbench.history.stores import open_store
+from primbench.history.storage.contract import Store, open_store
 from primbench.history.trends import per_commit
 from tests import history_data as hd
 
@@ -127,8 +126,8 @@ def test_names(db: Store) -> None:
 
 
 def test_a_reader_runs_every_query_on_one_connection(db: Store) -> None:
-    from primbench.history.access import open_for_query
-    from primbench.history.stores import reading
+    from primbench.history.storage.contract import reading
+    from tests.history_data import open_for_query
 
     with db.read() as r:
         assert len(r.runs(S(branch="feat"))) == 2
@@ -146,7 +145,7 @@ def test_any_branch_and_name_round_trip_as_parameters(tmp_path: Path, branch: st
     db = tmp_path / f"h{abs(hash((branch, name)))}.duckdb"
     files = hd.branch_series(tmp_path / f"in{abs(hash((branch, name)))}", [{name: 1e12}, {name: 1.1e12}],
                              branch=branch, prefix="x")
-    from primbench.history.ingest import ingest
+    from tests.history_data import ingest
 
     assert not ingest(files, db).errors
     store = open_store(db)

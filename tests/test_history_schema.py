@@ -7,14 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from primbench.history import schema
-from primbench.history.access import open_for_query
 from primbench.history.errors import SchemaError
-from primbench.history.ingest import ingest
-from primbench.history.store import connect
-from primbench.history.stores import open_store
+from primbench.history.storage import schema
+from primbench.history.storage.contract import open_store
+from primbench.history.storage.duckdb_file import connect
 from primbench.results import load_results
 from tests import history_data as hd
+from tests.history_data import ingest, open_for_query
 
 
 def _runs(tmp_path: Path, n: int = 2) -> list[Path]:
@@ -33,14 +32,16 @@ def test_fresh_store_is_at_the_latest_version(tmp_path: Path) -> None:
 def _fill_as_old_writer(db: Path, files: list[Path]) -> None:
     """Store runs as a writer of schema 1 or 2 did: the tables' rows without runs.config_key (and
     specializations.gpu_seconds_per_call, which came with schema 5)."""
-    from primbench.history.ingest import Staged
+    from primbench.history.storage.ingest import Staged
 
     staged = Staged()
     for f in files:
         staged.add(load_results(f), str(f), dt.datetime.now(dt.UTC))
     con = connect(db, read_only=False)
     try:
-        for table, df in staged.frames().items():
+        rows = staged.rows()
+        for table in schema.TABLES:
+            df = rows.frame(table)
             if df.empty:
                 continue
             con.register("_old", df.drop(columns=["config_key", "gpu_seconds_per_call"], errors="ignore"))

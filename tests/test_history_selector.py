@@ -10,10 +10,10 @@ import pytest
 
 from primbench.errors import UsageError
 from primbench.history import selection
-from primbench.history.ingest import ingest
 from primbench.history.selector import FILTERS, Selector, Where, gpu_clause, instant
-from primbench.history.stores import open_store
+from primbench.history.storage.contract import open_store
 from tests import history_data as hd
+from tests.history_data import ingest
 
 NO_SERIAL = {"name": "NVIDIA H200", "arch": "sm_90", "pci_bus_id": "00000000:00:07.0"}  # key: name@bus
 

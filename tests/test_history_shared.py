@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from primbench.history.access import open_for_query
 from primbench.history.errors import HistoryError
 from primbench.history.selector import Selector as S
-from primbench.history.shared import ingest_shared, merge, runner_name
-from primbench.history.store import connect
-from primbench.history.stores import open_store
+from primbench.history.storage.contract import open_store
+from primbench.history.storage.duckdb_file import connect
+from primbench.history.storage.parquet import runner_name
 from tests import history_data as hd
+from tests.history_data import ingest_shared, merge, open_for_query
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,7 +46,7 @@ def test_the_same_run_written_by_two_runners_counts_once(tmp_path: Path) -> None
     shared = tmp_path / "shared"
     files = hd.branch_series(tmp_path / "a", hd.noisy_levels(3, specs=2))
     # both runners check the dataset before either writes: both write the runs
-    from primbench.history import shared as shared_mod
+    from primbench.history.storage import parquet as shared_mod
 
     ingest_shared(files, shared, runner="r1")
     original = shared_mod.dataset_run_ids
@@ -85,7 +85,7 @@ def test_runners_writing_at_the_same_moment_lose_nothing(tmp_path: Path) -> None
         code = textwrap.dedent(f"""
             import sys, time
             sys.path.insert(0, {str(ROOT)!r})
-            from primbench.history.shared import ingest_shared
+            from tests.history_data import ingest_shared
             files = {[str(f) for f in files]!r}
             while time.time() < {at!r}:
                 time.sleep(0.001)

@@ -11,19 +11,20 @@ from pathlib import Path
 import pytest
 
 from primbench.errors import MissingDependencyError
-from primbench.history.access import open_for_query
 from primbench.history.errors import HistoryError, StoreLockedError, StoreMissingError
-from primbench.history.ingest import ingest
-from primbench.history.store import DEFAULT_DB, connect, resolve_db, resolve_wait
+from primbench.history.storage.contract import DEFAULT_DB, resolve_db
+from primbench.history.storage.duckdb_file import connect, resolve_wait
 from tests import history_data as hd
+from tests.history_data import ingest, open_for_query
 
 
 def test_default_path_env_and_option(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("PRIMBENCH_HISTORY_DB", raising=False)
-    assert resolve_db(None) == DEFAULT_DB == Path(".primbench/history.duckdb")
+    assert resolve_db(None) == str(DEFAULT_DB) == ".primbench/history.duckdb"  # a location: a string
     monkeypatch.setenv("PRIMBENCH_HISTORY_DB", str(tmp_path / "env.duckdb"))
-    assert resolve_db(None) == tmp_path / "env.duckdb"
-    assert resolve_db(tmp_path / "opt.duckdb") == tmp_path / "opt.duckdb"
+    assert resolve_db(None) == str(tmp_path / "env.duckdb")
+    assert resolve_db(tmp_path / "opt.duckdb") == str(tmp_path / "opt.duckdb")
+    assert resolve_db("postgresql://u@h/db") == "postgresql://u@h/db"  # never a Path: it would be postgresql:/u@h/db
 
 
 def test_default_store_is_created_under_cwd(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -119,7 +120,7 @@ def test_writer_waits_for_the_lock_and_then_stores(tmp_path: Path) -> None:
 
 def test_importing_primbench_does_not_import_analysis_libraries() -> None:
     code = ("import sys, primbench, primbench.cli, primbench.cli.history; "
-            "bad = [m for m in ('duckdb', 'pandas', 'scipy', 'matplotlib', 'primbench.history.store') "
+            "bad = [m for m in ('duckdb', 'pandas', 'scipy', 'matplotlib', 'primbench.history.storage.duckdb_file') "
             "if m in sys.modules]; "
             "print(bad)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -149,8 +150,8 @@ def test_a_writer_makes_a_new_store_whole_before_it_appears(tmp_path: Path) -> N
     """A writer's new store is at the latest schema the moment it exists (a writer killed while
     migrating leaves no store, never one a reader must migrate); a bare read-write connect
     still makes an empty file, for tools that build old stores."""
-    from primbench.history import schema
-    from primbench.history.store import open_for_write
+    from primbench.history.storage import schema
+    from primbench.history.storage.duckdb_file import open_for_write
 
     with open_for_write(tmp_path / "w.duckdb") as con:
         assert schema.stored_version(con) == schema.SCHEMA_VERSION

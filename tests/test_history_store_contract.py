@@ -1,5 +1,6 @@
-"""The `Store` contract: a DuckDB file and a folder of Parquet parts, given the same results
-files, take them and answer every query the same way (real files in tmp_path, real DuckDB)."""
+"""The `Store` contract: a DuckDB file, a folder of Parquet parts and a PostgreSQL database,
+given the same results files, take them and answer every query the same way (real files in
+tmp_path, real DuckDB, a real PostgreSQL server: `tests/postgres_server.py`)."""
 
 from __future__ import annotations
 
@@ -10,18 +11,42 @@ import pandas as pd
 import pytest
 
 from primbench.history.errors import StoreMissingError
-from primbench.history.interface import Reader, Store
-from primbench.history.schema import SCHEMA_VERSION
+from primbench.history.reader import Reader
 from primbench.history.selection import NoMatchError
 from primbench.history.selector import Selector as S
-from primbench.history.stores import DuckDBStore, ParquetStore, open_store, reading
+from primbench.history.storage.contract import Store, open_store, reading
+from primbench.history.storage.duckdb_file import DuckDBStore
+from primbench.history.storage.parquet import ParquetStore
+from primbench.history.storage.postgres import PostgresStore
+from primbench.history.storage.schema import SCHEMA_VERSION
 from tests import history_data as hd
+from tests import postgres_server as pg
 
-KINDS = ["duckdb", "parquet"]
+#: Every backend, by the name the tests give it: each runs every test of this file.
+BACKENDS: dict[str, type[Store]] = {"duckdb": DuckDBStore, "parquet": ParquetStore, "postgres": PostgresStore}
+KINDS = list(BACKENDS)
 
 
-def _make(kind: str, where: Path) -> Store:
-    return DuckDBStore(where / "h.duckdb") if kind == "duckdb" else ParquetStore(where / "parts", runner="r1")
+def _make(kind: str, where: Path, request: pytest.FixtureRequest) -> Store:
+    if kind == "duckdb":
+        return DuckDBStore(where / "h.duckdb")
+    if kind == "parquet":
+        return ParquetStore(where / "parts", runner="r1")
+    return PostgresStore(pg.fresh_database(request.getfixturevalue("postgres_server")))
+
+
+def _subclasses(cls: type) -> set[type]:
+    out = set()
+    for sub in cls.__subclasses__():
+        out |= {sub, *_subclasses(sub)}
+    return out
+
+
+def test_every_store_of_the_product_is_in_this_contract_test() -> None:
+    from primbench.history.storage.contract import backends
+
+    product = {c for c in _subclasses(Store) if c.__module__.startswith("primbench.")}
+    assert set(backends()) == product == set(BACKENDS.values())
 
 
 def _files(directory: Path) -> list[Path]:
@@ -34,13 +59,13 @@ def _files(directory: Path) -> list[Path]:
 
 @pytest.fixture(params=KINDS)
 def empty(request: pytest.FixtureRequest, tmp_path: Path) -> Store:
-    return _make(request.param, tmp_path)
+    return _make(request.param, tmp_path, request)
 
 
 @pytest.fixture(scope="module", params=KINDS)
 def full(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Store:
     where = tmp_path_factory.mktemp(request.param)
-    store = _make(request.param, where)
+    store = _make(request.param, where, request)
     report = store.ingest(_files(where / "in"))
     assert len(report.stored) == 14 and not report.errors
     return store
@@ -64,7 +89,7 @@ def test_ingest_is_idempotent_and_names_a_bad_file(empty: Store, tmp_path: Path)
 
 
 def test_open_store_finds_the_kind_from_the_path(full: Store) -> None:
-    found = open_store(full.path)
+    found = open_store(full.location)
     assert type(found) is type(full) and found.kind == full.kind
     assert len(found.runs()) == 14
 
@@ -114,16 +139,17 @@ def test_info_migrate_and_export(full: Store, tmp_path: Path) -> None:
     assert full.migrate() == []  # at this primbench's schema already
     written = full.export_parquet(tmp_path / "export")
     assert written["runs"][1] == 14 and written["specializations"][1] == 28
-    with open_store(full.path).read() as r:  # any DuckDB reads the export
+    with open_store(full.location).read() as r:  # any DuckDB reads the export
         assert r.con.execute("SELECT count(DISTINCT run_id) FROM read_parquet(?)", [str(written["runs"][0])]
                              ).fetchone() == (14,)
 
 
-def test_both_kinds_answer_alike(tmp_path: Path) -> None:
+def test_every_kind_answers_alike(tmp_path: Path, request: pytest.FixtureRequest) -> None:
     files = _files(tmp_path / "in")
-    stores = [_make(kind, tmp_path) for kind in KINDS]
+    stores = [_make(kind, tmp_path, request) for kind in KINDS]
     for store in stores:
         store.ingest(files)
     frames = [(s.runs(), s.series(S(branch="main")), s.branches(), s.regressions(S(branch="main"))) for s in stores]
-    for a, b in zip(*frames, strict=True):
-        pd.testing.assert_frame_equal(a, b)
+    for other in frames[1:]:
+        for a, b in zip(frames[0], other, strict=True):
+            pd.testing.assert_frame_equal(a, b)

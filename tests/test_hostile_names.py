@@ -11,10 +11,10 @@ import pytest
 from typer.testing import CliRunner
 
 from primbench.cli import app
-from primbench.history.ingest import ingest
 from primbench.textsafe import md_escape, term_clean
 from tests import compare_data as cd
 from tests import history_data as hd
+from tests.history_data import ingest
 
 FORGED = "a\r| forged | row | x | y | z | 🔴 regression |"
 HTML = "<img src=x onerror=alert(1)></table><script>alert(1)</script>"

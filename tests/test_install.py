@@ -46,10 +46,10 @@ def test_the_wheel_installs_into_a_fresh_venv_and_runs(tmp_path: Path) -> None:
     # primbench is the only import name: compare/ and history/ of the repository are inside it
     assert top == ["primbench"]
     names = z_names
-    assert "primbench/compare/core.py" in names and "primbench/history/store.py" in names
+    assert "primbench/compare/core.py" in names and "primbench/history/storage/duckdb_file.py" in names
     assert "primbench/py.typed" in names
     assert "primbench = primbench.cli:main" in scripts
-    for extra in ("cuda12", "cuda13", "rocm", "compare", "history"):
+    for extra in ("cuda12", "cuda13", "rocm", "compare", "history", "postgres"):
         assert f"Provides-Extra: {extra}" in metadata
 
     env_dir = tmp_path / "venv"
@@ -63,7 +63,7 @@ def test_the_wheel_installs_into_a_fresh_venv_and_runs(tmp_path: Path) -> None:
     deps = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
     (Path(purelib) / "zz_test_deps.pth").write_text("\n".join(sorted(deps)) + "\n")
 
-    code = ("import importlib.util, primbench, primbench.compare.core, primbench.history.store; "
+    code = ("import importlib.util, primbench, primbench.compare.core, primbench.history.storage.duckdb_file; "
             "print(primbench.__file__, primbench.compare.core.__file__); "
             "print(importlib.util.find_spec('compare'), importlib.util.find_spec('history'))")
     where = _run(py, "-c", code, cwd=tmp_path)

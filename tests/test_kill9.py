@@ -16,12 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from primbench.history.access import open_for_query
 from primbench.history.errors import HistoryWarning
-from primbench.history.ingest import ingest
-from primbench.history.shared import quarantine
-from primbench.history.stores import open_store
+from primbench.history.storage.contract import open_store
+from primbench.history.storage.parquet import quarantine
 from tests import history_data as hd
+from tests.history_data import ingest, open_for_query
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -33,9 +32,9 @@ _WRITER = textwrap.dedent("""
     target = sys.argv[2]
     shared = sys.argv[3] == "shared"
     if shared:
-        from primbench.history.shared import ingest_shared
+        from tests.history_data import ingest_shared
     else:
-        from primbench.history.ingest import ingest
+        from tests.history_data import ingest
     print("ready", flush=True)
     while True:
         for i in range(0, len(files), 4):
@@ -98,6 +97,9 @@ def test_kill_9_during_parquet_writes_never_stops_readers(tmp_path):
     sources = [_files(tmp_path / f"in{i}", 12, f"w{i}") for i in range(4)]
     for _ in range(2):
         procs = [_start(src, shared, "shared", f"w{i}") for i, src in enumerate(sources)]
+        deadline = time.monotonic() + 60  # a loaded machine: the first part may take seconds
+        while not list(shared.glob("runs/*/*.parquet")) and time.monotonic() < deadline:
+            time.sleep(0.05)
         time.sleep(rng.uniform(0.5, 1.5))
         _kill(procs)
         with open_for_query(shared) as con:  # may warn, never fails

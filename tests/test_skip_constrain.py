@@ -232,8 +232,7 @@ def test_compare_says_skipped_neither_regression_nor_inconclusive(tmp_path: Path
 
 def test_history_ingest_leaves_skipped_specializations_out_of_the_series(tmp_path: Path) -> None:
     pytest.importorskip("duckdb")
-    from primbench.history.access import open_for_query
-    from primbench.history.ingest import ingest
+    from tests.history_data import ingest, open_for_query
 
     ex = executor(tmp_path)
     ex.queue(Constrained(lambda a: "skipped here" if a["block"] == 64 else None))

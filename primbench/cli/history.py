@@ -30,8 +30,8 @@ from primbench.textsafe import csv_cell, md_escape, term_clean
 
 T = TypeVar("T")
 
-DB_HELP = "History store: a DuckDB file, or a directory of Parquet parts (default $PRIMBENCH_HISTORY_DB, else " \
-          ".primbench/history.duckdb)."
+DB_HELP = "History store: a DuckDB file, a directory of Parquet parts, or a postgresql:// URL (default " \
+          "$PRIMBENCH_HISTORY_DB, else .primbench/history.duckdb)."
 CONFIG_HELP = ("Only runs of this config key (the settings that change results, e.g. 'size=1MiB' or "
                "'size=128MiB hot'; see the config_key column).")
 WAIT_HELP = "Seconds to wait while another process holds the store (default $PRIMBENCH_HISTORY_WAIT_SECS, else 60)."
@@ -88,7 +88,7 @@ def _call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     except Exception as exc:
         if not _store_error(exc):
             raise
-        from primbench.history.schema import one_line
+        from primbench.history.errors import one_line
 
         raise _fail(PrimbenchError(one_line(exc))) from None
     finally:  # outside catch_warnings: the others are shown as Python would have
@@ -318,7 +318,7 @@ def ingest(
                                       help="results files (primbench or C++ results.json, C++ CSV, NVBench, "
                                            "Google Benchmark or pytest-benchmark JSON), or directories searched "
                                            "for *.json and *.csv."),
-    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    db: str | None = typer.Option(None, "--db", metavar="PATH|URL", help=DB_HELP),
     shared: Path | None = typer.Option(None, "--shared", metavar="DIR",
                                        help="Write Parquet parts into DIR instead (many runners, no lock)."),
     runner: str | None = typer.Option(None, "--runner", help="Part-folder name for --shared (default: host)."),
@@ -355,7 +355,7 @@ def ingest(
 
 
 def runs(
-    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    db: str | None = typer.Option(None, "--db", metavar="PATH|URL", help=DB_HELP),
     branch: str | None = typer.Option(None, "--branch", "-b", help="Only runs of this branch."),
     gpu: str | None = typer.Option(None, "--gpu", help=GPU_HELP),
     algorithm: str | None = typer.Option(None, "--algorithm", "-a", help=ALGORITHM_HELP),
@@ -375,7 +375,7 @@ def runs(
 
 def series(
     name: str = typer.Argument(..., metavar="NAME", help="Specialization name, e.g. 'type: char'."),
-    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    db: str | None = typer.Option(None, "--db", metavar="PATH|URL", help=DB_HELP),
     branch: str = typer.Option("main", "--branch", "-b", help=SERIES_BRANCH_HELP),
     algorithm: str | None = typer.Option(None, "--algorithm", "-a", help=ALGORITHM_HELP),
     gpu: str | None = typer.Option(None, "--gpu", help=GPU_HELP),
@@ -397,7 +397,7 @@ def series(
 
 
 def branches(
-    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    db: str | None = typer.Option(None, "--db", metavar="PATH|URL", help=DB_HELP),
     gpu: str | None = typer.Option(None, "--gpu", help=GPU_HELP),
     algorithm: str | None = typer.Option(None, "--algorithm", "-a", help=ALGORITHM_HELP),
     config: str | None = typer.Option(None, "--config", metavar="KEY", help=CONFIG_HELP),
@@ -413,7 +413,7 @@ def branches(
 def compare(
     branch: str = typer.Argument(..., metavar="BRANCH", help="The branch whose latest run is the head."),
     base: str = typer.Option("main", "--base", help=BASE_HELP),
-    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    db: str | None = typer.Option(None, "--db", metavar="PATH|URL", help=DB_HELP),
     fork_point: str | None = typer.Option(None, "--fork-point", metavar="SHA",
                                           help="Commit where BRANCH left BASE (default: git merge-base, if here)."),
     use_git: bool = typer.Option(True, "--git/--no-git", help=GIT_HELP),
@@ -466,7 +466,7 @@ def compare(
 
 
 def regressions(
-    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    db: str | None = typer.Option(None, "--db", metavar="PATH|URL", help=DB_HELP),
     branch: str = typer.Option("main", "--branch", "-b", help=SERIES_BRANCH_HELP),
     name: str | None = typer.Option(None, "--name", help="One specialization only."),
     algorithm: str | None = typer.Option(None, "--algorithm", "-a", help=ALGORITHM_HELP),
@@ -507,7 +507,7 @@ def regressions(
 
 def plot(
     name: str | None = typer.Argument(None, metavar="[NAME]", help="Specialization (default: all of them)."),
-    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    db: str | None = typer.Option(None, "--db", metavar="PATH|URL", help=DB_HELP),
     out: Path = typer.Option(Path("history-plots"), "--out", "-o",
                              help="A .png file (with NAME), or a folder for one PNG per specialization."),
     branch: str = typer.Option("main", "--branch", "-b", help=SERIES_BRANCH_HELP),
@@ -529,7 +529,7 @@ def plot(
 
 
 def report(
-    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    db: str | None = typer.Option(None, "--db", metavar="PATH|URL", help=DB_HELP),
     branch: str = typer.Option("main", "--branch", "-b", help="The branch reported on."),
     base: str = typer.Option("main", "--base", help="The branch its latest run is compared against."),
     out: Path = typer.Option(Path("history-report.html"), "--out", "-o", help="The HTML file to write."),
@@ -558,8 +558,8 @@ def report(
 
 
 def merge(
-    source: Path = typer.Argument(..., metavar="DIR", help="Parquet parts written by ingest --shared."),
-    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    source: str = typer.Argument(..., metavar="DIR", help="Parquet parts written by ingest --shared (or any store)."),
+    db: str | None = typer.Option(None, "--db", metavar="PATH|URL", help=DB_HELP),
     wait_secs: float | None = typer.Option(None, "--wait-secs", help=WAIT_HELP),
 ) -> None:
     """Add the runs of a shared Parquet history to a DuckDB store (idempotent)."""
@@ -591,7 +591,7 @@ def quarantine(
 
 
 def migrate(
-    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    db: str | None = typer.Option(None, "--db", metavar="PATH|URL", help=DB_HELP),
     wait_secs: float | None = typer.Option(None, "--wait-secs", help=WAIT_HELP),
 ) -> None:
     """Bring a store to this primbench's schema version."""
@@ -600,7 +600,7 @@ def migrate(
 
 
 def info(
-    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    db: str | None = typer.Option(None, "--db", metavar="PATH|URL", help=DB_HELP),
     fmt: LineFormat = typer.Option(LineFormat.table, "--format", "-f", help="table (key: value lines) or json."),
 ) -> None:
     """The store's path, schema version, migrations and row counts."""
@@ -616,7 +616,7 @@ def export(
     parquet: Path = typer.Option(..., "--parquet", metavar="DIR",
                                  help="Folder to write runs.parquet, specializations.parquet, batches.parquet "
                                       "and schema_migrations.parquet into."),
-    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    db: str | None = typer.Option(None, "--db", metavar="PATH|URL", help=DB_HELP),
     fmt: LineFormat = typer.Option(LineFormat.table, "--format", "-f", help="table (lines) or json."),
 ) -> None:
     """Write every table of a store (a DuckDB file or a folder of Parquet parts) as one Parquet

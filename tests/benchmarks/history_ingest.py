@@ -2,7 +2,7 @@
 
 Run: ``python tests/benchmarks/history_ingest.py`` (writes history_ingest.txt beside it).
 Target (issue 6): under 10 s on the 2-core development machine, into a new DuckDB file.
-Timed: `history.ingest.ingest` of the directory (loading and validating every file with
+Timed: `history.storage.ingest.ingest_files` of the directory (loading and validating every file with
 `primbench.results.load_results`, hashing, staging, one write transaction), 3 times into a
 fresh file; then the same call again (all duplicates); the CLI once as a new process; and
 the multi-runner path (`ingest --shared`, Parquet parts).
@@ -24,10 +24,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from primbench.history.access import open_for_query  # noqa: E402
-from primbench.history.ingest import ingest, stage_files  # noqa: E402
-from primbench.history.shared import ingest_shared  # noqa: E402
+from primbench.history.storage.ingest import stage_files  # noqa: E402
 from tests import history_data as hd  # noqa: E402
+from tests.history_data import ingest, ingest_shared, open_for_query  # noqa: E402
 
 FILES = 1_000
 SPECS = 100

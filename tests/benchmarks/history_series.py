@@ -30,12 +30,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from primbench.history.access import open_for_query  # noqa: E402
-from primbench.history.ingest import ingest  # noqa: E402
 from primbench.history.selector import Selector  # noqa: E402
-from primbench.history.stores import open_store  # noqa: E402
+from primbench.history.storage.contract import open_store  # noqa: E402
 from primbench.history.trends import per_commit  # noqa: E402
 from tests import history_data as hd  # noqa: E402
+from tests.history_data import ingest, open_for_query  # noqa: E402
 
 RUNS = 10_000
 SPECS = 100

@@ -11,9 +11,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from primbench.history.ingest import ingest
 from primbench.history.report import write_report
 from primbench.history.selector import Selector
+from tests.history_data import ingest
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCE = REPO / "examples" / "results" / "h200" / "history" / "copy-1mib-ac43a54-1.json"

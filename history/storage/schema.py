@@ -1,4 +1,11 @@
-"""The store's schema and its migrations.
+"""The history's schema: its tables and their columns (every backend stores these), and the
+DuckDB file's numbered migrations.
+
+`TABLES` and `COLUMNS` are what every backend writes and every reader gets (a PostgreSQL
+server keeps the same tables, with its own migrations: `history.storage.postgres`).
+`SCHEMA_VERSION` is the version of that layout, recorded in every run (``runs.store_schema``).
+
+The DuckDB file's migrations:
 
 DuckDB has no built-in schema version, so the store keeps a table of applied migrations,
 ``schema_migrations(version, description, applied_at)``. Each migration runs in one
@@ -19,10 +26,33 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from primbench.history.errors import SchemaError
+from primbench.history.errors import SchemaError, one_line
 
 if TYPE_CHECKING:
     import duckdb
+
+
+RUN_COLUMNS = (
+    "run_id", "algorithm", "branch", "commit", "date", "date_text", "branch_source", "commit_source", "host",
+    "gpu_key", "gpu_name", "gpu_uuid", "gpu_serial", "gpu_pci_bus_id", "gpu_arch", "backend", "results_version",
+    "primbench_version", "python_version", "general", "settings", "flags", "custom_settings",
+    "specialization_count", "failures", "noise_timeouts", "document", "source_path", "ingested_at", "store_schema",
+    "config_key",
+)
+SPEC_COLUMNS = (
+    "run_id", "idx", "name", "algorithm", "meta", "bytes_per_second", "items_per_second", "bytes_per_item", "items",
+    "noise_percent", "noise_timeout", "elapsed_host_secs", "elapsed_gpu_secs", "kernel_calls_per_batch",
+    "ms_per_batch", "batch_count", "kernel_calls", "gpu_temp_start", "gpu_temp_end", "sm_clock_mhz",
+    "sm_clock_fraction", "sm_clock_below_expected", "sm_clock", "error", "extra", "gpu_seconds_per_call",
+)
+BATCH_COLUMNS = ("run_id", "idx", "batch", "batch_ms", "kernel_calls", "host_secs", "iterations_ms")
+#: The three tables every backend stores, with their columns in the order staged rows hold them.
+COLUMNS = {"runs": RUN_COLUMNS, "specializations": SPEC_COLUMNS, "batches": BATCH_COLUMNS}
+TABLES = ("runs", "specializations", "batches")
+#: Each table's key: a row is stored once per key (the same run from two runners counts once).
+KEYS = {"runs": ("run_id",), "specializations": ("run_id", "name"), "batches": ("run_id", "idx", "batch")}
+#: The JSON columns (DuckDB ``JSON``, PostgreSQL ``json``: kept as written).
+JSON_COLUMNS = frozenset({"general", "settings", "flags", "custom_settings", "document", "meta", "sm_clock", "extra"})
 
 
 @dataclass(frozen=True)
@@ -199,12 +229,6 @@ def rollback(con: duckdb.DuckDBPyConnection) -> None:
         con.execute("ROLLBACK")
 
 
-def one_line(exc: BaseException) -> str:
-    """An error message on one line (DuckDB's span several, with the SQL and a caret)."""
-    first = str(exc).strip().split("\n\nLINE ", 1)[0]
-    return " ".join(first.split()) or type(exc).__name__
-
-
 def _loads(text: Any) -> Any:
     if text is None:
         return None
@@ -255,7 +279,6 @@ MIGRATIONS: tuple[Migration, ...] = (
                  "runs; measurements with it", _V5_TIME, fill_time_per_call),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
-TABLES = ("runs", "specializations", "batches")
 
 _MIGRATIONS_TABLE = """
 CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -283,26 +306,30 @@ def stored_version(con: duckdb.DuckDBPyConnection) -> int:
     return int(row[0]) if row and row[0] is not None else 0
 
 
-def _too_new(version: int, latest: int, source: str) -> SchemaError:
+def too_new(version: int, latest: int, source: str) -> SchemaError:
+    """The error for a store of a newer schema than this primbench knows."""
     return SchemaError(
         f"{source}: the history store has schema version {version}, newer than this primbench "
         f"understands (up to {latest}): it was written by a newer primbench; upgrade primbench to read it"
     )
 
 
-def check_readable(con: duckdb.DuckDBPyConnection, source: str = "store",
-                   migrations: Sequence[Migration] = MIGRATIONS) -> int:
-    """For read-only use: the store must be exactly at this primbench's schema version."""
-    latest = migrations[-1].version
-    version = stored_version(con)
+def check_version(version: int, source: str = "store", latest: int = SCHEMA_VERSION) -> int:
+    """For read-only use: a store must be exactly at this primbench's schema version."""
     if version > latest:
-        raise _too_new(version, latest, source)
+        raise too_new(version, latest, source)
     if version < latest:
         raise SchemaError(
             f"{source}: the history store has schema version {version}, older than this primbench's "
             f"{latest}: run `primbench history migrate --db {source}` (or any ingest) to upgrade it"
         )
     return version
+
+
+def check_readable(con: duckdb.DuckDBPyConnection, source: str = "store",
+                   migrations: Sequence[Migration] = MIGRATIONS) -> int:
+    """For read-only use: the store must be exactly at this primbench's schema version."""
+    return check_version(stored_version(con), source, migrations[-1].version)
 
 
 def migrate(con: duckdb.DuckDBPyConnection, *, source: str = "store",
@@ -314,7 +341,7 @@ def migrate(con: duckdb.DuckDBPyConnection, *, source: str = "store",
     con.execute(_MIGRATIONS_TABLE)
     version = stored_version(con)
     if version > latest:
-        raise _too_new(version, latest, source)
+        raise too_new(version, latest, source)
     applied = []
     for m in migrations:
         if m.version <= version or (target is not None and m.version > target):

@@ -1,4 +1,5 @@
-"""History shared by many machines: a directory of Parquet parts, one writer per part.
+"""The Parquet folder backend: a directory of Parquet parts, one writer per part, shared by
+many machines (`ParquetStore`).
 
 A DuckDB file takes one writer at a time, and a file on a network share or in a CI cache
 is a poor place for a lock. So each runner writes its own Parquet files instead, and
@@ -8,7 +9,7 @@ nobody ever writes to a file someone else wrote::
     DIR/specializations/runner=NAME/part-<same>.parquet
     DIR/batches/runner=NAME/part-<same>.parquet
 
-``primbench history ingest FILES --shared DIR [--runner NAME]`` writes one part per table
+``primbench history ingest FILES --db DIR [--runner NAME]`` (or ``--shared DIR``) writes one part per table
 per call (to a temporary name, then renamed, specializations and batches before runs), with
 the same columns and types as the store's tables. Any number of runners may do this at the
 same time into the same directory (a shared file system, or parts gathered from CI
@@ -17,7 +18,7 @@ artifacts into one folder). Readers see the union:
 * every query command accepts ``--db DIR``: the parts are read with DuckDB's
   ``read_parquet(..., hive_partitioning = true, union_by_name = true)`` into an in-memory
   store, deduplicated by run id (the same run written by two runners counts once);
-* ``primbench history merge DIR --db FILE`` adds the runs a DuckDB store lacks.
+* ``primbench history merge DIR --db FILE`` adds the runs a DuckDB store (or any other) lacks.
 
 Parts record the schema version that wrote them (``runs.store_schema``); a dataset with a
 newer one is refused like a newer store.
@@ -33,36 +34,32 @@ import socket
 import time
 import uuid
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from primbench.history.errors import HistoryError, HistoryWarning
-from primbench.history.ingest import (
+from primbench.history.errors import HistoryError, HistoryWarning, StoreMissingError, one_line
+from primbench.history.selector import Selector
+from primbench.history.storage.contract import Store
+from primbench.history.storage.duckdb_file import DuckDBWriter, counts, memory
+from primbench.history.storage.schema import (
     COLUMNS,
-    IngestReport,
-    Overrides,
-    Progress,
-    _final,
-    _insert_atomically,
-    stage_files,
-)
-from primbench.history.schema import (
+    KEYS,
     SCHEMA_VERSION,
     TABLES,
     fill_config_keys,
     fill_time_per_call,
     migrate,
-    one_line,
     rollback,
 )
-from primbench.history.store import memory, open_for_write, resolve_db
 
 if TYPE_CHECKING:
     import duckdb
 
-_KEYS = {"runs": ("run_id",), "specializations": ("run_id", "name"), "batches": ("run_id", "idx", "batch")}
+    from primbench.history.storage.ingest import Rows
+
 STALE_SECS = 3600.0  # a temporary (or an orphan part) older than this was left by a writer that died
 QUARANTINE = "quarantine"
 
@@ -146,33 +143,41 @@ def _runs_column(directory: str | os.PathLike[str], column: str) -> set[str]:
     return values
 
 
-def ingest_shared(paths: Iterable[str | os.PathLike[str]], directory: str | os.PathLike[str], *,
-                  runner: str | None = None, progress: Progress | None = None,
-                  overrides: Overrides = Overrides()) -> IngestReport:
-    """Write the files' new runs as this runner's Parquet parts under `directory` (no lock);
-    `progress` is told of every file read. A staged short hash becomes the full hash it
-    abbreviates among the dataset's and the staged runs (parts already written are not
-    rewritten: a short hash stored before its full one arrived stays)."""
-    directory = Path(directory)
-    if directory.exists() and not directory.is_dir():
-        raise HistoryError(f"{directory}: --shared needs a directory, and this is a file")
-    staged, outcomes, by_id = stage_files(paths, progress, overrides)
-    staged.unify_commits(dataset_commits(directory) if by_id else ())
-    report = IngestReport(str(directory))
-    present = dataset_run_ids(directory) if by_id else set()
-    new = [r for r in by_id if r not in present]
-    failed: dict[str, str] = {}
-    if new:
-        con = memory()
-        try:
-            migrate(con, source=":memory:")
-            failed = _insert_atomically(con, staged, new)
-            if len(failed) < len(new):
-                _write_parts(con, directory, runner_name(runner))
-        finally:
-            con.close()
-    report.outcomes = [_final(o, present, failed) for o in outcomes]
-    return report
+class ParquetWriter:
+    """The `history.storage.ingest.Writer` of a Parquet folder: rows are gathered in an
+    in-memory store (each `write` a transaction there) and written as this runner's parts when
+    the writer closes without an error. A part is never rewritten, so short hashes already
+    written stay (`rename_commits` does nothing)."""
+
+    def __init__(self, directory: Path, runner: str) -> None:
+        self.directory = directory
+        self.runner = runner
+        self.con = memory()
+        migrate(self.con, source=":memory:")
+        self.pending = DuckDBWriter(self.con)
+        self._present: set[str] | None = None
+
+    def commits(self) -> set[str]:
+        return dataset_commits(self.directory)
+
+    def present(self, run_ids: Sequence[str]) -> set[str]:
+        if self._present is None:
+            self._present = dataset_run_ids(self.directory)
+        return {r for r in run_ids if r in self._present} | self.pending.present(run_ids)
+
+    def rename_commits(self, renames: Mapping[str, str]) -> None:
+        return None
+
+    def write(self, rows: Rows) -> set[str]:
+        return self.pending.write(rows)
+
+    def flush(self) -> None:
+        """Write what was gathered as this runner's parts (nothing if nothing was)."""
+        if counts(self.con)["runs"]:
+            write_parts(self.con, self.directory, self.runner)
+
+    def close(self) -> None:
+        self.con.close()
 
 
 def _fsync(path: Path) -> None:
@@ -202,7 +207,7 @@ def remove_stale_temporaries(directory: Path, *, max_age_secs: float = STALE_SEC
     return removed
 
 
-def _write_parts(con: duckdb.DuckDBPyConnection, directory: Path, runner: str) -> None:
+def write_parts(con: duckdb.DuckDBPyConnection, directory: Path, runner: str) -> None:
     """One part per table, each written to a temporary, fsynced, then renamed (runs last)."""
     remove_stale_temporaries(directory, runner=runner)
     stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
@@ -297,7 +302,7 @@ def load_dataset(con: duckdb.DuckDBPyConnection, directory: str | os.PathLike[st
             added = int(row[0]) if row else 0
             for table in TABLES:
                 cols = ", ".join(f'"{c}"' for c in COLUMNS[table])
-                keys = ", ".join(f'"{c}"' for c in _KEYS[table])
+                keys = ", ".join(f'"{c}"' for c in KEYS[table])
                 con.execute(
                     f"INSERT INTO {table} BY NAME SELECT {cols} FROM ("
                     f"  SELECT *, row_number() OVER (PARTITION BY {keys} ORDER BY _stem) AS _n FROM _stage_{table}"
@@ -382,20 +387,52 @@ def quarantine(directory: str | os.PathLike[str], *, max_age_secs: float = STALE
     return QuarantineReport(str(directory), moved, removed)
 
 
-@dataclass(frozen=True)
-class MergeReport:
-    source: str
-    target: str
-    added_runs: int
+class ParquetStore(Store):
+    """A folder of Parquet parts, one writer per part, no lock. Readers load the union of the
+    parts into memory, deduplicated by run id. `runner` names this writer's part folder
+    (default ``$PRIMBENCH_RUNNER``, else the host name). An existing directory is one."""
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"source": self.source, "target": self.target, "added_runs": self.added_runs}
+    kind = "Parquet dataset"
 
+    def __init__(self, location: str | os.PathLike[str], *, runner: str | None = None,
+                 wait_secs: float | None = None) -> None:
+        super().__init__(location, wait_secs=wait_secs)
+        self.path = Path(self.location)
+        self.runner = runner
 
-def merge(directory: str | os.PathLike[str], db: str | os.PathLike[str] | None = None, *,
-          wait_secs: float | None = None) -> MergeReport:
-    """Add a Parquet dataset's runs to a DuckDB store (idempotent)."""
-    target = resolve_db(db)
-    with open_for_write(target, wait_secs=wait_secs) as con:
-        added = load_dataset(con, directory)
-    return MergeReport(str(directory), str(target), added)
+    @classmethod
+    def claims(cls, location: str) -> bool:
+        return Path(location).is_dir()
+
+    @contextmanager
+    def writer(self) -> Iterator[ParquetWriter]:
+        if self.path.exists() and not self.path.is_dir():
+            raise HistoryError(f"{self.path}: a Parquet history needs a directory, and this is a file")
+        w = ParquetWriter(self.path, runner_name(self.runner))
+        try:
+            yield w
+            w.flush()
+        finally:
+            w.close()
+
+    def connect(self, *scope: Selector) -> duckdb.DuckDBPyConnection:
+        if not self.path.exists():
+            raise StoreMissingError(f"{self.path}: no such directory")
+        return open_dataset(self.path)
+
+    def info(self) -> dict[str, Any]:
+        con = self.connect()
+        try:
+            found = counts(con)
+        finally:
+            con.close()
+        return {"path": str(self.path), "kind": self.kind, "schema_version": SCHEMA_VERSION, **found}
+
+    def migrate(self) -> list[int]:
+        """Nothing to do: parts are never rewritten, and readers read those of any older schema."""
+        return []
+
+    def quarantine(self, *, max_age_secs: float | None = None, dry_run: bool = False) -> QuarantineReport:
+        """Move unreadable and orphan parts aside (`quarantine`)."""
+        return quarantine(self.path, max_age_secs=STALE_SECS if max_age_secs is None else max_age_secs,
+                          dry_run=dry_run)

@@ -1,58 +1,44 @@
-"""Ingest results files into the history store.
+"""Ingest: results files into staged rows, and the one orchestration that every backend's
+writer takes them through (`ingest_files`).
 
 * Every file is read by the one loader, `primbench.results.load_results`; a file it rejects
   (or one whose date cannot be read) is named with its field and stores nothing.
 * A run's identity is the SHA-256 of its canonical JSON (keys sorted, compact): the same run
   ingested twice, even re-indented or renamed, is stored once.
-* All files are parsed before the store is opened, so the write lock is held only for the
-  inserts. The new runs go in one transaction; should that fail, each file is retried in a
+* All files are parsed before the store is opened, so a writer holds the store only for the
+  inserts. The new runs go in one transaction; should that fail, each run is retried in a
   transaction of its own, so a file that cannot be stored is named and the others still are.
+
+A backend gives a `Writer` (`history.storage.contract.Store.writer`): it knows the stored
+commits and run ids, renames short hashes, and writes `Rows` in one transaction. Nothing
+else of ingest differs between a DuckDB file, a Parquet folder and a PostgreSQL server.
 """
 
 from __future__ import annotations
 
-import contextlib
 import datetime as _dt
 import functools
 import hashlib
 import json
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
 from primbench.errors import UsageError
 from primbench.formats import cpp_csv
-from primbench.history.schema import SCHEMA_VERSION, one_line, rollback
-from primbench.history.store import open_for_write, resolve_db
+from primbench.history.errors import HistoryError, one_line
+from primbench.history.storage.schema import BATCH_COLUMNS, COLUMNS, JSON_COLUMNS, SCHEMA_VERSION, SPEC_COLUMNS
 from primbench.resultconfig import config_key
 from primbench.results import Gpu, Results, ResultsFileError, Specialization, known, load_results
 
 if TYPE_CHECKING:
     import duckdb
     import pandas as pd
-
-RUN_COLUMNS = (
-    "run_id", "algorithm", "branch", "commit", "date", "date_text", "branch_source", "commit_source", "host",
-    "gpu_key", "gpu_name", "gpu_uuid", "gpu_serial", "gpu_pci_bus_id", "gpu_arch", "backend", "results_version",
-    "primbench_version", "python_version", "general", "settings", "flags", "custom_settings",
-    "specialization_count", "failures", "noise_timeouts", "document", "source_path", "ingested_at", "store_schema",
-    "config_key",
-)
-SPEC_COLUMNS = (
-    "run_id", "idx", "name", "algorithm", "meta", "bytes_per_second", "items_per_second", "bytes_per_item", "items",
-    "noise_percent", "noise_timeout", "elapsed_host_secs", "elapsed_gpu_secs", "kernel_calls_per_batch",
-    "ms_per_batch", "batch_count", "kernel_calls", "gpu_temp_start", "gpu_temp_end", "sm_clock_mhz",
-    "sm_clock_fraction", "sm_clock_below_expected", "sm_clock", "error", "extra", "gpu_seconds_per_call",
-)
-BATCH_COLUMNS = ("run_id", "idx", "batch", "batch_ms", "kernel_calls", "host_secs", "iterations_ms")
-COLUMNS = {"runs": RUN_COLUMNS, "specializations": SPEC_COLUMNS, "batches": BATCH_COLUMNS}
-
-# Columns staged as JSON text that need an explicit cast (the rest cast implicitly).
-_CASTS = {"iterations_ms": "CAST(CAST(iterations_ms AS JSON) AS DOUBLE[])"}
 
 _KNOWN_SPEC_KEYS = frozenset({
     "index", "name", "bytes_per_second", "items_per_second", "bytes_per_item", "items", "noise_timeout",
@@ -252,6 +238,31 @@ def _extra_fields(cls: type) -> tuple[tuple[str, str, Any], ...]:
                  if f.encode_name not in _KNOWN_SPEC_KEYS)
 
 
+class Rows:
+    """Rows for the three tables, column by column, in `history.storage.schema.COLUMNS` order
+    (what a `Writer` writes). JSON columns hold JSON text, ``batches.iterations_ms`` too."""
+
+    def __init__(self, columns: Mapping[str, Mapping[str, list[Any]]]) -> None:
+        self.columns = {table: {c: list(columns[table][c]) for c in COLUMNS[table]} for table in COLUMNS}
+
+    @property
+    def run_ids(self) -> list[str]:
+        return list(self.columns["runs"]["run_id"])
+
+    def count(self, table: str) -> int:
+        return len(self.columns[table]["run_id"])
+
+    def frame(self, table: str) -> pd.DataFrame:
+        """One table's rows as a DataFrame (what DuckDB inserts from)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.columns[table], columns=list(COLUMNS[table]))
+
+    def records(self, table: str) -> Iterable[tuple[Any, ...]]:
+        """One table's rows as tuples, in its columns' order (Python values, None for NULL)."""
+        return zip(*(self.columns[table][c] for c in COLUMNS[table]), strict=True)
+
+
 class Staged:
     """Rows for the three tables, column by column (fast to turn into DataFrames)."""
 
@@ -348,17 +359,16 @@ class Staged:
         known = {c for c in commits if c} | set(stored)
         commits[:] = [full_commit(c, known) for c in commits]
 
-    def frames(self, keep: set[str] | None = None) -> dict[str, pd.DataFrame]:
-        """One DataFrame per table, optionally only for the runs in `keep`."""
-        import pandas as pd
-
-        out = {}
+    def rows(self, keep: Iterable[str] | None = None) -> Rows:
+        """The staged rows, optionally only those of the runs in `keep`."""
+        wanted = None if keep is None else set(keep)
+        if wanted is None or wanted >= set(self.run_ids):
+            return Rows(self.columns)
+        out: dict[str, dict[str, list[Any]]] = {}
         for table, cols in self.columns.items():
-            df = pd.DataFrame(cols, columns=list(COLUMNS[table]))
-            if keep is not None:
-                df = df[df["run_id"].isin(keep)]
-            out[table] = df
-        return out
+            chosen = [i for i, r in enumerate(cols["run_id"]) if r in wanted]
+            out[table] = {c: [values[i] for i in chosen] for c, values in cols.items()}
+        return Rows(out)
 
 
 def _check_indexes(results: Results) -> None:
@@ -371,29 +381,6 @@ def _check_indexes(results: Results) -> None:
                                    f"duplicate index {s.index} (also specializations[{seen[s.index]}]); the history "
                                    "keys each specialization's batches by its index")
         seen[s.index] = i
-
-
-def insert_frames(con: duckdb.DuckDBPyConnection, frames: Mapping[str, pd.DataFrame]) -> None:
-    """Insert staged rows (inside the caller's transaction). Table names are constants."""
-    for table, df in frames.items():
-        if df.empty:
-            continue
-        select = ", ".join(_CASTS.get(c, f'"{c}"') + (f' AS "{c}"' if c in _CASTS else "") for c in COLUMNS[table])
-        con.register("_primbench_stage", df)
-        try:
-            con.execute(f"INSERT INTO {table} BY NAME SELECT {select} FROM _primbench_stage")
-        finally:
-            # in a transaction the INSERT aborted, unregistering fails too ("Current transaction is
-            # aborted"): that error must not replace the INSERT's, which names the real cause
-            with contextlib.suppress(Exception):
-                con.unregister("_primbench_stage")
-
-
-def existing_run_ids(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> set[str]:
-    if not run_ids:
-        return set()
-    rows = con.execute("SELECT run_id FROM runs WHERE list_contains(?, run_id)", [list(run_ids)]).fetchall()
-    return {r[0] for r in rows}
 
 
 # --------------------------------------------------------------------------- ingest
@@ -441,76 +428,124 @@ def stage_files(paths: Iterable[str | os.PathLike[str]], progress: Progress | No
     return staged, outcomes, seen
 
 
-def ingest(paths: Iterable[str | os.PathLike[str]], db: str | os.PathLike[str] | None = None, *,
-           wait_secs: float | None = None, progress: Progress | None = None,
-           overrides: Overrides = Overrides()) -> IngestReport:
-    """Store the results files (and the results files under directories) in the DuckDB store;
-    `progress` is told of every file read. One commit is one commit however it is spelt: a
-    short hash becomes the full hash it abbreviates, and runs stored under a short hash get
-    the full one when it arrives (`unify_commits`)."""
-    target = resolve_db(db)
+class Writer(Protocol):
+    """What a backend does for ingest and merge (`Store.writer` gives one, for one call):
+    read what is stored, and write rows, each `write` in one transaction."""
+
+    def commits(self) -> set[str]:
+        """The distinct commit hashes of the stored runs."""
+        ...
+
+    def present(self, run_ids: Sequence[str]) -> set[str]:
+        """Those of `run_ids` that are stored."""
+        ...
+
+    def rename_commits(self, renames: Mapping[str, str]) -> None:
+        """Store each old commit hash as its new one (a short hash as the full one), in one
+        transaction; a backend that never rewrites (Parquet parts) does nothing."""
+        ...
+
+    def write(self, rows: Rows) -> set[str]:
+        """Write the rows in one transaction: all of them, or (on an error, raised after the
+        rollback) none. Returns the run ids written; a run another writer stored meanwhile is
+        left out, with its rows (so a run is stored once, whole)."""
+        ...
+
+
+def short_hash_renames(stored: Iterable[str], staged: Staged) -> dict[str, str]:
+    """Stored short hashes that a staged full hash completes: old -> full."""
+    new = {c for c in staged.columns["runs"]["commit"] if c}
+    return {old: full for old in stored if (full := full_commit(old, new)) is not None and full != old}
+
+
+def write_atomically(writer: Writer, staged: Staged, new: Sequence[str]) -> tuple[set[str], dict[str, str]]:
+    """All new runs in one transaction; should that fail, one transaction per run. Returns the
+    run ids written and run id -> the database's reason for each run that was not."""
+    try:
+        return writer.write(staged.rows(new)), {}
+    except Exception:  # the backend rolled back; find which run it was, one by one
+        pass
+    written: set[str] = set()
+    failed: dict[str, str] = {}
+    for run_id in new:
+        try:
+            written |= writer.write(staged.rows([run_id]))
+        except Exception as exc:  # the first error of this run's own transaction: the real cause
+            failed[run_id] = one_line(exc)
+    return written, failed
+
+
+def ingest_files(writer: Callable[[], AbstractContextManager[Writer]], target: str,
+                 paths: Iterable[str | os.PathLike[str]], *, progress: Progress | None = None,
+                 overrides: Overrides = Overrides()) -> IngestReport:
+    """Store the results files (and the results files under directories) through a backend's
+    writer; `target` names the store in the report. Every file is read and staged before the
+    writer is opened. One commit is one commit however it is spelt: a short hash becomes the
+    full hash it abbreviates, and stored runs under a short hash get the full one when it
+    arrives (where the backend rewrites: `Writer.rename_commits`)."""
     staged, outcomes, by_id = stage_files(paths, progress, overrides)
-    report = IngestReport(str(target))
+    report = IngestReport(target)
     if not by_id:
         report.outcomes = outcomes
         return report
-    with open_for_write(target, wait_secs=wait_secs) as con:
-        unify_commits(con, staged)
-        present = existing_run_ids(con, list(by_id))
+    with writer() as w:
+        stored = w.commits()
+        staged.unify_commits(stored)
+        renames = short_hash_renames(stored, staged)
+        if renames:
+            w.rename_commits(renames)
+        present = w.present(list(by_id))
         new = [r for r in by_id if r not in present]
-        failed: dict[str, str] = {}
-        if new:
-            failed = _insert_atomically(con, staged, new)
-    report.outcomes = [_final(o, present, failed) for o in outcomes]
+        written, failed = write_atomically(w, staged, new) if new else (set(), {})
+    raced = set(new) - written - set(failed)  # stored by another writer between `present` and `write`
+    report.outcomes = [final_outcome(o, present | raced, failed) for o in outcomes]
     return report
 
 
-def stored_commits(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """The distinct commit hashes of the stored runs."""
-    return [r[0] for r in con.execute('SELECT DISTINCT "commit" FROM runs WHERE "commit" IS NOT NULL').fetchall()]
+@dataclass(frozen=True)
+class MergeReport:
+    """What a merge added: the runs of `source` that `target` lacked."""
+
+    source: str
+    target: str
+    added_runs: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "target": self.target, "added_runs": self.added_runs}
 
 
-def unify_commits(con: duckdb.DuckDBPyConnection, staged: Staged) -> None:
-    """Short hashes as full ones: the staged runs' against the store's (`Staged.unify_commits`),
-    and the stored runs' short hashes that a staged full hash completes (in one transaction)."""
-    stored = stored_commits(con)
-    staged.unify_commits(stored)
-    new = {c for c in staged.columns["runs"]["commit"] if c}
-    renames = {old: full for old in stored if (full := full_commit(old, new)) != old}
-    if not renames:
-        return
-    try:
-        con.execute("BEGIN TRANSACTION")
-        for old, full in renames.items():
-            con.execute('UPDATE runs SET "commit" = ? WHERE "commit" = ?', [full, old])
-        con.execute("COMMIT")
-    except Exception:
-        rollback(con)
-        raise
+def rows_of(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> Rows:
+    """The stored rows of `run_ids` on a DuckDB connection holding the store's tables, as a
+    writer takes them (JSON columns and ``iterations_ms`` as JSON text)."""
+    columns: dict[str, dict[str, list[Any]]] = {}
+    for table, cols in COLUMNS.items():
+        select = ", ".join("CAST(CAST(iterations_ms AS JSON) AS VARCHAR)" if c == "iterations_ms"
+                           else f'CAST("{c}" AS VARCHAR)' if c in JSON_COLUMNS else f'"{c}"' for c in cols)
+        fetched = con.execute(f"SELECT {select} FROM {table} WHERE list_contains(?, run_id)",
+                              [list(run_ids)]).fetchall()
+        columns[table] = {c: [row[i] for row in fetched] for i, c in enumerate(cols)}
+    return Rows(columns)
 
 
-def _insert_atomically(con: duckdb.DuckDBPyConnection, staged: Staged, new: list[str]) -> dict[str, str]:
-    """All new runs in one transaction; on failure, one transaction per run. Returns run id -> error."""
-    try:
-        con.execute("BEGIN TRANSACTION")
-        insert_frames(con, staged.frames(set(new)))
-        con.execute("COMMIT")
-        return {}
-    except Exception:
-        rollback(con)
-    failed = {}
-    for run_id in new:
-        try:
-            con.execute("BEGIN TRANSACTION")
-            insert_frames(con, staged.frames({run_id}))
-            con.execute("COMMIT")
-        except Exception as exc:  # the first error of this run's own transaction: the real cause
-            rollback(con)
-            failed[run_id] = one_line(exc)
-    return failed
+def merge_from(con: duckdb.DuckDBPyConnection, writer: Callable[[], AbstractContextManager[Writer]],
+               source: str, target: str) -> MergeReport:
+    """Write the runs of the store open on `con` that the writer's store lacks, in one
+    transaction; a run another writer stores meanwhile is not counted."""
+    ids = [r[0] for r in con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()]
+    added: set[str] = set()
+    with writer() as w:
+        present = w.present(ids) if ids else set()
+        new = [r for r in ids if r not in present]
+        if new:
+            try:
+                added = w.write(rows_of(con, new))
+            except Exception as exc:
+                raise HistoryError(f"{target}: cannot merge {source} ({one_line(exc)})") from None
+    return MergeReport(source, target, len(added))
 
 
-def _final(outcome: FileOutcome, present: set[str], failed: Mapping[str, str]) -> FileOutcome:
+def final_outcome(outcome: FileOutcome, present: set[str], failed: Mapping[str, str]) -> FileOutcome:
+    """A staged file's outcome once the writer is done: stored, a duplicate, or an error."""
     if outcome.status != "stored" or outcome.run_id is None:
         return outcome
     if outcome.run_id in present:

@@ -1,7 +1,7 @@
-"""The history store: where it lives, and how to open it.
+"""The DuckDB file backend (``--db FILE``, the default ``.primbench/history.duckdb``):
+`DuckDBStore`, its connections, and waiting for another process's lock.
 
-A store is one DuckDB file (default ``.primbench/history.duckdb``; ``--db`` or the environment
-variable ``PRIMBENCH_HISTORY_DB`` override it). DuckDB lets one process hold a file read-write,
+DuckDB lets one process hold a file read-write,
 and while it does no other process can open the file at all, not even read-only. So:
 
 * writers (ingest, migrate, merge) keep their transaction short: they parse every input file
@@ -17,22 +17,27 @@ the wheel's built-in extensions (ICU, JSON, Parquet) are all the store needs.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from primbench.history.deps import require
 from primbench.history.errors import HistoryError, StoreLockedError, StoreMissingError
+from primbench.history.selector import Selector
+from primbench.history.storage import schema
+from primbench.history.storage.contract import ENV_DB, Store, resolve_db
 
 if TYPE_CHECKING:
     import duckdb
+    import pandas as pd
 
-DEFAULT_DB = Path(".primbench") / "history.duckdb"
-ENV_DB = "PRIMBENCH_HISTORY_DB"
+    from primbench.history.storage.ingest import Rows
+
 ENV_WAIT = "PRIMBENCH_HISTORY_WAIT_SECS"
 DEFAULT_WAIT_SECS = 60.0
 
@@ -45,16 +50,6 @@ CONFIG: dict[str, Any] = {
 def duckdb_module() -> Any:
     """The ``duckdb`` module, or a MissingDependencyError that names the extra to install."""
     return require("duckdb")
-
-
-def resolve_db(db: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None) -> Path:
-    """The store's path: the argument, else ``$PRIMBENCH_HISTORY_DB``, else ``.primbench/history.duckdb``."""
-    env = os.environ if env is None else env
-    if db is not None and str(db) != "":
-        return Path(db)
-    if env.get(ENV_DB):
-        return Path(env[ENV_DB])
-    return DEFAULT_DB
 
 
 def resolve_wait(wait_secs: float | None = None, env: Mapping[str, str] | None = None) -> float:
@@ -118,7 +113,7 @@ def connect(path: str | os.PathLike[str], *, read_only: bool, wait_secs: float |
         except duckdb.Error as exc:
             raise HistoryError(f"{path}: cannot open the history store ({exc})") from None
     try:
-        _check_backing_file(con, path)
+        check_backing_file(con, path)
         con.execute("SET TimeZone = 'UTC'")
     except BaseException:
         con.close()
@@ -156,7 +151,7 @@ def check_store_file(path: Path) -> None:
             f"Parquet parts")
 
 
-def _check_backing_file(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+def check_backing_file(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     """The connection must be backed by the file itself, not an in-memory database."""
     row = con.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()").fetchone()
     if not row or not row[0]:
@@ -176,8 +171,6 @@ def _create(path: Path, duckdb: Any, migrated: bool = False) -> None:
         con = duckdb.connect(str(tmp), config=CONFIG)
         try:
             if migrated:
-                from primbench.history import schema
-
                 con.execute("SET TimeZone = 'UTC'")
                 schema.migrate(con, source=str(path))
         finally:
@@ -214,8 +207,6 @@ def memory() -> duckdb.DuckDBPyConnection:
 def open_for_write(db: str | os.PathLike[str] | None = None, *,
                    wait_secs: float | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
     """The store opened read-write and migrated to this primbench's schema."""
-    from primbench.history import schema
-
     path = resolve_db(db)
     con = connect(path, read_only=False, wait_secs=wait_secs, migrated=True)
     try:
@@ -223,3 +214,134 @@ def open_for_write(db: str | os.PathLike[str] | None = None, *,
         yield con
     finally:
         con.close()
+
+
+# Columns staged as JSON text that need an explicit cast (the rest cast implicitly).
+CASTS = {"iterations_ms": "CAST(CAST(iterations_ms AS JSON) AS DOUBLE[])"}
+
+
+def insert_frame(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame) -> None:
+    """Insert a DataFrame's rows into `table` (a constant name), by column name: JSON text into
+    JSON columns, ``iterations_ms`` from JSON text to ``DOUBLE[]``."""
+    if frame.empty:
+        return
+    select = ", ".join(CASTS.get(c, f'"{c}"') + (f' AS "{c}"' if c in CASTS else "") for c in frame.columns)
+    con.register("_primbench_stage", frame)
+    try:
+        con.execute(f"INSERT INTO {table} BY NAME SELECT {select} FROM _primbench_stage")
+    finally:
+        # in a transaction the INSERT aborted, unregistering fails too ("Current transaction is
+        # aborted"): that error must not replace the INSERT's, which names the real cause
+        with contextlib.suppress(Exception):
+            con.unregister("_primbench_stage")
+
+
+def insert_rows(con: duckdb.DuckDBPyConnection, rows: Rows) -> None:
+    """Insert staged rows into the tables on `con` (inside the caller's transaction)."""
+    for table in schema.TABLES:
+        if rows.count(table):
+            insert_frame(con, table, rows.frame(table))
+
+
+def write_transaction(con: duckdb.DuckDBPyConnection, rows: Rows) -> set[str]:
+    """`insert_rows` in one transaction, rolled back on an error (then raised)."""
+    try:
+        con.execute("BEGIN TRANSACTION")
+        insert_rows(con, rows)
+        con.execute("COMMIT")
+    except Exception:
+        schema.rollback(con)
+        raise
+    return set(rows.run_ids)
+
+
+class DuckDBWriter:
+    """The `history.storage.ingest.Writer` of a DuckDB connection (a file held read-write,
+    or an in-memory store): the one writer, so no other one races it."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self.con = con
+
+    def commits(self) -> set[str]:
+        return {r[0] for r in self.con.execute('SELECT DISTINCT "commit" FROM runs WHERE "commit" IS NOT NULL')
+                .fetchall()}
+
+    def present(self, run_ids: Sequence[str]) -> set[str]:
+        if not run_ids:
+            return set()
+        rows = self.con.execute("SELECT run_id FROM runs WHERE list_contains(?, run_id)", [list(run_ids)]).fetchall()
+        return {r[0] for r in rows}
+
+    def rename_commits(self, renames: Mapping[str, str]) -> None:
+        try:
+            self.con.execute("BEGIN TRANSACTION")
+            for old, full in renames.items():
+                self.con.execute('UPDATE runs SET "commit" = ? WHERE "commit" = ?', [full, old])
+            self.con.execute("COMMIT")
+        except Exception:
+            schema.rollback(self.con)
+            raise
+
+    def write(self, rows: Rows) -> set[str]:
+        return write_transaction(self.con, rows)
+
+
+def counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
+    """Rows per table of the store open on `con`."""
+    out = {}
+    for table in schema.TABLES:
+        row = con.execute(f"SELECT count(*) FROM {table}").fetchone()
+        out[table] = int(row[0]) if row else 0
+    return out
+
+
+class DuckDBStore(Store):
+    """One DuckDB file: one writer at a time, queries read-only. Any location that no other
+    backend claims is one (a new path with any name becomes a DuckDB file)."""
+
+    kind = "DuckDB file"
+
+    def __init__(self, location: str | os.PathLike[str], *, wait_secs: float | None = None) -> None:
+        super().__init__(location, wait_secs=wait_secs)
+        self.path = Path(self.location)
+
+    @classmethod
+    def claims(cls, location: str) -> bool:
+        return True
+
+    @contextmanager
+    def writer(self) -> Iterator[DuckDBWriter]:
+        with open_for_write(self.path, wait_secs=self.wait_secs) as con:
+            yield DuckDBWriter(con)
+
+    def connect(self, *scope: Selector) -> duckdb.DuckDBPyConnection:
+        con = connect(self.path, read_only=True, wait_secs=self.wait_secs)
+        try:
+            schema.check_readable(con, str(self.path))
+        except BaseException:
+            con.close()
+            raise
+        return con
+
+    def info(self) -> dict[str, Any]:
+        con = connect(self.path, read_only=True, wait_secs=self.wait_secs)
+        try:
+            version = schema.stored_version(con)
+            out: dict[str, Any] = {
+                "path": str(self.path), "kind": self.kind, "schema_version": version,
+                "primbench_schema_version": schema.SCHEMA_VERSION,
+                "migrations": [f"{v}: {d} ({at})" for v, d, at in schema.applied_migrations(con)],
+            }
+            if version >= 1:
+                out.update(counts(con))
+            out["size_bytes"] = self.path.stat().st_size
+            return out
+        finally:
+            con.close()
+
+    def migrate(self) -> list[int]:
+        con = connect(self.path, read_only=False, wait_secs=self.wait_secs)
+        try:
+            return schema.migrate(con, source=str(self.path))
+        finally:
+            con.close()

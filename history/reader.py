@@ -1,0 +1,91 @@
+"""`Reader`: every query of the history on one open, read-only DuckDB connection to a store.
+
+Every backend (`history.storage`) gives such a connection (`Store.connect`): to the DuckDB
+file, or to an in-memory copy of a Parquet folder's or a PostgreSQL server's tables. A command
+that checks its filters and then queries (or the report, which runs many queries) opens the
+store once. Every query takes a `history.selector.Selector`; the SQL is in `history.queries`,
+the checks of the filters in `history.selection`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from primbench.history import queries, selection
+from primbench.history.changepoints import DEFAULT_ALPHA, DEFAULT_MAX_POINTS, DEFAULT_MIN_SHIFT, DEFAULT_MIN_SIZE
+from primbench.history.deps import require
+from primbench.history.errors import HistoryError
+from primbench.history.selector import Selector
+
+if TYPE_CHECKING:
+    import duckdb
+    import pandas as pd
+
+    from primbench.results import Results
+
+
+class Reader:
+    """Queries on one open, read-only connection to a store (`history.storage.contract.Store.read` gives one)."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        require("pandas")  # every query hands back a DataFrame
+        self.con = con
+
+    def check(self, *selectors: Selector) -> None:
+        """Each selector must match some stored run (`history.selection.check`: a `NoMatchError`
+        with "did you mean" names the filter that matches nothing)."""
+        for s in selectors:
+            selection.check(self.con, s)
+
+    def runs(self, selector: Selector = Selector(), *, limit: int | None = None) -> pd.DataFrame:
+        """Stored runs, newest first (`history.queries.runs`)."""
+        return queries.runs(self.con, selector, limit=limit)
+
+    def series(self, selector: Selector, *, metric: str | None = None, last: int | None = None) -> pd.DataFrame:
+        """One row per selected (run, specialization), oldest first (`history.queries.series`).
+        Give a branch: the series of two branches are one series here."""
+        return queries.series(self.con, selector, metric=metric, last=last)
+
+    def branches(self, selector: Selector = Selector()) -> pd.DataFrame:
+        """Branches per algorithm, GPU and config with their latest run (`history.queries.branches`)."""
+        return queries.branches(self.con, selector)
+
+    def names(self, selector: Selector = Selector()) -> list[str]:
+        """The specialization names stored."""
+        return queries.names(self.con, selector)
+
+    def regressions(self, selector: Selector, *, metric: str | None = None,
+                    alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
+                    min_shift: float = DEFAULT_MIN_SHIFT, last: int | None = None,
+                    max_points: int = DEFAULT_MAX_POINTS) -> pd.DataFrame:
+        """Change points of every per-commit series the selector selects (`history.trends.regressions_of`);
+        give a branch, as for `series`."""
+        from primbench.history.trends import regressions_of
+
+        frame = self.series(selector, metric=metric)
+        return regressions_of(frame, metric=metric, alpha=alpha, min_size=min_size, min_shift=min_shift, last=last,
+                              max_points=max_points)
+
+    def gpu_key(self, selector: Selector) -> str | None:
+        """The full key of the GPU of the newest run the selector matches (None: none does)."""
+        return queries.newest_gpu_key(self.con, selector)
+
+    def results(self, run_id: str) -> Results:
+        """A stored run rebuilt as `primbench.results.Results` from its document."""
+        import json
+
+        from primbench.results import results_from_dict
+
+        found = queries.document(self.con, run_id)
+        if found is None:
+            raise HistoryError(f"run {run_id} vanished from the store")
+        text, branch, commit = found
+        return results_from_dict(json.loads(text), f"{branch}@{(commit or '?')[:12]} (run {run_id[:12]})")
+
+    def export_parquet(self, directory: str | os.PathLike[str]) -> dict[str, tuple[Path, int]]:
+        """Every table as ``DIRECTORY/<table>.parquet`` (`history.export.export_tables`)."""
+        from primbench.history.export import export_tables
+
+        return export_tables(self.con, directory)

@@ -1,0 +1,197 @@
+"""The history store's contract, and how a ``--db`` location becomes a store.
+
+A location is a string: a DuckDB file's path, a folder of Parquet parts, or a
+``postgresql://`` URL. `open_store` asks each backend of `BACKENDS`, in order, whether the
+location is its own (`Store.claims`); the DuckDB file takes whatever no other backend claims.
+Nothing is opened until a store is used.
+
+Every backend implements the same few methods (`writer`, `connect`, `info`, `migrate`);
+ingest and merge are written once, above them (`history.storage.ingest.ingest_files`), and so
+are the queries: `connect` gives a read-only DuckDB connection holding the tables of
+`history.storage.schema`, on which `history.reader.Reader` runs them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from primbench.history.errors import HistoryError
+from primbench.history.selector import Selector
+
+if TYPE_CHECKING:
+    import duckdb
+    import pandas as pd
+
+    from primbench.history.reader import Reader
+    from primbench.history.storage.ingest import IngestReport, MergeReport, Overrides, Progress, Writer
+
+DEFAULT_DB = Path(".primbench") / "history.duckdb"
+ENV_DB = "PRIMBENCH_HISTORY_DB"
+
+#: The backends `open_store` asks, in order, as (module of `history.storage`, class). A new
+#: backend is one module and one line here.
+BACKENDS: tuple[tuple[str, str], ...] = (
+    ("postgres", "PostgresStore"),
+    ("parquet", "ParquetStore"),
+    ("duckdb_file", "DuckDBStore"),  # last: any other location is a DuckDB file
+)
+
+#: What names a store: a location (None: the default), a `Store`, a `Reader` or an open connection.
+Source = Any
+
+
+def resolve_db(db: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None) -> str:
+    """The store's location: the argument, else ``$PRIMBENCH_HISTORY_DB``, else
+    ``.primbench/history.duckdb``. A string, as given: a path or a URL."""
+    env = os.environ if env is None else env
+    if db is not None and str(db) != "":
+        return os.fspath(db)
+    if env.get(ENV_DB):
+        return env[ENV_DB]
+    return str(DEFAULT_DB)
+
+
+class Store(ABC):
+    """A history store: where results files are kept, and a read-only view of them.
+
+    A backend implements `claims`, `writer`, `connect`, `info` and `migrate`. Ingest and merge
+    go through `writer` (`history.storage.ingest`), the queries (`runs`, `series`,
+    `branches`, `regressions`, `export_parquet`) through `connect`, each on a connection of
+    its own (use `read` to run several on one)."""
+
+    kind: ClassVar[str]
+
+    def __init__(self, location: str | os.PathLike[str], *, wait_secs: float | None = None) -> None:
+        self.location = os.fspath(location)
+        self.wait_secs = wait_secs
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.display!r})"
+
+    @property
+    def display(self) -> str:
+        """The location as messages and reports show it (a URL without its password)."""
+        return self.location
+
+    @classmethod
+    @abstractmethod
+    def claims(cls, location: str) -> bool:
+        """Whether `location` is a store of this kind (`open_store` asks)."""
+
+    @abstractmethod
+    def writer(self) -> AbstractContextManager[Writer]:
+        """A writer for one ingest or merge: the store opened for writing at this primbench's
+        schema (created and migrated if need be), closed when the block ends."""
+
+    @abstractmethod
+    def connect(self, *scope: Selector) -> duckdb.DuckDBPyConnection:
+        """A read-only DuckDB connection holding the store's tables at this primbench's schema
+        (the caller closes it). With a `scope`, a backend that copies rows may copy only those
+        the scope's selectors can reach: every run, and the specializations and batches of
+        the runs of their branches (and names), where every selector names one (a PostgreSQL
+        server does; a file or folder holds everything anyway)."""
+
+    @abstractmethod
+    def info(self) -> dict[str, Any]:
+        """Location, kind, schema version and row counts (and, by kind, migrations and size)."""
+
+    @abstractmethod
+    def migrate(self) -> list[int]:
+        """Bring the store to this primbench's schema; the versions applied (empty: up to date)."""
+
+    def ingest(self, paths: Iterable[str | os.PathLike[str]], *, progress: Progress | None = None,
+               overrides: Overrides | None = None) -> IngestReport:
+        """Store the results files (and those under directories); idempotent: a run already
+        stored is a duplicate. `progress` is told of every file read; `overrides` give every
+        file's branch and commit (``ingest --branch/--commit``)."""
+        from primbench.history.storage.ingest import Overrides, ingest_files
+
+        return ingest_files(self.writer, self.display, paths, progress=progress, overrides=overrides or Overrides())
+
+    def merge(self, source: str | os.PathLike[str] | Store) -> MergeReport:
+        """Add the runs of the store `source` (a folder of Parquet parts, or any location
+        `open_store` takes) that this store lacks; idempotent."""
+        from primbench.history.storage.ingest import merge_from
+
+        origin = source if isinstance(source, Store) else open_store(source)
+        con = origin.connect()
+        try:
+            return merge_from(con, self.writer, origin.display, self.display)
+        finally:
+            con.close()
+
+    @contextmanager
+    def read(self, *scope: Selector) -> Iterator[Reader]:
+        """A `history.reader.Reader` on one read-only connection, closed afterwards; `scope`:
+        the selectors its queries will take (see `connect`), none: everything."""
+        from primbench.history.reader import Reader
+
+        con = self.connect(*scope)
+        try:
+            yield Reader(con)
+        finally:
+            con.close()
+
+    def runs(self, selector: Selector = Selector(), *, limit: int | None = None) -> pd.DataFrame:
+        with self.read() as r:
+            return r.runs(selector, limit=limit)
+
+    def series(self, selector: Selector, *, metric: str | None = None, last: int | None = None) -> pd.DataFrame:
+        with self.read() as r:
+            return r.series(selector, metric=metric, last=last)
+
+    def branches(self, selector: Selector = Selector()) -> pd.DataFrame:
+        with self.read() as r:
+            return r.branches(selector)
+
+    def regressions(self, selector: Selector, **kwargs: Any) -> pd.DataFrame:
+        with self.read() as r:
+            return r.regressions(selector, **kwargs)
+
+    def export_parquet(self, directory: str | os.PathLike[str]) -> dict[str, tuple[Path, int]]:
+        with self.read() as r:
+            return r.export_parquet(directory)
+
+
+def backends() -> list[type[Store]]:
+    """The backend classes of `BACKENDS`, in order (each module imported)."""
+    out = []
+    for module, name in BACKENDS:
+        cls = getattr(importlib.import_module(f"primbench.history.storage.{module}"), name)
+        out.append(cls)
+    return out
+
+
+def open_store(db: str | os.PathLike[str] | None = None, *, wait_secs: float | None = None) -> Store:
+    """The store at `db` (None: ``$PRIMBENCH_HISTORY_DB``, else ``.primbench/history.duckdb``):
+    a `PostgresStore` for a ``postgresql://`` URL, a `ParquetStore` for a directory, else a
+    `DuckDBStore`. Nothing is opened yet."""
+    location = resolve_db(db)
+    for cls in backends():
+        if cls.claims(location):
+            return cls(location, wait_secs=wait_secs)
+    raise HistoryError(f"{location}: no history backend takes this location")  # pragma: no cover
+
+
+@contextmanager
+def reading(db: Source = None) -> Iterator[Reader]:
+    """A `history.reader.Reader` on `db`: a `Reader` as it is, a `Store` read once, an open
+    DuckDB connection (not closed here), or a location for `open_store` (None: the default)."""
+    from primbench.history.reader import Reader
+
+    if isinstance(db, Reader):
+        yield db
+    elif isinstance(db, Store):
+        with db.read() as r:
+            yield r
+    elif db is not None and hasattr(db, "execute") and not isinstance(db, (str, os.PathLike)):
+        yield Reader(db)
+    else:
+        with open_store(db).read() as r:
+            yield r
