@@ -66,7 +66,7 @@ import numpy as np
 import numpy.typing as npt
 
 from primbench.history.deps import require
-from primbench.history.segmentation import Segments, classify, pelt
+from primbench.history.segmentation import DEFAULT_MAX_BURST, Segments, classify, pelt, scan
 
 Array = npt.NDArray[Any]
 
@@ -89,6 +89,8 @@ _MAX_RHO = 0.6  # the most lag-1 autocorrelation of the noise allowed for (infla
 _MIN_RAMP = 10  # a single step is a drift only where the ramp spans this many commits or more
 _KNOTS = 24  # ramp knots tried at each end of a drift (so a drift costs the same at any length)
 _PENALTY = 3.0  # PELT's penalty per change point, in units of chi-square times ln(n)
+_EXCURSION_MAX = 16  # longest excursion (commits) the short-regression scan looks for
+_EXCURSION_EFFECTIVE = 0.25  # effective share of the scan's overlapping intervals (calibrate_scan.py: 0.2-0.44)
 
 
 @dataclass(frozen=True)
@@ -357,6 +359,8 @@ def analyse(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: 
     if capped:
         strongest = sorted(points, key=lambda cp: cp.p_value)[:max_points]
         points = _prune(clean, var[keep], sorted(cp.index for cp in strongest), alpha, min_size, min_shift)
+    if not capped:
+        points = _excursions(clean, var[keep], points, alpha, min_size, min_shift, max_points)
     points, drifts = _drifts(clean, points, alpha, min_shift)
     bursts = [_burst(s, keep, a, b) for a, b in segs.bursts if b - a >= 2]
     return Changes([_moved(cp, kept_at, n) for cp in points], [_moved_drift(d, kept_at, n) for d in drifts],
@@ -461,6 +465,71 @@ def _prune(s: _Series, var: Array, points: list[int], alpha: float, min_size: in
         if weakest is None:
             return kept
         points = [q for q in points if q != weakest[1]]  # drop the weakest, then re-test the rest
+
+
+# --------------------------------------------------------------------------- short regressions
+
+
+def _excursions(s: _Series, var: Array, points: list[ChangePoint], alpha: float, min_size: int,
+                min_shift: float, max_points: int) -> list[ChangePoint]:
+    """`points` with the short excursions (a regression fixed a few commits later) that the
+    segments between them hold: in each segment, the interval of 4 (`DEFAULT_MAX_BURST` + 1, or
+    `min_size`) to `_EXCURSION_MAX` points, `min_size` from either end, whose winsorized mean
+    differs most from the rest of the segment (`history.segmentation.scan`), tested against
+    the rest (both sides are at one level, so both count): Student's t with the noise's
+    degrees of freedom, Bonferroni over the intervals tried (times `_EXCURSION_EFFECTIVE`, for
+    their overlap), a shift of medians of at least `min_shift`. A found one becomes two change
+    points and the segments on either side are searched again."""
+    if s.sigma <= 0 or s.dof < 1:
+        return points
+    stats = require("scipy.stats")
+    lmin = max(min_size, DEFAULT_MAX_BURST + 1)
+    n = len(s.y)
+    cuts = [0, *(cp.index for cp in points), n]
+    queue = list(itertools.pairwise(cuts))
+    weights = 1.0 / var
+    # The residual sum of squares about the levels, in units of each point's noise, and its
+    # degrees of freedom: the noise the test uses is re-estimated with the excursion as a level
+    # of its own (a two-sample t-test's within-group variance), so that the excursion being
+    # tested does not inflate it.
+    unit = weights * s.inflation
+    rss, dof = 0.0, float(n - len(queue))
+    for a, b in queue:
+        level = float(np.sum(unit[a:b] * s.w[a:b]) / np.sum(unit[a:b]))
+        rss += float(np.sum(unit[a:b] * (s.w[a:b] - level) ** 2))
+    # Bonferroni over every interval of every segment (the scan looks in each of them).
+    tried = sum(_intervals(b - a, lmin, min_size) for a, b in queue)
+    found: list[ChangePoint] = []
+    while queue and len(points) + len(found) + 2 <= max_points:
+        a, b = queue.pop()
+        top = min(_EXCURSION_MAX, b - a - 2 * min_size)
+        if top < lmin or dof < 3:
+            continue
+        ex = scan(s.w, weights, a, b, lengths=range(lmin, top + 1), margin=min_size)
+        if ex is None:
+            continue
+        left = rss - ex.z**2 * s.inflation
+        if left <= 0:
+            continue
+        z = ex.z / math.sqrt(left / (dof - 1))
+        p = min(1.0, 2 * float(stats.t.sf(z, dof - 1)) * max(tried, ex.tried) * _EXCURSION_EFFECTIVE)
+        inside = float(np.median(s.x[ex.start:ex.stop]))
+        level = float(np.median(np.concatenate([s.x[a:ex.start], s.x[ex.stop:b]])))
+        shift = inside / level - 1 if level else math.inf
+        if p >= alpha or abs(shift) < min_shift:
+            continue
+        back = level / inside - 1 if inside else math.inf
+        found.append(ChangePoint(ex.start, level, inside, shift, p, 1.0 - p, (a, ex.stop)))
+        found.append(ChangePoint(ex.stop, inside, level, back, p, 1.0 - p, (ex.start, b)))
+        queue += [(a, ex.start), (ex.stop, b)]
+        rss, dof = left, dof - 1
+    return sorted([*points, *found], key=lambda cp: cp.index)
+
+
+def _intervals(m: int, lmin: int, margin: int) -> int:
+    """How many intervals `_excursions` compares in a segment of `m` points."""
+    top = min(_EXCURSION_MAX, m - 2 * margin)
+    return sum(m - 2 * margin - length + 1 for length in range(lmin, top + 1))
 
 
 # --------------------------------------------------------------------------- drifts
