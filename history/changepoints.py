@@ -10,19 +10,22 @@ the same at 1 TB/s and at 10 GB/s).
    spread recomputed until it settles, ``sigma = spread / √2``.
 2. **Where: an optimal segmentation.** PELT (Killick, Fearnhead & Eckley 2012;
    `history.segmentation.pelt`) finds the segmentation that minimises the weighted squared
-   error plus ``_PENALTY · ln n`` per change point, exactly, each point weighted by its own
+   error plus ``_PENALTY · ln n`` per change point, exactly (over 1,000 points: coarse to
+   fine, `history.segmentation.search`), each point weighted by its own
    inverse variance: ``sigma**2`` plus what its own uncertainty (`uncertainty`: the spread of
    its runs) has beyond the typical one. So a commit whose runs were noisy weighs less, and
    levels that return (0, +3 %, 0, +3 %) are found, which no first split of a greedy binary
    segmentation separates.
 3. **Bursts.** `history.segmentation.classify` sorts the short segments: an inner excursion of at
-   most 3 points (`DEFAULT_MAX_BURST`) that returns to the level around it is an outlier burst
+   most 3 points (`DEFAULT_MAX_BURST`) that returns to the level around it, at least 5 of its
+   points' noise away (`DEFAULT_BURST_Z`: bad runs, not the worst commits of a small regression
+   that lasted longer), is an outlier burst
    (`Changes.bursts`, reported from 2 points on; one bad run is simply left out); its points
    take part in no later level or test. Any other segment shorter than `min_size` joins its
    nearer neighbour. A regression fixed 4 or more commits later is two change points.
 4. **Noise, again.** From the residuals about the levels found (bursts left out, beyond 3
    spreads dropped; degrees of freedom: the residuals kept less the levels), with the lag-1
-   autocorrelation rho of those residuals (less its bias and one standard error): a mean's
+   autocorrelation rho of those residuals (less its bias and half a standard error): a mean's
    variance is inflated by ``(1 + rho) / (1 - rho)`` (AR(1) noise wanders like small steps).
    Where sigma fell by a tenth or the inflation passed 1.1, the search of 2-3 runs again.
 5. **Whether.** Each change point is tested between its neighbours on the points without the
@@ -35,6 +38,15 @@ the same at 1 TB/s and at 10 GB/s).
    More than `max_points` that pass: the most significant are kept (`Changes.capped`).
    ``before``, ``after`` and ``shift`` are the medians of the neighbouring segments and their
    relative change; ``confidence`` is 1 - p.
+5b. **Short regressions.** A regression fixed 4-16 commits later is too short for two PELT
+   cuts at ``3 ln n`` each, but both its sides are at one level: in each segment left, the
+   interval of 4-16 points (``min_size`` from either end) whose winsorized weighted mean
+   differs most from the rest of the segment (`history.segmentation.scan`, O(n) per length),
+   t-tested with the noise re-estimated with it as a level of its own, Bonferroni over every
+   interval of every segment times 0.25 (`_EXCURSION_EFFECTIVE`: they overlap; calibrated on
+   simulated white noise, ``tests/benchmarks/changepoints/calibrate_scan.py``), p < `alpha`
+   and a shift of medians of at least `min_shift`: two change points, and the pieces on
+   either side are searched again.
 6. **Drift.** Neighbouring change points in the same direction (one or more) may be a slow
    drift cut into a staircase. Over the span of their segments, a ramp (a level, a straight
    line, a level: two levels and two knots, fitted in closed form over at most 24 x 24 knot
@@ -45,9 +57,13 @@ the same at 1 TB/s and at 10 GB/s).
 
 Cost: PELT evaluates each surviving candidate start once per point (numpy, one vector per
 point): linear in n while the level keeps moving, at most n (n + 1) / 2 evaluations on a series
-that never moves; 1,000 commits take about 10 ms here (`tests/benchmarks/changepoints/`). The
-search is hand-written rather than ruptures': ruptures' `Pelt` is pure Python (about 2 s for
-1,000 points) and its compiled `KernelCPD` takes no per-point weights.
+that never moves, which is why a series of more than 1,000 points is searched on at most 500
+blocks first and each cut then placed exactly (`history.segmentation.search`): linear in n.
+The scan is O(n) per length tried. Measured per series (`tests/benchmarks/changepoints/`,
+``speed`` section). The search is hand-written rather than ruptures': ruptures' `Pelt` is pure
+Python (about 2 s for 1,000 points) and its compiled `KernelCPD` takes no per-point weights.
+A series analysed once is not analysed again in the same process with the same settings
+(`analyse` keeps its last 4,096 results).
 
 A shift needs `min_size` points after it (default 3) before it can be confirmed: a short
 excursion at the tip of a branch cannot yet be told from a burst. (`compare`, with the
@@ -56,8 +72,10 @@ run-to-run variability, is the tool for a single new run.)
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -66,7 +84,7 @@ import numpy as np
 import numpy.typing as npt
 
 from primbench.history.deps import require
-from primbench.history.segmentation import DEFAULT_MAX_BURST, Segments, classify, pelt, scan
+from primbench.history.segmentation import DEFAULT_MAX_BURST, Segments, classify, scan, search
 
 Array = npt.NDArray[Any]
 
@@ -84,7 +102,7 @@ _REJECT = 3.0  # a difference further than this many sds from the median holds a
 _CLIP = 3.0  # winsorize at this many sigma from the running median
 _MAD = 1.4826  # MAD -> standard deviation for normal data
 _NO_NOISE = 1e-6  # the noise assumed where the series has none (identical values): any step is certain
-_RHO_SE = 1.0  # standard errors taken off the autocorrelation estimate
+_RHO_SE = 0.5  # standard errors taken off the autocorrelation estimate
 _MAX_RHO = 0.6  # the most lag-1 autocorrelation of the noise allowed for (inflation at most 4)
 _MIN_RAMP = 10  # a single step is a drift only where the ramp spans this many commits or more
 _KNOTS = 24  # ramp knots tried at each end of a drift (so a drift costs the same at any length)
@@ -298,7 +316,7 @@ def _check(values: Sequence[float], alpha: float, min_size: int, max_points: int
     return x
 
 
-def _variances(s: _Series, uncertainty: Sequence[float] | None) -> Array:
+def _variances(s: _Series, uncertainty: Array | None) -> Array:
     """Each point's variance in the units of y: the series' noise plus what its own uncertainty
     (a relative standard deviation: the spread of its runs' batches, say) has beyond the typical
     one (the median), which the series' noise, estimated from the points, already holds."""
@@ -315,6 +333,18 @@ def _variances(s: _Series, uncertainty: Sequence[float] | None) -> Array:
     return np.asarray(base**2 + own**2)
 
 
+#: Results of `analyse` kept, newest last (`_CACHE_SIZE` at most), by a digest of the values,
+#: the uncertainties and the settings: a command that needs a series' changes twice (the
+#: report's table and its chart) analyses it once.
+_CACHE: OrderedDict[tuple[bytes, float, int, float, int], Changes] = OrderedDict()
+_CACHE_SIZE = 4096
+
+
+def clear_cache() -> None:
+    """Forget every kept result of `analyse`."""
+    _CACHE.clear()
+
+
 def analyse(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
             min_shift: float = DEFAULT_MIN_SHIFT, max_points: int = DEFAULT_MAX_POINTS,
             uncertainty: Sequence[float] | None = None) -> Changes:
@@ -324,8 +354,27 @@ def analyse(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: 
     needed on each side of a change; `min_shift`: smallest relative change of level reported;
     `max_points`: at most this many change points, the most significant (`Changes.capped`);
     `uncertainty`: each point's own relative standard deviation, where known (a point with a
-    large one weighs less)."""
+    large one weighs less). The same values and settings again give the kept result (a copy:
+    its lists are the caller's), not a second analysis."""
     x = _check(values, alpha, min_size, max_points)
+    u = None if uncertainty is None else np.asarray(uncertainty, dtype=float)
+    digest = hashlib.blake2b(x.tobytes(), digest_size=20)
+    digest.update(b"-" if u is None else u.tobytes())
+    key = (digest.digest(), float(alpha), int(min_size), float(min_shift), int(max_points))
+    found = _CACHE.get(key)
+    if found is None:
+        found = _analyse(x, alpha, min_size, min_shift, max_points, u)
+        _CACHE[key] = found
+        if len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    else:
+        _CACHE.move_to_end(key)
+    return replace(found, points=list(found.points), drifts=list(found.drifts), bursts=list(found.bursts))
+
+
+def _analyse(x: Array, alpha: float, min_size: int, min_shift: float, max_points: int,
+             uncertainty: Array | None) -> Changes:
+    """`analyse` of checked values."""
     s = _prepare(x)
     n = len(x)
     if n < 2:
@@ -333,7 +382,7 @@ def analyse(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: 
     centred = s.y - float(np.median(s.y))
     penalty = _PENALTY * math.log(max(n, 3))
     var = _variances(s, uncertainty)
-    segs = classify(centred, 1.0 / var, pelt(centred, 1.0 / var, penalty), min_size=min_size)
+    segs = classify(centred, 1.0 / var, search(centred, 1.0 / var, penalty), min_size=min_size)
     if s.sigma > 0:
         # The noise about the levels found (steps close together inflate the noise seen in
         # successive differences) and how much correlated neighbours inflate a mean's variance;
@@ -342,7 +391,7 @@ def analyse(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: 
         if sigma > 0 and dof >= 1 and (sigma < 0.9 * s.sigma or inflation > 1.1):
             s = replace(s, sigma=sigma, w=_winsorize(s.y, sigma))
             var = _variances(s, uncertainty) * inflation
-            segs = classify(centred, 1.0 / var, pelt(centred, 1.0 / var, penalty), min_size=min_size)
+            segs = classify(centred, 1.0 / var, search(centred, 1.0 / var, penalty), min_size=min_size)
             sigma, dof, again = _segment_noise(s.y, segs)
             inflation = max(inflation, again)
         if sigma > 0 and dof >= 1:
@@ -406,7 +455,7 @@ def _p_values(s: _Series, var: Array, bounds: list[int], min_size: int) -> Array
     the robust test (weighted means of the winsorized points against their own variances,
     Student's t with the noise estimate's degrees of freedom) and the classic pooled-variance
     two-sample t-test, times the number of splits of the span (Bonferroni)."""
-    stats = require("scipy.stats")
+    special = require("scipy.special")
     b = np.asarray(bounds)
     lo, mid, hi = b[:-2], b[1:-1], b[2:]
     y = s.y - float(np.median(s.y))
@@ -421,7 +470,7 @@ def _p_values(s: _Series, var: Array, bounds: list[int], min_size: int) -> Array
     with np.errstate(divide="ignore", invalid="ignore"):
         pvar = np.maximum(ss, 0.0) / np.maximum(dof, 1)
         t = np.abs(diff) / np.sqrt(pvar * (1 / n1 + 1 / n2) * s.inflation)
-        pooled = np.where(dof > 0, 2 * stats.t.sf(t, np.maximum(dof, 1)), 1.0)
+        pooled = np.where(dof > 0, 2 * special.stdtr(np.maximum(dof, 1), -t), 1.0)
         flat = pvar <= tiny**2  # no spread at all: any difference is certain, none is nothing
         pooled = np.where(flat, np.where(np.abs(diff) > tiny, 0.0, 1.0), pooled)
         if s.sigma > 0 and s.dof > 0:
@@ -430,7 +479,7 @@ def _p_values(s: _Series, var: Array, bounds: list[int], min_size: int) -> Array
             cwy = np.concatenate([[0.0], np.cumsum(inv * (s.w - float(np.median(s.y))))])
             w1, w2 = cw[mid] - cw[lo], cw[hi] - cw[mid]
             rdiff = (cwy[hi] - cwy[mid]) / w2 - (cwy[mid] - cwy[lo]) / w1
-            robust = 2 * stats.t.sf(np.abs(rdiff) / np.sqrt(1 / w1 + 1 / w2), s.dof)
+            robust = 2 * special.stdtr(s.dof, -np.abs(rdiff) / np.sqrt(1 / w1 + 1 / w2))
         else:
             robust = np.ones(len(mid))
     candidates = np.maximum(hi - lo - 2 * min_size + 1, 1)
@@ -482,7 +531,7 @@ def _excursions(s: _Series, var: Array, points: list[ChangePoint], alpha: float,
     points and the segments on either side are searched again."""
     if s.sigma <= 0 or s.dof < 1:
         return points
-    stats = require("scipy.stats")
+    special = require("scipy.special")
     lmin = max(min_size, DEFAULT_MAX_BURST + 1)
     n = len(s.y)
     cuts = [0, *(cp.index for cp in points), n]
@@ -512,7 +561,7 @@ def _excursions(s: _Series, var: Array, points: list[ChangePoint], alpha: float,
         if left <= 0:
             continue
         z = ex.z / math.sqrt(left / (dof - 1))
-        p = min(1.0, 2 * float(stats.t.sf(z, dof - 1)) * max(tried, ex.tried) * _EXCURSION_EFFECTIVE)
+        p = min(1.0, 2 * float(special.stdtr(dof - 1, -z)) * max(tried, ex.tried) * _EXCURSION_EFFECTIVE)
         inside = float(np.median(s.x[ex.start:ex.stop]))
         level = float(np.median(np.concatenate([s.x[a:ex.start], s.x[ex.stop:b]])))
         shift = inside / level - 1 if level else math.inf
@@ -560,7 +609,7 @@ _Fit = tuple[int, int, float, float, float, float, int]  # k0, k1, rss, a, b, un
 
 def _ramp(s: _Series, group: list[ChangePoint], alpha: float, min_shift: float) -> Drift | None:
     """The best ramp over the span of `group`'s segments, if it beats the steps by BIC."""
-    stats = require("scipy.stats")
+    special = require("scipy.special")
     start, stop = group[0].segment[0], group[-1].segment[1]
     y = s.w[start:stop]
     n = len(y)
@@ -598,7 +647,7 @@ def _ramp(s: _Series, group: list[ChangePoint], alpha: float, min_shift: float) 
     if bic_ramp > bic_steps:
         return None
     se = math.sqrt(rss / (n - 4)) * unit_se
-    p = 0.0 if se <= 0 else min(1.0, 2 * float(stats.t.sf(abs(b - a) / se, n - 4)) * tried)
+    p = 0.0 if se <= 0 else min(1.0, 2 * float(special.stdtr(n - 4, -abs(b - a) / se)) * tried)
     before, after = (math.exp(a), math.exp(b)) if s.log else (a * s.scale, b * s.scale)
     change = after / before - 1 if before else math.inf
     if p >= alpha or abs(change) < min_shift:

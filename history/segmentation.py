@@ -49,24 +49,36 @@ def pelt(y: Array, weights: Array, penalty: float, work: list[int] | None = None
         return []
     cw = np.concatenate([[0.0], np.cumsum(weights)])
     cwy = np.concatenate([[0.0], np.cumsum(weights * y)])
-    cwyy = np.concatenate([[0.0], np.cumsum(weights * y * y)])
-    best = np.empty(n + 1)
-    best[0] = -penalty
     last = np.zeros(n + 1, dtype=np.int64)
-    cands = np.array([0], dtype=np.int64)
+    # The candidate starts s, oldest first, in the first `size` entries of parallel buffers.
+    # The segment [s, t) costs sum(w y**2 over it) - (cwy[t] - cwy[s])**2 / (cw[t] - cw[s]); the
+    # sums of w y**2 add up to the same total in every segmentation of [0, t), so they are left
+    # out: base[s] is the optimum of [0, s) less them, and with cwy[s] and cw[s] all a candidate needs.
+    start = np.empty(n + 1, dtype=np.int64)
+    base = np.empty(n + 1)
+    sy = np.empty(n + 1)
+    sw = np.empty(n + 1)
+    start[0], base[0], sy[0], sw[0] = 0, -penalty, 0.0, 0.0
+    size = 1
     evaluated = 0
     for t in range(1, n + 1):
-        evaluated += len(cands)
-        sw = cw[t] - cw[cands]
-        swy = cwy[t] - cwy[cands]
-        cost = (cwyy[t] - cwyy[cands]) - swy * swy / sw
-        total = best[cands] + cost
-        at = int(np.argmin(total))
-        best[t] = total[at] + penalty
-        last[t] = cands[at]
-        # PELT's pruning (K = 0 for this cost): a start that is already no better than the
-        # optimum at t can never be the optimal start of a later last segment.
-        cands = np.append(cands[total <= best[t]], t)
+        evaluated += size
+        d = cwy[t] - sy[:size]
+        total = base[:size] - d * d / (cw[t] - sw[:size])
+        at = int(total.argmin())
+        bt = float(total[at]) + penalty  # the optimum of [0, t), less the sum of w y**2
+        last[t] = start[at]
+        if t % _PRUNE_EVERY == 0:
+            # PELT's pruning (K = 0 for this cost): a start that is already no better than the
+            # optimum at t can never be the optimal start of a later last segment. Done every
+            # few points only (any t is a valid time to prune; the check costs as much as a step).
+            alive = np.flatnonzero(total <= bt)
+            if len(alive) < size:
+                kept = len(alive)
+                start[:kept], base[:kept], sy[:kept], sw[:kept] = start[alive], base[alive], sy[alive], sw[alive]
+                size = kept
+        start[size], base[size], sy[size], sw[size] = t, bt, cwy[t], cw[t]
+        size += 1
     if work is not None:
         work.append(evaluated)
     points: list[int] = []
@@ -76,6 +88,57 @@ def pelt(y: Array, weights: Array, penalty: float, work: list[int] | None = None
         if t > 0:
             points.append(t)
     return points[::-1]
+
+
+_PRUNE_EVERY = 8  # PELT prunes its candidates every this many points
+
+#: Longest series searched point by point; a longer one is searched on blocks first.
+EXACT_UP_TO = 1000
+
+
+def search(y: Array, weights: Array, penalty: float, *, exact_up_to: int = EXACT_UP_TO,
+           work: list[int] | None = None) -> list[int]:
+    """`pelt`'s change points where the series has at most `exact_up_to` points; on a longer
+    one, coarse to fine, so that its cost stays linear in n however flat the series:
+
+    1. PELT on blocks of ``k = ceil(2 n / exact_up_to)`` consecutive points (their weighted
+       means, weighted by their summed weights): the exact optimum among the segmentations
+       that cut only between blocks (a block's own spread is the same in all of them);
+    2. each cut, left to right, moved to the best split of its two neighbouring segments
+       within ``k`` points of it (exact positions; a burst inside a block gets its own edges),
+       or dropped where that split no longer saves `penalty` (a block that straddled a step
+       made a level of its own), its left neighbour then refined again.
+
+    A few-point excursion diluted in its block may go unseen by step 1 (the caller's
+    short-regression scan looks at every point again)."""
+    n = len(y)
+    if n <= exact_up_to:
+        return pelt(y, weights, penalty, work)
+    k = -(-2 * n // exact_up_to)
+    starts = np.arange(0, n, k)
+    bw = np.add.reduceat(weights, starts)
+    by = np.add.reduceat(weights * y, starts) / bw
+    cuts = [int(starts[c]) for c in pelt(by, bw, penalty, work)]
+    cw = np.concatenate([[0.0], np.cumsum(weights)])
+    cwy = np.concatenate([[0.0], np.cumsum(weights * y)])
+    bounds = [0, *cuts, n]
+    i = 1
+    while i < len(bounds) - 1:
+        lo, hi = bounds[i - 1], bounds[i + 1]
+        s = np.arange(max(lo + 1, bounds[i] - k), min(hi - 1, bounds[i] + k) + 1)
+        # what splitting [lo, hi) at s saves of its cost
+        whole = (cwy[hi] - cwy[lo]) ** 2 / (cw[hi] - cw[lo])
+        gain = (cwy[s] - cwy[lo]) ** 2 / (cw[s] - cw[lo]) + (cwy[hi] - cwy[s]) ** 2 / (cw[hi] - cw[s]) - whole
+        at = int(np.argmax(gain)) if len(s) else -1
+        if at < 0 or gain[at] < penalty:
+            # a block that straddled a step made a level of its own; at full resolution the
+            # cut no longer pays its penalty
+            del bounds[i]
+            i = max(i - 1, 1)
+            continue
+        bounds[i] = int(s[at])
+        i += 1
+    return bounds[1:-1]
 
 
 @dataclass(frozen=True)
