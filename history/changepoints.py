@@ -107,6 +107,8 @@ _MAX_RHO = 0.6  # the most lag-1 autocorrelation of the noise allowed for (infla
 _MIN_RAMP = 10  # a single step is a drift only where the ramp spans this many commits or more
 _KNOTS = 24  # ramp knots tried at each end of a drift (so a drift costs the same at any length)
 _PENALTY = 3.0  # PELT's penalty per change point, in units of chi-square times ln(n)
+_SCAN_CLIP = 2.5  # the short-regression scan pulls points in to this many of their sds from the median
+_HEAVY_KURTOSIS = 3.4  # ... where the winsorized residuals' kurtosis exceeds this (normal: about 2.9)
 _EXCURSION_MAX = 16  # longest excursion (commits) the short-regression scan looks for
 _EXCURSION_EFFECTIVE = 0.25  # effective share of the scan's overlapping intervals (calibrate_scan.py: 0.2-0.44)
 
@@ -541,11 +543,24 @@ def _excursions(s: _Series, var: Array, points: list[ChangePoint], alpha: float,
     # degrees of freedom: the noise the test uses is re-estimated with the excursion as a level
     # of its own (a two-sample t-test's within-group variance), so that the excursion being
     # tested does not inflate it.
+    # Where the noise is heavy-tailed (the kurtosis of the winsorized residuals over
+    # `_HEAVY_KURTOSIS`; normal noise gives about 2.9), the points are first pulled in to
+    # `_SCAN_CLIP` of their own noise from their segment's median (Huber's winsorizing: a few
+    # heavy-tailed points cannot make an excursion; the test, with the noise of the pulled-in
+    # points, stays a t-test). Normal noise keeps its points: pulling them in costs power.
     unit = weights * s.inflation
+    v = np.array(s.w, dtype=float)
+    sd = 1.0 / np.sqrt(unit)
     rss, dof = 0.0, float(n - len(queue))
-    for a, b in queue:
-        level = float(np.sum(unit[a:b] * s.w[a:b]) / np.sum(unit[a:b]))
-        rss += float(np.sum(unit[a:b] * (s.w[a:b] - level) ** 2))
+    middles = [float(np.median(v[a:b])) for a, b in queue]
+    res = np.concatenate([(v[a:b] - m) / sd[a:b] for (a, b), m in zip(queue, middles, strict=True)])
+    power = float(np.mean(res**2))
+    heavy = power > 0 and float(np.mean(res**4)) / power**2 > _HEAVY_KURTOSIS
+    clip = _SCAN_CLIP if heavy else math.inf
+    for (a, b), middle in zip(queue, middles, strict=True):
+        v[a:b] = middle + np.clip(v[a:b] - middle, -clip * sd[a:b], clip * sd[a:b])
+        level = float(np.sum(unit[a:b] * v[a:b]) / np.sum(unit[a:b]))
+        rss += float(np.sum(unit[a:b] * (v[a:b] - level) ** 2))
     # Bonferroni over every interval of every segment (the scan looks in each of them).
     tried = sum(_intervals(b - a, lmin, min_size) for a, b in queue)
     found: list[ChangePoint] = []
@@ -557,10 +572,18 @@ def _excursions(s: _Series, var: Array, points: list[ChangePoint], alpha: float,
         ex = scan(s.w, weights, a, b, lengths=range(lmin, top + 1), margin=min_size)
         if ex is None:
             continue
-        left = rss - ex.z**2 * s.inflation
+        # located on the winsorized points (the pulled-in ones blur a large excursion's edges),
+        # tested on the pulled-in ones
+        inner = weights[ex.start:ex.stop]
+        outer = np.concatenate([weights[a:ex.start], weights[ex.stop:b]])
+        gap = (float(np.sum(inner * v[ex.start:ex.stop]) / np.sum(inner))
+               - float((np.sum(weights[a:ex.start] * v[a:ex.start]) + np.sum(weights[ex.stop:b] * v[ex.stop:b]))
+                       / np.sum(outer)))
+        z_clipped = abs(gap) / math.sqrt(1 / float(np.sum(inner)) + 1 / float(np.sum(outer)))
+        left = rss - z_clipped**2 * s.inflation
         if left <= 0:
             continue
-        z = ex.z / math.sqrt(left / (dof - 1))
+        z = z_clipped / math.sqrt(left / (dof - 1))
         p = min(1.0, 2 * float(special.stdtr(dof - 1, -z)) * max(tried, ex.tried) * _EXCURSION_EFFECTIVE)
         inside = float(np.median(s.x[ex.start:ex.stop]))
         level = float(np.median(np.concatenate([s.x[a:ex.start], s.x[ex.stop:b]])))

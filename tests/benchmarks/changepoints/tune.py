@@ -1,7 +1,7 @@
 """The tuning set: the only series primbench's constants were chosen on (never the eval sets of
-`compare_detectors.py`). Gaussian innovations (seed 1 in `compare_detectors.py`; seed 101 here)
-and AR(1) noise with phi 0.2 and 0.5 (seed 104), where the eval set has Student-t(5)
-innovations (seed 2) and AR(1) 0.3 (seed 3).
+`compare_detectors.py`). Gaussian innovations (seed 1 in `compare_detectors.py`; seed 101 here),
+Laplace innovations (heavy tails of another shape; seed 101) and AR(1) noise with phi 0.2 and
+0.5 (seed 104), where the eval set has Student-t(5) innovations (seed 2) and AR(1) 0.3 (seed 3).
 
 Run: ``python tests/benchmarks/changepoints/tune.py [series per row]``: false points per 100
 flat series and the recall of a regression fixed 5-10 commits later, by n, printed (not
@@ -29,7 +29,8 @@ def main() -> None:
             Config("flat", Noise(0.005, phi=0.2)), Config("flat", Noise(0.005, phi=0.5)),
             Config("fixed", Noise(0.01), 0.02), Config("fixed", Noise(0.01), 0.03),
             Config("fixed", Noise(0.005, phi=0.5), 0.03), Config("alternating3", Noise(0.01)),
-            Config("step", Noise(0.01), 0.03)]
+            Config("step", Noise(0.01), 0.03), Config("flat", Noise(0.005, tails="laplace")),
+            Config("flat", Noise(0.01, tails="laplace")), Config("fixed", Noise(0.01, tails="laplace"), 0.02)]
     for ci, cfg in enumerate(cfgs):
         cells = []
         for n in (30, 100, 1000):
