@@ -162,7 +162,9 @@ def classify(y: Array, weights: Array, points: list[int], *, min_size: int,
     A burst is an inner segment of at most `max_burst` points whose level lies on the same
     side of both neighbours' levels and at least twice as far from each as the neighbours are
     from each other (it went away and came back), and at least `burst_z` of its points' own
-    noise from each (``sqrt(mean weight)`` per unit of level). Every other segment shorter than `min_size`
+    noise from each (``sqrt(mean weight)`` per unit of level). One that went away and came
+    back but not that far is merged, however long (up to `max_burst`): an excursion of a few
+    commits is bad runs or nothing, never a regression and its fix. Every other segment shorter than `min_size`
     (at an end, or a transition between two levels) is merged into the neighbour whose level is
     nearer. The shortest segment is settled first and levels are recomputed after each change."""
     n = len(y)
@@ -183,11 +185,12 @@ def classify(y: Array, weights: Array, points: list[int], *, min_size: int,
             mid = _level(cw, cwy, a, b)
             left = _level(cw, cwy, *segs[i - 1]) if i > 0 else None
             right = _level(cw, cwy, *segs[i + 1]) if i < len(segs) - 1 else None
+            returns = False  # away and back, but too close to be bad runs
             if left is not None and right is not None and b - a <= max_burst:
                 dl, dr = mid - left, mid - right
                 unit = math.sqrt(float(np.mean(w[a:b])))  # 1 / the points' noise
-                if (dl * dr > 0 and min(abs(dl), abs(dr)) >= 2 * abs(left - right)
-                        and min(abs(dl), abs(dr)) * unit >= burst_z):
+                returns = dl * dr > 0 and min(abs(dl), abs(dr)) >= 2 * abs(left - right)
+                if returns and min(abs(dl), abs(dr)) * unit >= burst_z:
                     bursts.append((a, b))  # away and back: an outlier burst; its neighbours join
                     bounds = [c for c in bounds if c not in (a, b)]
                     w[a:b] = 0.0  # and its points count in no level from now on
@@ -195,7 +198,7 @@ def classify(y: Array, weights: Array, points: list[int], *, min_size: int,
                     cwy = np.concatenate([[0.0], np.cumsum(w * y)])
                     settled = True
                     break
-            if b - a >= min_size:
+            if b - a >= min_size and not returns:
                 continue  # long enough to stand as a segment (a short step of a staircase)
             # too short to confirm a step: join the neighbour at the nearer level
             if right is None or (left is not None and abs(mid - left) <= abs(mid - right)):

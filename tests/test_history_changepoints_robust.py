@@ -161,6 +161,10 @@ def test_a_short_excursion_within_a_few_noise_units_is_no_burst() -> None:
     segs = classify(y, np.ones(len(y)), [10, 13], min_size=4)
     assert segs.bursts == [] and segs.points == [13]  # merged into the left level (equally near)
     assert classify(y * 2, np.ones(len(y)), [10, 13], min_size=4).bursts == [(10, 13)]  # 6 units: a burst
+    # as long as min_size, but away and back: merged all the same (a few commits are bad runs
+    # or nothing, never a regression and its fix)
+    segs = classify(y, np.ones(len(y)), [10, 13], min_size=3)
+    assert segs.bursts == [] and len(segs.points) <= 1
 
 
 def test_bursts_in_to_dict() -> None:
