@@ -10,19 +10,22 @@ the same at 1 TB/s and at 10 GB/s).
    spread recomputed until it settles, ``sigma = spread / √2``.
 2. **Where: an optimal segmentation.** PELT (Killick, Fearnhead & Eckley 2012;
    `history.segmentation.pelt`) finds the segmentation that minimises the weighted squared
-   error plus ``_PENALTY · ln n`` per change point, exactly, each point weighted by its own
+   error plus ``_PENALTY · ln n`` per change point, exactly (over 1,000 points: coarse to
+   fine, `history.segmentation.search`), each point weighted by its own
    inverse variance: ``sigma**2`` plus what its own uncertainty (`uncertainty`: the spread of
    its runs) has beyond the typical one. So a commit whose runs were noisy weighs less, and
    levels that return (0, +3 %, 0, +3 %) are found, which no first split of a greedy binary
    segmentation separates.
 3. **Bursts.** `history.segmentation.classify` sorts the short segments: an inner excursion of at
-   most 3 points (`DEFAULT_MAX_BURST`) that returns to the level around it is an outlier burst
+   most 3 points (`DEFAULT_MAX_BURST`) that returns to the level around it, at least 5 of its
+   points' noise away (`DEFAULT_BURST_Z`: bad runs, not the worst commits of a small regression
+   that lasted longer), is an outlier burst
    (`Changes.bursts`, reported from 2 points on; one bad run is simply left out); its points
    take part in no later level or test. Any other segment shorter than `min_size` joins its
    nearer neighbour. A regression fixed 4 or more commits later is two change points.
 4. **Noise, again.** From the residuals about the levels found (bursts left out, beyond 3
    spreads dropped; degrees of freedom: the residuals kept less the levels), with the lag-1
-   autocorrelation rho of those residuals (less its bias and one standard error): a mean's
+   autocorrelation rho of those residuals (less its bias and half a standard error): a mean's
    variance is inflated by ``(1 + rho) / (1 - rho)`` (AR(1) noise wanders like small steps).
    Where sigma fell by a tenth or the inflation passed 1.1, the search of 2-3 runs again.
 5. **Whether.** Each change point is tested between its neighbours on the points without the
@@ -35,6 +38,15 @@ the same at 1 TB/s and at 10 GB/s).
    More than `max_points` that pass: the most significant are kept (`Changes.capped`).
    ``before``, ``after`` and ``shift`` are the medians of the neighbouring segments and their
    relative change; ``confidence`` is 1 - p.
+5b. **Short regressions.** A regression fixed 4-16 commits later is too short for two PELT
+   cuts at ``3 ln n`` each, but both its sides are at one level: in each segment left, the
+   interval of 4-16 points (``min_size`` from either end) whose winsorized weighted mean
+   differs most from the rest of the segment (`history.segmentation.scan`, O(n) per length),
+   t-tested with the noise re-estimated with it as a level of its own, Bonferroni over every
+   interval of every segment times 0.25 (`_EXCURSION_EFFECTIVE`: they overlap; calibrated on
+   simulated white noise, ``tests/benchmarks/changepoints/calibrate_scan.py``), p < `alpha`
+   and a shift of medians of at least `min_shift`: two change points, and the pieces on
+   either side are searched again.
 6. **Drift.** Neighbouring change points in the same direction (one or more) may be a slow
    drift cut into a staircase. Over the span of their segments, a ramp (a level, a straight
    line, a level: two levels and two knots, fitted in closed form over at most 24 x 24 knot
@@ -45,9 +57,13 @@ the same at 1 TB/s and at 10 GB/s).
 
 Cost: PELT evaluates each surviving candidate start once per point (numpy, one vector per
 point): linear in n while the level keeps moving, at most n (n + 1) / 2 evaluations on a series
-that never moves; 1,000 commits take about 10 ms here (`tests/benchmarks/changepoints/`). The
-search is hand-written rather than ruptures': ruptures' `Pelt` is pure Python (about 2 s for
-1,000 points) and its compiled `KernelCPD` takes no per-point weights.
+that never moves, which is why a series of more than 1,000 points is searched on at most 500
+blocks first and each cut then placed exactly (`history.segmentation.search`): linear in n.
+The scan is O(n) per length tried. Measured per series (`tests/benchmarks/changepoints/`,
+``speed`` section). The search is hand-written rather than ruptures': ruptures' `Pelt` is pure
+Python (about 2 s for 1,000 points) and its compiled `KernelCPD` takes no per-point weights.
+A series analysed once is not analysed again in the same process with the same settings
+(`analyse` keeps its last 4,096 results).
 
 A shift needs `min_size` points after it (default 3) before it can be confirmed: a short
 excursion at the tip of a branch cannot yet be told from a burst. (`compare`, with the
@@ -56,8 +72,10 @@ run-to-run variability, is the tool for a single new run.)
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -66,7 +84,7 @@ import numpy as np
 import numpy.typing as npt
 
 from primbench.history.deps import require
-from primbench.history.segmentation import Segments, classify, pelt
+from primbench.history.segmentation import DEFAULT_MAX_BURST, Segments, classify, scan, search
 
 Array = npt.NDArray[Any]
 
@@ -84,11 +102,15 @@ _REJECT = 3.0  # a difference further than this many sds from the median holds a
 _CLIP = 3.0  # winsorize at this many sigma from the running median
 _MAD = 1.4826  # MAD -> standard deviation for normal data
 _NO_NOISE = 1e-6  # the noise assumed where the series has none (identical values): any step is certain
-_RHO_SE = 1.0  # standard errors taken off the autocorrelation estimate
+_RHO_SE = 0.5  # standard errors taken off the autocorrelation estimate
 _MAX_RHO = 0.6  # the most lag-1 autocorrelation of the noise allowed for (inflation at most 4)
 _MIN_RAMP = 10  # a single step is a drift only where the ramp spans this many commits or more
 _KNOTS = 24  # ramp knots tried at each end of a drift (so a drift costs the same at any length)
 _PENALTY = 3.0  # PELT's penalty per change point, in units of chi-square times ln(n)
+_SCAN_CLIP = 2.5  # the short-regression scan pulls points in to this many of their sds from the median
+_HEAVY_KURTOSIS = 3.4  # ... where the winsorized residuals' kurtosis exceeds this (normal: about 2.9)
+_EXCURSION_MAX = 16  # longest excursion (commits) the short-regression scan looks for
+_EXCURSION_EFFECTIVE = 0.25  # effective share of the scan's overlapping intervals (calibrate_scan.py: 0.2-0.44)
 
 
 @dataclass(frozen=True)
@@ -296,7 +318,7 @@ def _check(values: Sequence[float], alpha: float, min_size: int, max_points: int
     return x
 
 
-def _variances(s: _Series, uncertainty: Sequence[float] | None) -> Array:
+def _variances(s: _Series, uncertainty: Array | None) -> Array:
     """Each point's variance in the units of y: the series' noise plus what its own uncertainty
     (a relative standard deviation: the spread of its runs' batches, say) has beyond the typical
     one (the median), which the series' noise, estimated from the points, already holds."""
@@ -313,6 +335,18 @@ def _variances(s: _Series, uncertainty: Sequence[float] | None) -> Array:
     return np.asarray(base**2 + own**2)
 
 
+#: Results of `analyse` kept, newest last (`_CACHE_SIZE` at most), by a digest of the values,
+#: the uncertainties and the settings: a command that needs a series' changes twice (the
+#: report's table and its chart) analyses it once.
+_CACHE: OrderedDict[tuple[bytes, float, int, float, int], Changes] = OrderedDict()
+_CACHE_SIZE = 4096
+
+
+def clear_cache() -> None:
+    """Forget every kept result of `analyse`."""
+    _CACHE.clear()
+
+
 def analyse(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
             min_shift: float = DEFAULT_MIN_SHIFT, max_points: int = DEFAULT_MAX_POINTS,
             uncertainty: Sequence[float] | None = None) -> Changes:
@@ -322,8 +356,27 @@ def analyse(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: 
     needed on each side of a change; `min_shift`: smallest relative change of level reported;
     `max_points`: at most this many change points, the most significant (`Changes.capped`);
     `uncertainty`: each point's own relative standard deviation, where known (a point with a
-    large one weighs less)."""
+    large one weighs less). The same values and settings again give the kept result (a copy:
+    its lists are the caller's), not a second analysis."""
     x = _check(values, alpha, min_size, max_points)
+    u = None if uncertainty is None else np.asarray(uncertainty, dtype=float)
+    digest = hashlib.blake2b(x.tobytes(), digest_size=20)
+    digest.update(b"-" if u is None else u.tobytes())
+    key = (digest.digest(), float(alpha), int(min_size), float(min_shift), int(max_points))
+    found = _CACHE.get(key)
+    if found is None:
+        found = _analyse(x, alpha, min_size, min_shift, max_points, u)
+        _CACHE[key] = found
+        if len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    else:
+        _CACHE.move_to_end(key)
+    return replace(found, points=list(found.points), drifts=list(found.drifts), bursts=list(found.bursts))
+
+
+def _analyse(x: Array, alpha: float, min_size: int, min_shift: float, max_points: int,
+             uncertainty: Array | None) -> Changes:
+    """`analyse` of checked values."""
     s = _prepare(x)
     n = len(x)
     if n < 2:
@@ -331,7 +384,7 @@ def analyse(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: 
     centred = s.y - float(np.median(s.y))
     penalty = _PENALTY * math.log(max(n, 3))
     var = _variances(s, uncertainty)
-    segs = classify(centred, 1.0 / var, pelt(centred, 1.0 / var, penalty), min_size=min_size)
+    segs = classify(centred, 1.0 / var, search(centred, 1.0 / var, penalty), min_size=min_size)
     if s.sigma > 0:
         # The noise about the levels found (steps close together inflate the noise seen in
         # successive differences) and how much correlated neighbours inflate a mean's variance;
@@ -340,7 +393,7 @@ def analyse(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: 
         if sigma > 0 and dof >= 1 and (sigma < 0.9 * s.sigma or inflation > 1.1):
             s = replace(s, sigma=sigma, w=_winsorize(s.y, sigma))
             var = _variances(s, uncertainty) * inflation
-            segs = classify(centred, 1.0 / var, pelt(centred, 1.0 / var, penalty), min_size=min_size)
+            segs = classify(centred, 1.0 / var, search(centred, 1.0 / var, penalty), min_size=min_size)
             sigma, dof, again = _segment_noise(s.y, segs)
             inflation = max(inflation, again)
         if sigma > 0 and dof >= 1:
@@ -357,6 +410,8 @@ def analyse(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: 
     if capped:
         strongest = sorted(points, key=lambda cp: cp.p_value)[:max_points]
         points = _prune(clean, var[keep], sorted(cp.index for cp in strongest), alpha, min_size, min_shift)
+    if not capped:
+        points = _excursions(clean, var[keep], points, alpha, min_size, min_shift, max_points)
     points, drifts = _drifts(clean, points, alpha, min_shift)
     bursts = [_burst(s, keep, a, b) for a, b in segs.bursts if b - a >= 2]
     return Changes([_moved(cp, kept_at, n) for cp in points], [_moved_drift(d, kept_at, n) for d in drifts],
@@ -402,7 +457,7 @@ def _p_values(s: _Series, var: Array, bounds: list[int], min_size: int) -> Array
     the robust test (weighted means of the winsorized points against their own variances,
     Student's t with the noise estimate's degrees of freedom) and the classic pooled-variance
     two-sample t-test, times the number of splits of the span (Bonferroni)."""
-    stats = require("scipy.stats")
+    special = require("scipy.special")
     b = np.asarray(bounds)
     lo, mid, hi = b[:-2], b[1:-1], b[2:]
     y = s.y - float(np.median(s.y))
@@ -417,7 +472,7 @@ def _p_values(s: _Series, var: Array, bounds: list[int], min_size: int) -> Array
     with np.errstate(divide="ignore", invalid="ignore"):
         pvar = np.maximum(ss, 0.0) / np.maximum(dof, 1)
         t = np.abs(diff) / np.sqrt(pvar * (1 / n1 + 1 / n2) * s.inflation)
-        pooled = np.where(dof > 0, 2 * stats.t.sf(t, np.maximum(dof, 1)), 1.0)
+        pooled = np.where(dof > 0, 2 * special.stdtr(np.maximum(dof, 1), -t), 1.0)
         flat = pvar <= tiny**2  # no spread at all: any difference is certain, none is nothing
         pooled = np.where(flat, np.where(np.abs(diff) > tiny, 0.0, 1.0), pooled)
         if s.sigma > 0 and s.dof > 0:
@@ -426,7 +481,7 @@ def _p_values(s: _Series, var: Array, bounds: list[int], min_size: int) -> Array
             cwy = np.concatenate([[0.0], np.cumsum(inv * (s.w - float(np.median(s.y))))])
             w1, w2 = cw[mid] - cw[lo], cw[hi] - cw[mid]
             rdiff = (cwy[hi] - cwy[mid]) / w2 - (cwy[mid] - cwy[lo]) / w1
-            robust = 2 * stats.t.sf(np.abs(rdiff) / np.sqrt(1 / w1 + 1 / w2), s.dof)
+            robust = 2 * special.stdtr(s.dof, -np.abs(rdiff) / np.sqrt(1 / w1 + 1 / w2))
         else:
             robust = np.ones(len(mid))
     candidates = np.maximum(hi - lo - 2 * min_size + 1, 1)
@@ -463,6 +518,92 @@ def _prune(s: _Series, var: Array, points: list[int], alpha: float, min_size: in
         points = [q for q in points if q != weakest[1]]  # drop the weakest, then re-test the rest
 
 
+# --------------------------------------------------------------------------- short regressions
+
+
+def _excursions(s: _Series, var: Array, points: list[ChangePoint], alpha: float, min_size: int,
+                min_shift: float, max_points: int) -> list[ChangePoint]:
+    """`points` with the short excursions (a regression fixed a few commits later) that the
+    segments between them hold: in each segment, the interval of 4 (`DEFAULT_MAX_BURST` + 1, or
+    `min_size`) to `_EXCURSION_MAX` points, `min_size` from either end, whose winsorized mean
+    differs most from the rest of the segment (`history.segmentation.scan`), tested against
+    the rest (both sides are at one level, so both count): Student's t with the noise's
+    degrees of freedom, Bonferroni over the intervals tried (times `_EXCURSION_EFFECTIVE`, for
+    their overlap), a shift of medians of at least `min_shift`. A found one becomes two change
+    points and the segments on either side are searched again."""
+    if s.sigma <= 0 or s.dof < 1:
+        return points
+    special = require("scipy.special")
+    lmin = max(min_size, DEFAULT_MAX_BURST + 1)
+    n = len(s.y)
+    cuts = [0, *(cp.index for cp in points), n]
+    queue = list(itertools.pairwise(cuts))
+    weights = 1.0 / var
+    # The residual sum of squares about the levels, in units of each point's noise, and its
+    # degrees of freedom: the noise the test uses is re-estimated with the excursion as a level
+    # of its own (a two-sample t-test's within-group variance), so that the excursion being
+    # tested does not inflate it.
+    # Where the noise is heavy-tailed (the kurtosis of the winsorized residuals over
+    # `_HEAVY_KURTOSIS`; normal noise gives about 2.9), the points are first pulled in to
+    # `_SCAN_CLIP` of their own noise from their segment's median (Huber's winsorizing: a few
+    # heavy-tailed points cannot make an excursion; the test, with the noise of the pulled-in
+    # points, stays a t-test). Normal noise keeps its points: pulling them in costs power.
+    unit = weights * s.inflation
+    v = np.array(s.w, dtype=float)
+    sd = 1.0 / np.sqrt(unit)
+    rss, dof = 0.0, float(n - len(queue))
+    middles = [float(np.median(v[a:b])) for a, b in queue]
+    res = np.concatenate([(v[a:b] - m) / sd[a:b] for (a, b), m in zip(queue, middles, strict=True)])
+    power = float(np.mean(res**2))
+    heavy = power > 0 and float(np.mean(res**4)) / power**2 > _HEAVY_KURTOSIS
+    clip = _SCAN_CLIP if heavy else math.inf
+    for (a, b), middle in zip(queue, middles, strict=True):
+        v[a:b] = middle + np.clip(v[a:b] - middle, -clip * sd[a:b], clip * sd[a:b])
+        level = float(np.sum(unit[a:b] * v[a:b]) / np.sum(unit[a:b]))
+        rss += float(np.sum(unit[a:b] * (v[a:b] - level) ** 2))
+    # Bonferroni over every interval of every segment (the scan looks in each of them).
+    tried = sum(_intervals(b - a, lmin, min_size) for a, b in queue)
+    found: list[ChangePoint] = []
+    while queue and len(points) + len(found) + 2 <= max_points:
+        a, b = queue.pop()
+        top = min(_EXCURSION_MAX, b - a - 2 * min_size)
+        if top < lmin or dof < 3:
+            continue
+        ex = scan(s.w, weights, a, b, lengths=range(lmin, top + 1), margin=min_size)
+        if ex is None:
+            continue
+        # located on the winsorized points (the pulled-in ones blur a large excursion's edges),
+        # tested on the pulled-in ones
+        inner = weights[ex.start:ex.stop]
+        outer = np.concatenate([weights[a:ex.start], weights[ex.stop:b]])
+        gap = (float(np.sum(inner * v[ex.start:ex.stop]) / np.sum(inner))
+               - float((np.sum(weights[a:ex.start] * v[a:ex.start]) + np.sum(weights[ex.stop:b] * v[ex.stop:b]))
+                       / np.sum(outer)))
+        z_clipped = abs(gap) / math.sqrt(1 / float(np.sum(inner)) + 1 / float(np.sum(outer)))
+        left = rss - z_clipped**2 * s.inflation
+        if left <= 0:
+            continue
+        z = z_clipped / math.sqrt(left / (dof - 1))
+        p = min(1.0, 2 * float(special.stdtr(dof - 1, -z)) * max(tried, ex.tried) * _EXCURSION_EFFECTIVE)
+        inside = float(np.median(s.x[ex.start:ex.stop]))
+        level = float(np.median(np.concatenate([s.x[a:ex.start], s.x[ex.stop:b]])))
+        shift = inside / level - 1 if level else math.inf
+        if p >= alpha or abs(shift) < min_shift:
+            continue
+        back = level / inside - 1 if inside else math.inf
+        found.append(ChangePoint(ex.start, level, inside, shift, p, 1.0 - p, (a, ex.stop)))
+        found.append(ChangePoint(ex.stop, inside, level, back, p, 1.0 - p, (ex.start, b)))
+        queue += [(a, ex.start), (ex.stop, b)]
+        rss, dof = left, dof - 1
+    return sorted([*points, *found], key=lambda cp: cp.index)
+
+
+def _intervals(m: int, lmin: int, margin: int) -> int:
+    """How many intervals `_excursions` compares in a segment of `m` points."""
+    top = min(_EXCURSION_MAX, m - 2 * margin)
+    return sum(m - 2 * margin - length + 1 for length in range(lmin, top + 1))
+
+
 # --------------------------------------------------------------------------- drifts
 
 
@@ -491,7 +632,7 @@ _Fit = tuple[int, int, float, float, float, float, int]  # k0, k1, rss, a, b, un
 
 def _ramp(s: _Series, group: list[ChangePoint], alpha: float, min_shift: float) -> Drift | None:
     """The best ramp over the span of `group`'s segments, if it beats the steps by BIC."""
-    stats = require("scipy.stats")
+    special = require("scipy.special")
     start, stop = group[0].segment[0], group[-1].segment[1]
     y = s.w[start:stop]
     n = len(y)
@@ -529,7 +670,7 @@ def _ramp(s: _Series, group: list[ChangePoint], alpha: float, min_shift: float) 
     if bic_ramp > bic_steps:
         return None
     se = math.sqrt(rss / (n - 4)) * unit_se
-    p = 0.0 if se <= 0 else min(1.0, 2 * float(stats.t.sf(abs(b - a) / se, n - 4)) * tried)
+    p = 0.0 if se <= 0 else min(1.0, 2 * float(special.stdtr(n - 4, -abs(b - a) / se)) * tried)
     before, after = (math.exp(a), math.exp(b)) if s.log else (a * s.scale, b * s.scale)
     change = after / before - 1 if before else math.inf
     if p >= alpha or abs(change) < min_shift:

@@ -149,10 +149,23 @@ def test_correlated_noise_makes_fewer_false_steps() -> None:
 
 
 def test_classify_settles_short_segments() -> None:
-    y = np.array([0.0] * 10 + [5.0] * 2 + [0.0] * 10 + [1.0] + [3.0] * 10)
+    y = np.array([0.0] * 10 + [10.0] * 2 + [0.0] * 10 + [1.0] + [3.0] * 10)
     segs = classify(y, np.ones(len(y)), [10, 12, 22, 23], min_size=3)
-    assert segs.bursts == [(10, 12)]  # away and back
+    assert segs.bursts == [(10, 12)]  # away and back, 10 noise units
     assert segs.points == [23]  # the lone transition point (1.0) joins the nearer level, 0
+
+
+def test_a_short_excursion_within_a_few_noise_units_is_no_burst() -> None:
+    """3 units away (the worst commits of a small regression that lasted longer, say): not bad
+    runs; the segment is merged and its points stay in the series."""
+    y = np.array([0.0] * 10 + [3.0] * 3 + [0.0] * 10)
+    segs = classify(y, np.ones(len(y)), [10, 13], min_size=4)
+    assert segs.bursts == [] and segs.points == [13]  # merged into the left level (equally near)
+    assert classify(y * 2, np.ones(len(y)), [10, 13], min_size=4).bursts == [(10, 13)]  # 6 units: a burst
+    # as long as min_size, but away and back: merged all the same (a few commits are bad runs
+    # or nothing, never a regression and its fix)
+    segs = classify(y, np.ones(len(y)), [10, 13], min_size=3)
+    assert segs.bursts == [] and len(segs.points) <= 1
 
 
 def test_bursts_in_to_dict() -> None:

@@ -40,6 +40,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -50,9 +51,10 @@ sys.path.insert(0, str(HERE))
 
 from generate import Noise, Series, series  # noqa: E402
 
-from primbench.history.changepoints import analyse  # noqa: E402
+from primbench.history.changepoints import analyse, clear_cache  # noqa: E402
 
 SERIES = int(os.environ.get("CP_SERIES", "100"))
+BASELINE_1000 = int(os.environ.get("CP_BASELINE_1000", "10"))
 TOL = 2
 NS = (30, 100, 1000)
 
@@ -79,8 +81,8 @@ def configs(tails: str) -> list[Config]:
     return out
 
 
-def ar1_configs() -> list[Config]:
-    noise = Noise(0.005, phi=0.3)
+def ar1_configs(phi: float = 0.3) -> list[Config]:
+    noise = Noise(0.005, phi=phi)
     return [Config("flat", noise), Config("burst2", noise), Config("steps3", noise), Config("fixed", noise)]
 
 
@@ -90,10 +92,14 @@ def ar1_configs() -> list[Config]:
 Found = tuple[list[int], list[tuple[int, int]]]  # step indices, drift spans
 
 
-def primbench_tool(min_shift: float | None = None) -> Callable[[np.ndarray], Found]:
+def primbench_tool(min_shift: float | None = None,
+                   fn: Callable[..., Any] | None = None) -> Callable[[np.ndarray], Found]:
+    """primbench's `analyse` (or `fn`, another version's) with its defaults. The cache that
+    keeps a series' result within a command is emptied first: each call is an analysis."""
     def run(values: np.ndarray) -> Found:
         kw = {} if min_shift is None else {"min_shift": min_shift}
-        c = analyse(values, **kw)
+        clear_cache()
+        c = (fn or analyse)(values, **kw)
         return [p.index for p in c.points], [(d.start, d.end) for d in c.drifts]
     return run
 
@@ -189,12 +195,17 @@ def score(s: Series, found: Found, acc: Score) -> None:
 
 
 def evaluate(tools: dict[str, Callable[[np.ndarray], Found]], cfgs: list[Config], seed: int,
-             ns: tuple[int, ...] = NS) -> dict[tuple[str, int, str], Score]:
+             ns: tuple[int, ...] = NS, counts: dict[int, int] | None = None,
+             index: dict[str, int] | None = None) -> dict[tuple[str, int, str], Score]:
+    """Score every tool on the same series: `SERIES` per case and n (or `counts[n]`, the first
+    of them); each case's series depend on (seed, its index in `cfgs` or `index[label]`, n)."""
     out: dict[tuple[str, int, str], Score] = {}
     for ci, cfg in enumerate(cfgs):
+        ci = (index or {}).get(cfg.label(), ci)
         for n in ns:
             rng = np.random.default_rng([seed, ci, n])
             batch = [series(cfg.kind, n, cfg.noise, rng, size=cfg.size) for _ in range(SERIES)]
+            batch = batch[:(counts or {}).get(n, SERIES)]
             for name, tool in tools.items():
                 acc = out.setdefault((cfg.label(), n, name), Score())
                 for s in batch:
@@ -210,20 +221,20 @@ def table(results: dict[tuple[str, int, str], Score], tools: list[str]) -> list[
     labels = list(dict.fromkeys(k[0] for k in results))
     head = f"{'case':<42} {'n':>5}  " + "  ".join(f"{t:>26}" for t in tools)
     lines.append(head)
-    lines.append(f"{'':<42} {'':>5}  " + "  ".join(f"{'recall prec  any  ms':>26}" for _ in tools))
+    lines.append(f"{'':<42} {'':>5}  " + "  ".join(f"{'recall prec any/of   ms':>30}" for _ in tools))
     for label in labels:
         for n in NS:
             cells = []
             for t in tools:
                 sc = results.get((label, n, t))
                 if sc is None:
-                    cells.append(f"{'':>26}")
+                    cells.append(f"{'':>30}")
                     continue
                 rec = "   -  " if math.isnan(sc.recall()) else f"{sc.recall() * 100:5.1f}%"
-                cells.append(f"{rec} {sc.precision() * 100:5.1f}% {sc.series_with_points:4d} "
+                cells.append(f"{rec} {sc.precision() * 100:5.1f}% {sc.series_with_points:4d}/{sc.series:<4d}"
                              f"{sc.seconds / sc.series * 1e3:7.2f}")
             if any(c.strip() for c in cells):
-                lines.append(f"{label:<42} {n:>5}  " + "  ".join(f"{c:>26}" for c in cells))
+                lines.append(f"{label:<42} {n:>5}  " + "  ".join(f"{c:>30}" for c in cells))
     return lines
 
 
@@ -237,7 +248,7 @@ def main() -> None:
              f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
              f"load average at start {os.getloadavg()[0]:.2f}; {SERIES} series per row; match tolerance ±{TOL} commits",
              "columns per tool: recall (true changes found), precision (found points that are true), "
-             "any (series with at least one change point, of " f"{SERIES}), ms (mean time per series)",
+             "any/of (series with at least one change point / series scored), ms (mean time per series)",
              ""]
     t0 = time.perf_counter()
     lines.append("== eval set: seed 2, Student-t(5) innovations (NOT the set the constants were tuned on) ==")
@@ -251,7 +262,15 @@ def main() -> None:
     tune = evaluate(tools, configs("normal"), seed=1)
     lines += table(tune, names)
     lines.append("")
+    for phi in (0.2, 0.5):
+        lines.append(f"== tune set, AR(1) {phi:g} noise (seed 4, Gaussian innovations; the eval set has 0.3) ==")
+        lines += table(evaluate(tools, ar1_configs(phi), seed=4), names)
+        lines.append("")
     lines += min_shift_section()
+    lines.append("")
+    lines += baseline_section(names)
+    lines.append("")
+    lines += speed_section(tools)
     lines.append("")
     lines += pelt_python_timing()
     lines.append("")
@@ -275,6 +294,55 @@ def min_shift_section() -> list[str]:
     total = sum(sc.series for (label, _, t), sc in res.items() if t == next(iter(tools)) and label.startswith("flat"))
     lines.append("false points on all flat series (" f"{total}): " +
                  ", ".join(f"{name}: {v}" for name, v in flat.items()))
+    return lines
+
+
+def baseline_section(names: list[str]) -> list[str]:
+    """primbench as it was at c16539c (the issue's baseline) and at ec89fec (main before this
+    branch) on the first rows of the eval set: the same series as the rows above (same seeds),
+    fewer of them at n = 1,000 where c16539c takes over a second per series."""
+    from versions import load
+
+    tools: dict[str, Callable[[np.ndarray], Found]] = {}
+    for rev in ("c16539c", "ec89fec"):
+        module = load(rev)
+        if module is None:
+            return [f"== baseline: primbench at {rev} could not be loaded (no git history here) =="]
+        tools[f"primbench {rev}"] = primbench_tool(fn=module.analyse)
+    tools["primbench"] = primbench_tool()
+    every = configs("t5")
+    index = {c.label(): i for i, c in enumerate(every)}
+    chosen = [c for c in every if (c.kind, c.noise.cv, c.size) in
+              {("flat", 0.005, 0.03), ("burst2", 0.005, 0.03), ("alternating3", 0.005, 0.03),
+               ("alternating3", 0.01, 0.03), ("fixed", 0.01, 0.03), ("fixed", 0.01, 0.02)}]
+    res = evaluate(tools, chosen, seed=2, counts={30: 100, 100: 100, 1000: BASELINE_1000}, index=index)
+    return ["== baseline: primbench at c16539c (the issue's) and ec89fec (main before this branch), eval set "
+            f"(seed 2, t5), the same series as above; n = 1,000: the first {BASELINE_1000} of them ==",
+            *table(res, list(tools))]
+
+
+def speed_section(tools: dict[str, Callable[[np.ndarray], Found]]) -> list[str]:
+    """Mean time per series by n, every tool on the same series: flat (the slowest for PELT's
+    pruning) and with three steps and a fixed regression (0.5 % noise, t5), in this process."""
+    rng = np.random.default_rng(99)
+    lines = ["== speed: ms per series (mean), flat and with changes, 0.5 % noise t5 (seed 99) ==",
+             f"{'n':>6} {'series':>6}  " + "  ".join(f"{t + ' flat':>16} {t + ' changes':>18}" for t in tools)]
+    for n, count in ((30, 100), (100, 100), (1000, 30), (10_000, 5)):
+        flat = [series("flat", n, Noise(0.005, tails="t5"), rng) for _ in range(count)]
+        moved = []
+        for _ in range(count):
+            a = series("steps3", n, Noise(0.005, tails="t5"), rng)
+            b = series("fixed", n, Noise(0.005), rng)
+            moved.append(a.values * b.values / 1e12)
+        cells = []
+        for tool in tools.values():
+            for batch in ([f.values for f in flat], moved):
+                t = time.perf_counter()
+                for v in batch:
+                    tool(v)
+                cells.append((time.perf_counter() - t) / len(batch) * 1e3)
+        lines.append(f"{n:>6} {count:>6}  " + "  ".join(f"{cells[2 * i]:16.2f} {cells[2 * i + 1]:18.2f}"
+                                                        for i in range(len(tools))))
     return lines
 
 

@@ -20,18 +20,24 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Noise:
-    """Relative noise: `cv` its standard deviation; `phi` AR(1) coefficient; `tails` 'normal' or 't5'."""
+    """Relative noise: `cv` its standard deviation; `phi` AR(1) coefficient; `tails` 'normal', 't5'
+    or 'laplace'."""
 
     cv: float
     phi: float = 0.0
     tails: str = "normal"
 
     def label(self) -> str:
-        extra = (f", AR(1) {self.phi:g}" if self.phi else "") + (", t5" if self.tails == "t5" else "")
+        extra = (f", AR(1) {self.phi:g}" if self.phi else "") + (f", {self.tails}" if self.tails != "normal" else "")
         return f"{self.cv * 100:g} %{extra}"
 
     def draw(self, rng: np.random.Generator, n: int) -> np.ndarray:
-        e = rng.standard_t(5, n) / np.sqrt(5 / 3) if self.tails == "t5" else rng.standard_normal(n)  # unit variance
+        if self.tails == "t5":
+            e = rng.standard_t(5, n) / np.sqrt(5 / 3)  # unit variance
+        elif self.tails == "laplace":  # the tuning set's heavy tails (the eval set has t5)
+            e = rng.laplace(0.0, 1 / np.sqrt(2), n)
+        else:
+            e = rng.standard_normal(n)
         if self.phi:
             out = np.empty(n)
             out[0] = e[0]
