@@ -59,7 +59,7 @@ def test_bench_returns_energy_and_the_graph_column() -> None:
 @pytest.fixture
 def store(tmp_path: Path) -> Path:
     pytest.importorskip("duckdb")
-    from primbench.history.ingest import ingest
+    from tests.history_data import ingest
 
     files = [run(tmp_path, "a.json", 1.0, "a" * 40), run(tmp_path, "b.json", 1.1, "b" * 40, "--graph"),
              run(tmp_path, "c.json", 1.0, "c" * 40, watts=None)]  # c: no energy counter
