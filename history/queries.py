@@ -81,7 +81,7 @@ def names(con: duckdb.DuckDBPyConnection, selector: Selector = Selector()) -> li
 
 
 def series(con: duckdb.DuckDBPyConnection, selector: Selector = Selector(), *, metric: str | None = None,
-           last: int | None = None) -> pd.DataFrame:
+           last: int | None = None, newest: int | None = None) -> pd.DataFrame:
     """The selected specializations across their runs, oldest first: one row per (run,
     specialization) that did not fail, the followed metric's value in `value` and its name in
     `metric`, with noise, temperatures and clock beside it. `metric`: a ``--metric`` name
@@ -89,8 +89,13 @@ def series(con: duckdb.DuckDBPyConnection, selector: Selector = Selector(), *, m
     GPUs have different `gpu_key` values and different measurement settings different
     `config_key` values (`primbench.resultconfig`): keep their series apart
     (`history.trends.SERIES_KEYS`). `last`: only the runs of the newest `last` commits (by each
-    commit's first run) among the runs the selector's run filters select."""
+    commit's first run) among the runs the selector's run filters select. `newest`: only each
+    series' (algorithm, name, GPU and config) newest `newest` rows, chosen in SQL: the rows a
+    window of recent runs needs, without reading the branch's whole history into memory (each
+    specialization's default metric is still decided over every selected row, as without it)."""
     chosen = metric_of(metric)
+    if newest is not None and newest < 1:
+        raise UsageError(f"newest must be at least 1, got {newest}")
     if last is not None and last < 1:
         raise UsageError(f"--last must be at least 1, got {last}")
     where = selector.where("r", "s")
@@ -100,16 +105,22 @@ def series(con: duckdb.DuckDBPyConnection, selector: Selector = Selector(), *, m
                            "GROUP BY 1 ORDER BY min(r2.date) DESC LIMIT ?)", *recent.params, int(last))
     where = where.and_("s.error IS NULL")
     source = f"FROM specializations s JOIN runs r USING (run_id){where.sql()}"
+    params = list(where.params)
     if chosen is not None:
-        sql = (f"SELECT {_SERIES_RUN}, s.{chosen.name} AS value, '{chosen.name}' AS metric, {_SERIES_BESIDE} "
-               f"{source} ORDER BY r.date, r.run_id, s.idx")
+        sql = (f"SELECT {_SERIES_RUN}, s.{chosen.name} AS value, '{chosen.name}' AS metric, {_SERIES_BESIDE}, s.idx "
+               f"{source}")
     else:
         inner = (f"SELECT {_SERIES_RUN}, {_DEFAULT_METRIC} AS metric, {_SERIES_BESIDE}, s.idx {source} "
                  "WINDOW spec AS (PARTITION BY s.algorithm, s.name)")
         sql = (f"SELECT date, branch, \"commit\", run_id, gpu_key, gpu_name, config_key, host, algorithm, name, "
                f"{_DEFAULT_VALUE} AS value, metric, * EXCLUDE (date, branch, \"commit\", run_id, gpu_key, gpu_name, "
-               f"config_key, host, algorithm, name, metric, idx) FROM ({inner}) ORDER BY date, run_id, idx")
-    return con.execute(sql, list(where.params)).df()
+               f"config_key, host, algorithm, name, metric) FROM ({inner})")
+    if newest is not None:
+        sql = (f"SELECT * FROM ({sql}) QUALIFY row_number() OVER (PARTITION BY algorithm, name, gpu_key, config_key "
+               "ORDER BY date DESC, run_id DESC) <= ?")
+        params.append(int(newest))
+    sql = f"SELECT * EXCLUDE (idx) FROM ({sql}) ORDER BY date, run_id, idx"
+    return con.execute(sql, params).df()
 
 
 def branches(con: duckdb.DuckDBPyConnection, selector: Selector = Selector()) -> pd.DataFrame:
