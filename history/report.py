@@ -290,7 +290,7 @@ def write_report(db: Any, selector: Selector, out: str | os.PathLike[str] = "his
             continue
         data = interactive.chart_data(part, metric=metric, title=chart.title(branch, models), reference=ref,
                                       reference_label=base, alpha=alpha, min_size=min_size, min_shift=min_shift,
-                                      steps=steps.get((chart.algorithm, chart.name)) if steps is not None else None)
+                                      steps=steps.get((chart.algorithm, chart.name), {}) if steps is not None else None)
         parts.append(interactive.chart_html(_anchor(i), data))
     if short:
         parts.append(f"<h3>Series of {SHORT_SERIES} commits or fewer</h3>" + _table(
