@@ -106,21 +106,47 @@ def series(con: duckdb.DuckDBPyConnection, selector: Selector = Selector(), *, m
     where = where.and_("s.error IS NULL")
     source = f"FROM specializations s JOIN runs r USING (run_id){where.sql()}"
     params = list(where.params)
+    if newest is not None:
+        return _newest(con, source, params, chosen, int(newest))
     if chosen is not None:
-        sql = (f"SELECT {_SERIES_RUN}, s.{chosen.name} AS value, '{chosen.name}' AS metric, {_SERIES_BESIDE}, s.idx "
-               f"{source}")
+        sql = (f"SELECT {_SERIES_RUN}, s.{chosen.name} AS value, '{chosen.name}' AS metric, {_SERIES_BESIDE} "
+               f"{source} ORDER BY r.date, r.run_id, s.idx")
     else:
         inner = (f"SELECT {_SERIES_RUN}, {_DEFAULT_METRIC} AS metric, {_SERIES_BESIDE}, s.idx {source} "
                  "WINDOW spec AS (PARTITION BY s.algorithm, s.name)")
         sql = (f"SELECT date, branch, \"commit\", run_id, gpu_key, gpu_name, config_key, host, algorithm, name, "
                f"{_DEFAULT_VALUE} AS value, metric, * EXCLUDE (date, branch, \"commit\", run_id, gpu_key, gpu_name, "
-               f"config_key, host, algorithm, name, metric) FROM ({inner})")
-    if newest is not None:
-        sql = (f"SELECT * FROM ({sql}) QUALIFY row_number() OVER (PARTITION BY algorithm, name, gpu_key, config_key "
-               "ORDER BY date DESC, run_id DESC) <= ?")
-        params.append(int(newest))
-    sql = f"SELECT * EXCLUDE (idx) FROM ({sql}) ORDER BY date, run_id, idx"
+               f"config_key, host, algorithm, name, metric, idx) FROM ({inner}) ORDER BY date, run_id, idx")
     return con.execute(sql, params).df()
+
+
+_RUN_COLUMNS = 'date, branch, "commit", run_id, gpu_key, gpu_name, config_key, host, algorithm, name'
+_BESIDE_COLUMNS = ("bytes_per_second, items_per_second, gpu_seconds_per_call, noise_percent, noise_timeout, "
+                   "gpu_temp_start, gpu_temp_end, sm_clock_mhz")
+
+
+def _newest(con: duckdb.DuckDBPyConnection, source: str, params: list[object], chosen: Metric | None,
+            newest: int) -> pd.DataFrame:
+    """`series` with `newest`: the selected rows (`source`), of each series only its newest
+    `newest` (a top-N aggregate by date and run: `max_by(…, n)`), with the value of the chosen
+    metric, else of each specialization's default one decided over every selected row (an
+    aggregate per specialization, as `_DEFAULT_METRIC`'s window)."""
+    chosen_value = f", s.{chosen.name} AS value" if chosen is not None else ""
+    sel = f"SELECT {_SERIES_RUN}, {_SERIES_BESIDE}, s.idx{chosen_value} {source}"
+    keep = ('SELECT unnest(max_by(run_id, (date, run_id), ?)) AS run_id, name FROM sel '
+            "GROUP BY algorithm, name, gpu_key, config_key")
+    if chosen is not None:
+        metric, value, join = f"'{chosen.name}' AS metric", "t.value", ""
+    else:
+        metric, value = "m.metric", _DEFAULT_VALUE.replace("CASE metric", "CASE m.metric") + " AS value"
+        join = (" JOIN (SELECT algorithm, name, CASE WHEN max(bytes_per_second) > 0 THEN 'bytes_per_second' "
+                "WHEN max(items_per_second) > 0 THEN 'items_per_second' ELSE 'gpu_seconds_per_call' END AS metric "
+                "FROM sel GROUP BY algorithm, name) m USING (algorithm, name)")
+    columns = ", ".join(f"t.{c.strip()}" for c in _RUN_COLUMNS.split(","))
+    beside = ", ".join(f"t.{c.strip()}" for c in _BESIDE_COLUMNS.split(","))
+    sql = (f"WITH sel AS ({sel}), keep AS ({keep}) SELECT {columns}, {value}, {metric}, {beside} FROM sel t "
+           f"SEMI JOIN keep k ON t.run_id = k.run_id AND t.name = k.name{join} ORDER BY t.date, t.run_id, t.idx")
+    return con.execute(sql, [*params, newest]).df()
 
 
 def branches(con: duckdb.DuckDBPyConnection, selector: Selector = Selector()) -> pd.DataFrame:

@@ -165,7 +165,7 @@ def test_a_sweep_reads_in_the_natural_order_of_its_names(tmp_path: Path) -> None
     assert got == ["size: 256", "size: 1024", "size: 65536", "size: 1048576"]
 
 
-@pytest.mark.parametrize("metric", [None, "time"])
+@pytest.mark.parametrize("metric", [None, "time", "noise_percent", "ms_per_batch"])
 def test_series_newest_keeps_each_series_newest_rows_in_sql(db: Store, metric: str | None) -> None:
     """``newest=N``: per (algorithm, name, GPU, config), the N newest rows of the whole series,
     in the same order and with the same values and metric (the default metric is still decided
