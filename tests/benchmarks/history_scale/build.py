@@ -87,6 +87,42 @@ def replicate(src: Path, dst: Path, copies: int) -> None:
     tmp.rename(dst)
 
 
+def replicate_lean(src: Path, dst: Path, copies: int) -> None:
+    """`dst`: `src` and `copies` - 1 more copies of its runs dated *before* them, whose
+    ``runs.document`` is a placeholder (``{}``) and whose ``specializations.extra`` is NULL:
+    the tables the queries read (runs, specializations) at full size, without the 40 GB of
+    JSON text the documents of 90,000 more runs would take to write. `src`'s own runs, the
+    newest, keep their documents: `history compare` and the report's verdicts read those. Not
+    for ingest, export or store-size figures."""
+    import duckdb
+
+    tmp = dst.with_suffix(".building")
+    shutil.copyfile(src, tmp)
+    con = duckdb.connect(str(tmp))
+    con.execute("SET preserve_insertion_order = false")
+    con.execute("CREATE TEMP TABLE originals AS SELECT run_id FROM runs")
+    first, last = con.execute("SELECT min(date), max(date) FROM runs").fetchone()
+    span_h = int((last - first).total_seconds() // 3600) + 1
+    for k in range(1, copies):
+        tag = f"-{dst.stem}-{k}"
+        rid = f"substr(md5(run_id || '{tag}'), 1, 32)"
+        con.execute("BEGIN")
+        con.execute(
+            f"INSERT INTO runs SELECT * REPLACE ({rid} AS run_id, "
+            f"CASE WHEN branch = 'main' THEN 'main' ELSE branch || '{tag}' END AS branch, "
+            f"md5(\"commit\" || '{tag}') || substr(md5(\"commit\"), 1, 8) AS \"commit\", "
+            f"date - INTERVAL {k * span_h} HOUR AS date, "
+            f"strftime(date - INTERVAL {k * span_h} HOUR, '%Y-%m-%dT%H:%M:%S+00:00') AS date_text, "
+            "'{}' AS document) FROM runs WHERE run_id IN (SELECT run_id FROM originals)")
+        con.execute(f"INSERT INTO specializations SELECT * REPLACE ({rid} AS run_id, NULL AS extra) "
+                    "FROM specializations WHERE run_id IN (SELECT run_id FROM originals)")
+        con.execute("COMMIT")
+        print(f"  {dst.name}: copy {k} of {copies - 1}", flush=True)
+    con.execute("CHECKPOINT")
+    con.close()
+    tmp.rename(dst)
+
+
 def build(work: Path, only: set[str]) -> list[str]:
     work.mkdir(parents=True, exist_ok=True)
     log: list[str] = []
@@ -102,6 +138,9 @@ def build(work: Path, only: set[str]) -> list[str]:
     s100k = work / "s100k.duckdb"
     if "s100k" in only and not s100k.exists():
         replicate(s10k, s100k, 10)
+    lean = work / "s100k_lean.duckdb"
+    if "s100k_lean" in only and not lean.exists():
+        replicate_lean(s10k, lean, 10)
     wide = work / "s1kx1k.duckdb"
     if "s1kx1k" in only and not wide.exists():
         base = work / "s10x1k.duckdb"
