@@ -120,33 +120,29 @@ def series(con: duckdb.DuckDBPyConnection, selector: Selector = Selector(), *, m
     return con.execute(sql, params).df()
 
 
-_RUN_COLUMNS = 'date, branch, "commit", run_id, gpu_key, gpu_name, config_key, host, algorithm, name'
-_BESIDE_COLUMNS = ("bytes_per_second, items_per_second, gpu_seconds_per_call, noise_percent, noise_timeout, "
-                   "gpu_temp_start, gpu_temp_end, sm_clock_mhz")
-
-
 def _newest(con: duckdb.DuckDBPyConnection, source: str, params: list[object], chosen: Metric | None,
             newest: int) -> pd.DataFrame:
     """`series` with `newest`: the selected rows (`source`), of each series only its newest
     `newest` (a top-N aggregate by date and run: `max_by(…, n)`), with the value of the chosen
     metric, else of each specialization's default one decided over every selected row (an
-    aggregate per specialization, as `_DEFAULT_METRIC`'s window)."""
-    chosen_value = f", s.{chosen.name} AS value" if chosen is not None else ""
-    sel = f"SELECT {_SERIES_RUN}, {_SERIES_BESIDE}, s.idx{chosen_value} {source}"
-    keep = ('SELECT unnest(max_by(run_id, (date, run_id), ?)) AS run_id, name FROM sel '
-            "GROUP BY algorithm, name, gpu_key, config_key")
+    aggregate per specialization, as `_DEFAULT_METRIC`'s window). Each aggregate scans the
+    selection on its own and keeps a row per series or per specialization: nothing holds the
+    selection's rows (a CTE used twice would be materialized whole)."""
+    keep = ("SELECT unnest(max_by(r.run_id, (r.date, r.run_id), ?)) AS run_id, s.name "
+            f"{source} GROUP BY s.algorithm, s.name, r.gpu_key, r.config_key")
     if chosen is not None:
-        metric, value, join = f"'{chosen.name}' AS metric", "t.value", ""
+        value, metric, join, extra = f"s.{chosen.name} AS value", f"'{chosen.name}' AS metric", "", []
     else:
-        metric, value = "m.metric", _DEFAULT_VALUE.replace("CASE metric", "CASE m.metric") + " AS value"
-        join = (" JOIN (SELECT algorithm, name, CASE WHEN max(bytes_per_second) > 0 THEN 'bytes_per_second' "
-                "WHEN max(items_per_second) > 0 THEN 'items_per_second' ELSE 'gpu_seconds_per_call' END AS metric "
-                "FROM sel GROUP BY algorithm, name) m USING (algorithm, name)")
-    columns = ", ".join(f"t.{c.strip()}" for c in _RUN_COLUMNS.split(","))
-    beside = ", ".join(f"t.{c.strip()}" for c in _BESIDE_COLUMNS.split(","))
-    sql = (f"WITH sel AS ({sel}), keep AS ({keep}) SELECT {columns}, {value}, {metric}, {beside} FROM sel t "
-           f"SEMI JOIN keep k ON t.run_id = k.run_id AND t.name = k.name{join} ORDER BY t.date, t.run_id, t.idx")
-    return con.execute(sql, [*params, newest]).df()
+        value = _DEFAULT_VALUE.replace("CASE metric", "CASE m.metric") + " AS value"
+        metric = "m.metric"
+        join = (" JOIN (SELECT s.algorithm, s.name, CASE WHEN max(s.bytes_per_second) > 0 THEN 'bytes_per_second' "
+                "WHEN max(s.items_per_second) > 0 THEN 'items_per_second' ELSE 'gpu_seconds_per_call' END AS metric "
+                f"{source} GROUP BY s.algorithm, s.name) m ON m.algorithm = s.algorithm AND m.name = s.name")
+        extra = list(params)
+    sql = (f"SELECT {_SERIES_RUN}, {value}, {metric}, {_SERIES_BESIDE} FROM ({keep}) k "
+           "JOIN specializations s ON s.run_id = k.run_id AND s.name = k.name JOIN runs r ON r.run_id = s.run_id"
+           f"{join} ORDER BY r.date, r.run_id, s.idx")
+    return con.execute(sql, [newest, *params, *extra]).df()
 
 
 def branches(con: duckdb.DuckDBPyConnection, selector: Selector = Selector()) -> pd.DataFrame:
