@@ -81,9 +81,10 @@ def chart_data(frame: pd.DataFrame, *, metric: str | None, title: str, reference
             if "config_key" in f.columns else f[f["gpu_key"] == gpu_key]
         low: list[float | None] = [None] * len(axis)
         high: list[float | None] = [None] * len(axis)
-        for c, g in runs.groupby("commit", sort=False):
-            if c in x_of and len(g) > 1:
-                low[x_of[c]], high[x_of[c]] = _num(g["value"].min() / scale), _num(g["value"].max() / scale)
+        spread = runs.groupby("commit", sort=False)["value"].agg(["size", "min", "max"])  # one pass, not one per commit
+        for c, n, lo, hi in zip(spread.index, spread["size"], spread["min"], spread["max"], strict=True):
+            if c in x_of and n > 1:
+                low[x_of[c]], high[x_of[c]] = _num(lo / scale), _num(hi / scale)
         color = COLORS[i % len(COLORS)]
         series.append({"label": term_clean(f"{label}: median per commit"), "color": color, "values": median,
                        "low": low, "high": high})
