@@ -141,7 +141,7 @@ def main() -> None:
     parser.add_argument("--rss-limit", type=float, default=6144.0)
     parser.add_argument("--no-compare", action="store_true")
     parser.add_argument("--only-ingest", action="store_true", help="time the one-file ingests only")
-    parser.add_argument("--skip", default="", help="commands not run (comma-separated names), said so in the figures")
+    parser.add_argument("--skip", default="", help="commands not run (names separated by ;), said so in the figures")
     args = parser.parse_args()
     path = HERE / f"results-{args.label}.json"
     data: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
@@ -152,7 +152,7 @@ def main() -> None:
     if not args.no_compare:
         data["compare"] = run_compare(args.label, args.code_root, args.work, args.timeout, args.rss_limit)
         path.write_text(json.dumps(data, indent=1))
-    asked = {k for k in args.skip.split(",") if k}
+    asked = {k.strip() for k in args.skip.split(";") if k.strip()}
     skip_why = dict.fromkeys(asked, "not run on this store (over the limits on a smaller one, or too costly here)")
     skip: set[str] = set(asked)
     stores = data.setdefault("stores", {})
