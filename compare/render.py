@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, overload
 
 from primbench.compare.model import VERDICTS, Comparison, ReasonKind, SpecComparison, Verdict
 from primbench.metrics import by_name
@@ -101,9 +101,37 @@ MARKER = "<!-- primbench-compare -->"
 WORST = 3
 
 
+
 def _rank(r: SpecComparison) -> tuple[int, float]:
     size = -abs(r.change) if r.change is not None and r.verdict in _CHANGES else 0.0
     return VERDICTS[r.verdict].rank, size
+
+
+class _Cells(Sequence[tuple[str, ...]]):
+    """The cells of a table's rows, made when a row is read: a table shows its first rows
+    only (`primbench.tables.render`), and 100,000 rows need not be formatted for 100."""
+
+    def __init__(self, rows: Sequence[SpecComparison], make: Callable[[SpecComparison], tuple[str, ...]]) -> None:
+        self._rows, self._make = rows, make
+        self._made: dict[int, tuple[str, ...]] = {}
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, i: int) -> tuple[str, ...]: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[tuple[str, ...]]: ...
+
+    def __getitem__(self, i: int | slice) -> tuple[str, ...] | list[tuple[str, ...]]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(len(self._rows))[i]]
+        k = i + len(self._rows) if i < 0 else i
+        made = self._made.get(k)
+        if made is None:
+            made = self._made[k] = self._make(self._rows[k])
+        return made
 
 
 def _rows(c: Comparison, changed_only: bool) -> list[SpecComparison]:
@@ -198,9 +226,9 @@ def render_terminal(c: Comparison, console: Console, *, changed_only: bool = Fal
         Column("why", "Why", 1, wrap=True)]
     candidates = _rows(c, changed_only)
     limit = max_rows if max_rows else len(candidates)
-    table = [((r.algorithm,) if multi else ()) + (
+    table = _Cells(candidates, lambda r: ((r.algorithm,) if multi else ()) + (
         r.name, _value(r, r.base_value), _value(r, r.head_value), _change(r.change), _detectable(r),
-        verdict_label(r), why(r, c)) for r in candidates]
+        verdict_label(r), why(r, c)))
     styles = [VERDICTS[r.verdict].style if r.comparable else "magenta" for r in candidates]
     render(table, columns, title=None, limit=limit, styles=styles, console=console,
            left_out=lambda hidden: f"… {_left_out([candidates[i] for i in hidden])}: --max-rows 0 shows them all; "

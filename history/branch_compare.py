@@ -335,7 +335,10 @@ def branch_comparison(db: Any, head: Selector, base: str = "main", *, fork_point
         head_results = [reader.results(h.run_id) for h in heads if h.algorithm in used]
         base_results = [reader.results(b.run.run_id) for b in bases]
         latest = max(b.run.date for b in bases)
-        history = reader.series(Selector(branch=base, gpu=gpu_key, until=latest))
+        # only the window `run_to_run_cvs` uses: each series' newest `window` runs, chosen in SQL
+        from primbench.history import queries
+
+        history = queries.series(reader.con, Selector(branch=base, gpu=gpu_key, until=latest), newest=window)
     if not history.empty:  # the base's series: this GPU, and per algorithm the chosen base run's config
         base_config = {b.run.algorithm: b.run.config_key for b in bases}
         history = history[(history["gpu_key"] == gpu_key)

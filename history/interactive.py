@@ -13,6 +13,7 @@ offset axis: ticks are the values themselves in the axis's unit.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,8 +42,12 @@ def _num(value: Any) -> float | None:
 
 
 def chart_data(frame: pd.DataFrame, *, metric: str | None, title: str, reference: pd.DataFrame | None = None,
-               reference_label: str = "main", alpha: float, min_size: int, min_shift: float) -> dict[str, Any]:
-    """What the browser draws for one chart (see the module): plain JSON data, no markup."""
+               reference_label: str = "main", alpha: float, min_size: int, min_shift: float,
+               steps: Mapping[tuple[Any, Any], Sequence[tuple[int, float]]] | None = None) -> dict[str, Any]:
+    """What the browser draws for one chart (see the module): plain JSON data, no markup.
+    `steps`: each line's (GPU key, config) level shifts as (position in its per-commit series,
+    shift), already found (`history.trends.regressions_of`'s step rows): the series is then not
+    analysed again; None: found here (`history.trends.changes_of`)."""
     import pandas as pd
 
     followed = metric_in(frame, metric)
@@ -76,18 +81,21 @@ def chart_data(frame: pd.DataFrame, *, metric: str | None, title: str, reference
             if "config_key" in f.columns else f[f["gpu_key"] == gpu_key]
         low: list[float | None] = [None] * len(axis)
         high: list[float | None] = [None] * len(axis)
-        for c, g in runs.groupby("commit", sort=False):
-            if c in x_of and len(g) > 1:
-                low[x_of[c]], high[x_of[c]] = _num(g["value"].min() / scale), _num(g["value"].max() / scale)
+        spread = runs.groupby("commit", sort=False)["value"].agg(["size", "min", "max"])  # one pass, not one per commit
+        for c, n, lo, hi in zip(spread.index, spread["size"], spread["min"], spread["max"], strict=True):
+            if c in x_of and n > 1:
+                low[x_of[c]], high[x_of[c]] = _num(lo / scale), _num(hi / scale)
         color = COLORS[i % len(COLORS)]
         series.append({"label": term_clean(f"{label}: median per commit"), "color": color, "values": median,
                        "low": low, "high": high})
-        found = changes_of(pts, alpha=alpha, min_size=min_size, min_shift=min_shift)
+        found = (steps.get((gpu_key, config), ()) if steps is not None else
+                 [(cp.index, cp.shift) for cp in changes_of(pts, alpha=alpha, min_size=min_size,
+                                                            min_shift=min_shift).points])
         xs = [x_of[c] for c in pts["commit"]]
-        for cp in found.points:
-            worse = better is not None and ((cp.shift > 0) != better)
-            changes.append({"x": (xs[cp.index - 1] + xs[cp.index]) / 2, "worse": bool(worse),
-                            "text": f"{cp.shift * 100:+.1f} % at {_short(str(pts['commit'].iloc[cp.index]))}"})
+        for index, shift in found:
+            worse = better is not None and ((shift > 0) != better)
+            changes.append({"x": (xs[index - 1] + xs[index]) / 2, "worse": bool(worse),
+                            "text": f"{shift * 100:+.1f} % at {_short(str(pts['commit'].iloc[index]))}"})
     level = None
     if ref is not None and not ref.empty:
         recent = ref.sort_values("date").tail(30)

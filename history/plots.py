@@ -50,6 +50,11 @@ def _label(text: object) -> str:
     return term_clean(text).replace("$", r"\$")
 
 
+#: A series of more commits than this is drawn as a line without markers or error bars (a
+#: 10-inch figure has no room for them: 100,000 markers cost seconds and show a smear).
+DENSE_POINTS = 2000
+
+
 def trend_figure(frame: pd.DataFrame, *, metric: str | None = None, title: str | None = None,
                  alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
                  min_shift: float = DEFAULT_MIN_SHIFT, reference: pd.DataFrame | None = None,
@@ -96,14 +101,15 @@ def trend_figure(frame: pd.DataFrame, *, metric: str | None = None, title: str |
             label_gpu += _label(f", {config}")
         runs = frame[(frame["gpu_key"] == gpu_key) & ((configs == config) if configs is not None else True)]
         run_commits = runs["commit"].where(runs["commit"].notna(), "run:" + runs["run_id"].astype(str))
-        ax.scatter([x_of[c] for c in run_commits], runs["value"] / scale, s=10, color=color, alpha=0.35,
-                   zorder=2, label=None)
+        dense = len(pts) > DENSE_POINTS  # more commits than the figure has room for markers
+        ax.scatter([x_of[c] for c in run_commits], runs["value"] / scale, s=2 if dense else 10, color=color,
+                   alpha=0.35, zorder=2, label=None, rasterized=dense)
         y = pts["value"] / scale
-        noise = followed.name != "noise_percent"
+        noise = followed.name != "noise_percent" and not dense
         yerr = (pts["value"] * pts["noise_percent"].fillna(0) / 100) / scale if noise else None
         xs = [x_of[c] for c in pts["commit"]]
-        ax.errorbar(xs, y, yerr=yerr, color=color, marker="o", ms=4, lw=1.2, capsize=2, zorder=3,
-                    label=f"{label_gpu}: median per commit")
+        ax.errorbar(xs, y, yerr=yerr, color=color, marker="" if dense else "o", ms=4, lw=0.8 if dense else 1.2,
+                    capsize=2, zorder=3, label=f"{label_gpu}: median per commit")
         changes = changes_of(pts, alpha=alpha, min_size=min_size, min_shift=min_shift)
         for cp in changes.points:
             _draw_change(ax, cp, pts, xs, scale, better)

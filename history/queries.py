@@ -85,7 +85,7 @@ def names(con: duckdb.DuckDBPyConnection, selector: Selector = Selector()) -> li
 
 
 def series(con: duckdb.DuckDBPyConnection, selector: Selector = Selector(), *, metric: str | None = None,
-           last: int | None = None) -> pd.DataFrame:
+           last: int | None = None, newest: int | None = None) -> pd.DataFrame:
     """The selected specializations across their runs, oldest first: one row per (run,
     specialization) that did not fail, the followed metric's value in `value` and its name in
     `metric`, with noise, temperatures and clock beside it. `metric`: a ``--metric`` name
@@ -93,8 +93,13 @@ def series(con: duckdb.DuckDBPyConnection, selector: Selector = Selector(), *, m
     GPUs have different `gpu_key` values and different measurement settings different
     `config_key` values (`primbench.resultconfig`): keep their series apart
     (`history.trends.SERIES_KEYS`). `last`: only the runs of the newest `last` commits (by each
-    commit's first run) among the runs the selector's run filters select."""
+    commit's first run) among the runs the selector's run filters select. `newest`: only each
+    series' (algorithm, name, GPU and config) newest `newest` rows, chosen in SQL: the rows a
+    window of recent runs needs, without reading the branch's whole history into memory (each
+    specialization's default metric is still decided over every selected row, as without it)."""
     chosen = metric_of(metric)
+    if newest is not None and newest < 1:
+        raise UsageError(f"newest must be at least 1, got {newest}")
     if last is not None and last < 1:
         raise UsageError(f"--last must be at least 1, got {last}")
     where = selector.where("r", "s")
@@ -104,11 +109,19 @@ def series(con: duckdb.DuckDBPyConnection, selector: Selector = Selector(), *, m
                            "GROUP BY 1 ORDER BY min(r2.date) DESC LIMIT ?)", *recent.params, int(last))
     where = where.and_("s.error IS NULL")
     source = f"FROM specializations s JOIN runs r USING (run_id){where.sql()}"
+    params = list(where.params)
     if chosen is not None and chosen.name in EXTRA_METRICS:  # a path into extra's JSON, from the fixed table
         value = f"TRY_CAST(json_extract_string(s.extra, '{EXTRA_METRICS[chosen.name]}') AS DOUBLE)"
         sql = (f"SELECT {_SERIES_RUN}, {value} AS value, '{chosen.name}' AS metric, {_SERIES_BESIDE} "
                f"{source} AND {value} IS NOT NULL ORDER BY r.date, r.run_id, s.idx")
-    elif chosen is not None:
+        found = con.execute(sql, params).df()
+        if newest is not None:  # each series' newest rows, as `_newest` keeps them for a column
+            found = found.groupby(["algorithm", "name", "gpu_key", "config_key"], sort=False,
+                                  dropna=False).tail(int(newest))
+        return found
+    if newest is not None:
+        return _newest(con, source, params, chosen, int(newest))
+    if chosen is not None:
         sql = (f"SELECT {_SERIES_RUN}, s.{chosen.name} AS value, '{chosen.name}' AS metric, {_SERIES_BESIDE} "
                f"{source} ORDER BY r.date, r.run_id, s.idx")
     else:
@@ -117,7 +130,32 @@ def series(con: duckdb.DuckDBPyConnection, selector: Selector = Selector(), *, m
         sql = (f"SELECT date, branch, \"commit\", run_id, gpu_key, gpu_name, config_key, host, algorithm, name, "
                f"{_DEFAULT_VALUE} AS value, metric, * EXCLUDE (date, branch, \"commit\", run_id, gpu_key, gpu_name, "
                f"config_key, host, algorithm, name, metric, idx) FROM ({inner}) ORDER BY date, run_id, idx")
-    return con.execute(sql, list(where.params)).df()
+    return con.execute(sql, params).df()
+
+
+def _newest(con: duckdb.DuckDBPyConnection, source: str, params: list[object], chosen: Metric | None,
+            newest: int) -> pd.DataFrame:
+    """`series` with `newest`: the selected rows (`source`), of each series only its newest
+    `newest` (a top-N aggregate by date and run: `max_by(…, n)`), with the value of the chosen
+    metric, else of each specialization's default one decided over every selected row (an
+    aggregate per specialization, as `_DEFAULT_METRIC`'s window). Each aggregate scans the
+    selection on its own and keeps a row per series or per specialization: nothing holds the
+    selection's rows (a CTE used twice would be materialized whole)."""
+    keep = ("SELECT unnest(max_by(r.run_id, (r.date, r.run_id), ?)) AS run_id, s.name "
+            f"{source} GROUP BY s.algorithm, s.name, r.gpu_key, r.config_key")
+    if chosen is not None:
+        value, metric, join, extra = f"s.{chosen.name} AS value", f"'{chosen.name}' AS metric", "", []
+    else:
+        value = _DEFAULT_VALUE.replace("CASE metric", "CASE m.metric") + " AS value"
+        metric = "m.metric"
+        join = (" JOIN (SELECT s.algorithm, s.name, CASE WHEN max(s.bytes_per_second) > 0 THEN 'bytes_per_second' "
+                "WHEN max(s.items_per_second) > 0 THEN 'items_per_second' ELSE 'gpu_seconds_per_call' END AS metric "
+                f"{source} GROUP BY s.algorithm, s.name) m ON m.algorithm = s.algorithm AND m.name = s.name")
+        extra = list(params)
+    sql = (f"SELECT {_SERIES_RUN}, {value}, {metric}, {_SERIES_BESIDE} FROM ({keep}) k "
+           "JOIN specializations s ON s.run_id = k.run_id AND s.name = k.name JOIN runs r ON r.run_id = s.run_id"
+           f"{join} ORDER BY r.date, r.run_id, s.idx")
+    return con.execute(sql, [newest, *params, *extra]).df()
 
 
 def branches(con: duckdb.DuckDBPyConnection, selector: Selector = Selector()) -> pd.DataFrame:

@@ -279,17 +279,20 @@ def write_report(db: Any, selector: Selector, out: str | os.PathLike[str] = "his
         parts.append(f"<p class='muted'>Not drawn ({len(charts) - len(drawn)}, nothing changed there): {rest}</p>")
     models = len({c.gpu_model for c in charts}) > 1
     short: list[list[str]] = []
+    parts_of = _split(frame, drawn)
+    steps = _steps(changes, max_points)
     for i, chart in enumerate(drawn):
         if progress is not None:
             progress(i, len(drawn))
-        part = chart.rows(frame)
+        part = parts_of[chart]
         ref = _reference(reference, chart, part)
         points = part["commit"].fillna("run:" + part["run_id"].astype(str)).nunique()
         if points <= SHORT_SERIES:  # one or two commits: numbers say more than a chart
             short.append(_short_row(part, chart, _anchor(i), metric, ref, base))
             continue
         data = interactive.chart_data(part, metric=metric, title=chart.title(branch, models), reference=ref,
-                                      reference_label=base, alpha=alpha, min_size=min_size, min_shift=min_shift)
+                                      reference_label=base, alpha=alpha, min_size=min_size, min_shift=min_shift,
+                                      steps=steps.get((chart.algorithm, chart.name), {}) if steps is not None else None)
         parts.append(interactive.chart_html(_anchor(i), data))
     if short:
         parts.append(f"<h3>Series of {SHORT_SERIES} commits or fewer</h3>" + _table(
@@ -316,6 +319,36 @@ def write_report(db: Any, selector: Selector, out: str | os.PathLike[str] = "his
     except OSError as exc:
         raise HistoryError(f"{target}: cannot write the report ({exc.strerror or exc})") from None
     return Report(target, branch, len(drawn), len(changes), counts, notes, len(text.encode("utf-8")))
+
+
+def _split(frame: pd.DataFrame, charts: Sequence[Chart]) -> dict[Chart, pd.DataFrame]:
+    """Each chart's rows of `frame` (`Chart.rows`), found in one pass over the frame rather than
+    one per chart."""
+    if not charts:
+        return {}
+    keys = frame.assign(config_key=frame["config_key"].fillna(""), gpu_model=frame["gpu_name"].map(model))
+    groups = keys.groupby(["algorithm", "name", "config_key", "gpu_model"], sort=False, dropna=False).indices
+    empty = frame.iloc[:0]
+    return {c: frame.iloc[groups[key]] if (key := (c.algorithm, c.name, c.config_key, c.gpu_model)) in groups
+            else empty for c in charts}
+
+
+_Steps = dict[tuple[str, str], dict[tuple[Any, Any], list[tuple[int, float]]]]
+
+
+def _steps(changes: pd.DataFrame, max_points: int) -> _Steps | None:
+    """The level shifts the charts mark, per (algorithm, name) and per line (GPU key, config):
+    the step rows of the report's own change points, so that no series is analysed twice. None
+    (each chart finds its own) where the report's cap is not the charts' default one."""
+    if max_points != DEFAULT_MAX_POINTS:
+        return None
+    out: _Steps = {}
+    if changes.empty:
+        return out
+    for c in changes[changes["shape"] == "step"].itertuples():
+        line = out.setdefault((c.algorithm, c.name), {}).setdefault((c.gpu_key, c.config_key), [])
+        line.append((int(c.position), float(c.shift)))
+    return out
 
 
 def _reference(reference: pd.DataFrame | None, chart: Chart, part: pd.DataFrame) -> pd.DataFrame | None:

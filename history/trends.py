@@ -69,9 +69,20 @@ def per_commit(frame: pd.DataFrame) -> pd.DataFrame:
     ).reset_index()
     # names in their natural order: a sweep's ``size: 256`` before ``size: 1024``
     out = out.sort_values([*SERIES_KEYS, "date", "commit"], kind="stable",
-                          key=lambda c: c.map(natural_key) if c.name == "name" else c).reset_index(drop=True)
+                          key=lambda c: _natural_rank(c) if c.name == "name" else c).reset_index(drop=True)
     out["position"] = out.groupby(SERIES_KEYS, sort=False).cumcount()
     return out
+
+
+def _natural_rank(names: pd.Series) -> pd.Series:
+    """Each name's place in natural order (`natural_key`), computed once per distinct name
+    rather than once per row: the same order as sorting by the keys themselves."""
+    import pandas as pd
+
+    distinct = pd.unique(names)
+    keys = [natural_key(n) for n in distinct]
+    place = {k: i for i, k in enumerate(sorted(set(keys)))}
+    return names.map(dict(zip(distinct, (place[k] for k in keys), strict=True)))
 
 
 def regressions_of(frame: pd.DataFrame, *, metric: str | None = None, alpha: float = DEFAULT_ALPHA,

@@ -9,41 +9,67 @@ which the wheel resolves): ``primbench`` is the only import name installed.
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
-from primbench import axis
-from primbench.benchmark import Benchmark, natural_key, specialization_name
-from primbench.checks import assert_equal
-from primbench.console import log
-from primbench.errors import (
-    BenchmarkAssertionError,
-    BenchmarkFailed,
-    DeviceError,
-    MissingDependencyError,
-    PrimbenchError,
-    StreamBlockingTimeout,
-    ThermalError,
-    UsageError,
-)
-from primbench.executor import Executor
-from primbench.report import BenchResult, Report
-from primbench.results import RESULTS_VERSION, Results, load_results
-from primbench.settings import GiB, KiB, MiB, Settings, flags, parse_size
-from primbench.state import State
-from primbench.typenames import register_type, type_name
 from primbench.version import __version__
 
 if TYPE_CHECKING:
+    from primbench import axis
+    from primbench.benchmark import Benchmark, natural_key, specialization_name
+    from primbench.checks import assert_equal
+    from primbench.console import log
+    from primbench.errors import (
+        BenchmarkAssertionError,
+        BenchmarkFailed,
+        DeviceError,
+        MissingDependencyError,
+        PrimbenchError,
+        StreamBlockingTimeout,
+        ThermalError,
+        UsageError,
+    )
+    from primbench.executor import Executor
     from primbench.library import bench
+    from primbench.report import BenchResult, Report
+    from primbench.results import RESULTS_VERSION, Results, load_results
+    from primbench.settings import GiB, KiB, MiB, Settings, flags, parse_size
+    from primbench.state import State
+    from primbench.typenames import register_type, type_name
+
+#: Where each public name lives: loaded on first use (PEP 562), so that ``primbench compare``
+#: and ``primbench history``, which import ``primbench.cli``, do not pay for the executor,
+#: the axes and NumPy before they need them.
+_LAZY = {
+    "axis": "primbench.axis",
+    **dict.fromkeys(("Benchmark", "natural_key", "specialization_name"), "primbench.benchmark"),
+    "assert_equal": "primbench.checks",
+    "log": "primbench.console",
+    **dict.fromkeys(("BenchmarkAssertionError", "BenchmarkFailed", "DeviceError", "MissingDependencyError",
+                     "PrimbenchError", "StreamBlockingTimeout", "ThermalError", "UsageError"), "primbench.errors"),
+    "Executor": "primbench.executor",
+    "bench": "primbench.library",
+    **dict.fromkeys(("BenchResult", "Report"), "primbench.report"),
+    **dict.fromkeys(("RESULTS_VERSION", "Results", "load_results"), "primbench.results"),
+    **dict.fromkeys(("GiB", "KiB", "MiB", "Settings", "flags", "parse_size"), "primbench.settings"),
+    "State": "primbench.state",
+    **dict.fromkeys(("register_type", "type_name"), "primbench.typenames"),
+}
 
 
 def __getattr__(name: str) -> Any:
-    """`bench` loads `primbench.library` on first use."""
-    if name == "bench":
-        from primbench.library import bench
+    """A public name, imported from its module on first use and then kept here."""
+    where = _LAZY.get(name)
+    if where is None:
+        raise AttributeError(f"module 'primbench' has no attribute {name!r}")
+    module = importlib.import_module(where)
+    value = module if name == "axis" else getattr(module, name)
+    globals()[name] = value
+    return value
 
-        return bench
-    raise AttributeError(f"module 'primbench' has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
 
 
 __all__ = [

@@ -973,8 +973,18 @@ class _VersionOnly(Struct):
     context: _VersionContext
 
 
+class _ContextOnly(Struct):
+    context: dict[str, Any]
+
+
 _DECODER = msgspec.json.Decoder(Document)
 _VERSION_DECODER = msgspec.json.Decoder(_VersionOnly)
+_CONTEXT_DECODER = msgspec.json.Decoder(_ContextOnly)
+
+#: The versions whose every upgrade step (`UPGRADES`) changes the context alone (the
+#: settings' defaults and the version): their specializations read as the model decodes them.
+#: A step that changes anything else must leave its version (and those before it) out.
+CONTEXT_ONLY_UPGRADES = frozenset(("4.0.0", "4.1.0", "4.2.0", "4.3.0", "4.4.0"))
 
 
 def _read(path: str | os.PathLike[str], source: str) -> bytes:
@@ -1030,6 +1040,9 @@ def _decode(data: bytes, source: str) -> Results:
             version = current.context.results_version
             if version == RESULTS_VERSION:
                 return _from_document(current, source, RESULTS_VERSION, data)
+            upgraded = _context_upgraded(current, data, version)
+            if upgraded is not None:
+                return _from_document(upgraded, source, version, data)
         else:
             foreign = _foreign(data, source)
             if foreign is not None:
@@ -1048,6 +1061,23 @@ def _decode(data: bytes, source: str) -> Results:
         if isinstance(failure, msgspec.ValidationError):
             raise _field_error(failure, source, lambda: msgspec.json.decode(data)) from None
         raise _json_error(data, source, failure) from None
+
+
+def _context_upgraded(current: Document, data: bytes, version: str) -> Document | None:
+    """An older document that the model decoded whole, upgraded without decoding its
+    specializations again: where every step from `version` changes the context alone
+    (`CONTEXT_ONLY_UPGRADES`), the upgraded context beside the decoded specializations is what
+    upgrading the whole document gives. None where that does not hold, or anything fails (the
+    whole document's upgrade then names what is wrong)."""
+    if version not in CONTEXT_ONLY_UPGRADES or version not in KNOWN_VERSIONS:
+        return None
+    try:
+        context = _CONTEXT_DECODER.decode(data).context
+        upgraded = upgrade({"context": context}, version)["context"]
+        return Document(context=msgspec.convert(upgraded, Context), specializations=current.specializations,
+                        summary=current.summary)
+    except (msgspec.ValidationError, msgspec.DecodeError, RecursionError, ValueError, TypeError):
+        return None
 
 
 def _foreign(data: bytes, source: str) -> Results | None:

@@ -127,3 +127,26 @@ def test_report_headline_and_short_series_and_p_without_variability(tmp_path: Pa
     assert "<figure class='chart'" not in text and "Series of 2 commits or fewer" in text
     no_noise = _Verdict("copy", "a", "", "inconclusive", 1.0, 1.0, 0.0, 0.0, "no run-to-run variability", None, 0.0)
     assert _p_text(no_noise) == "—"
+
+
+def test_report_charts_mark_the_report_s_own_change_points_without_a_second_analysis(
+        db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each series is analysed once: the charts take the report's step rows, and mark the same
+    change as a chart that finds its own (`changes_of`)."""
+    from primbench.history import interactive, trends
+    from primbench.history.changepoints import DEFAULT_ALPHA, DEFAULT_MIN_SHIFT, DEFAULT_MIN_SIZE
+
+    store = open_store(db)
+    frame = store.series(S(branch="main", gpu=hd.H200_A["uuid"], name=hd.spec_name(0), algorithm="copy"))
+    kw = {"metric": None, "title": "t", "alpha": DEFAULT_ALPHA, "min_size": DEFAULT_MIN_SIZE,
+          "min_shift": DEFAULT_MIN_SHIFT}
+    own = interactive.chart_data(frame, **kw)
+    calls: list[int] = []
+    analyse = trends.changes_of
+    monkeypatch.setattr(interactive, "changes_of", lambda *a, **k: calls.append(1) or analyse(*a, **k))
+    report = write_report(db, S(branch="main", gpu=hd.H200_A["uuid"]), tmp_path / "main.html")
+    assert report.change_points == 1 and calls == []  # no chart analysed its series again
+    changes = trends.regressions_of(frame)
+    steps = {(c.gpu_key, c.config_key): [(int(c.position), float(c.shift))] for c in changes.itertuples()}
+    assert interactive.chart_data(frame, **kw, steps=steps) == own
+    assert own["changes"] and hd.sha("main-20")[:7] in own["changes"][0]["text"]

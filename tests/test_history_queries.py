@@ -163,3 +163,22 @@ def test_a_sweep_reads_in_the_natural_order_of_its_names(tmp_path: Path) -> None
     store.ingest([path])
     got = per_commit(store.series(S(branch="main")))["name"].tolist()
     assert got == ["size: 256", "size: 1024", "size: 65536", "size: 1048576"]
+
+
+@pytest.mark.parametrize("metric", [None, "time", "noise_percent", "ms_per_batch"])
+def test_series_newest_keeps_each_series_newest_rows_in_sql(db: Store, metric: str | None) -> None:
+    """``newest=N``: per (algorithm, name, GPU, config), the N newest rows of the whole series,
+    in the same order and with the same values and metric (the default metric is still decided
+    over every selected row)."""
+    whole = db.series(S(branch="main"), metric=metric)
+    with db.read() as reader:
+        from primbench.history import queries
+
+        window = queries.series(reader.con, S(branch="main"), metric=metric, newest=4)
+        with pytest.raises(UsageError):
+            queries.series(reader.con, S(branch="main"), newest=0)
+    keys = ["algorithm", "name", "gpu_key", "config_key"]
+    expected = whole.groupby(keys, sort=False, dropna=False).tail(4)
+    assert len(window) == len(expected) < len(whole)
+    assert window.reset_index(drop=True).equals(expected.reset_index(drop=True))
+    assert set(window.groupby(keys, dropna=False).size()) == {4}

@@ -459,3 +459,20 @@ def test_a_device_context_the_model_cannot_hold_fails_before_measuring(tmp_path:
     err = capsys.readouterr().err.strip()
     assert err.endswith("the device's gpu record does not fit results.json: Expected `int | null`, got `str` - at "
                         "`$.multiprocessors`") and "\n" not in err
+
+
+@pytest.mark.parametrize("version", ["4.0.0", "4.1.0", "4.2.0", "4.3.0", "4.4.0"])
+def test_an_older_file_reads_as_its_whole_upgrade_does(version: str) -> None:
+    """An older file the model decodes is upgraded in its context alone (its specializations
+    are not decoded twice): the Results are those of upgrading the whole document."""
+    doc = document([spec("size: 1", 1e12, batches=[1.0, 1.1], round_cv=None if version < "4.3.0" else 0.001),
+                    spec("size: 2", 2e12)], version=version)
+    if version == "4.0.0":
+        doc["context"]["settings"].pop("cache_size", None)
+    data = json.dumps(doc).encode()
+    fast = model.parse_results(data, "f.json")
+    whole = model._upgraded(json.loads(data), data, version, "f.json")
+    assert fast.version == version and fast.context.results_version == model.RESULTS_VERSION
+    assert (fast.context, fast.specializations, fast.summary) == (whole.context, whole.specializations, whole.summary)
+    if version == "4.0.0":
+        assert fast.settings.cache_size == 256 * 2**20
