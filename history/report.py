@@ -45,7 +45,19 @@ if TYPE_CHECKING:
 
 #: A series of this many commits or fewer is a table row, not a chart.
 SHORT_SERIES = 2
-_RANK = {"regression": 0, "improvement": 1, "inconclusive": 2, "added": 3, "removed": 3, "up": 1, "down": 1}
+
+
+def _rank(kind: str) -> int:
+    """Where a verdict or a change point's kind sorts: the verdict table's rank
+    (`primbench.compare.model.VERDICTS`, the one every renderer reads); a change point that is
+    neither regression nor improvement (``up``, ``down``: a metric without a better direction)
+    beside the improvements; anything else last."""
+    from primbench.compare.model import VERDICTS, Verdict, look
+
+    found = look(kind)
+    if found is not None:
+        return found.rank
+    return VERDICTS[Verdict.IMPROVEMENT].rank if kind in ("up", "down") else 9
 
 
 @dataclass
@@ -190,7 +202,7 @@ def _rank_charts(charts: Sequence[Chart], changes: pd.DataFrame, verdicts: Seque
     rank: dict[tuple[str, str, str], tuple[int, float]] = {}
 
     def note(key: tuple[str, str, str], kind: str, size: float) -> None:
-        r = (_RANK.get(kind, 9), -abs(size))
+        r = (_rank(kind), -abs(size))
         rank[key] = min(rank.get(key, r), r)
 
     for c in changes.itertuples():
@@ -368,7 +380,7 @@ def _attention(changes: pd.DataFrame, verdicts: Sequence[_Verdict], link: Callab
     """What needs a look: change points and verdicts other than unchanged, worst first."""
     rows: list[tuple[tuple[int, float], list[str]]] = []
     for c in changes.itertuples():
-        rows.append(((_RANK.get(c.kind, 9), -abs(c.shift or 0.0)), [
+        rows.append(((_rank(c.kind), -abs(c.shift or 0.0)), [
             "change point", _e(c.algorithm), link(c.algorithm, c.name, c.config_key or ""), _e(c.config_key),
             _kind(c.kind), _e(f"{c.shift * 100:+.2f} %"),
             f"{_e(c.shape)} at <code>{_e(str(c.commit)[:12])}</code> "
@@ -376,7 +388,7 @@ def _attention(changes: pd.DataFrame, verdicts: Sequence[_Verdict], link: Callab
     for v in verdicts:
         if v.verdict == "unchanged":
             continue
-        rows.append(((_RANK.get(v.verdict, 9), -abs(v.change or 0.0)), [
+        rows.append(((_rank(v.verdict), -abs(v.change or 0.0)), [
             "latest verdict", _e(v.algorithm), link(v.algorithm, v.name, v.config), _e(v.config), _kind(v.verdict),
             _e("—" if v.change is None else f"{v.change * 100:+.2f} %"),
             _e(f"{_fmt_value(v.base, v.metric or metric)} → {_fmt_value(v.head, v.metric or metric)}; {v.reason}")]))
