@@ -499,7 +499,7 @@ def _noise(tested: Sequence[_Tested]) -> _Noise:
     post, post_df = stats.moderated_variance(s_sq, df, prior)
     rho = _round_autocorrelation([t for t in tested if t.untrusted is None])
     if rho > 0:  # the variance of a mean of correlated rounds is larger than s^2 / n
-        counts = np.array([np.mean([r.rounds for r in runs]) for t in tested for runs in (t.base, t.head)])
+        counts = np.array([sum(r.rounds for r in runs) / len(runs) for t in tested for runs in (t.base, t.head)])
         post = post * stats.autocorrelation_inflation(rho, counts)
     n = len(tested)
     own, own_df, common, common_df = (np.zeros(n) for _ in range(4))
@@ -746,8 +746,7 @@ def _judge(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison], d
     suite_moved = finding is not None and finding.beyond_limit
     abs_own = own_se * (1.0 if suite_moved else widen)
     abs_se = np.sqrt(abs_own**2 + noise.common)
-    abs_df = np.array([stats.satterthwaite([(abs_own[i] ** 2, noise.own_df[i]),
-                                            (noise.common[i], noise.common_df[i])]) for i in range(len(tested))])
+    abs_df = stats.satterthwaite_pair(abs_own**2, noise.own_df, noise.common, noise.common_df)
     gain = up - centre  # relative to the suite, up is better
     rel = better * gain  # the same in each row's own metric
     p_abs = stats.t_test_p(d, abs_se, abs_df)

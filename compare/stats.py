@@ -153,6 +153,22 @@ def satterthwaite(terms: Sequence[tuple[float, float]]) -> float:
     return math.inf if denom <= 0 else total * total / denom
 
 
+def satterthwaite_pair(v1: np.ndarray, df1: np.ndarray, v2: np.ndarray, df2: np.ndarray) -> np.ndarray:
+    """`satterthwaite` of two terms per element, (v1, df1) and (v2, df2), for arrays of them."""
+    v1, v2 = np.asarray(v1, dtype=float), np.asarray(v2, dtype=float)
+    df1, df2 = np.asarray(df1, dtype=float), np.asarray(df2, dtype=float)
+    total = v1 + v2
+
+    def part(v: np.ndarray, d: np.ndarray) -> np.ndarray:
+        ok = (d > 0) & np.isfinite(d) & (v > 0)
+        return np.where(ok, np.divide(v * v, d, out=np.zeros_like(v), where=ok), 0.0)
+
+    denom = part(v1, df1) + part(v2, df2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(denom > 0, total * total / np.where(denom > 0, denom, 1.0), np.inf)
+    return np.where(total > 0, out, 0.0)
+
+
 # --------------------------------------------------------------------------- the verdict tests
 
 

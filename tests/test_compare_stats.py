@@ -150,3 +150,13 @@ def test_the_inflation_is_what_a_mean_of_correlated_rounds_really_varies_by() ->
     simulated = 9 * x.mean(axis=1).var() / x.var(axis=1, ddof=1).mean()
     assert stats.autocorrelation_inflation(0.5, 9)[0] == pytest.approx(simulated, rel=0.03)
     assert list(stats.autocorrelation_inflation(0.0, np.array([9.0, 3.0]))) == [1.0, 1.0]
+
+
+def test_the_pairwise_satterthwaite_is_the_scalar_one_element_by_element() -> None:
+    v1 = np.array([1e-4, 0.0, 2e-5, 3e-5, 1e-6, 5e-5])
+    df1 = np.array([8.0, 5.0, 0.0, math.inf, 3.0, 10.0])
+    v2 = np.array([2e-5, 0.0, 1e-5, 0.0, 4e-6, 5e-5])
+    df2 = np.array([25.0, 5.0, 4.0, 2.0, 0.0, 10.0])
+    got = stats.satterthwaite_pair(v1, df1, v2, df2)
+    want = [stats.satterthwaite([(a, b), (c, d)]) for a, b, c, d in zip(v1, df1, v2, df2, strict=True)]
+    assert list(got) == pytest.approx(want)
