@@ -17,10 +17,12 @@ else of ingest differs between a DuckDB file, a Parquet folder and a PostgreSQL 
 from __future__ import annotations
 
 import datetime as _dt
+import fnmatch
 import functools
 import hashlib
 import json
 import os
+import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -138,28 +140,80 @@ def full_commit(commit: str | None, known: Iterable[str]) -> str | None:
 # --------------------------------------------------------------------------- inputs
 
 
+def escaped(text: str) -> str:
+    """`text` (a path or a message naming one) as stored and shown: the bytes of a file name
+    that is not UTF-8 (held by Python as surrogate escapes, ``os.fsdecode``) as ``\\xff``
+    escapes, so every backend stores it and every terminal prints it."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    try:
+        raw = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate that no file name holds
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return raw.decode("utf-8", "backslashreplace")
+
+
+def unreadable_entries(directory: Path) -> list[FileOutcome]:
+    """What a search of `directory` cannot see, each as an error outcome: a folder that cannot
+    be listed (a locked one, mode 000), a symbolic link that leads nowhere (dangling, or a
+    loop), and a results file that cannot be opened. Hidden
+    folders are skipped, as the search skips them."""
+    found: list[FileOutcome] = []
+
+    def listing_failed(exc: OSError) -> None:
+        where = exc.filename if exc.filename is not None else directory
+        found.append(FileOutcome(escaped(os.fsdecode(where)), "error",
+                                 message=f"unreadable directory entry skipped: cannot list it "
+                                         f"({exc.strerror or type(exc).__name__})"))
+
+    for root, dirs, names in os.walk(directory, onerror=listing_failed):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(names):
+            entry = Path(root) / name
+            try:
+                info = entry.stat()
+            except OSError as exc:
+                why = ("a symbolic link that leads nowhere" if entry.is_symlink() else "cannot stat it")
+                found.append(FileOutcome(escaped(str(entry)), "error",
+                                         message=f"unreadable directory entry skipped: {why} "
+                                                 f"({exc.strerror or type(exc).__name__})"))
+                continue
+            wanted = any(fnmatch.fnmatch(name, pattern) for pattern in RESULTS_PATTERNS)
+            if wanted and stat.S_ISREG(info.st_mode) and not os.access(entry, os.R_OK):
+                found.append(FileOutcome(escaped(str(entry)), "error",
+                                         message="unreadable directory entry skipped: permission denied"))
+    return found
+
+
 def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[FileOutcome]]:
     """Files as given, and the ``*.json`` files under each directory and the results CSVs
     without a results.json beside them (`primbench.formats.cpp_csv.in_directory`; recursively,
-    sorted, skipping hidden directories); a path that does not exist is an error outcome."""
+    sorted, skipping hidden directories); a path that does not exist is an error outcome, and
+    so is every entry of a directory that cannot be read (`unreadable_entries`)."""
     files: list[Path] = []
     errors: list[FileOutcome] = []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
+            bad = unreadable_entries(p)
+            unreadable = {o.path for o in bad}
             found = sorted(
                 f for pattern in RESULTS_PATTERNS for f in p.rglob(pattern)
                 if f.is_file() and not any(part.startswith(".") for part in f.relative_to(p).parts[:-1])
-                and (f.suffix != ".csv" or cpp_csv.in_directory(f))
+                and (f.suffix != ".csv" or cpp_csv.in_directory(f)) and escaped(str(f)) not in unreadable
             )
-            if not found:
-                errors.append(FileOutcome(str(p), "error",
+            errors.extend(bad)
+            if not found and not bad:
+                errors.append(FileOutcome(escaped(str(p)), "error",
                                           message="directory holds no .json results files and no results CSV"))
             files.extend(found)
         elif p.exists():
             files.append(p)
         else:
-            errors.append(FileOutcome(str(p), "error", message="no such file or directory"))
+            errors.append(FileOutcome(escaped(str(p)), "error", message="no such file or directory"))
     return files, errors
 
 
@@ -402,7 +456,7 @@ def stage_files(paths: Iterable[str | os.PathLike[str]], progress: Progress | No
     for done, f in enumerate(files):
         if progress is not None:
             progress(done, len(files))
-        path = str(f)
+        path = escaped(str(f))
         try:
             results = load_results(f)
             if known(results.settings.dry) is True or any(s.dry for s in results.specializations):
@@ -416,10 +470,11 @@ def stage_files(paths: Iterable[str | os.PathLike[str]], progress: Progress | No
                 continue
             staged.add(results, path, now, canonical, overrides)
         except ResultsFileError as exc:
-            outcomes.append(FileOutcome(path, "error", message=str(exc)))
+            outcomes.append(FileOutcome(path, "error", message=escaped(str(exc))))
             continue
         except Exception as exc:  # one bad file never stops the others (e.g. a value json cannot write back)
-            outcomes.append(FileOutcome(path, "error", message=f"{path}: cannot be stored ({one_line(exc)})"))
+            outcomes.append(FileOutcome(path, "error",
+                                        message=escaped(f"{path}: cannot be stored ({one_line(exc)})")))
             continue
         seen[run_id] = path
         outcomes.append(FileOutcome(path, "stored", run_id, count))

@@ -1,0 +1,145 @@
+"""Issue 29's history edges: a file name that is not UTF-8, unreadable entries of an ingested
+directory, a Parquet part whose columns do not fit its table, and dates a runner's clock got
+wrong (real files in tmp_path, real DuckDB, a real PostgreSQL server for the first)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from primbench.cli import app
+from primbench.history.storage.contract import Store
+from primbench.history.storage.duckdb_file import DuckDBStore
+from primbench.history.storage.parquet import ParquetStore
+from primbench.history.storage.postgres import PostgresStore
+from tests import history_data as hd
+from tests import postgres_server as pg
+
+runner = CliRunner()
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, ["history", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _store(kind: str, where: Path, request: pytest.FixtureRequest) -> Store:
+    if kind == "duckdb":
+        return DuckDBStore(where / "h.duckdb")
+    if kind == "parquet":
+        return ParquetStore(where / "parts", runner="r1")
+    return PostgresStore(pg.fresh_database(request.getfixturevalue("postgres_server")))
+
+
+def _non_utf8(directory: Path, doc: dict[str, object]) -> str:
+    """A results file whose name holds the byte 0xff (not UTF-8); its name as Python holds it."""
+    directory.mkdir(parents=True, exist_ok=True)
+    name = os.fsdecode(os.fsencode(directory) + b"/run-\xff.json")
+    written = hd.write(Path(name), doc)
+    return str(written)
+
+
+# --------------------------------------------------------------------------- non-UTF-8 names
+
+
+@pytest.mark.parametrize("kind", ["duckdb", "parquet", "postgres"])
+def test_a_file_name_that_is_not_utf8_is_stored_escaped(kind: str, tmp_path: Path,
+                                                         request: pytest.FixtureRequest) -> None:
+    store = _store(kind, tmp_path, request)
+    path = _non_utf8(tmp_path / "in", hd.document([1.0e12], commit=hd.sha("a")))
+    report = store.ingest([path])
+    assert not report.errors, report.to_dict()
+    assert len(report.stored) == 1
+    assert report.stored[0].path.endswith("run-\\xff.json")
+    runs = store.runs()
+    assert list(runs["source_path"]) == [report.stored[0].path]
+    assert store.ingest([path]).duplicates  # and once only
+
+
+def test_a_non_utf8_name_ingests_on_the_command_line(tmp_path: Path) -> None:
+    path = _non_utf8(tmp_path / "in", hd.document([1.0e12], commit=hd.sha("a")))
+    db = str(tmp_path / "h.duckdb")
+    code, out, err = run("ingest", path, "--db", db)
+    assert code == 0, err
+    assert "Traceback" not in out + err
+    code, out, err = run("runs", "--db", db, "-f", "csv")
+    assert code == 0 and "run-\\xff.json" in out
+
+
+def test_a_bad_file_with_a_non_utf8_name_is_one_escaped_line(tmp_path: Path) -> None:
+    directory = tmp_path / "in"
+    directory.mkdir()
+    bad = os.fsdecode(os.fsencode(directory) + b"/bad-\xff.json")
+    Path(bad).write_text("{not json", encoding="utf-8")
+    code, out, err = run("ingest", bad, "--db", str(tmp_path / "h.duckdb"))
+    assert code == 2
+    lines = [line for line in err.splitlines() if line.startswith("primbench history: error:")]
+    assert len(lines) == 1 and "bad-\\xff.json" in lines[0]
+    assert "Traceback" not in out + err
+
+
+# --------------------------------------------------------------------------- unreadable entries
+
+
+def _with_stored_run(tmp_path: Path) -> str:
+    db = str(tmp_path / "h.duckdb")
+    first = hd.write(tmp_path / "before" / "first.json", hd.document([1.0e12], commit=hd.sha("before")))
+    assert run("ingest", str(first), "--db", db)[0] == 0
+    return db
+
+
+def _error_lines(err: str) -> list[str]:
+    return [line for line in err.splitlines() if line.startswith("primbench history: error:")]
+
+
+def test_dangling_and_looping_links_in_a_directory_are_reported_with_exit_2(tmp_path: Path) -> None:
+    db = _with_stored_run(tmp_path)
+    d = tmp_path / "in"
+    hd.write(d / "good.json", hd.document([1.0e12], commit=hd.sha("good")))
+    hd.write(d / "sub" / "good2.json", hd.document([1.0e12], commit=hd.sha("good2")))
+    (d / "dangling.json").symlink_to(d / "nowhere.json")
+    (d / "sub" / "loop.json").symlink_to(d / "sub" / "loop.json")
+    code, out, err = run("ingest", str(d), "--db", db)
+    assert code == 2
+    lines = _error_lines(err)
+    assert len(lines) == 2
+    assert any("dangling.json" in line and "leads nowhere" in line for line in lines)
+    assert any("loop.json" in line for line in lines)
+    assert "2 run(s) stored" in out + err
+    code, out, _ = run("runs", "--db", db, "-f", "csv")
+    assert code == 0 and out.count("\n") == 4  # the header, the run stored before and the two readable ones
+
+
+def test_a_directory_of_only_a_dangling_link_names_the_link(tmp_path: Path) -> None:
+    d = tmp_path / "in"
+    d.mkdir()
+    (d / "results.json").symlink_to(tmp_path / "gone.json")
+    code, _, err = run("ingest", str(d), "--db", str(tmp_path / "h.duckdb"))
+    assert code == 2
+    lines = _error_lines(err)
+    assert len(lines) == 1 and "results.json" in lines[0]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a folder and a file of mode 000: nothing to report")
+def test_a_locked_folder_and_an_unreadable_file_are_reported_with_exit_2(tmp_path: Path) -> None:
+    db = _with_stored_run(tmp_path)
+    d = tmp_path / "in"
+    hd.write(d / "good.json", hd.document([1.0e12], commit=hd.sha("good")))
+    locked = d / "locked"
+    hd.write(locked / "hidden.json", hd.document([1.0e12], commit=hd.sha("locked")))
+    secret = hd.write(d / "secret.json", hd.document([1.0e12], commit=hd.sha("secret")))
+    locked.chmod(0)
+    secret.chmod(0)
+    try:
+        code, out, err = run("ingest", str(d), "--db", db)
+    finally:
+        locked.chmod(0o755)
+        secret.chmod(0o644)
+    assert code == 2
+    lines = _error_lines(err)
+    assert len(lines) == 2
+    assert any("locked" in line for line in lines) and any("secret.json" in line for line in lines)
+    assert "1 run(s) stored" in out + err
