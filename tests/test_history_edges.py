@@ -7,10 +7,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import duckdb
 import pytest
 from typer.testing import CliRunner
 
 from primbench.cli import app
+from primbench.history.errors import HistoryWarning
 from primbench.history.storage.contract import Store
 from primbench.history.storage.duckdb_file import DuckDBStore
 from primbench.history.storage.parquet import ParquetStore
@@ -143,3 +145,89 @@ def test_a_locked_folder_and_an_unreadable_file_are_reported_with_exit_2(tmp_pat
     assert len(lines) == 2
     assert any("locked" in line for line in lines) and any("secret.json" in line for line in lines)
     assert "1 run(s) stored" in out + err
+
+
+# --------------------------------------------------------------------------- Parquet misfits
+
+
+def _parquet(tmp_path: Path, n: int = 3) -> Path:
+    shared = tmp_path / "shared"
+    files = hd.branch_series(tmp_path / "in", hd.noisy_levels(n, specs=2), batches=2)
+    assert not ParquetStore(shared, runner="r1").ingest(files).errors
+    return shared
+
+
+def _misplace(shared: Path) -> dict[str, Path]:
+    """Parts that do not fit their tables, each of a write of its own: a runs part among the
+    specializations, a specializations part among the runs, a batches part with a NULL in a
+    column that takes none, and a text file named like a part."""
+    con = duckdb.connect()
+    try:
+        runs, specs, batches = (sorted((shared / t).glob("*/*.parquet"))[0] for t in ("runs", "specializations",
+                                                                                    "batches"))
+        out = {"runs-in-specs": shared / "specializations" / "runner=r2" / "part-a.parquet",
+               "specs-in-runs": shared / "runs" / "runner=r2" / "part-b.parquet",
+               "null-batch": shared / "batches" / "runner=r2" / "part-c.parquet",
+               "text": shared / "runs" / "runner=r3" / "part-d.parquet"}
+        for p in out.values():
+            p.parent.mkdir(parents=True, exist_ok=True)
+        out["runs-in-specs"].write_bytes(runs.read_bytes())
+        out["specs-in-runs"].write_bytes(specs.read_bytes())
+        con.execute("COPY (SELECT * REPLACE (NULL::DOUBLE AS batch_ms) FROM read_parquet(?)) TO ? (FORMAT parquet)",
+                    [str(batches), str(out["null-batch"])])
+        out["text"].write_text("run_id,branch\nabc,main\n", encoding="utf-8")
+    finally:
+        con.close()
+    return out
+
+
+def test_parts_whose_columns_do_not_fit_are_skipped_quarantined_and_reported(tmp_path: Path) -> None:
+    shared = _parquet(tmp_path)
+    bad = _misplace(shared)
+    code, out, err = run("runs", "--db", str(shared), "-f", "csv")
+    assert code == 0, err
+    assert out.count("\n") == 4  # the header and the three runs
+    warned = [line for line in err.splitlines() if line.startswith("primbench history: warning:")]
+    assert len(warned) == len(bad)
+    for p in bad.values():
+        assert not p.exists()
+        assert (shared / "quarantine" / p.parent.parent.name / p.parent.name / p.name).is_file()
+        assert sum(str(p) in line for line in warned) == 1
+    assert any("not a Parquet file" in line for line in warned)
+    assert any("do not fit the specializations table" in line for line in warned)
+    # every query keeps working, and info says what was moved
+    for args in (["series", hd.spec_name(0)], ["branches"], ["regressions", "--branch", "main"]):
+        code, _, err = run(*args, "--db", str(shared))
+        assert code in (0, 1), (args, err)
+        assert "Traceback" not in err
+    code, out, _ = run("info", "--db", str(shared))
+    assert code == 0 and "quarantined_parts: 4" in out
+    # and a merge takes the good runs
+    db = tmp_path / "h.duckdb"
+    code, _, err = run("merge", str(shared), "--db", str(db))
+    assert code == 0, err
+    assert len(DuckDBStore(db).runs()) == 3
+
+
+def test_history_quarantine_moves_a_misfit_part(tmp_path: Path) -> None:
+    shared = _parquet(tmp_path)
+    bad = _misplace(shared)
+    code, out, err = run("quarantine", str(shared))
+    assert code == 0, err
+    assert "4 part(s) moved" in out
+    assert all(not p.exists() for p in bad.values())
+
+
+def test_a_misfit_runs_part_does_not_make_its_run_a_duplicate(tmp_path: Path) -> None:
+    shared = _parquet(tmp_path, n=1)
+    other = hd.write(tmp_path / "other.json", hd.document([2.0e12], commit=hd.sha("other")))
+    lone = tmp_path / "lone"
+    assert not ParquetStore(lone, runner="x").ingest([other]).errors
+    spec = sorted((lone / "specializations").glob("*/*.parquet"))[0]
+    misplaced = shared / "runs" / "runner=r9" / "part-z.parquet"
+    misplaced.parent.mkdir(parents=True)
+    misplaced.write_bytes(spec.read_bytes())  # holds the run id of `other`, and no run
+    report = ParquetStore(shared, runner="r1").ingest([other])
+    assert len(report.stored) == 1, report.to_dict()
+    with pytest.warns(HistoryWarning, match="part-z.parquet"):
+        assert len(ParquetStore(shared).runs()) == 2
