@@ -4,15 +4,18 @@ wrong (real files in tmp_path, real DuckDB, a real PostgreSQL server for the fir
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 from pathlib import Path
 
 import duckdb
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
 from primbench.cli import app
 from primbench.history.errors import HistoryWarning
+from primbench.history.selector import Selector
 from primbench.history.storage.contract import Store
 from primbench.history.storage.duckdb_file import DuckDBStore
 from primbench.history.storage.parquet import ParquetStore
@@ -231,3 +234,51 @@ def test_a_misfit_runs_part_does_not_make_its_run_a_duplicate(tmp_path: Path) ->
     assert len(report.stored) == 1, report.to_dict()
     with pytest.warns(HistoryWarning, match="part-z.parquet"):
         assert len(ParquetStore(shared).runs()) == 2
+
+
+# --------------------------------------------------------------------------- dates
+
+
+@pytest.mark.parametrize("kind", ["duckdb", "parquet", "postgres"])
+def test_dates_later_than_the_ingest_or_earlier_than_the_branch_are_flagged(kind: str, tmp_path: Path,
+                                                                            request: pytest.FixtureRequest) -> None:
+    store = _store(kind, tmp_path, request)
+    now = dt.datetime.now(dt.UTC)
+    first = hd.write(tmp_path / "in" / "first.json", hd.document([1.0e12], commit=hd.sha("1"),
+                                                                 date=now - dt.timedelta(days=2)))
+    ahead = hd.write(tmp_path / "in" / "ahead.json", hd.document([1.0e12], commit=hd.sha("2"),
+                                                                 date=now + dt.timedelta(days=365)))
+    within = hd.write(tmp_path / "in" / "within.json", hd.document([1.0e12], commit=hd.sha("3"),
+                                                                   date=now + dt.timedelta(minutes=1)))
+    with pytest.warns(HistoryWarning, match="ahead.json.*later than its ingest") as caught:
+        report = store.ingest([first, ahead, within])
+    assert len(report.stored) == 3 and [f.path for f in report.date_flags] == [str(ahead)]
+    assert len([w for w in caught if issubclass(w.category, HistoryWarning)]) == 1
+    # 1970 on main is earlier than main's newest (the run a year ahead does not count); another branch is not
+    old = hd.write(tmp_path / "more" / "old.json", hd.document([0.8e12], commit=hd.sha("4"),
+                                                               date=dt.datetime(1970, 1, 2, tzinfo=dt.UTC)))
+    feat = hd.write(tmp_path / "more" / "feat.json", hd.document([1.0e12], branch="feat", commit=hd.sha("5"),
+                                                                 date=now - dt.timedelta(days=30)))
+    with pytest.warns(HistoryWarning, match="old.json.*earlier than the newest run already stored on branch 'main'"):
+        report = store.ingest([old, feat])
+    assert [f.path for f in report.date_flags] == [str(old)]
+    assert (now + dt.timedelta(minutes=1)).isoformat(timespec="minutes")[:16] in report.date_flags[0].reason
+    from primbench.history import commands
+
+    runs = commands.runs(store.location, Selector())
+    flagged = dict(zip(runs["source_path"], runs["date_flag"], strict=True))
+    assert flagged[str(ahead)] and "later than its ingest" in flagged[str(ahead)]
+    assert flagged[str(old)] and "earlier than" in flagged[str(old)]
+    assert all(pd.isna(flagged[str(p)]) for p in (first, within, feat))
+
+
+def test_history_ingest_warns_of_a_flagged_date_in_one_line_and_runs_shows_it(tmp_path: Path) -> None:
+    db = str(tmp_path / "h.duckdb")
+    ahead = hd.write(tmp_path / "ahead.json", hd.document([1.0e12], commit=hd.sha("2"),
+                                                          date=dt.datetime.now(dt.UTC) + dt.timedelta(days=365)))
+    code, out, err = run("ingest", str(ahead), "--db", db)
+    assert code == 0, err
+    warned = [line for line in err.splitlines() if line.startswith("primbench history: warning:")]
+    assert len(warned) == 1 and "ahead.json" in warned[0] and "later than its ingest" in warned[0]
+    code, out, _ = run("runs", "--db", db, "-f", "json")
+    assert code == 0 and "later than its ingest" in out

@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 import stat
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -33,7 +34,7 @@ import msgspec
 
 from primbench.errors import UsageError
 from primbench.formats import cpp_csv
-from primbench.history.errors import HistoryError, one_line
+from primbench.history.errors import HistoryError, HistoryWarning, one_line
 from primbench.history.storage.schema import BATCH_COLUMNS, COLUMNS, JSON_COLUMNS, SCHEMA_VERSION, SPEC_COLUMNS
 from primbench.resultconfig import config_key
 from primbench.results import Gpu, Results, ResultsFileError, Specialization, known, load_results
@@ -77,6 +78,8 @@ class IngestReport:
 
     target: str
     outcomes: list[FileOutcome] = field(default_factory=list)
+    #: The runs stored with a date flag (`flag_dates`): each is warned of.
+    date_flags: list[DateFlag] = field(default_factory=list)
 
     @property
     def stored(self) -> list[FileOutcome]:
@@ -97,6 +100,7 @@ class IngestReport:
             "duplicates": len(self.duplicates),
             "errors": len(self.errors),
             "files": [o.to_dict() for o in self.outcomes],
+            "date_flags": [{"run_id": f.run_id, "path": f.path, "reason": f.reason} for f in self.date_flags],
         }
 
 
@@ -500,6 +504,12 @@ class Writer(Protocol):
         transaction; a backend that never rewrites (Parquet parts) does nothing."""
         ...
 
+    def newest_dates(self, branches: Sequence[str]) -> dict[str, _dt.datetime]:
+        """For each of `branches` with stored runs, the date of its newest stored run among
+        those not dated later than their own ingest (`DATE_TOLERANCE`: a clock that ran ahead
+        does not make every later run look early)."""
+        ...
+
     def write(self, rows: Rows) -> set[str]:
         """Write the rows in one transaction: all of them, or (on an error, raised after the
         rollback) none. Returns the run ids written; a run another writer stored meanwhile is
@@ -530,6 +540,54 @@ def write_atomically(writer: Writer, staged: Staged, new: Sequence[str]) -> tupl
     return written, failed
 
 
+#: How far past its ingest a run's date may lie before it is flagged (clocks drift; a run is
+#: ingested after it ends, so a run dated later than that comes from a clock that is wrong).
+DATE_TOLERANCE = _dt.timedelta(minutes=5)
+#: The key of the stored ``runs.general`` that holds a run's date flag (`flag_dates`); the
+#: results document itself, and so the run's identity, is never changed.
+DATE_FLAG_KEY = "history_date_flag"
+
+
+@dataclass(frozen=True)
+class DateFlag:
+    """A staged run whose date a runner's clock got wrong, and why."""
+
+    run_id: str
+    path: str
+    reason: str
+
+
+def flag_dates(staged: Staged, newest: Mapping[str, _dt.datetime], keep: Iterable[str]) -> list[DateFlag]:
+    """Flag each staged run of `keep` dated later than its ingest (beyond `DATE_TOLERANCE`) or
+    earlier than the newest run already stored on its branch (`newest`, by branch): the reason
+    goes into its stored ``general`` (under `DATE_FLAG_KEY`), and is returned for the warning.
+    The order of runs is not touched: this is a flag, never a correction."""
+    wanted = set(keep)
+    runs = staged.columns["runs"]
+    flags = []
+    for i, run_id in enumerate(runs["run_id"]):
+        if run_id not in wanted:
+            continue
+        when, ingested, branch = runs["date"][i], runs["ingested_at"][i], runs["branch"][i]
+        reasons = []
+        if when > ingested + DATE_TOLERANCE:
+            reasons.append(f"dated {runs['date_text'][i]}, later than its ingest at "
+                           f"{ingested.astimezone(_dt.UTC).isoformat(timespec='seconds')}")
+        stored = newest.get(branch) if branch is not None else None
+        if stored is not None and when < stored:
+            reasons.append(f"dated {runs['date_text'][i]}, earlier than the newest run already stored on branch "
+                           f"{branch!r} ({stored.astimezone(_dt.UTC).isoformat(timespec='seconds')})")
+        if not reasons:
+            continue
+        reason = "; ".join(reasons)
+        general = json.loads(runs["general"][i]) if runs["general"][i] else {}
+        if isinstance(general, dict):
+            general[DATE_FLAG_KEY] = reason
+            runs["general"][i] = json.dumps(general, ensure_ascii=False, separators=(",", ":"))
+        flags.append(DateFlag(run_id, runs["source_path"][i], reason))
+    return flags
+
+
 def ingest_files(writer: Callable[[], AbstractContextManager[Writer]], target: str,
                  paths: Iterable[str | os.PathLike[str]], *, progress: Progress | None = None,
                  overrides: Overrides = Overrides()) -> IngestReport:
@@ -551,7 +609,14 @@ def ingest_files(writer: Callable[[], AbstractContextManager[Writer]], target: s
             w.rename_commits(renames)
         present = w.present(list(by_id))
         new = [r for r in by_id if r not in present]
+        if new:
+            branches = sorted({b for b in staged.columns["runs"]["branch"] if b is not None})
+            report.date_flags = flag_dates(staged, w.newest_dates(branches) if branches else {}, new)
         written, failed = write_atomically(w, staged, new) if new else (set(), {})
+    report.date_flags = [f for f in report.date_flags if f.run_id in written]
+    for flag in report.date_flags:
+        warnings.warn(HistoryWarning(f"{flag.path}: run {flag.run_id[:10]} stored with its date flagged: "
+                                     f"{flag.reason}"), stacklevel=2)
     raced = set(new) - written - set(failed)  # stored by another writer between `present` and `write`
     report.outcomes = [final_outcome(o, present | raced, failed) for o in outcomes]
     return report

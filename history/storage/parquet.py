@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 from primbench.history.errors import HistoryError, HistoryWarning, StoreMissingError, one_line
 from primbench.history.selector import Selector
 from primbench.history.storage.contract import Store
-from primbench.history.storage.duckdb_file import DuckDBWriter, counts, memory
+from primbench.history.storage.duckdb_file import DuckDBWriter, counts, memory, newest_dates
 from primbench.history.storage.schema import (
     COLUMNS,
     KEYS,
@@ -270,6 +270,32 @@ class ParquetWriter:
         if self._present is None:
             self._present = dataset_run_ids(self.directory)
         return {r for r in run_ids if r in self._present} | self.pending.present(run_ids)
+
+    def newest_dates(self, branches: Sequence[str]) -> dict[str, _dt.datetime]:
+        """Over the runs parts that fit their table (as readers take them)."""
+        out: dict[str, _dt.datetime] = {}
+        if not branches:
+            return out
+        check = memory()
+        try:
+            migrate(check, source=":memory:")
+            for f in parts(self.directory, "runs"):
+                if misfit(check, "runs", f) is not None:
+                    continue
+                try:
+                    found = newest_dates(check, "read_parquet(?)", branches, [literal(f)])
+                except Exception as exc:
+                    _warn(_unreadable(f, exc, self.directory))
+                    continue
+                for branch, when in found.items():
+                    if branch not in out or when > out[branch]:
+                        out[branch] = when
+        finally:
+            check.close()
+        for branch, when in self.pending.newest_dates(branches).items():
+            if branch not in out or when > out[branch]:
+                out[branch] = when
+        return out
 
     def rename_commits(self, renames: Mapping[str, str]) -> None:
         return None
