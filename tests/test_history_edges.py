@@ -282,3 +282,33 @@ def test_history_ingest_warns_of_a_flagged_date_in_one_line_and_runs_shows_it(tm
     assert len(warned) == 1 and "ahead.json" in warned[0] and "later than its ingest" in warned[0]
     code, out, _ = run("runs", "--db", db, "-f", "json")
     assert code == 0 and "later than its ingest" in out
+
+
+def test_a_folder_that_cannot_be_listed_and_a_file_that_cannot_be_opened_are_reported_even_as_root(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What mode 000 does to a user other than root, made so for root too (os.scandir and
+    os.access answer as they would)."""
+    db = _with_stored_run(tmp_path)
+    d = tmp_path / "in"
+    hd.write(d / "good.json", hd.document([1.0e12], commit=hd.sha("good")))
+    locked = d / "locked"
+    hd.write(locked / "hidden.json", hd.document([1.0e12], commit=hd.sha("locked")))
+    secret = hd.write(d / "secret.json", hd.document([1.0e12], commit=hd.sha("secret")))
+    real_scandir, real_access = os.scandir, os.access
+
+    def scandir(path: object = ".") -> object:
+        if os.fspath(path) == str(locked):  # type: ignore[arg-type]
+            raise PermissionError(13, "Permission denied", str(locked))
+        return real_scandir(path)  # type: ignore[call-overload]
+
+    def access(path: object, mode: int, **kw: object) -> bool:
+        return False if os.fspath(path) == str(secret) else real_access(path, mode, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    monkeypatch.setattr(os, "access", access)
+    code, out, err = run("ingest", str(d), "--db", db)
+    assert code == 2
+    lines = _error_lines(err)
+    assert any(str(locked) in line and "cannot list it" in line for line in lines)
+    assert any("secret.json" in line and "permission denied" in line for line in lines)
+    assert len(lines) == 2 and "1 run(s) stored" in out + err
