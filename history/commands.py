@@ -63,9 +63,18 @@ def ingest(paths: Iterable[str | os.PathLike[str]], *, db: Db = None, shared: Db
 
 
 def runs(db: Db, selector: Selector, *, limit: int | None = None) -> pd.DataFrame:
-    """The selected runs, newest first (at most `limit`)."""
+    """The selected runs, newest first (at most `limit`), each with its ``date_flag``: why
+    ingest flagged its date (`history.storage.ingest.flag_dates`), else None."""
+    from primbench.history.storage.ingest import DATE_FLAG_KEY
+
     with _checked(db, selector) as r:
-        return r.runs(selector, limit=limit)
+        frame = r.runs(selector, limit=limit)
+        flags = dict(r.con.execute(
+            "SELECT run_id, json_extract_string(general, ?) FROM runs WHERE list_contains(?, run_id) "
+            "AND json_extract_string(general, ?) IS NOT NULL",
+            [f"$.{DATE_FLAG_KEY}", list(frame["run_id"]), f"$.{DATE_FLAG_KEY}"]).fetchall())
+    frame["date_flag"] = [flags.get(run_id) for run_id in frame["run_id"]]
+    return frame
 
 
 def series(db: Db, selector: Selector, *, metric: str | None = None, last: int | None = None,

@@ -18,6 +18,7 @@ the wheel's built-in extensions (ICU, JSON, Parquet) are all the store needs.
 from __future__ import annotations
 
 import contextlib
+import datetime as _dt
 import os
 import random
 import time
@@ -255,6 +256,21 @@ def write_transaction(con: duckdb.DuckDBPyConnection, rows: Rows) -> set[str]:
     return set(rows.run_ids)
 
 
+def newest_dates(con: duckdb.DuckDBPyConnection, source: str, branches: Sequence[str],
+                 params: Sequence[Any] = ()) -> dict[str, _dt.datetime]:
+    """`Writer.newest_dates` on a DuckDB connection, over the runs of `source` (a table, or a
+    ``read_parquet(?)`` with its `params`)."""
+    from primbench.history.storage.ingest import DATE_TOLERANCE
+
+    if not branches:
+        return {}
+    secs = int(DATE_TOLERANCE.total_seconds())
+    rows = con.execute(f"SELECT branch, max(date) FROM {source} WHERE list_contains(?, branch) "
+                       f"AND date <= ingested_at + to_seconds({secs}) GROUP BY branch",
+                       [*params, list(branches)]).fetchall()
+    return {b: d for b, d in rows if d is not None}
+
+
 class DuckDBWriter:
     """The `history.storage.ingest.Writer` of a DuckDB connection (a file held read-write,
     or an in-memory store): the one writer, so no other one races it."""
@@ -271,6 +287,9 @@ class DuckDBWriter:
             return set()
         rows = self.con.execute("SELECT run_id FROM runs WHERE list_contains(?, run_id)", [list(run_ids)]).fetchall()
         return {r[0] for r in rows}
+
+    def newest_dates(self, branches: Sequence[str]) -> dict[str, _dt.datetime]:
+        return newest_dates(self.con, "runs", branches)
 
     def rename_commits(self, renames: Mapping[str, str]) -> None:
         try:

@@ -17,10 +17,13 @@ else of ingest differs between a DuckDB file, a Parquet folder and a PostgreSQL 
 from __future__ import annotations
 
 import datetime as _dt
+import fnmatch
 import functools
 import hashlib
 import json
 import os
+import stat
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -31,7 +34,7 @@ import msgspec
 
 from primbench.errors import UsageError
 from primbench.formats import cpp_csv
-from primbench.history.errors import HistoryError, one_line
+from primbench.history.errors import HistoryError, HistoryWarning, one_line
 from primbench.history.storage.schema import BATCH_COLUMNS, COLUMNS, JSON_COLUMNS, SCHEMA_VERSION, SPEC_COLUMNS
 from primbench.resultconfig import config_key
 from primbench.results import Gpu, Results, ResultsFileError, Specialization, known, load_results
@@ -75,6 +78,8 @@ class IngestReport:
 
     target: str
     outcomes: list[FileOutcome] = field(default_factory=list)
+    #: The runs stored with a date flag (`flag_dates`): each is warned of.
+    date_flags: list[DateFlag] = field(default_factory=list)
 
     @property
     def stored(self) -> list[FileOutcome]:
@@ -95,6 +100,7 @@ class IngestReport:
             "duplicates": len(self.duplicates),
             "errors": len(self.errors),
             "files": [o.to_dict() for o in self.outcomes],
+            "date_flags": [{"run_id": f.run_id, "path": f.path, "reason": f.reason} for f in self.date_flags],
         }
 
 
@@ -138,28 +144,80 @@ def full_commit(commit: str | None, known: Iterable[str]) -> str | None:
 # --------------------------------------------------------------------------- inputs
 
 
+def escaped(text: str) -> str:
+    """`text` (a path or a message naming one) as stored and shown: the bytes of a file name
+    that is not UTF-8 (held by Python as surrogate escapes, ``os.fsdecode``) as ``\\xff``
+    escapes, so every backend stores it and every terminal prints it."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    try:
+        raw = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate that no file name holds
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return raw.decode("utf-8", "backslashreplace")
+
+
+def unreadable_entries(directory: Path) -> list[FileOutcome]:
+    """What a search of `directory` cannot see, each as an error outcome: a folder that cannot
+    be listed (a locked one, mode 000), a symbolic link that leads nowhere (dangling, or a
+    loop), and a results file that cannot be opened. Hidden
+    folders are skipped, as the search skips them."""
+    found: list[FileOutcome] = []
+
+    def listing_failed(exc: OSError) -> None:
+        where = exc.filename if exc.filename is not None else directory
+        found.append(FileOutcome(escaped(os.fsdecode(where)), "error",
+                                 message=f"unreadable directory entry skipped: cannot list it "
+                                         f"({exc.strerror or type(exc).__name__})"))
+
+    for root, dirs, names in os.walk(directory, onerror=listing_failed):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(names):
+            entry = Path(root) / name
+            try:
+                info = entry.stat()
+            except OSError as exc:
+                why = ("a symbolic link that leads nowhere" if entry.is_symlink() else "cannot stat it")
+                found.append(FileOutcome(escaped(str(entry)), "error",
+                                         message=f"unreadable directory entry skipped: {why} "
+                                                 f"({exc.strerror or type(exc).__name__})"))
+                continue
+            wanted = any(fnmatch.fnmatch(name, pattern) for pattern in RESULTS_PATTERNS)
+            if wanted and stat.S_ISREG(info.st_mode) and not os.access(entry, os.R_OK):
+                found.append(FileOutcome(escaped(str(entry)), "error",
+                                         message="unreadable directory entry skipped: permission denied"))
+    return found
+
+
 def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[FileOutcome]]:
     """Files as given, and the ``*.json`` files under each directory and the results CSVs
     without a results.json beside them (`primbench.formats.cpp_csv.in_directory`; recursively,
-    sorted, skipping hidden directories); a path that does not exist is an error outcome."""
+    sorted, skipping hidden directories); a path that does not exist is an error outcome, and
+    so is every entry of a directory that cannot be read (`unreadable_entries`)."""
     files: list[Path] = []
     errors: list[FileOutcome] = []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
+            bad = unreadable_entries(p)
+            unreadable = {o.path for o in bad}
             found = sorted(
                 f for pattern in RESULTS_PATTERNS for f in p.rglob(pattern)
                 if f.is_file() and not any(part.startswith(".") for part in f.relative_to(p).parts[:-1])
-                and (f.suffix != ".csv" or cpp_csv.in_directory(f))
+                and (f.suffix != ".csv" or cpp_csv.in_directory(f)) and escaped(str(f)) not in unreadable
             )
-            if not found:
-                errors.append(FileOutcome(str(p), "error",
+            errors.extend(bad)
+            if not found and not bad:
+                errors.append(FileOutcome(escaped(str(p)), "error",
                                           message="directory holds no .json results files and no results CSV"))
             files.extend(found)
         elif p.exists():
             files.append(p)
         else:
-            errors.append(FileOutcome(str(p), "error", message="no such file or directory"))
+            errors.append(FileOutcome(escaped(str(p)), "error", message="no such file or directory"))
     return files, errors
 
 
@@ -402,7 +460,7 @@ def stage_files(paths: Iterable[str | os.PathLike[str]], progress: Progress | No
     for done, f in enumerate(files):
         if progress is not None:
             progress(done, len(files))
-        path = str(f)
+        path = escaped(str(f))
         try:
             results = load_results(f)
             if known(results.settings.dry) is True or any(s.dry for s in results.specializations):
@@ -416,10 +474,11 @@ def stage_files(paths: Iterable[str | os.PathLike[str]], progress: Progress | No
                 continue
             staged.add(results, path, now, canonical, overrides)
         except ResultsFileError as exc:
-            outcomes.append(FileOutcome(path, "error", message=str(exc)))
+            outcomes.append(FileOutcome(path, "error", message=escaped(str(exc))))
             continue
         except Exception as exc:  # one bad file never stops the others (e.g. a value json cannot write back)
-            outcomes.append(FileOutcome(path, "error", message=f"{path}: cannot be stored ({one_line(exc)})"))
+            outcomes.append(FileOutcome(path, "error",
+                                        message=escaped(f"{path}: cannot be stored ({one_line(exc)})")))
             continue
         seen[run_id] = path
         outcomes.append(FileOutcome(path, "stored", run_id, count))
@@ -443,6 +502,12 @@ class Writer(Protocol):
     def rename_commits(self, renames: Mapping[str, str]) -> None:
         """Store each old commit hash as its new one (a short hash as the full one), in one
         transaction; a backend that never rewrites (Parquet parts) does nothing."""
+        ...
+
+    def newest_dates(self, branches: Sequence[str]) -> dict[str, _dt.datetime]:
+        """For each of `branches` with stored runs, the date of its newest stored run among
+        those not dated later than their own ingest (`DATE_TOLERANCE`: a clock that ran ahead
+        does not make every later run look early)."""
         ...
 
     def write(self, rows: Rows) -> set[str]:
@@ -475,6 +540,54 @@ def write_atomically(writer: Writer, staged: Staged, new: Sequence[str]) -> tupl
     return written, failed
 
 
+#: How far past its ingest a run's date may lie before it is flagged (clocks drift; a run is
+#: ingested after it ends, so a run dated later than that comes from a clock that is wrong).
+DATE_TOLERANCE = _dt.timedelta(minutes=5)
+#: The key of the stored ``runs.general`` that holds a run's date flag (`flag_dates`); the
+#: results document itself, and so the run's identity, is never changed.
+DATE_FLAG_KEY = "history_date_flag"
+
+
+@dataclass(frozen=True)
+class DateFlag:
+    """A staged run whose date a runner's clock got wrong, and why."""
+
+    run_id: str
+    path: str
+    reason: str
+
+
+def flag_dates(staged: Staged, newest: Mapping[str, _dt.datetime], keep: Iterable[str]) -> list[DateFlag]:
+    """Flag each staged run of `keep` dated later than its ingest (beyond `DATE_TOLERANCE`) or
+    earlier than the newest run already stored on its branch (`newest`, by branch): the reason
+    goes into its stored ``general`` (under `DATE_FLAG_KEY`), and is returned for the warning.
+    The order of runs is not touched: this is a flag, never a correction."""
+    wanted = set(keep)
+    runs = staged.columns["runs"]
+    flags = []
+    for i, run_id in enumerate(runs["run_id"]):
+        if run_id not in wanted:
+            continue
+        when, ingested, branch = runs["date"][i], runs["ingested_at"][i], runs["branch"][i]
+        reasons = []
+        if when > ingested + DATE_TOLERANCE:
+            reasons.append(f"dated {runs['date_text'][i]}, later than its ingest at "
+                           f"{ingested.astimezone(_dt.UTC).isoformat(timespec='seconds')}")
+        stored = newest.get(branch) if branch is not None else None
+        if stored is not None and when < stored:
+            reasons.append(f"dated {runs['date_text'][i]}, earlier than the newest run already stored on branch "
+                           f"{branch!r} ({stored.astimezone(_dt.UTC).isoformat(timespec='seconds')})")
+        if not reasons:
+            continue
+        reason = "; ".join(reasons)
+        general = json.loads(runs["general"][i]) if runs["general"][i] else {}
+        if isinstance(general, dict):
+            general[DATE_FLAG_KEY] = reason
+            runs["general"][i] = json.dumps(general, ensure_ascii=False, separators=(",", ":"))
+        flags.append(DateFlag(run_id, runs["source_path"][i], reason))
+    return flags
+
+
 def ingest_files(writer: Callable[[], AbstractContextManager[Writer]], target: str,
                  paths: Iterable[str | os.PathLike[str]], *, progress: Progress | None = None,
                  overrides: Overrides = Overrides()) -> IngestReport:
@@ -496,7 +609,14 @@ def ingest_files(writer: Callable[[], AbstractContextManager[Writer]], target: s
             w.rename_commits(renames)
         present = w.present(list(by_id))
         new = [r for r in by_id if r not in present]
+        if new:
+            branches = sorted({b for b in staged.columns["runs"]["branch"] if b is not None})
+            report.date_flags = flag_dates(staged, w.newest_dates(branches) if branches else {}, new)
         written, failed = write_atomically(w, staged, new) if new else (set(), {})
+    report.date_flags = [f for f in report.date_flags if f.run_id in written]
+    for flag in report.date_flags:
+        warnings.warn(HistoryWarning(f"{flag.path}: run {flag.run_id[:10]} stored with its date flagged: "
+                                     f"{flag.reason}"), stacklevel=2)
     raced = set(new) - written - set(failed)  # stored by another writer between `present` and `write`
     report.outcomes = [final_outcome(o, present | raced, failed) for o in outcomes]
     return report

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 from primbench.history.errors import HistoryError, HistoryWarning, StoreMissingError, one_line
 from primbench.history.selector import Selector
 from primbench.history.storage.contract import Store
-from primbench.history.storage.duckdb_file import DuckDBWriter, counts, memory
+from primbench.history.storage.duckdb_file import DuckDBWriter, counts, memory, newest_dates
 from primbench.history.storage.schema import (
     COLUMNS,
     KEYS,
@@ -111,6 +111,106 @@ def _unreadable(path: Path, exc: BaseException, directory: Path) -> str:
             f"`primbench history quarantine {directory}`")
 
 
+#: Columns a part may lack because an older schema wrote it (NULL when read, filled in):
+#: ``runs.config_key`` (before version 3), ``specializations.gpu_seconds_per_call`` (before 5),
+#: and a batches part has ``idx`` (version 4 on) or ``name`` (before), not both.
+_OLDER_SCHEMA_COLUMNS = {"runs": {"config_key"}, "specializations": {"gpu_seconds_per_call"},
+                         "batches": {"idx", "name"}}
+#: Columns filled in after reading, so NULL in a part is no misfit.
+_FILLED_IN = {"batches": {"idx"}}
+_MAGIC = b"PAR1"
+
+
+@dataclass(frozen=True)
+class Misfit:
+    """Why a part cannot be one of its table's: it is no Parquet file, or its columns do not
+    fit (`definite`: nothing that reading again would change, so it is moved aside), or it
+    could not be read (perhaps for a while: skipped, and left where it is)."""
+
+    reason: str
+    definite: bool
+
+
+def _not_null(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
+    """The columns of `table` (in the store's schema) that may not be NULL."""
+    rows = con.execute("SELECT column_name FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = ? "
+                       "AND NOT is_nullable", [table]).fetchall()
+    return [r[0] for r in rows if r[0] not in _FILLED_IN.get(table, set())]
+
+
+def misfit(con: duckdb.DuckDBPyConnection, table: str, path: Path) -> Misfit | None:
+    """Why the part at `path` does not fit `table` (None: it fits): not a Parquet file (its
+    first bytes are not Parquet's), a column of the table missing (a part of another table put
+    here), or NULL where the table takes none: definite. An empty or cut-short file, or one
+    that cannot be read, is not definite (a copy may still be writing it). `con` holds the
+    store's tables (for their NOT NULL columns)."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(4)
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            f.seek(max(size - 4, 0))
+            tail = f.read(4)
+    except OSError as exc:
+        return Misfit(f"cannot be read ({exc.strerror or type(exc).__name__})", False)
+    if len(head) == 4 and head != _MAGIC:
+        return Misfit("not a Parquet file", True)
+    if size < 12 or tail != _MAGIC:  # empty, or cut short: perhaps a copy still under way, so left in place
+        return Misfit("not a whole Parquet file (empty or cut short)", False)
+    try:
+        present = {d[0] for d in con.execute("SELECT * FROM read_parquet(?) LIMIT 0", [literal(path)]).description}
+    except Exception as exc:
+        return Misfit(f"unreadable ({one_line(exc)})", False)
+    optional = _OLDER_SCHEMA_COLUMNS.get(table, set())
+    missing = [c for c in COLUMNS[table] if c not in present and c not in optional]
+    if table == "batches" and not present & {"idx", "name"}:
+        missing.append("idx")
+    if missing:
+        shown = ", ".join(missing[:4]) + (f" and {len(missing) - 4} more" if len(missing) > 4 else "")
+        return Misfit(f"its columns do not fit the {table} table (missing {shown})", True)
+    required = [c for c in _not_null(con, table) if c in present]
+    if required:
+        nulls = " OR ".join(f'"{c}" IS NULL' for c in required)
+        try:
+            row = con.execute(f"SELECT count(*) FROM read_parquet(?) WHERE {nulls}", [literal(path)]).fetchone()
+        except Exception as exc:
+            return Misfit(f"unreadable ({one_line(exc)})", False)
+        if row and row[0]:
+            return Misfit(f"its columns do not fit the {table} table (NULL in a column that takes none: "
+                          f"{', '.join(required)})", True)
+    return None
+
+
+def _quarantine_write(directory: Path, stem: str) -> list[tuple[Path, Path]]:
+    """Move every part of the write `stem` into ``DIR/quarantine/<table>/<runner>/``, each by
+    one rename (nothing is deleted; a part another reader moved first is passed over).
+    Returns (part, where it went) of those moved."""
+    moved = []
+    runner, name = stem.split("/", 1)
+    for table in TABLES:
+        f = directory / table / runner / name
+        if not f.is_file():
+            continue
+        to = directory / QUARANTINE / table / runner / name
+        n = 0
+        while to.exists():  # never over a part quarantined before
+            n += 1
+            to = to.with_name(f"{name}.{n}")
+        to.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.replace(f, to)
+        except FileNotFoundError:  # another reader moved it first
+            continue
+        moved.append((f, to))
+    return moved
+
+
+def quarantined_parts(directory: Path) -> list[Path]:
+    """The parts moved aside into ``DIR/quarantine/``."""
+    folder = directory / QUARANTINE
+    return sorted(p for p in folder.glob("*/*/*") if p.is_file()) if folder.is_dir() else []
+
+
 def dataset_run_ids(directory: str | os.PathLike[str]) -> set[str]:
     """Run ids already present in a Parquet dataset (empty if it has none); unreadable parts
     are skipped with a warning."""
@@ -131,7 +231,13 @@ def _runs_column(directory: str | os.PathLike[str], column: str) -> set[str]:
     con = memory()
     values: set[str] = set()
     try:
+        migrate(con, source=":memory:")
         for f in files:
+            problem = misfit(con, "runs", f)
+            if problem is not None:  # its runs are not stored: readers skip it (and move a definite misfit aside)
+                if not problem.definite:
+                    _warn(_unreadable(f, HistoryError(problem.reason), directory))
+                continue
             try:
                 values.update(r[0] for r in con.execute(
                     f'SELECT DISTINCT "{column}" FROM read_parquet(?) WHERE "{column}" IS NOT NULL',
@@ -164,6 +270,32 @@ class ParquetWriter:
         if self._present is None:
             self._present = dataset_run_ids(self.directory)
         return {r for r in run_ids if r in self._present} | self.pending.present(run_ids)
+
+    def newest_dates(self, branches: Sequence[str]) -> dict[str, _dt.datetime]:
+        """Over the runs parts that fit their table (as readers take them)."""
+        out: dict[str, _dt.datetime] = {}
+        if not branches:
+            return out
+        check = memory()
+        try:
+            migrate(check, source=":memory:")
+            for f in parts(self.directory, "runs"):
+                if misfit(check, "runs", f) is not None:
+                    continue
+                try:
+                    found = newest_dates(check, "read_parquet(?)", branches, [literal(f)])
+                except Exception as exc:
+                    _warn(_unreadable(f, exc, self.directory))
+                    continue
+                for branch, when in found.items():
+                    if branch not in out or when > out[branch]:
+                        out[branch] = when
+        finally:
+            check.close()
+        for branch, when in self.pending.newest_dates(branches).items():
+            if branch not in out or when > out[branch]:
+                out[branch] = when
+        return out
 
     def rename_commits(self, renames: Mapping[str, str]) -> None:
         return None
@@ -233,9 +365,12 @@ def write_parts(con: duckdb.DuckDBPyConnection, directory: Path, runner: str) ->
 def _stage(con: duckdb.DuckDBPyConnection, directory: Path) -> set[str]:
     """Read every part, one file at a time, into temporary tables ``_stage_<table>`` (with
     a ``_stem`` column). A part that cannot be read whole is skipped with a warning, and with
-    it the other parts of the same write. Returns the stems read."""
+    it the other parts of the same write; one that is not Parquet or whose columns do not fit
+    its table (`misfit`) is moved aside too, with the other parts of its write, into
+    ``DIR/quarantine/``. Returns the stems read."""
     bad: dict[str, Path] = {}
     stems: set[str] = set()
+    misfits: dict[str, tuple[Path, str]] = {}
     for table in TABLES:
         extra = ", NULL::VARCHAR AS name" if table == "batches" else ""
         con.execute(f"CREATE OR REPLACE TEMP TABLE _stage_{table} AS SELECT *{extra}, NULL::VARCHAR AS _stem "
@@ -244,6 +379,15 @@ def _stage(con: duckdb.DuckDBPyConnection, directory: Path) -> set[str]:
         for f in parts(directory, table):
             stem = _stem(f)
             if stem in bad:
+                continue
+            problem = misfit(con, table, f)
+            if problem is not None and problem.definite:
+                bad[stem] = f
+                misfits[stem] = (f, problem.reason)
+                continue
+            if problem is not None:
+                bad[stem] = f
+                _warn(_unreadable(f, HistoryError(problem.reason), directory))
                 continue
             try:
                 present = {d[0] for d in con.execute("SELECT * FROM read_parquet(?) LIMIT 0",
@@ -262,6 +406,15 @@ def _stage(con: duckdb.DuckDBPyConnection, directory: Path) -> set[str]:
     if bad:
         for table in TABLES:
             con.execute(f"DELETE FROM _stage_{table} WHERE list_contains(?, _stem)", [list(bad)])
+    for stem, (f, reason) in misfits.items():
+        try:
+            moved = _quarantine_write(directory, stem)
+        except OSError as exc:  # a read-only share: skipped all the same
+            _warn(f"{f}: Parquet part skipped: {reason}; cannot move it aside ({exc.strerror or exc}): "
+                  f"`primbench history quarantine {directory}` does")
+            continue
+        where = directory / QUARANTINE
+        _warn(f"{f}: Parquet part skipped: {reason}; moved to {where}/ with the {len(moved)} part(s) of its write")
     # batches of schema 3 and before are keyed by name: find their specialization's index
     con.execute("UPDATE _stage_batches b SET idx = s.idx FROM _stage_specializations s "
                 "WHERE b.idx IS NULL AND b.run_id = s.run_id AND b.name = s.name")
@@ -347,7 +500,8 @@ class QuarantineReport:
 def quarantine(directory: str | os.PathLike[str], *, max_age_secs: float = STALE_SECS,
                dry_run: bool = False) -> QuarantineReport:
     """Move the parts readers skip out of the dataset, into ``DIR/quarantine/<table>/<runner>/``
-    (nothing is deleted): parts that cannot be read whole, the other parts of their write, and
+    (nothing is deleted): parts that cannot be read whole or whose columns do not fit their
+    table (`misfit`), the other parts of their write, and
     orphans older than `max_age_secs` (specializations or batches whose runs part was never
     written: a writer killed between renames). Deletes temporaries older than that."""
     directory = Path(directory)
@@ -356,8 +510,13 @@ def quarantine(directory: str | os.PathLike[str], *, max_age_secs: float = STALE
     con = memory()
     reasons: dict[str, str] = {}
     try:
+        migrate(con, source=":memory:")
         for table in TABLES:
             for f in parts(directory, table):
+                problem = misfit(con, table, f)
+                if problem is not None and problem.definite:
+                    reasons.setdefault(_stem(f), f"misfit: {problem.reason}")
+                    continue
                 try:
                     con.execute("CREATE OR REPLACE TEMP TABLE _check AS SELECT * FROM read_parquet(?)", [literal(f)])
                 except Exception as exc:
@@ -426,7 +585,12 @@ class ParquetStore(Store):
             found = counts(con)
         finally:
             con.close()
-        return {"path": str(self.path), "kind": self.kind, "schema_version": SCHEMA_VERSION, **found}
+        out: dict[str, Any] = {"path": str(self.path), "kind": self.kind, "schema_version": SCHEMA_VERSION, **found}
+        moved = quarantined_parts(self.path)
+        out["quarantined_parts"] = len(moved)
+        if moved:
+            out["quarantine"] = f"{len(moved)} part(s) moved aside into {self.path / QUARANTINE}"
+        return out
 
     def migrate(self) -> list[int]:
         """Nothing to do: parts are never rewritten, and readers read those of any older schema."""

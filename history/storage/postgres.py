@@ -28,6 +28,7 @@ extra, psycopg 3).
 from __future__ import annotations
 
 import contextlib
+import datetime as _dt
 import json
 import os
 import re
@@ -198,6 +199,17 @@ class PostgresWriter:
         with self.conn.transaction():
             rows = self.conn.execute("SELECT run_id FROM runs WHERE run_id = ANY(%s)", [list(run_ids)]).fetchall()
         return {r[0] for r in rows}
+
+    def newest_dates(self, branches: Sequence[str]) -> dict[str, _dt.datetime]:
+        from primbench.history.storage.ingest import DATE_TOLERANCE
+
+        if not branches:
+            return {}
+        with self.conn.transaction():
+            rows = self.conn.execute("SELECT branch, max(date) FROM runs WHERE branch = ANY(%s) "
+                                     "AND date <= ingested_at + %s GROUP BY branch",
+                                     [list(branches), DATE_TOLERANCE]).fetchall()
+        return {b: d for b, d in rows if d is not None}
 
     def rename_commits(self, renames: Mapping[str, str]) -> None:
         with self.conn.transaction():

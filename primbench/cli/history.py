@@ -255,7 +255,7 @@ RUNS_COLUMNS = [C("date", "date", 1), C("branch", "branch", 0, wrap=True), C("co
                 C("algorithm", "algorithm", 2), C("gpu", "gpu", 1), C("config_key", "config", 1, wrap=True),
                 C("host", "host", 5), C("specializations", "specs", 3, right=True),
                 C("failures", "failed", 3, right=True), C("noise_timeouts", "timeouts", 4, right=True),
-                C("run_id", "run_id", 6)]
+                C("run_id", "run_id", 6), C("date_flag", "date flag", 2, wrap=True)]
 SERIES_COLUMNS = [C("date", "date", 1), C("commit", "commit"), C("gpu", "gpu", 2), C("config_key", "config", 1),
                   C("algorithm", "algorithm", 3), C("value", "value", right=True),
                   C("noise_percent", "noise", 1, right=True), C("runs", "runs", 2, right=True),
