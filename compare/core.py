@@ -17,7 +17,7 @@ import msgspec
 import numpy as np
 
 from primbench.compare import priors, stats
-from primbench.compare.comparability import NotComparableError, assess, by_algorithm
+from primbench.compare.comparability import Comparability, NotComparableError, assess, by_algorithm
 from primbench.compare.model import (
     Comparison,
     Method,
@@ -566,16 +566,7 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
                   run_to_run_cv: Mapping[tuple[str, str], Any] | None, suite_shift_limit: float,
                   metric: str | None = None, max_detectable: float = DEFAULT_MAX_DETECTABLE,
                   allow_mismatch: bool = False, strict_environment: bool = False) -> Comparison:
-    if not (isinstance(threshold, int | float) and 0 < threshold < 1):
-        raise UsageError(f"--threshold must be a fraction between 0 and 1 (0.005 = 0.5 %), got {threshold}")
-    if not (isinstance(alpha, int | float) and 0 < alpha < 1):
-        raise UsageError(f"--alpha must be between 0 and 1, got {alpha}")
-    if not (isinstance(suite_shift_limit, int | float) and suite_shift_limit >= 0):
-        raise UsageError(f"--suite-shift-limit must be a fraction of at least 0, got {suite_shift_limit}")
-    if not (isinstance(max_detectable, int | float) and max_detectable > 0):
-        raise UsageError(f"--max-detectable must be a fraction above 0 (0.05 = 5 %), got {max_detectable}")
-    if metric is not None and metric not in CHOICES:
-        raise UsageError(f"--metric must be one of {', '.join(CHOICES)}, got {metric!r}")
+    _check_parameters(threshold, alpha, suite_shift_limit, max_detectable, metric)
     b_index, h_index = _index(base), _index(head)
     common = [k for k in b_index if k in h_index]
     if not common:
@@ -628,6 +619,40 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
     method = Method(threshold=float(threshold), alpha=float(alpha), description=METHOD_DESCRIPTION,
                     suite_shift_limit=float(suite_shift_limit), standard_error_scale=float(widen),
                     metric=metric, max_detectable=float(max_detectable), round_correlation=float(rho))
+    warnings = _warnings(base, head, comparability, finding, tested, insensitive, max_detectable, rho, widen)
+    return Comparison(
+        rows=tuple(ordered),
+        warnings=warnings,
+        summary=summary,
+        method=method,
+        base_sources=tuple(r.source for r in base),
+        head_sources=tuple(r.source for r in head),
+        context={"base": _side_context(base), "head": _side_context(head)},
+        suite_shift=finding,
+        comparability=comparability,
+    )
+
+
+def _check_parameters(threshold: float, alpha: float, suite_shift_limit: float, max_detectable: float,
+                      metric: str | None) -> None:
+    """`compare_runs`' parameters, each refused with a UsageError that says what it takes."""
+    if not (isinstance(threshold, int | float) and 0 < threshold < 1):
+        raise UsageError(f"--threshold must be a fraction between 0 and 1 (0.005 = 0.5 %), got {threshold}")
+    if not (isinstance(alpha, int | float) and 0 < alpha < 1):
+        raise UsageError(f"--alpha must be between 0 and 1, got {alpha}")
+    if not (isinstance(suite_shift_limit, int | float) and suite_shift_limit >= 0):
+        raise UsageError(f"--suite-shift-limit must be a fraction of at least 0, got {suite_shift_limit}")
+    if not (isinstance(max_detectable, int | float) and max_detectable > 0):
+        raise UsageError(f"--max-detectable must be a fraction above 0 (0.05 = 5 %), got {max_detectable}")
+    if metric is not None and metric not in CHOICES:
+        raise UsageError(f"--metric must be one of {', '.join(CHOICES)}, got {metric!r}")
+
+
+def _warnings(base: Sequence[Results], head: Sequence[Results], comparability: Comparability,
+              finding: SuiteFinding | None, tested: Sequence[_Tested], insensitive: int, max_detectable: float,
+              rho: float, widen: float) -> list[str]:
+    """The comparison's warnings: what is not comparable, other machines, the contexts, the suite's
+    shift, the rows judged on priors, the insensitive rows, correlated rounds and the widening."""
     warnings = [f"not comparable (--allow-mismatch: these rows are not judged): {line}"
                 for line in comparability.lines()]
     warnings += [f"{d.describe()} (the same measurement on another machine; --strict-environment refuses it)"
@@ -652,17 +677,7 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
         warnings.append(f"the changes of this suite spread {widen:.2f}x wider than the rounds' spread predicts: "
                         f"standard errors widened {widen:.2f}x (empirical null); more rounds or repeats, or history, "
                         "would sharpen the verdicts")
-    return Comparison(
-        rows=tuple(ordered),
-        warnings=warnings,
-        summary=summary,
-        method=method,
-        base_sources=tuple(r.source for r in base),
-        head_sources=tuple(r.source for r in head),
-        context={"base": _side_context(base), "head": _side_context(head)},
-        suite_shift=finding,
-        comparability=comparability,
-    )
+    return warnings
 
 
 def _not_comparable(t: _Tested, blockers: tuple[str, ...]) -> SpecComparison:

@@ -214,6 +214,25 @@ def _rank_charts(charts: Sequence[Chart], changes: pd.DataFrame, verdicts: Seque
                                           ch.algorithm, ch.name, ch.config_key, ch.gpu_model))
 
 
+def _verdict_counts(verdicts: Sequence[_Verdict]) -> dict[str, int]:
+    """How many latest verdicts of each kind."""
+    counts: dict[str, int] = {}
+    for v in verdicts:
+        counts[v.verdict] = counts.get(v.verdict, 0) + 1
+    return counts
+
+
+def _summary(changes: pd.DataFrame, counts: dict[str, int], base: str) -> str:
+    """The report's summary: change points by kind, latest verdicts against `base` by verdict."""
+    kinds: dict[str, int] = {}
+    for k in changes["kind"] if not changes.empty else []:
+        kinds[k] = kinds.get(k, 0) + 1
+    return ("<h2>Summary</h2><p>Change points: " + (", ".join(f"{n} {_e(k)}" for k, n in sorted(kinds.items()))
+                                                   or "none") + ". Latest verdicts against "
+            f"<code>{_e(base)}</code>: " + (", ".join(f"{n} {_e(k)}" for k, n in sorted(counts.items()))
+                                            or "none") + ".</p>")
+
+
 def _anchor(i: int) -> str:
     return f"chart-{i}"
 
@@ -272,16 +291,8 @@ def write_report(db: Any, selector: Selector, out: str | os.PathLike[str] = "his
              f"<p>{frame['run_id'].nunique()} runs of {commits.nunique()} commits, {_e(_day(frame['date'].min()))} "
              f"to {_e(_day(frame['date'].max()))}; {len(charts)} series. Metric: <code>{_e(followed)}</code>. "
              f"Generated {_e(_dt.datetime.now(_dt.UTC).strftime(_STAMP))}.</p>"]
-    counts: dict[str, int] = {}
-    for v in verdicts:
-        counts[v.verdict] = counts.get(v.verdict, 0) + 1
-    kinds: dict[str, int] = {}
-    for k in changes["kind"] if not changes.empty else []:
-        kinds[k] = kinds.get(k, 0) + 1
-    parts.append("<h2>Summary</h2><p>Change points: " + (", ".join(f"{n} {_e(k)}" for k, n in sorted(kinds.items()))
-                                                       or "none") + ". Latest verdicts against "
-                 f"<code>{_e(base)}</code>: " + (", ".join(f"{n} {_e(k)}" for k, n in sorted(counts.items()))
-                                                 or "none") + ".</p>")
+    counts = _verdict_counts(verdicts)
+    parts.append(_summary(changes, counts, base))
     parts.append(_attention(changes, verdicts, link, metric))
     parts.append("<h2>Trends</h2>")
     if len(charts) > len(drawn):

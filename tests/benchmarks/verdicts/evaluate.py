@@ -123,6 +123,49 @@ def wall(size: str) -> tuple[float, float]:
     return statistics.median(walls) / 10, statistics.median(host)
 
 
+def planted_stats(pairs: list, res: list[dict], plants: list[dict], actual: dict[tuple[int, str], float]
+                  ) -> tuple[dict[float, list[int]], dict[str, list[int]], list[int]]:
+    """Planted pairs: per planted fraction [found the right way, rows]; the same binned by the real
+    change over the reported detectable change; unplanted rows [flagged, rows]."""
+    det = {0.01: [0, 0], 0.02: [0, 0], 0.05: [0, 0]}
+    bins = {"0.8-1.25x": [0, 0], ">=2x": [0, 0]}
+    unplanted = [0, 0]
+    for (b, h), one in zip(pairs, res, strict=True):
+        head_planted = h[0].name.startswith("planted")
+        k = int((h[0] if head_planted else b[0]).stem.split("-")[1]) - 1
+        want = "regression" if head_planted else "improvement"
+        for name, (verdict, m) in one["rows"].items():
+            frac = plants[k]["fraction"].get(name)
+            if frac is None:
+                unplanted[1] += 1
+                unplanted[0] += verdict in ("regression", "improvement")
+                continue
+            hit = verdict == want
+            det[frac][0] += hit
+            det[frac][1] += 1
+            if m:
+                ratio = abs(actual[(k, name)]) / m
+                key = "0.8-1.25x" if 0.8 <= ratio <= 1.25 else ">=2x" if ratio >= 2 else None
+                if key:
+                    bins[key][0] += hit
+                    bins[key][1] += 1
+    return det, bins, unplanted
+
+
+def no_rounds_found(pairs: list, res: list[dict], plants: list[dict]) -> list[int]:
+    """Runs without rounds, planted pairs: the 5 % rows [found the right way, rows]."""
+    nr5 = [0, 0]
+    for (b, h), one in zip(pairs, res, strict=True):
+        head_planted = "planted" in h[0].name
+        k = int(re.search(r"planted-(\d)", (h[0] if head_planted else b[0]).name).group(1)) - 1
+        want = "regression" if head_planted else "improvement"
+        for name, (verdict, _) in one["rows"].items():
+            if plants[k]["fraction"].get(name) == 0.05:
+                nr5[1] += 1
+                nr5[0] += verdict == want
+    return nr5
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         tree = Path(tmp) / "old"
@@ -179,37 +222,8 @@ def main() -> None:
                 med = statistics.median(statistics.median(v) for v in mdc.values()) if mdc else float("nan")
                 kernels = ", ".join(f"{name.split(',')[0][4:]} {pct(statistics.median(v))}"
                                     for name, v in sorted(mdc.items()))
-                det = {0.01: [0, 0], 0.02: [0, 0], 0.05: [0, 0]}
-                bins = {"0.8-1.25x": [0, 0], ">=2x": [0, 0]}
-                unplanted = [0, 0]
-                for (b, h), res in zip(pl_pairs, r["pl"], strict=True):
-                    head_planted = h[0].name.startswith("planted")
-                    k = int((h[0] if head_planted else b[0]).stem.split("-")[1]) - 1
-                    want = "regression" if head_planted else "improvement"
-                    for name, (verdict, m) in res["rows"].items():
-                        frac = plants[k]["fraction"].get(name)
-                        if frac is None:
-                            unplanted[1] += 1
-                            unplanted[0] += verdict in ("regression", "improvement")
-                            continue
-                        hit = verdict == want
-                        det[frac][0] += hit
-                        det[frac][1] += 1
-                        if m:
-                            ratio = abs(actual[(k, name)]) / m
-                            key = "0.8-1.25x" if 0.8 <= ratio <= 1.25 else ">=2x" if ratio >= 2 else None
-                            if key:
-                                bins[key][0] += hit
-                                bins[key][1] += 1
-                nr5 = [0, 0]
-                for (b, h), res in zip(nr_pl, r["nr_pl"], strict=True):
-                    head_planted = "planted" in h[0].name
-                    k = int(re.search(r"planted-(\d)", (h[0] if head_planted else b[0]).name).group(1)) - 1
-                    want = "regression" if head_planted else "improvement"
-                    for name, (verdict, _) in res["rows"].items():
-                        if plants[k]["fraction"].get(name) == 0.05:
-                            nr5[1] += 1
-                            nr5[0] += verdict == want
+                det, bins, unplanted = planted_stats(pl_pairs, r["pl"], plants, actual)
+                nr5 = no_rounds_found(nr_pl, r["nr_pl"], plants)
                 lines.setdefault("A/A ordered pairs exiting 1", []).append(share(f, n))
                 lines.setdefault("A/A rows unchanged", []).append(share(u, nrows))
                 lines.setdefault("median smallest detectable change (median per kernel)", []).append(pct(med))
