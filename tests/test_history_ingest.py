@@ -181,3 +181,36 @@ def test_extra_names_the_fields_of_4_4_0_as_results_json_does(tmp_path: Path) ->
     assert rows[0][1] == pytest.approx(first["gpu_seconds_per_call"])
     assert rows[1][0] is None or "timer" not in json.loads(rows[1][0])  # GPU events: not written, not stored
     assert rows[1][1] == pytest.approx(second["elapsed_secs"]["gpu"] / second["calls"]["kernel_calls"])
+
+
+def test_a_batch_ingested_in_chunks_stores_what_one_chunk_does(tmp_path: Path) -> None:
+    """Chunked ingest (issue 28): a chunk of one file at a time gives the same rows, the same
+    outcomes (an in-call duplicate, a bad file), the same date flags (against the branch's
+    newest run before the call) and one commit for a short and a full hash in different chunks."""
+    from primbench.history.storage.contract import open_store
+    from primbench.history.storage.ingest import ingest_files
+
+    full = hd.sha("c1")
+    docs = [hd.document([1.0e12], commit=full[:8], date="2026-03-01T10:00:00+00:00"),
+            hd.document([1.1e12], commit=hd.sha("c2"), date="2026-03-01T11:00:00+00:00"),
+            hd.document([1.2e12], commit=full, date="2026-03-01T12:00:00+00:00"),
+            hd.document([1.3e12], commit=hd.sha("c3"), date="2026-03-01T09:00:00+00:00")]  # earlier: no flag
+    d = tmp_path / "in"
+    files = [hd.write(d / f"r{i}.json", doc) for i, doc in enumerate(docs)]
+    files.append(hd.write(d / "copy.json", docs[1], indent=None))
+    (d / "zbad.json").write_text("{")
+    answers = []
+    for label, chunk in (("one", 1 << 30), ("many", 1)):
+        store = open_store(tmp_path / f"{label}.duckdb")
+        report = ingest_files(store.writer, "x", [d], chunk_bytes=chunk)
+        outcomes = [(Path(o.path).name, o.status, o.run_id) for o in report.outcomes]
+        with store.read() as r:
+            runs = r.con.execute('SELECT run_id, "commit", general FROM runs ORDER BY run_id').fetchall()
+            specs = r.con.execute("SELECT * EXCLUDE (run_id), run_id FROM specializations ORDER BY run_id").fetchall()
+        answers.append((outcomes, runs, specs, [f.run_id for f in report.date_flags]))
+    assert answers[0] == answers[1]
+    outcomes, runs, _, flags = answers[0]
+    assert [(n, s) for n, s, _ in outcomes] == [
+        ("copy.json", "stored"), ("r0.json", "stored"), ("r1.json", "duplicate"),
+        ("r2.json", "stored"), ("r3.json", "stored"), ("zbad.json", "error")]
+    assert {c for _, c, _ in runs} == {full, hd.sha("c2"), hd.sha("c3")} and flags == []
