@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from primbench.history.storage.duckdb_file import open_for_write
 from primbench.history.storage.ingest import run_id_of
-from primbench.history.storage.schema import SCHEMA_VERSION
+from primbench.history.storage.schema import SCHEMA_VERSION, load_document
 from primbench.results import KNOWN_VERSIONS
 from tests import history_data as hd
 from tests.history_data import ingest, open_for_query
@@ -44,7 +44,8 @@ def test_ingest_stores_runs_specializations_and_batches(tmp_path: Path) -> None:
         assert specs[0][:7] == ("type: t0", 1.0e12, 0.05, 41.0, 42.0, 1978.0, None)
         # extra: what the model reads and the table has no column for; the document is kept as written
         assert json.loads(specs[0][7]) == {"between_rounds": {"count": 1, "cv_percent": None}}
-        stored = json.loads(con.execute("SELECT document FROM runs").fetchone()[0])
+        # the document apart from runs (issue 28), compressed, read back by its run's key
+        stored = load_document(con, con.execute("SELECT run_id FROM runs").fetchone()[0])
         assert stored["specializations"][0]["future_key"] == {"x": 1} and stored == json.loads(f.read_text())
         assert specs[0][8:] == (False, pytest.approx(1978 / 1980), "1980.0")
         assert specs[1][1] is None and specs[1][6] == "RuntimeError: boom"

@@ -37,7 +37,16 @@ import msgspec
 from primbench.errors import UsageError
 from primbench.formats import cpp_csv
 from primbench.history.errors import HistoryError, HistoryWarning, one_line
-from primbench.history.storage.schema import BATCH_COLUMNS, COLUMNS, JSON_COLUMNS, SCHEMA_VERSION, SPEC_COLUMNS
+from primbench.history.storage.schema import (
+    BATCH_COLUMNS,
+    COLUMNS,
+    EXTRA_LEFT_TO_DOCUMENT,
+    JSON_COLUMNS,
+    SCHEMA_VERSION,
+    SPEC_COLUMNS,
+    document_texts,
+    has_documents_table,
+)
 from primbench.resultconfig import config_key
 from primbench.results import Gpu, Results, ResultsFileError, Specialization, known, load_results
 
@@ -278,8 +287,9 @@ def gpu_key(gpu: Gpu) -> str:
 
 
 def _extra(spec: Specialization) -> dict[str, Any] | None:
-    """The fields of a specialization that the table has no column for (rounds, the spread
-    between them, the time per call's statistics, a host timer), by their results.json names
+    """The fields of a specialization that the table has no column for (the spread between
+    rounds, the time per call's statistics, a host timer; not the rounds, which stay in the
+    document alone: `schema.EXTRA_LEFT_TO_DOCUMENT`), by their results.json names
     (`_json` writes them); None when it has none."""
     out = {}
     for name, encode_name, default in _extra_fields(type(spec)):
@@ -295,7 +305,7 @@ def _extra_fields(cls: type) -> tuple[tuple[str, str, Any], ...]:
     """(attribute, results.json name, default) of the fields of `cls` without a column: read
     once per class (msgspec evaluates the annotations on every call)."""
     return tuple((f.name, f.encode_name, f.default) for f in msgspec.structs.fields(cls)
-                 if f.encode_name not in _KNOWN_SPEC_KEYS)
+                 if f.encode_name not in _KNOWN_SPEC_KEYS and f.encode_name not in EXTRA_LEFT_TO_DOCUMENT)
 
 
 class Rows:
@@ -704,12 +714,17 @@ def rows_of(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> Rows:
     """The stored rows of `run_ids` on a DuckDB connection holding the store's tables, as a
     writer takes them (JSON columns and ``iterations_ms`` as JSON text)."""
     columns: dict[str, dict[str, list[Any]]] = {}
+    apart = has_documents_table(con)  # a DuckDB file keeps them in their own table
     for table, cols in COLUMNS.items():
-        select = ", ".join("CAST(CAST(iterations_ms AS JSON) AS VARCHAR)" if c == "iterations_ms"
+        select = ", ".join("NULL" if apart and c == "document"
+                           else "CAST(CAST(iterations_ms AS JSON) AS VARCHAR)" if c == "iterations_ms"
                            else f'CAST("{c}" AS VARCHAR)' if c in JSON_COLUMNS else f'"{c}"' for c in cols)
         fetched = con.execute(f"SELECT {select} FROM {table} WHERE list_contains(?, run_id)",
                               [list(run_ids)]).fetchall()
         columns[table] = {c: [row[i] for row in fetched] for i, c in enumerate(cols)}
+    if apart:
+        texts = document_texts(con, run_ids)
+        columns["runs"]["document"] = [texts.get(r) for r in columns["runs"]["run_id"]]
     return Rows(columns)
 
 

@@ -269,6 +269,155 @@ def fill_config_keys(con: duckdb.DuckDBPyConnection) -> int:
     return len(rows)
 
 
+#: The fields of a specialization that ``specializations.extra`` leaves to the run's document:
+#: the rounds (each a record of a dozen numbers: most of a results file), which no query reads
+#: and `history.reader.Reader.results` rebuilds from the document.
+EXTRA_LEFT_TO_DOCUMENT = ("rounds",)
+
+_V6_EXTRA = (
+    # the rounds were stored twice, in the document and in extra: keep them in the document
+    """
+    UPDATE specializations
+    SET extra = CASE WHEN CAST(json_merge_patch(extra, '{"rounds": null}') AS VARCHAR) = '{}' THEN NULL
+                     ELSE json_merge_patch(extra, '{"rounds": null}') END
+    WHERE json_exists(extra, '$.rounds')
+    """,
+)
+
+#: The DuckDB file's documents: out of the hot ``runs`` table, each written once, compressed
+#: (`encode_document`); ``runs`` keeps every other column. Queries read a document by its key
+#: (`load_document`); `document_rows` gives them back as JSON text (merge, export).
+_V6_DOCUMENTS = (
+    """
+    CREATE TABLE documents (
+        run_id VARCHAR PRIMARY KEY,          -- runs.run_id
+        codec VARCHAR NOT NULL,              -- 'msgpack+zlib' or 'json+zlib' (encode_document)
+        body BLOB NOT NULL                   -- the canonical JSON document, compressed
+    )
+    """,
+)
+_V6_DROP = (
+    "DROP VIEW IF EXISTS latest_runs",
+    "ALTER TABLE runs DROP COLUMN document",
+    """
+    CREATE VIEW latest_runs AS
+    SELECT * FROM runs
+    QUALIFY row_number() OVER (PARTITION BY branch, algorithm, gpu_key, config_key ORDER BY date DESC, run_id) = 1
+    """,
+)
+
+DOCUMENT_CODECS = ("msgpack+zlib", "json+zlib")
+
+
+def encode_document(canonical: str) -> tuple[str, bytes]:
+    """A run's canonical JSON document as (codec, compressed bytes): MessagePack (numbers as
+    binary doubles: a quarter smaller than the text) under zlib when it gives the canonical text
+    back exactly, else the text itself under zlib (an integer MessagePack cannot hold)."""
+    import zlib
+
+    import msgspec
+
+    text = canonical.encode("utf-8")
+    try:
+        packed = msgspec.msgpack.encode(msgspec.json.decode(text))
+        if _canonical(msgspec.msgpack.decode(packed)) == canonical:
+            return "msgpack+zlib", zlib.compress(packed, 9)
+    except (msgspec.MsgspecError, OverflowError, ValueError, TypeError):
+        pass
+    return "json+zlib", zlib.compress(text, 9)
+
+
+def _canonical(document: Any) -> str:
+    return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def decode_document(codec: str, body: bytes) -> Any:
+    """The document `encode_document` stored, as Python values (dicts, lists, numbers, text)."""
+    import zlib
+
+    import msgspec
+
+    raw = zlib.decompress(body)
+    if codec == "msgpack+zlib":
+        return msgspec.msgpack.decode(raw)
+    if codec == "json+zlib":
+        return json.loads(raw)
+    raise SchemaError(f"a stored document has the codec {codec!r}, which this primbench does not know")
+
+
+def document_text(codec: str, body: bytes) -> str:
+    """The stored document as its canonical JSON text (what the run's id was made from)."""
+    import zlib
+
+    if codec == "json+zlib":
+        return zlib.decompress(body).decode("utf-8")
+    return _canonical(decode_document(codec, body))
+
+
+def has_documents_table(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the store on `con` keeps its documents in a ``documents`` table (a DuckDB file
+    at schema 6 or later) rather than in ``runs.document`` (the in-memory stores)."""
+    rows = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'main' "
+                       "AND table_name = 'documents'").fetchall()
+    return bool(rows and rows[0][0])
+
+
+def load_document(con: duckdb.DuckDBPyConnection, run_id: str) -> Any:
+    """A stored run's document as Python values, by its key; None if no such run."""
+    if has_documents_table(con):
+        rows = con.execute("SELECT codec, body FROM documents WHERE run_id = ?", [run_id]).fetchall()
+        return decode_document(rows[0][0], rows[0][1]) if rows else None
+    found = con.execute("SELECT CAST(document AS VARCHAR) FROM runs WHERE run_id = ?", [run_id]).fetchall()
+    return json.loads(found[0][0]) if found else None
+
+
+def document_texts(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> dict[str, str]:
+    """The canonical JSON text of each stored run of `run_ids` (either layout)."""
+    if has_documents_table(con):
+        rows = con.execute("SELECT run_id, codec, body FROM documents WHERE list_contains(?, run_id)",
+                           [list(run_ids)]).fetchall()
+        return {r: document_text(c, b) for r, c, b in rows}
+    rows = con.execute("SELECT run_id, CAST(document AS VARCHAR) FROM runs WHERE list_contains(?, run_id)",
+                       [list(run_ids)]).fetchall()
+    return dict(rows)
+
+
+def _documents_apart(con: duckdb.DuckDBPyConnection) -> None:
+    """The file's migration 6 after its statements: the documents moved, ``runs.document`` dropped."""
+    move_documents(con)
+    for statement in _V6_DROP:
+        con.execute(statement)
+
+
+#: Documents moved per statement by the migration (bounded memory for any store size).
+_MOVE_BATCH = 100
+
+
+def move_documents(con: duckdb.DuckDBPyConnection) -> int:
+    """Every ``runs.document`` into ``documents`` (compressed), a batch at a time, in key order;
+    returns the documents moved. Runs inside the migration's transaction: interrupted, the
+    store stays at the version before, its documents where they were."""
+    import pandas as pd
+
+    moved = 0
+    last = ""
+    while True:
+        rows = con.execute("SELECT run_id, CAST(document AS VARCHAR) FROM runs WHERE run_id > ? "
+                           "ORDER BY run_id LIMIT ?", [last, _MOVE_BATCH]).fetchall()
+        if not rows:
+            return moved
+        encoded = [encode_document(text) for _, text in rows]
+        frame = pd.DataFrame({"run_id": [r for r, _ in rows], "codec": [c for c, _ in encoded],
+                              "body": [b for _, b in encoded]})
+        con.register("_primbench_documents", frame)
+        try:
+            con.execute("INSERT INTO documents SELECT run_id, codec, CAST(body AS BLOB) FROM _primbench_documents")
+        finally:
+            con.unregister("_primbench_documents")
+        moved += len(rows)
+        last = rows[-1][0]
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "tables runs, specializations, batches", _V1_TABLES),
     Migration(2, "views measurements (one row per specialization, with its run) and latest_runs", _V2_VIEWS),
@@ -277,8 +426,20 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, "specializations.idx 64-bit; batches keyed by (run_id, idx, batch) instead of the name", _V4_KEYS),
     Migration(5, "specializations.gpu_seconds_per_call (GPU time per call, the time metric), filled in for stored "
                  "runs; measurements with it", _V5_TIME, fill_time_per_call),
+    Migration(6, "specializations.extra without the rounds (kept once, in the run's document)", _V6_EXTRA),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
+
+#: The DuckDB file's migrations: `MIGRATIONS` (the layout every in-memory store has, and a file
+#: had up to 5), but its 6 also moves the documents out of ``runs`` into ``documents``,
+#: compressed, so that an ingest's checkpoint no longer rewrites them (issue 28).
+FILE_MIGRATIONS: tuple[Migration, ...] = (
+    *MIGRATIONS[:5],
+    Migration(6, "specializations.extra without the rounds (kept once, in the run's document); runs.document "
+                 "moved to table documents (compressed, written once, read by run_id)",
+              _V6_EXTRA + _V6_DOCUMENTS, lambda con: _documents_apart(con)),
+)
+assert FILE_MIGRATIONS[-1].version == SCHEMA_VERSION
 
 _MIGRATIONS_TABLE = """
 CREATE TABLE IF NOT EXISTS schema_migrations (
