@@ -240,20 +240,15 @@ def insert_frame(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame
 def insert_rows(con: duckdb.DuckDBPyConnection, rows: Rows) -> None:
     """Insert staged rows into the tables on `con` (inside the caller's transaction); where the
     store keeps documents apart (a DuckDB file, `schema.has_documents_table`), each run's
-    document goes into ``documents``, compressed (`schema.encode_document`), the rest into ``runs``."""
+    document goes into the documents' last part, compressed (`schema.insert_documents`), the rest into ``runs``."""
     apart = schema.has_documents_table(con)
     for table in schema.TABLES:
         if not rows.count(table):
             continue
         frame = rows.frame(table)
         if table == "runs" and apart:
-            import pandas as pd
-
-            encoded = [schema.encode_document(text) for text in frame["document"]]
-            documents = pd.DataFrame({"run_id": frame["run_id"], "codec": [c for c, _ in encoded],
-                                      "body": [b for _, b in encoded]})
             insert_frame(con, "runs", frame.drop(columns=["document"]))
-            insert_frame(con, "documents", documents)
+            schema.insert_documents(con, list(frame["run_id"]), list(frame["document"]))
             continue
         insert_frame(con, table, frame)
 

@@ -285,16 +285,71 @@ _V6_EXTRA = (
 )
 
 #: The DuckDB file's documents: out of the hot ``runs`` table, each written once, compressed
-#: (`encode_document`); ``runs`` keeps every other column. Queries read a document by its key
-#: (`load_document`); `document_rows` gives them back as JSON text (merge, export).
+#: (`encode_document`), in parts of at most `DOCUMENT_PART_RUNS` documents
+#: (``documents_00000``, ``documents_00001``, ...), read through the view ``documents``. DuckDB
+#: rewrites the last, partly filled row group of a table it appends to at every checkpoint:
+#: with every document in one table, an ingest rewrote them all (1.2 s at 10,000 runs); a part
+#: of 500 is what an ingest rewrites at most. Queries read a document by its key
+#: (`load_document`); `document_texts` gives them back as JSON text (merge, export).
+DOCUMENT_PART_RUNS = 500
+_DOCUMENT_PART = """
+CREATE TABLE {name} (
+    run_id VARCHAR PRIMARY KEY,          -- runs.run_id
+    codec VARCHAR NOT NULL,              -- 'msgpack+zlib' or 'json+zlib' (encode_document)
+    body BLOB NOT NULL                   -- the canonical JSON document, compressed
+)
+"""
+
+
+def document_parts(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The tables of the documents' parts, in order (empty: the store has none yet)."""
+    rows = con.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' "
+                       "AND table_type = 'BASE TABLE' AND table_name LIKE 'documents\\_%' ESCAPE '\\' "
+                       "ORDER BY table_name").fetchall()
+    return [r[0] for r in rows]
+
+
+def _new_document_part(con: duckdb.DuckDBPyConnection, parts: list[str]) -> str:
+    name = f"documents_{len(parts):05d}"
+    con.execute(_DOCUMENT_PART.format(name=name))
+    parts.append(name)
+    con.execute("CREATE OR REPLACE VIEW documents AS " + " UNION ALL ".join(
+        f"SELECT run_id, codec, body FROM {p}" for p in parts))
+    return name
+
+
+def insert_documents(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str], texts: Sequence[str]) -> None:
+    """Store each run's canonical JSON text (compressed) in the last part, a new part when it is
+    full; inside the caller's transaction."""
+    import pandas as pd
+
+    parts = document_parts(con)
+    done = 0
+    while done < len(run_ids):
+        held = 0
+        if parts:
+            row = con.execute(f"SELECT count(*) FROM {parts[-1]}").fetchall()
+            held = int(row[0][0])
+        if not parts or held >= DOCUMENT_PART_RUNS:
+            _new_document_part(con, parts)
+            held = 0
+        take = min(DOCUMENT_PART_RUNS - held, len(run_ids) - done)
+        encoded = [encode_document(t) for t in texts[done:done + take]]
+        frame = pd.DataFrame({"run_id": list(run_ids[done:done + take]), "codec": [c for c, _ in encoded],
+                              "body": [b for _, b in encoded]})
+        con.register("_primbench_documents", frame)
+        try:
+            con.execute(f"INSERT INTO {parts[-1]} SELECT run_id, codec, CAST(body AS BLOB) FROM _primbench_documents")
+        finally:
+            with contextlib.suppress(Exception):  # an aborted transaction: keep the INSERT's error
+                con.unregister("_primbench_documents")
+        done += take
+
+
 _V6_DOCUMENTS = (
-    """
-    CREATE TABLE documents (
-        run_id VARCHAR PRIMARY KEY,          -- runs.run_id
-        codec VARCHAR NOT NULL,              -- 'msgpack+zlib' or 'json+zlib' (encode_document)
-        body BLOB NOT NULL                   -- the canonical JSON document, compressed
-    )
-    """,
+    # the view over no part yet: the first write makes documents_00000 (`insert_documents`)
+    "CREATE VIEW documents AS SELECT CAST(NULL AS VARCHAR) AS run_id, CAST(NULL AS VARCHAR) AS codec, "
+    "CAST(NULL AS BLOB) AS body WHERE false",
 )
 _V6_DROP = (
     "DROP VIEW IF EXISTS latest_runs",
@@ -394,11 +449,9 @@ _MOVE_BATCH = 100
 
 
 def move_documents(con: duckdb.DuckDBPyConnection) -> int:
-    """Every ``runs.document`` into ``documents`` (compressed), a batch at a time, in key order;
-    returns the documents moved. Runs inside the migration's transaction: interrupted, the
-    store stays at the version before, its documents where they were."""
-    import pandas as pd
-
+    """Every ``runs.document`` into the documents' parts (compressed), a batch at a time, in key
+    order; returns the documents moved. Runs inside the migration's transaction: interrupted,
+    the store stays at the version before, its documents where they were."""
     moved = 0
     last = ""
     while True:
@@ -406,14 +459,7 @@ def move_documents(con: duckdb.DuckDBPyConnection) -> int:
                            "ORDER BY run_id LIMIT ?", [last, _MOVE_BATCH]).fetchall()
         if not rows:
             return moved
-        encoded = [encode_document(text) for _, text in rows]
-        frame = pd.DataFrame({"run_id": [r for r, _ in rows], "codec": [c for c, _ in encoded],
-                              "body": [b for _, b in encoded]})
-        con.register("_primbench_documents", frame)
-        try:
-            con.execute("INSERT INTO documents SELECT run_id, codec, CAST(body AS BLOB) FROM _primbench_documents")
-        finally:
-            con.unregister("_primbench_documents")
+        insert_documents(con, [r for r, _ in rows], [t for _, t in rows])
         moved += len(rows)
         last = rows[-1][0]
 
