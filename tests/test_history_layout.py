@@ -215,3 +215,16 @@ def test_documents_fill_parts_of_a_bounded_size(tmp_path: Path, monkeypatch: pyt
         assert all(document_of(reader.results(r)) for r in run_ids)
     assert parts == ["documents_00000", "documents_00001", "documents_00002"] and sizes == [2, 2, 1]
     assert "Index Scan" in plan and "Sequential Scan" not in plan  # parts pruned or probed by key
+
+
+def test_an_export_of_a_file_holds_the_documents_as_stored(tmp_path: Path) -> None:
+    db = tmp_path / "s.duckdb"
+    hd.ingest(_files(tmp_path / "in", runs=3, specs=2), db)
+    written = open_store(db).export_parquet(tmp_path / "export")
+    assert written["documents"][1] == 3 and "document" not in written
+    duckdb = duckdb_module()
+    con = duckdb.connect()
+    rows = con.execute("SELECT run_id, codec, body FROM read_parquet(?)", [str(written["documents"][0])]).fetchall()
+    with open_store(db).read() as reader:
+        stored = schema.document_texts(reader.con, [r[0] for r in rows])
+    assert {r: schema.document_text(c, b) for r, c, b in rows} == stored
