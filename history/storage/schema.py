@@ -57,12 +57,16 @@ JSON_COLUMNS = frozenset({"general", "settings", "flags", "custom_settings", "do
 
 @dataclass(frozen=True)
 class Migration:
-    """SQL statements, then (optionally) a Python step on the connection, in one transaction."""
+    """SQL statements, then (optionally) a Python step on the connection, in one transaction;
+    before it, optionally, `prepare`: work in transactions of its own, each of bounded size,
+    that destroys nothing and may be interrupted and run again (it resumes), so that the one
+    transaction is small however large the store (the documents' move of 6)."""
 
     version: int
     description: str
     statements: tuple[str, ...]
     apply: Callable[[duckdb.DuckDBPyConnection], object] | None = None
+    prepare: Callable[[duckdb.DuckDBPyConnection], object] | None = None
 
 
 _V1_TABLES = (
@@ -309,18 +313,24 @@ def document_parts(con: duckdb.DuckDBPyConnection) -> list[str]:
     return [r[0] for r in rows]
 
 
-def _new_document_part(con: duckdb.DuckDBPyConnection, parts: list[str]) -> str:
+def _documents_view(con: duckdb.DuckDBPyConnection, parts: Sequence[str]) -> None:
+    con.execute("CREATE OR REPLACE VIEW documents AS " + " UNION ALL ".join(
+        f"SELECT run_id, codec, body FROM {p}" for p in parts))
+
+
+def _new_document_part(con: duckdb.DuckDBPyConnection, parts: list[str], *, view: bool = True) -> str:
     name = f"documents_{len(parts):05d}"
     con.execute(_DOCUMENT_PART.format(name=name))
     parts.append(name)
-    con.execute("CREATE OR REPLACE VIEW documents AS " + " UNION ALL ".join(
-        f"SELECT run_id, codec, body FROM {p}" for p in parts))
+    if view:
+        _documents_view(con, parts)
     return name
 
 
-def insert_documents(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str], texts: Sequence[str]) -> None:
+def insert_documents(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str], texts: Sequence[str], *,
+                     view: bool = True) -> None:
     """Store each run's canonical JSON text (compressed) in the last part, a new part when it is
-    full; inside the caller's transaction."""
+    full (and, with `view`, the view ``documents`` over the parts); inside the caller's transaction."""
     import pandas as pd
 
     parts = document_parts(con)
@@ -331,7 +341,7 @@ def insert_documents(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str], tex
             row = con.execute(f"SELECT count(*) FROM {parts[-1]}").fetchall()
             held = int(row[0][0])
         if not parts or held >= DOCUMENT_PART_RUNS:
-            _new_document_part(con, parts)
+            _new_document_part(con, parts, view=view)
             held = 0
         take = min(DOCUMENT_PART_RUNS - held, len(run_ids) - done)
         encoded = [encode_document(t) for t in texts[done:done + take]]
@@ -346,11 +356,9 @@ def insert_documents(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str], tex
         done += take
 
 
-_V6_DOCUMENTS = (
-    # the view over no part yet: the first write makes documents_00000 (`insert_documents`)
-    "CREATE VIEW documents AS SELECT CAST(NULL AS VARCHAR) AS run_id, CAST(NULL AS VARCHAR) AS codec, "
-    "CAST(NULL AS BLOB) AS body WHERE false",
-)
+#: The view over no part yet: the first write makes documents_00000 (`insert_documents`).
+_V6_NO_DOCUMENTS = ("CREATE OR REPLACE VIEW documents AS SELECT CAST(NULL AS VARCHAR) AS run_id, "
+                    "CAST(NULL AS VARCHAR) AS codec, CAST(NULL AS BLOB) AS body WHERE false")
 _V6_DROP = (
     "DROP VIEW IF EXISTS latest_runs",
     "ALTER TABLE runs DROP COLUMN document",
@@ -437,31 +445,60 @@ def document_texts(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> di
     return dict(rows)
 
 
-def _documents_apart(con: duckdb.DuckDBPyConnection) -> None:
-    """The file's migration 6 after its statements: the documents moved, ``runs.document`` dropped."""
-    move_documents(con)
-    for statement in _V6_DROP:
-        con.execute(statement)
-
-
 #: Documents moved per statement by the migration (bounded memory for any store size).
 _MOVE_BATCH = 100
 
 
-def move_documents(con: duckdb.DuckDBPyConnection) -> int:
-    """Every ``runs.document`` into the documents' parts (compressed), a batch at a time, in key
-    order; returns the documents moved. Runs inside the migration's transaction: interrupted,
-    the store stays at the version before, its documents where they were."""
-    moved = 0
+def _moved(con: duckdb.DuckDBPyConnection) -> str:
+    parts = document_parts(con)
+    if not parts:
+        return "SELECT CAST(NULL AS VARCHAR) AS run_id WHERE false"
+    return " UNION ALL ".join(f"SELECT run_id FROM {p}" for p in parts)
+
+
+def move_documents(con: duckdb.DuckDBPyConnection, *, commit: bool = True) -> int:
+    """Copy every ``runs.document`` not yet copied into the documents' parts (compressed), and
+    take the rounds out of those runs' ``specializations.extra`` (the document holds them), a
+    batch of runs at a time, in key order; returns the runs done. With `commit`, each batch in a
+    transaction of its own (migration 6's `prepare`): nothing is dropped here, so an
+    interruption leaves a store at version 5 whose documents are all still in ``runs``, and
+    the next run resumes where this one stopped. Without, inside the caller's transaction (the
+    migration's own, for the runs an older primbench stored meanwhile)."""
+    done = 0
     last = ""
     while True:
-        rows = con.execute("SELECT run_id, CAST(document AS VARCHAR) FROM runs WHERE run_id > ? "
-                           "ORDER BY run_id LIMIT ?", [last, _MOVE_BATCH]).fetchall()
+        rows = con.execute(f"SELECT run_id, CAST(document AS VARCHAR) FROM runs WHERE run_id > ? "
+                           f"AND run_id NOT IN ({_moved(con)}) ORDER BY run_id LIMIT ?",
+                           [last, _MOVE_BATCH]).fetchall()
         if not rows:
-            return moved
-        insert_documents(con, [r for r, _ in rows], [t for _, t in rows])
-        moved += len(rows)
-        last = rows[-1][0]
+            return done
+        ids = [r for r, _ in rows]
+        if commit:
+            con.execute("BEGIN TRANSACTION")
+        try:
+            insert_documents(con, ids, [t for _, t in rows], view=False)
+            con.execute(_V6_EXTRA[0] + " AND list_contains(?, run_id)", [ids])
+            if commit:
+                con.execute("COMMIT")
+        except Exception:
+            if commit:
+                rollback(con)
+            raise
+        done += len(rows)
+        last = ids[-1]
+
+
+def _documents_apart(con: duckdb.DuckDBPyConnection) -> None:
+    """Migration 6's transaction, after `move_documents` prepared it: the runs stored since,
+    the view ``documents`` over the parts, ``runs.document`` dropped."""
+    move_documents(con, commit=False)
+    parts = document_parts(con)
+    if parts:
+        _documents_view(con, parts)
+    else:
+        con.execute(_V6_NO_DOCUMENTS)
+    for statement in _V6_DROP:
+        con.execute(statement)
 
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -482,8 +519,8 @@ SCHEMA_VERSION = MIGRATIONS[-1].version
 FILE_MIGRATIONS: tuple[Migration, ...] = (
     *MIGRATIONS[:5],
     Migration(6, "specializations.extra without the rounds (kept once, in the run's document); runs.document "
-                 "moved to table documents (compressed, written once, read by run_id)",
-              _V6_EXTRA + _V6_DOCUMENTS, lambda con: _documents_apart(con)),
+                 "moved to the documents' parts under the view documents (compressed, written once, read by run_id)",
+              (), _documents_apart, move_documents),
 )
 assert FILE_MIGRATIONS[-1].version == SCHEMA_VERSION
 
@@ -553,6 +590,15 @@ def migrate(con: duckdb.DuckDBPyConnection, *, source: str = "store",
     for m in migrations:
         if m.version <= version or (target is not None and m.version > target):
             continue
+        if m.prepare is not None:
+            try:
+                m.prepare(con)
+            except Exception as exc:
+                rollback(con)
+                raise SchemaError(
+                    f"{source}: migration {m.version} ({m.description}) was interrupted while preparing; "
+                    f"the store stays at version {version}, and the next migrate resumes: {one_line(exc)}"
+                ) from exc
         con.execute("BEGIN TRANSACTION")
         try:
             for statement in m.statements:

@@ -57,8 +57,10 @@ def replicate(src: Path, dst: Path, copies: int) -> None:
     con = duckdb.connect(str(dst))
     con.execute("SET threads = 1")
     con.execute("SET preserve_insertion_order = false")
-    apart = bool(con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'documents'"
-                             ).fetchall()[0][0])
+    originals = [r[0] for r in con.execute(  # the documents' parts (schema 6), none before
+        "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' "
+        "AND table_name LIKE 'documents\\_%' ESCAPE '\\' ORDER BY 1").fetchall()]
+    parts = list(originals)
     con.execute("CREATE TEMP TABLE originals AS SELECT run_id FROM runs")
     first, last = con.execute("SELECT min(date), max(date) FROM runs").fetchall()[0]
     span_h = int((last - first).total_seconds() // 3600) + 1
@@ -73,9 +75,18 @@ def replicate(src: Path, dst: Path, copies: int) -> None:
             f"date + INTERVAL {k * span_h} HOUR AS date, "
             f"strftime(date + INTERVAL {k * span_h} HOUR, '%Y-%m-%dT%H:%M:%S+00:00') AS date_text) "
             "FROM runs WHERE run_id IN (SELECT run_id FROM originals)")
-        for table in ("specializations", "batches", *(("documents",) if apart else ())):
+        for table in ("specializations", "batches"):
             con.execute(f"INSERT INTO {table} SELECT * REPLACE ({rid} AS run_id) FROM {table} "
                         "WHERE run_id IN (SELECT run_id FROM originals)")
+        for part in originals:  # each part copied into a new one (500 documents at most, as ingest fills them)
+            name = f"documents_{len(parts):05d}"
+            con.execute(f"CREATE TABLE {name} (run_id VARCHAR PRIMARY KEY, codec VARCHAR NOT NULL, "
+                        "body BLOB NOT NULL)")
+            con.execute(f"INSERT INTO {name} SELECT * REPLACE ({rid} AS run_id) FROM {part}")
+            parts.append(name)
+        if parts:
+            con.execute("CREATE OR REPLACE VIEW documents AS " + " UNION ALL ".join(
+                f"SELECT run_id, codec, body FROM {p}" for p in parts))
         con.execute("COMMIT")
     con.execute("CHECKPOINT")
     con.close()
@@ -93,6 +104,7 @@ def main(label: str, code_root: Path, files: Path, work: Path) -> dict[str, Any]
             (batch_dir / f.name).symlink_to(f)
     s1k = work / f"s1k-{label}.duckdb"
     s1k.unlink(missing_ok=True)
+    Path(str(s1k) + ".wal").unlink(missing_ok=True)
     out["batch_ingest_1000"] = timed(["history", "ingest", str(batch_dir), "--db", str(s1k)], code_root)
     size, used = used_bytes(s1k)
     out["s1k_bytes"] = {"file": size, "used": used, "file_kb_per_run": round(size / 1000 / 1024, 1),
