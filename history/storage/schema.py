@@ -445,8 +445,9 @@ def document_texts(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> di
     return dict(rows)
 
 
-#: Documents moved per statement by the migration (bounded memory for any store size).
-_MOVE_BATCH = 100
+#: Documents moved per transaction by the migration (bounded memory for any store size: a
+#: batch's text, about 110 MB, beside the vector of documents DuckDB decompresses to read them).
+_MOVE_BATCH = 500
 
 
 def _moved(con: duckdb.DuckDBPyConnection) -> str:
@@ -465,11 +466,19 @@ def move_documents(con: duckdb.DuckDBPyConnection, *, commit: bool = True) -> in
     the next run resumes where this one stopped. Without, inside the caller's transaction (the
     migration's own, for the runs an older primbench stored meanwhile)."""
     done = 0
-    last = ""
+    # resuming: every run up to the greatest key copied was copied (batches commit in key
+    # order); in the migration's own transaction, any run not copied (an older primbench may
+    # have stored runs of smaller keys meanwhile)
+    found = con.execute(f"SELECT max(run_id) FROM ({_moved(con)})").fetchall() if commit else [(None,)]
+    last = found[0][0] or ""
     while True:
-        rows = con.execute(f"SELECT run_id, CAST(document AS VARCHAR) FROM runs WHERE run_id > ? "
-                           f"AND run_id NOT IN ({_moved(con)}) ORDER BY run_id LIMIT ?",
-                           [last, _MOVE_BATCH]).fetchall()
+        if commit:
+            rows = con.execute("SELECT run_id, CAST(document AS VARCHAR) FROM runs WHERE run_id > ? "
+                               "ORDER BY run_id LIMIT ?", [last, _MOVE_BATCH]).fetchall()
+        else:
+            rows = con.execute(f"SELECT run_id, CAST(document AS VARCHAR) FROM runs WHERE run_id > ? "
+                               f"AND run_id NOT IN ({_moved(con)}) ORDER BY run_id LIMIT ?",
+                               [last, _MOVE_BATCH]).fetchall()
         if not rows:
             return done
         ids = [r for r, _ in rows]
