@@ -288,6 +288,15 @@ _V6_EXTRA = (
     """,
 )
 
+#: `_V6_EXTRA` for some runs only: their key tested before the JSON is parsed.
+_V6_EXTRA_OF = """
+    UPDATE specializations
+    SET extra = CASE WHEN extra IS NULL OR NOT coalesce(json_exists(extra, '$.rounds'), false) THEN extra
+                     WHEN CAST(json_merge_patch(extra, '{{"rounds": null}}') AS VARCHAR) = '{{}}' THEN NULL
+                     ELSE json_merge_patch(extra, '{{"rounds": null}}') END
+    WHERE {runs}
+    """
+
 #: The DuckDB file's documents: out of the hot ``runs`` table, each written once, compressed
 #: (`encode_document`), in parts of at most `DOCUMENT_PART_RUNS` documents
 #: (``documents_00000``, ``documents_00001``, ...), read through the view ``documents``. DuckDB
@@ -486,7 +495,10 @@ def move_documents(con: duckdb.DuckDBPyConnection, *, commit: bool = True) -> in
             con.execute("BEGIN TRANSACTION")
         try:
             insert_documents(con, ids, [t for _, t in rows], view=False)
-            con.execute(_V6_EXTRA[0] + " AND list_contains(?, run_id)", [ids])
+            if commit:  # the batch is every run of its key range: a range is cheap to test first
+                con.execute(_V6_EXTRA_OF.format(runs="run_id > ? AND run_id <= ?"), [last, ids[-1]])
+            else:
+                con.execute(_V6_EXTRA_OF.format(runs="list_contains(?, run_id)"), [ids])
             if commit:
                 con.execute("COMMIT")
         except Exception:
