@@ -455,8 +455,8 @@ def document_texts(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> di
 
 
 #: Documents moved per transaction by the migration (bounded memory for any store size: a
-#: batch's text, about 110 MB, beside the vector of documents DuckDB decompresses to read them).
-_MOVE_BATCH = 500
+#: batch's text, about 110 MB, beside the vector of 2,048 documents DuckDB decompresses to read it).
+_MOVE_BATCH = 512
 
 
 def _moved(con: duckdb.DuckDBPyConnection) -> str:
@@ -469,44 +469,43 @@ def _moved(con: duckdb.DuckDBPyConnection) -> str:
 def move_documents(con: duckdb.DuckDBPyConnection, *, commit: bool = True) -> int:
     """Copy every ``runs.document`` not yet copied into the documents' parts (compressed), and
     take the rounds out of those runs' ``specializations.extra`` (the document holds them), a
-    batch of runs at a time, in key order; returns the runs done. With `commit`, each batch in a
+    batch of runs at a time, in storage order; returns the runs done. With `commit`, each batch in a
     transaction of its own (migration 6's `prepare`): nothing is dropped here, so an
     interruption leaves a store at version 5 whose documents are all still in ``runs``, and
     the next run resumes where this one stopped. Without, inside the caller's transaction (the
     migration's own, for the runs an older primbench stored meanwhile)."""
     done = 0
-    # resuming: every run up to the greatest key copied was copied (batches commit in key
-    # order); in the migration's own transaction, any run not copied (an older primbench may
-    # have stored runs of smaller keys meanwhile)
-    found = con.execute(f"SELECT max(run_id) FROM ({_moved(con)})").fetchall() if commit else [(None,)]
-    last = found[0][0] or ""
-    while True:
-        if commit:
-            rows = con.execute("SELECT run_id, CAST(document AS VARCHAR) FROM runs WHERE run_id > ? "
-                               "ORDER BY run_id LIMIT ?", [last, _MOVE_BATCH]).fetchall()
-        else:
-            rows = con.execute(f"SELECT run_id, CAST(document AS VARCHAR) FROM runs WHERE run_id > ? "
-                               f"AND run_id NOT IN ({_moved(con)}) ORDER BY run_id LIMIT ?",
-                               [last, _MOVE_BATCH]).fetchall()
-        if not rows:
-            return done
-        ids = [r for r, _ in rows]
-        if commit:
-            con.execute("BEGIN TRANSACTION")
+    moved = _moved(con)
+    if not commit:  # the migration's own transaction: whatever prepare did not copy (few, or none)
+        rows = con.execute(f"SELECT run_id, CAST(document AS VARCHAR) FROM runs WHERE run_id NOT IN ({moved}) "
+                           "ORDER BY run_id").fetchall()
+        for i in range(0, len(rows), _MOVE_BATCH):
+            batch = rows[i:i + _MOVE_BATCH]
+            ids = [r for r, _ in batch]
+            insert_documents(con, ids, [t for _, t in batch], view=False)
+            con.execute(_V6_EXTRA_OF.format(runs="list_contains(?, run_id)"), [ids])
+            done += len(batch)
+        return done
+    # in storage order (rowid ranges): each batch reads its own stretch of runs.document, not all
+    # of it; a batch copied before an interruption is skipped by its keys
+    top = con.execute("SELECT coalesce(max(rowid), -1) FROM runs").fetchall()[0][0]
+    for start in range(0, int(top) + 1, _MOVE_BATCH):
+        con.execute("BEGIN TRANSACTION")
         try:
-            insert_documents(con, ids, [t for _, t in rows], view=False)
-            if commit:  # the batch is every run of its key range: a range is cheap to test first
-                con.execute(_V6_EXTRA_OF.format(runs="run_id > ? AND run_id <= ?"), [last, ids[-1]])
-            else:
+            rows = con.execute(f"SELECT run_id, CAST(document AS VARCHAR) FROM runs WHERE rowid >= ? AND rowid < ? "
+                               f"AND run_id NOT IN ({_moved(con)}) ORDER BY run_id",
+                               [start, start + _MOVE_BATCH]).fetchall()
+            if rows:
+                ids = [r for r, _ in rows]
+                insert_documents(con, ids, [t for _, t in rows], view=False)
                 con.execute(_V6_EXTRA_OF.format(runs="list_contains(?, run_id)"), [ids])
-            if commit:
-                con.execute("COMMIT")
+            con.execute("COMMIT")
         except Exception:
-            if commit:
-                rollback(con)
+            rollback(con)
             raise
         done += len(rows)
-        last = ids[-1]
+        del rows
+    return done
 
 
 def _documents_apart(con: duckdb.DuckDBPyConnection) -> None:
