@@ -13,7 +13,11 @@ from primbench.history.storage.schema import TABLES
 if TYPE_CHECKING:
     import duckdb
 
-EXPORTED = (*TABLES, "schema_migrations")
+#: A DuckDB file (schema 6) keeps the documents apart: its ``documents`` (run_id, codec, body:
+#: zlib of MessagePack, or of the JSON text, `history.storage.schema.encode_document`) is
+#: exported as it is stored, and its ``runs.parquet`` has no ``document`` column. The other
+#: stores' ``runs.parquet`` hold the document as JSON text, as before.
+EXPORTED = (*TABLES, "documents", "schema_migrations")
 
 
 def export_tables(con: duckdb.DuckDBPyConnection, directory: str | os.PathLike[str]) -> dict[str, tuple[Path, int]]:

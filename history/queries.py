@@ -9,7 +9,7 @@ found in `primbench.metrics` and among the store's columns.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from primbench.errors import UsageError
 from primbench.history.selector import Selector
@@ -180,7 +180,14 @@ def newest_gpu_key(con: duckdb.DuckDBPyConnection, selector: Selector) -> str | 
     return None if row is None else str(row[0])
 
 
-def document(con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[str, str | None, str | None] | None:
-    """A stored run's results document (JSON text), branch and commit; None if no such run."""
-    row = con.execute('SELECT document, branch, "commit" FROM runs WHERE run_id = ?', [run_id]).fetchone()
-    return None if row is None else (str(row[0]), row[1], row[2])
+def document(con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[Any, str | None, str | None] | None:
+    """A stored run's results document (as Python values), branch and commit; None if no such
+    run. Both by the run's key: the document from ``documents`` where the store keeps it apart
+    (a DuckDB file), else from ``runs.document``."""
+    from primbench.history.storage.schema import load_document
+
+    rows = con.execute('SELECT branch, "commit" FROM runs WHERE run_id = ?', [run_id]).fetchall()
+    if not rows:
+        return None
+    found = load_document(con, run_id)
+    return None if found is None else (found, rows[0][0], rows[0][1])

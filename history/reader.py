@@ -74,15 +74,13 @@ class Reader:
 
     def results(self, run_id: str) -> Results:
         """A stored run rebuilt as `primbench.results.Results` from its document."""
-        import json
-
         from primbench.results import results_from_dict
 
         found = queries.document(self.con, run_id)
         if found is None:
             raise HistoryError(f"run {run_id} vanished from the store")
-        text, branch, commit = found
-        return results_from_dict(json.loads(text), f"{branch}@{(commit or '?')[:12]} (run {run_id[:12]})")
+        document, branch, commit = found
+        return results_from_dict(document, f"{branch}@{(commit or '?')[:12]} (run {run_id[:12]})")
 
     def export_parquet(self, directory: str | os.PathLike[str]) -> dict[str, tuple[Path, int]]:
         """Every table as ``DIRECTORY/<table>.parquet`` (`history.export.export_tables`)."""

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from primbench.history.storage.duckdb_file import open_for_write
 from primbench.history.storage.ingest import run_id_of
-from primbench.history.storage.schema import SCHEMA_VERSION
+from primbench.history.storage.schema import SCHEMA_VERSION, load_document
 from primbench.results import KNOWN_VERSIONS
 from tests import history_data as hd
 from tests.history_data import ingest, open_for_query
@@ -44,7 +44,8 @@ def test_ingest_stores_runs_specializations_and_batches(tmp_path: Path) -> None:
         assert specs[0][:7] == ("type: t0", 1.0e12, 0.05, 41.0, 42.0, 1978.0, None)
         # extra: what the model reads and the table has no column for; the document is kept as written
         assert json.loads(specs[0][7]) == {"between_rounds": {"count": 1, "cv_percent": None}}
-        stored = json.loads(con.execute("SELECT document FROM runs").fetchone()[0])
+        # the document apart from runs (issue 28), compressed, read back by its run's key
+        stored = load_document(con, con.execute("SELECT run_id FROM runs").fetchone()[0])
         assert stored["specializations"][0]["future_key"] == {"x": 1} and stored == json.loads(f.read_text())
         assert specs[0][8:] == (False, pytest.approx(1978 / 1980), "1980.0")
         assert specs[1][1] is None and specs[1][6] == "RuntimeError: boom"
@@ -181,3 +182,36 @@ def test_extra_names_the_fields_of_4_4_0_as_results_json_does(tmp_path: Path) ->
     assert rows[0][1] == pytest.approx(first["gpu_seconds_per_call"])
     assert rows[1][0] is None or "timer" not in json.loads(rows[1][0])  # GPU events: not written, not stored
     assert rows[1][1] == pytest.approx(second["elapsed_secs"]["gpu"] / second["calls"]["kernel_calls"])
+
+
+def test_a_batch_ingested_in_chunks_stores_what_one_chunk_does(tmp_path: Path) -> None:
+    """Chunked ingest (issue 28): a chunk of one file at a time gives the same rows, the same
+    outcomes (an in-call duplicate, a bad file), the same date flags (against the branch's
+    newest run before the call) and one commit for a short and a full hash in different chunks."""
+    from primbench.history.storage.contract import open_store
+    from primbench.history.storage.ingest import ingest_files
+
+    full = hd.sha("c1")
+    docs = [hd.document([1.0e12], commit=full[:8], date="2026-03-01T10:00:00+00:00"),
+            hd.document([1.1e12], commit=hd.sha("c2"), date="2026-03-01T11:00:00+00:00"),
+            hd.document([1.2e12], commit=full, date="2026-03-01T12:00:00+00:00"),
+            hd.document([1.3e12], commit=hd.sha("c3"), date="2026-03-01T09:00:00+00:00")]  # earlier: no flag
+    d = tmp_path / "in"
+    files = [hd.write(d / f"r{i}.json", doc) for i, doc in enumerate(docs)]
+    files.append(hd.write(d / "copy.json", docs[1], indent=None))
+    (d / "zbad.json").write_text("{")
+    answers = []
+    for label, chunk in (("one", 1 << 30), ("many", 1)):
+        store = open_store(tmp_path / f"{label}.duckdb")
+        report = ingest_files(store.writer, "x", [d], chunk_bytes=chunk)
+        outcomes = [(Path(o.path).name, o.status, o.run_id) for o in report.outcomes]
+        with store.read() as r:
+            runs = r.con.execute('SELECT run_id, "commit", general FROM runs ORDER BY run_id').fetchall()
+            specs = r.con.execute("SELECT * EXCLUDE (run_id), run_id FROM specializations ORDER BY run_id").fetchall()
+        answers.append((outcomes, runs, specs, [f.run_id for f in report.date_flags]))
+    assert answers[0] == answers[1]
+    outcomes, runs, _, flags = answers[0]
+    assert [(n, s) for n, s, _ in outcomes] == [
+        ("copy.json", "stored"), ("r0.json", "stored"), ("r1.json", "duplicate"),
+        ("r2.json", "stored"), ("r3.json", "stored"), ("zbad.json", "error")]
+    assert {c for _, c, _ in runs} == {full, hd.sha("c2"), hd.sha("c3")} and flags == []

@@ -173,7 +173,7 @@ def _create(path: Path, duckdb: Any, migrated: bool = False) -> None:
         try:
             if migrated:
                 con.execute("SET TimeZone = 'UTC'")
-                schema.migrate(con, source=str(path))
+                schema.migrate(con, source=str(path), migrations=schema.FILE_MIGRATIONS)
         finally:
             con.close()
         try:
@@ -211,7 +211,7 @@ def open_for_write(db: str | os.PathLike[str] | None = None, *,
     path = resolve_db(db)
     con = connect(path, read_only=False, wait_secs=wait_secs, migrated=True)
     try:
-        schema.migrate(con, source=str(path))  # an existing store of an older schema
+        schema.migrate(con, source=str(path), migrations=schema.FILE_MIGRATIONS)  # an existing store of an older schema
         yield con
     finally:
         con.close()
@@ -238,10 +238,19 @@ def insert_frame(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame
 
 
 def insert_rows(con: duckdb.DuckDBPyConnection, rows: Rows) -> None:
-    """Insert staged rows into the tables on `con` (inside the caller's transaction)."""
+    """Insert staged rows into the tables on `con` (inside the caller's transaction); where the
+    store keeps documents apart (a DuckDB file, `schema.has_documents_table`), each run's
+    document goes into the documents' last part, compressed (`schema.insert_documents`), the rest into ``runs``."""
+    apart = schema.has_documents_table(con)
     for table in schema.TABLES:
-        if rows.count(table):
-            insert_frame(con, table, rows.frame(table))
+        if not rows.count(table):
+            continue
+        frame = rows.frame(table)
+        if table == "runs" and apart:
+            insert_frame(con, "runs", frame.drop(columns=["document"]))
+            schema.insert_documents(con, list(frame["run_id"]), list(frame["document"]))
+            continue
+        insert_frame(con, table, frame)
 
 
 def write_transaction(con: duckdb.DuckDBPyConnection, rows: Rows) -> set[str]:
@@ -336,7 +345,7 @@ class DuckDBStore(Store):
     def connect(self, *scope: Selector) -> duckdb.DuckDBPyConnection:
         con = connect(self.path, read_only=True, wait_secs=self.wait_secs)
         try:
-            schema.check_readable(con, str(self.path))
+            schema.check_readable(con, str(self.path), schema.FILE_MIGRATIONS)
         except BaseException:
             con.close()
             raise
@@ -361,6 +370,6 @@ class DuckDBStore(Store):
     def migrate(self) -> list[int]:
         con = connect(self.path, read_only=False, wait_secs=self.wait_secs)
         try:
-            return schema.migrate(con, source=str(self.path))
+            return schema.migrate(con, source=str(self.path), migrations=schema.FILE_MIGRATIONS)
         finally:
             con.close()

@@ -5,9 +5,11 @@ writer takes them through (`ingest_files`).
   (or one whose date cannot be read) is named with its field and stores nothing.
 * A run's identity is the SHA-256 of its canonical JSON (keys sorted, compact): the same run
   ingested twice, even re-indented or renamed, is stored once.
-* All files are parsed before the store is opened, so a writer holds the store only for the
-  inserts. The new runs go in one transaction; should that fail, each run is retried in a
-  transaction of its own, so a file that cannot be stored is named and the others still are.
+* Files are taken in chunks of a bounded size (`CHUNK_BYTES` of input): a chunk is parsed
+  before the store is opened, so a writer holds the store only for the inserts, and dropped
+  once written, so a batch of any size needs the memory of one chunk. A chunk's new runs go in
+  one transaction; should that fail, each run is retried in a transaction of its own, so a file
+  that cannot be stored is named and the others still are (each file stored whole or not at all).
 
 A backend gives a `Writer` (`history.storage.contract.Store.writer`): it knows the stored
 commits and run ids, renames short hashes, and writes `Rows` in one transaction. Nothing
@@ -24,7 +26,7 @@ import json
 import os
 import stat
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,7 +37,16 @@ import msgspec
 from primbench.errors import UsageError
 from primbench.formats import cpp_csv
 from primbench.history.errors import HistoryError, HistoryWarning, one_line
-from primbench.history.storage.schema import BATCH_COLUMNS, COLUMNS, JSON_COLUMNS, SCHEMA_VERSION, SPEC_COLUMNS
+from primbench.history.storage.schema import (
+    BATCH_COLUMNS,
+    COLUMNS,
+    EXTRA_LEFT_TO_DOCUMENT,
+    JSON_COLUMNS,
+    SCHEMA_VERSION,
+    SPEC_COLUMNS,
+    document_texts,
+    has_documents_table,
+)
 from primbench.resultconfig import config_key
 from primbench.results import Gpu, Results, ResultsFileError, Specialization, known, load_results
 
@@ -276,8 +287,9 @@ def gpu_key(gpu: Gpu) -> str:
 
 
 def _extra(spec: Specialization) -> dict[str, Any] | None:
-    """The fields of a specialization that the table has no column for (rounds, the spread
-    between them, the time per call's statistics, a host timer), by their results.json names
+    """The fields of a specialization that the table has no column for (the spread between
+    rounds, the time per call's statistics, a host timer; not the rounds, which stay in the
+    document alone: `schema.EXTRA_LEFT_TO_DOCUMENT`), by their results.json names
     (`_json` writes them); None when it has none."""
     out = {}
     for name, encode_name, default in _extra_fields(type(spec)):
@@ -293,7 +305,7 @@ def _extra_fields(cls: type) -> tuple[tuple[str, str, Any], ...]:
     """(attribute, results.json name, default) of the fields of `cls` without a column: read
     once per class (msgspec evaluates the annotations on every call)."""
     return tuple((f.name, f.encode_name, f.default) for f in msgspec.structs.fields(cls)
-                 if f.encode_name not in _KNOWN_SPEC_KEYS)
+                 if f.encode_name not in _KNOWN_SPEC_KEYS and f.encode_name not in EXTRA_LEFT_TO_DOCUMENT)
 
 
 class Rows:
@@ -454,12 +466,26 @@ def stage_files(paths: Iterable[str | os.PathLike[str]], progress: Progress | No
     input (errors and in-call duplicates final; staged files provisionally "stored"), and
     run id -> path of the staged runs. `progress` is told of every file read."""
     files, outcomes = expand_paths(paths)
+    staged, staged_outcomes, seen = stage_chunk(files, {}, _dt.datetime.now(_dt.UTC), overrides, progress, 0,
+                                                len(files))
+    if progress is not None:
+        progress(len(files), len(files))
+    return staged, outcomes + staged_outcomes, seen
+
+
+def stage_chunk(files: Sequence[Path], seen: dict[str, str], now: _dt.datetime, overrides: Overrides,
+                progress: Progress | None = None, done: int = 0, total: int = 0,
+                ) -> tuple[Staged, list[FileOutcome], dict[str, str]]:
+    """Load and stage `files` (a chunk of an ingest call): `seen` (run id -> path, updated
+    here) holds the runs staged by the call's earlier chunks, so a run seen before is a
+    duplicate. Returns the staged rows, an outcome per file, and run id -> path of the runs
+    staged by this chunk; `progress` is told (done + i, total) before file i."""
     staged = Staged()
-    seen: dict[str, str] = {}
-    now = _dt.datetime.now(_dt.UTC)
-    for done, f in enumerate(files):
+    outcomes: list[FileOutcome] = []
+    mine: dict[str, str] = {}
+    for i, f in enumerate(files):
         if progress is not None:
-            progress(done, len(files))
+            progress(done + i, total)
         path = escaped(str(f))
         try:
             results = load_results(f)
@@ -473,6 +499,7 @@ def stage_files(paths: Iterable[str | os.PathLike[str]], progress: Progress | No
                 outcomes.append(FileOutcome(path, "duplicate", run_id, count, f"same run as {seen[run_id]}"))
                 continue
             staged.add(results, path, now, canonical, overrides)
+            del results, canonical
         except ResultsFileError as exc:
             outcomes.append(FileOutcome(path, "error", message=escaped(str(exc))))
             continue
@@ -481,10 +508,35 @@ def stage_files(paths: Iterable[str | os.PathLike[str]], progress: Progress | No
                                         message=escaped(f"{path}: cannot be stored ({one_line(exc)})")))
             continue
         seen[run_id] = path
+        mine[run_id] = path
         outcomes.append(FileOutcome(path, "stored", run_id, count))
-    if progress is not None:
-        progress(len(files), len(files))
-    return staged, outcomes, seen
+    return staged, outcomes, mine
+
+
+#: How many bytes of input files one chunk of an ingest call holds at most (`ingest_files`):
+#: a chunk is staged, written in one transaction and dropped before the next is read, so a
+#: batch ingest's memory is bounded by a chunk's, not the batch's (a file larger than this is
+#: a chunk of its own).
+CHUNK_BYTES = 24 * 1024 * 1024
+
+
+def chunks(files: Sequence[Path], limit: int = CHUNK_BYTES) -> Iterator[list[Path]]:
+    """`files` in order, in runs of at most `limit` bytes (by their size on disk; at least one
+    file each)."""
+    chunk: list[Path] = []
+    size = 0
+    for f in files:
+        try:
+            n = f.stat().st_size
+        except OSError:
+            n = 0
+        if chunk and size + n > limit:
+            yield chunk
+            chunk, size = [], 0
+        chunk.append(f)
+        size += n
+    if chunk:
+        yield chunk
 
 
 class Writer(Protocol):
@@ -590,35 +642,59 @@ def flag_dates(staged: Staged, newest: Mapping[str, _dt.datetime], keep: Iterabl
 
 def ingest_files(writer: Callable[[], AbstractContextManager[Writer]], target: str,
                  paths: Iterable[str | os.PathLike[str]], *, progress: Progress | None = None,
-                 overrides: Overrides = Overrides()) -> IngestReport:
+                 overrides: Overrides = Overrides(), chunk_bytes: int = CHUNK_BYTES) -> IngestReport:
     """Store the results files (and the results files under directories) through a backend's
-    writer; `target` names the store in the report. Every file is read and staged before the
-    writer is opened. One commit is one commit however it is spelt: a short hash becomes the
-    full hash it abbreviates, and stored runs under a short hash get the full one when it
-    arrives (where the backend rewrites: `Writer.rename_commits`)."""
-    staged, outcomes, by_id = stage_files(paths, progress, overrides)
+    writer; `target` names the store in the report.
+
+    The files are taken in chunks of at most `chunk_bytes` of input (`chunks`): each chunk is
+    read and staged before the writer is opened, written (`write_atomically`: one transaction,
+    else one per run, so each file is stored whole or not at all) and dropped before the next
+    chunk is read; memory stays that of one chunk however many files a call takes. One commit
+    is one commit however it is spelt: a short hash becomes the full hash it abbreviates, and
+    stored runs under a short hash get the full one when it arrives (where the backend
+    rewrites: `Writer.rename_commits`; a Parquet folder does not, so there a short hash of an
+    earlier chunk stays as written, as it would from an earlier call). A run's date is flagged
+    against the branch's newest run stored before this call (`flag_dates`), whichever chunk it is in."""
+    files, errors = expand_paths(paths)
     report = IngestReport(target)
-    if not by_id:
-        report.outcomes = outcomes
-        return report
-    with writer() as w:
-        stored = w.commits()
-        staged.unify_commits(stored)
-        renames = short_hash_renames(stored, staged)
-        if renames:
-            w.rename_commits(renames)
-        present = w.present(list(by_id))
-        new = [r for r in by_id if r not in present]
-        if new:
-            branches = sorted({b for b in staged.columns["runs"]["branch"] if b is not None})
-            report.date_flags = flag_dates(staged, w.newest_dates(branches) if branches else {}, new)
-        written, failed = write_atomically(w, staged, new) if new else (set(), {})
-    report.date_flags = [f for f in report.date_flags if f.run_id in written]
+    outcomes: list[FileOutcome] = list(errors)
+    seen: dict[str, str] = {}
+    before: dict[str, _dt.datetime | None] = {}  # branch -> its newest stored run before this call
+    now = _dt.datetime.now(_dt.UTC)
+    done = 0
+    for chunk in chunks(files, chunk_bytes):
+        staged, chunk_outcomes, by_id = stage_chunk(chunk, seen, now, overrides, progress, done, len(files))
+        done += len(chunk)
+        if not by_id:
+            outcomes.extend(chunk_outcomes)
+            continue
+        flags: list[DateFlag] = []
+        with writer() as w:
+            stored = w.commits()
+            staged.unify_commits(stored)
+            renames = short_hash_renames(stored, staged)
+            if renames:
+                w.rename_commits(renames)
+            present = w.present(list(by_id))
+            new = [r for r in by_id if r not in present]
+            if new:
+                branches = sorted({b for b in staged.columns["runs"]["branch"] if b is not None} - set(before))
+                if branches:
+                    newest = w.newest_dates(branches)
+                    before.update({b: newest.get(b) for b in branches})
+                known_dates = {b: d for b, d in before.items() if d is not None}
+                flags = flag_dates(staged, known_dates, new)
+            written, failed = write_atomically(w, staged, new) if new else (set(), {})
+        report.date_flags.extend(f for f in flags if f.run_id in written)
+        raced = set(new) - written - set(failed)  # stored by another writer between `present` and `write`
+        outcomes.extend(final_outcome(o, present | raced, failed) for o in chunk_outcomes)
+        del staged
+    if progress is not None:
+        progress(len(files), len(files))
     for flag in report.date_flags:
         warnings.warn(HistoryWarning(f"{flag.path}: run {flag.run_id[:10]} stored with its date flagged: "
                                      f"{flag.reason}"), stacklevel=2)
-    raced = set(new) - written - set(failed)  # stored by another writer between `present` and `write`
-    report.outcomes = [final_outcome(o, present | raced, failed) for o in outcomes]
+    report.outcomes = outcomes
     return report
 
 
@@ -638,12 +714,17 @@ def rows_of(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> Rows:
     """The stored rows of `run_ids` on a DuckDB connection holding the store's tables, as a
     writer takes them (JSON columns and ``iterations_ms`` as JSON text)."""
     columns: dict[str, dict[str, list[Any]]] = {}
+    apart = has_documents_table(con)  # a DuckDB file keeps them in their own table
     for table, cols in COLUMNS.items():
-        select = ", ".join("CAST(CAST(iterations_ms AS JSON) AS VARCHAR)" if c == "iterations_ms"
+        select = ", ".join("NULL" if apart and c == "document"
+                           else "CAST(CAST(iterations_ms AS JSON) AS VARCHAR)" if c == "iterations_ms"
                            else f'CAST("{c}" AS VARCHAR)' if c in JSON_COLUMNS else f'"{c}"' for c in cols)
         fetched = con.execute(f"SELECT {select} FROM {table} WHERE list_contains(?, run_id)",
                               [list(run_ids)]).fetchall()
         columns[table] = {c: [row[i] for row in fetched] for i, c in enumerate(cols)}
+    if apart:
+        texts = document_texts(con, run_ids)
+        columns["runs"]["document"] = [texts.get(r) for r in columns["runs"]["run_id"]]
     return Rows(columns)
 
 

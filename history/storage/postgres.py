@@ -133,6 +133,16 @@ MIGRATIONS: tuple[Migration, ...] = (
                         FROM runs ORDER BY branch, algorithm, gpu_key, config_key, date DESC, run_id""",
                      GRAFANA_VIEW,
                  )),
+    # issue 28: the rounds were stored twice (the document, and extra): the document keeps them.
+    # (runs.document needs no move here: PostgreSQL keeps a value this large out of the row, in
+    # the table's TOAST storage, compressed, and rewrites nothing of it on later writes.)
+    Migration(6, "specializations.extra without the rounds (kept once, in the run's document)", (
+        """UPDATE specializations
+           SET extra = CASE WHEN (extra::jsonb - 'rounds') = '{}'::jsonb THEN NULL
+                            ELSE (extra::jsonb - 'rounds')::json END
+           WHERE extra IS NOT NULL AND jsonb_typeof(extra::jsonb) = 'object'
+             AND (extra::jsonb -> 'rounds') IS NOT NULL""",
+    )),
 )
 if MIGRATIONS[-1].version != schema.SCHEMA_VERSION:  # pragma: no cover - a schema change needs its migration here
     raise RuntimeError("history.storage.postgres: no migration to the history schema's version")

@@ -57,12 +57,16 @@ JSON_COLUMNS = frozenset({"general", "settings", "flags", "custom_settings", "do
 
 @dataclass(frozen=True)
 class Migration:
-    """SQL statements, then (optionally) a Python step on the connection, in one transaction."""
+    """SQL statements, then (optionally) a Python step on the connection, in one transaction;
+    before it, optionally, `prepare`: work in transactions of its own, each of bounded size,
+    that destroys nothing and may be interrupted and run again (it resumes), so that the one
+    transaction is small however large the store (the documents' move of 6)."""
 
     version: int
     description: str
     statements: tuple[str, ...]
     apply: Callable[[duckdb.DuckDBPyConnection], object] | None = None
+    prepare: Callable[[duckdb.DuckDBPyConnection], object] | None = None
 
 
 _V1_TABLES = (
@@ -269,6 +273,254 @@ def fill_config_keys(con: duckdb.DuckDBPyConnection) -> int:
     return len(rows)
 
 
+#: The fields of a specialization that ``specializations.extra`` leaves to the run's document:
+#: the rounds (each a record of a dozen numbers: most of a results file), which no query reads
+#: and `history.reader.Reader.results` rebuilds from the document.
+EXTRA_LEFT_TO_DOCUMENT = ("rounds",)
+
+_V6_EXTRA = (
+    # the rounds were stored twice, in the document and in extra: keep them in the document
+    """
+    UPDATE specializations
+    SET extra = CASE WHEN CAST(json_merge_patch(extra, '{"rounds": null}') AS VARCHAR) = '{}' THEN NULL
+                     ELSE json_merge_patch(extra, '{"rounds": null}') END
+    WHERE json_exists(extra, '$.rounds')
+    """,
+)
+
+#: `_V6_EXTRA` for some runs only: their key tested before the JSON is parsed.
+_V6_EXTRA_OF = """
+    UPDATE specializations
+    SET extra = CASE WHEN extra IS NULL OR NOT coalesce(json_exists(extra, '$.rounds'), false) THEN extra
+                     WHEN CAST(json_merge_patch(extra, '{{"rounds": null}}') AS VARCHAR) = '{{}}' THEN NULL
+                     ELSE json_merge_patch(extra, '{{"rounds": null}}') END
+    WHERE {runs}
+    """
+
+#: The DuckDB file's documents: out of the hot ``runs`` table, each written once, compressed
+#: (`encode_document`), in parts of at most `DOCUMENT_PART_RUNS` documents
+#: (``documents_00000``, ``documents_00001``, ...), read through the view ``documents``. DuckDB
+#: rewrites the last, partly filled row group of a table it appends to at every checkpoint:
+#: with every document in one table, an ingest rewrote them all (1.2 s at 10,000 runs); a part
+#: of 500 is what an ingest rewrites at most. Queries read a document by its key
+#: (`load_document`); `document_texts` gives them back as JSON text (merge, export).
+DOCUMENT_PART_RUNS = 500
+_DOCUMENT_PART = """
+CREATE TABLE {name} (
+    run_id VARCHAR PRIMARY KEY,          -- runs.run_id
+    codec VARCHAR NOT NULL,              -- 'msgpack+zlib' or 'json+zlib' (encode_document)
+    body BLOB NOT NULL                   -- the canonical JSON document, compressed
+)
+"""
+
+
+def document_parts(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The tables of the documents' parts, in order (empty: the store has none yet)."""
+    rows = con.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' "
+                       "AND table_type = 'BASE TABLE' AND table_name LIKE 'documents\\_%' ESCAPE '\\' "
+                       "ORDER BY table_name").fetchall()
+    return [r[0] for r in rows]
+
+
+def _documents_view(con: duckdb.DuckDBPyConnection, parts: Sequence[str]) -> None:
+    con.execute("CREATE OR REPLACE VIEW documents AS " + " UNION ALL ".join(
+        f"SELECT run_id, codec, body FROM {p}" for p in parts))
+
+
+def _new_document_part(con: duckdb.DuckDBPyConnection, parts: list[str], *, view: bool = True) -> str:
+    name = f"documents_{len(parts):05d}"
+    con.execute(_DOCUMENT_PART.format(name=name))
+    parts.append(name)
+    if view:
+        _documents_view(con, parts)
+    return name
+
+
+def insert_documents(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str], texts: Sequence[str], *,
+                     view: bool = True) -> None:
+    """Store each run's canonical JSON text (compressed) in the last part, a new part when it is
+    full (and, with `view`, the view ``documents`` over the parts); inside the caller's transaction."""
+    import pandas as pd
+
+    parts = document_parts(con)
+    done = 0
+    while done < len(run_ids):
+        held = 0
+        if parts:
+            row = con.execute(f"SELECT count(*) FROM {parts[-1]}").fetchall()
+            held = int(row[0][0])
+        if not parts or held >= DOCUMENT_PART_RUNS:
+            _new_document_part(con, parts, view=view)
+            held = 0
+        take = min(DOCUMENT_PART_RUNS - held, len(run_ids) - done)
+        encoded = [encode_document(t) for t in texts[done:done + take]]
+        frame = pd.DataFrame({"run_id": list(run_ids[done:done + take]), "codec": [c for c, _ in encoded],
+                              "body": [b for _, b in encoded]})
+        con.register("_primbench_documents", frame)
+        try:
+            con.execute(f"INSERT INTO {parts[-1]} SELECT run_id, codec, CAST(body AS BLOB) FROM _primbench_documents")
+        finally:
+            with contextlib.suppress(Exception):  # an aborted transaction: keep the INSERT's error
+                con.unregister("_primbench_documents")
+        done += take
+
+
+#: The view over no part yet: the first write makes documents_00000 (`insert_documents`).
+_V6_NO_DOCUMENTS = ("CREATE OR REPLACE VIEW documents AS SELECT CAST(NULL AS VARCHAR) AS run_id, "
+                    "CAST(NULL AS VARCHAR) AS codec, CAST(NULL AS BLOB) AS body WHERE false")
+_V6_DROP = (
+    "DROP VIEW IF EXISTS latest_runs",
+    "ALTER TABLE runs DROP COLUMN document",
+    """
+    CREATE VIEW latest_runs AS
+    SELECT * FROM runs
+    QUALIFY row_number() OVER (PARTITION BY branch, algorithm, gpu_key, config_key ORDER BY date DESC, run_id) = 1
+    """,
+)
+
+DOCUMENT_CODECS = ("msgpack+zlib", "json+zlib")
+
+
+def encode_document(canonical: str) -> tuple[str, bytes]:
+    """A run's canonical JSON document as (codec, compressed bytes): MessagePack (numbers as
+    binary doubles: a quarter smaller than the text) under zlib when it gives the canonical text
+    back exactly, else the text itself under zlib (an integer MessagePack cannot hold)."""
+    import zlib
+
+    import msgspec
+
+    text = canonical.encode("utf-8")
+    try:
+        packed = msgspec.msgpack.encode(msgspec.json.decode(text))
+        if _canonical(msgspec.msgpack.decode(packed)) == canonical:
+            return "msgpack+zlib", zlib.compress(packed, 9)
+    except (msgspec.MsgspecError, OverflowError, ValueError, TypeError):
+        pass
+    return "json+zlib", zlib.compress(text, 9)
+
+
+def _canonical(document: Any) -> str:
+    return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def decode_document(codec: str, body: bytes) -> Any:
+    """The document `encode_document` stored, as Python values (dicts, lists, numbers, text)."""
+    import zlib
+
+    import msgspec
+
+    raw = zlib.decompress(body)
+    if codec == "msgpack+zlib":
+        return msgspec.msgpack.decode(raw)
+    if codec == "json+zlib":
+        return json.loads(raw)
+    raise SchemaError(f"a stored document has the codec {codec!r}, which this primbench does not know")
+
+
+def document_text(codec: str, body: bytes) -> str:
+    """The stored document as its canonical JSON text (what the run's id was made from)."""
+    import zlib
+
+    if codec == "json+zlib":
+        return zlib.decompress(body).decode("utf-8")
+    return _canonical(decode_document(codec, body))
+
+
+def has_documents_table(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the store on `con` keeps its documents in a ``documents`` table (a DuckDB file
+    at schema 6 or later) rather than in ``runs.document`` (the in-memory stores)."""
+    rows = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'main' "
+                       "AND table_name = 'documents'").fetchall()
+    return bool(rows and rows[0][0])
+
+
+def load_document(con: duckdb.DuckDBPyConnection, run_id: str) -> Any:
+    """A stored run's document as Python values, by its key; None if no such run."""
+    if has_documents_table(con):
+        rows = con.execute("SELECT codec, body FROM documents WHERE run_id = ?", [run_id]).fetchall()
+        return decode_document(rows[0][0], rows[0][1]) if rows else None
+    found = con.execute("SELECT CAST(document AS VARCHAR) FROM runs WHERE run_id = ?", [run_id]).fetchall()
+    return json.loads(found[0][0]) if found else None
+
+
+def document_texts(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> dict[str, str]:
+    """The canonical JSON text of each stored run of `run_ids` (either layout)."""
+    if has_documents_table(con):
+        rows = con.execute("SELECT run_id, codec, body FROM documents WHERE list_contains(?, run_id)",
+                           [list(run_ids)]).fetchall()
+        return {r: document_text(c, b) for r, c, b in rows}
+    rows = con.execute("SELECT run_id, CAST(document AS VARCHAR) FROM runs WHERE list_contains(?, run_id)",
+                       [list(run_ids)]).fetchall()
+    return dict(rows)
+
+
+#: Documents moved per transaction by the migration (bounded memory for any store size: a
+#: batch's text, about 110 MB, beside the vector of 2,048 documents DuckDB decompresses to read it).
+_MOVE_BATCH = 512
+
+
+def _moved(con: duckdb.DuckDBPyConnection) -> str:
+    parts = document_parts(con)
+    if not parts:
+        return "SELECT CAST(NULL AS VARCHAR) AS run_id WHERE false"
+    return " UNION ALL ".join(f"SELECT run_id FROM {p}" for p in parts)
+
+
+def move_documents(con: duckdb.DuckDBPyConnection, *, commit: bool = True) -> int:
+    """Copy every ``runs.document`` not yet copied into the documents' parts (compressed), and
+    take the rounds out of those runs' ``specializations.extra`` (the document holds them), a
+    batch of runs at a time, in storage order; returns the runs done. With `commit`, each batch in a
+    transaction of its own (migration 6's `prepare`): nothing is dropped here, so an
+    interruption leaves a store at version 5 whose documents are all still in ``runs``, and
+    the next run resumes where this one stopped. Without, inside the caller's transaction (the
+    migration's own, for the runs an older primbench stored meanwhile)."""
+    done = 0
+    moved = _moved(con)
+    if not commit:  # the migration's own transaction: whatever prepare did not copy (few, or none)
+        rows = con.execute(f"SELECT run_id, CAST(document AS VARCHAR) FROM runs WHERE run_id NOT IN ({moved}) "
+                           "ORDER BY run_id").fetchall()
+        for i in range(0, len(rows), _MOVE_BATCH):
+            batch = rows[i:i + _MOVE_BATCH]
+            ids = [r for r, _ in batch]
+            insert_documents(con, ids, [t for _, t in batch], view=False)
+            con.execute(_V6_EXTRA_OF.format(runs="list_contains(?, run_id)"), [ids])
+            done += len(batch)
+        return done
+    # in storage order (rowid ranges): each batch reads its own stretch of runs.document, not all
+    # of it; a batch copied before an interruption is skipped by its keys
+    top = con.execute("SELECT coalesce(max(rowid), -1) FROM runs").fetchall()[0][0]
+    for start in range(0, int(top) + 1, _MOVE_BATCH):
+        con.execute("BEGIN TRANSACTION")
+        try:
+            rows = con.execute(f"SELECT run_id, CAST(document AS VARCHAR) FROM runs WHERE rowid >= ? AND rowid < ? "
+                               f"AND run_id NOT IN ({_moved(con)}) ORDER BY run_id",
+                               [start, start + _MOVE_BATCH]).fetchall()
+            if rows:
+                ids = [r for r, _ in rows]
+                insert_documents(con, ids, [t for _, t in rows], view=False)
+                con.execute(_V6_EXTRA_OF.format(runs="list_contains(?, run_id)"), [ids])
+            con.execute("COMMIT")
+        except Exception:
+            rollback(con)
+            raise
+        done += len(rows)
+        del rows
+    return done
+
+
+def _documents_apart(con: duckdb.DuckDBPyConnection) -> None:
+    """Migration 6's transaction, after `move_documents` prepared it: the runs stored since,
+    the view ``documents`` over the parts, ``runs.document`` dropped."""
+    move_documents(con, commit=False)
+    parts = document_parts(con)
+    if parts:
+        _documents_view(con, parts)
+    else:
+        con.execute(_V6_NO_DOCUMENTS)
+    for statement in _V6_DROP:
+        con.execute(statement)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "tables runs, specializations, batches", _V1_TABLES),
     Migration(2, "views measurements (one row per specialization, with its run) and latest_runs", _V2_VIEWS),
@@ -277,8 +529,20 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, "specializations.idx 64-bit; batches keyed by (run_id, idx, batch) instead of the name", _V4_KEYS),
     Migration(5, "specializations.gpu_seconds_per_call (GPU time per call, the time metric), filled in for stored "
                  "runs; measurements with it", _V5_TIME, fill_time_per_call),
+    Migration(6, "specializations.extra without the rounds (kept once, in the run's document)", _V6_EXTRA),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
+
+#: The DuckDB file's migrations: `MIGRATIONS` (the layout every in-memory store has, and a file
+#: had up to 5), but its 6 also moves the documents out of ``runs`` into ``documents``,
+#: compressed, so that an ingest's checkpoint no longer rewrites them (issue 28).
+FILE_MIGRATIONS: tuple[Migration, ...] = (
+    *MIGRATIONS[:5],
+    Migration(6, "specializations.extra without the rounds (kept once, in the run's document); runs.document "
+                 "moved to the documents' parts under the view documents (compressed, written once, read by run_id)",
+              (), _documents_apart, move_documents),
+)
+assert FILE_MIGRATIONS[-1].version == SCHEMA_VERSION
 
 _MIGRATIONS_TABLE = """
 CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -346,6 +610,15 @@ def migrate(con: duckdb.DuckDBPyConnection, *, source: str = "store",
     for m in migrations:
         if m.version <= version or (target is not None and m.version > target):
             continue
+        if m.prepare is not None:
+            try:
+                m.prepare(con)
+            except Exception as exc:
+                rollback(con)
+                raise SchemaError(
+                    f"{source}: migration {m.version} ({m.description}) was interrupted while preparing; "
+                    f"the store stays at version {version}, and the next migrate resumes: {one_line(exc)}"
+                ) from exc
         con.execute("BEGIN TRANSACTION")
         try:
             for statement in m.statements:

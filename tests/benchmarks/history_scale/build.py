@@ -24,6 +24,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
@@ -51,6 +52,25 @@ def _ingest(store: Path, runs: list[generate.Run], specs: int, log: list[str], *
             raise SystemExit(f"ingest failed: {t.err}")
 
 
+def _document_parts(con: Any) -> list[str]:
+    """A schema-6 store's document parts (none before: the documents are in runs.document)."""
+    return [r[0] for r in con.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' "
+        "AND table_name LIKE 'documents\\_%' ESCAPE '\\' ORDER BY 1").fetchall()]
+
+
+def _copy_documents(con: Any, rid: str, parts: list[str], originals: list[str]) -> None:
+    """Each of the `originals` parts copied, with the copy's run ids, into a new part (schema 6)."""
+    for part in originals:
+        name = f"documents_{len(parts):05d}"
+        con.execute(f"CREATE TABLE {name} (run_id VARCHAR PRIMARY KEY, codec VARCHAR NOT NULL, body BLOB NOT NULL)")
+        con.execute(f"INSERT INTO {name} SELECT * REPLACE ({rid} AS run_id) FROM {part}")
+        parts.append(name)
+    if originals:
+        con.execute("CREATE OR REPLACE VIEW documents AS " + " UNION ALL ".join(
+            f"SELECT run_id, codec, body FROM {p}" for p in parts))
+
+
 def replicate(src: Path, dst: Path, copies: int) -> None:
     """`dst`: `src` and `copies` - 1 more copies of its runs, each dated after the last."""
     import duckdb
@@ -62,6 +82,8 @@ def replicate(src: Path, dst: Path, copies: int) -> None:
     con.execute("SET memory_limit = '2GB'")
     con.execute("SET preserve_insertion_order = false")
     con.execute("CREATE TEMP TABLE originals AS SELECT run_id FROM runs")
+    originals = _document_parts(con)
+    parts = list(originals)
     first, last = con.execute("SELECT min(date), max(date) FROM runs").fetchone()
     span_h = int((last - first).total_seconds() // 3600) + 1
     for k in range(1, copies):
@@ -80,6 +102,7 @@ def replicate(src: Path, dst: Path, copies: int) -> None:
                     "WHERE run_id IN (SELECT run_id FROM originals)")
         con.execute(f"INSERT INTO batches SELECT * REPLACE ({rid} AS run_id) FROM batches "
                     "WHERE run_id IN (SELECT run_id FROM originals)")
+        _copy_documents(con, rid, parts, originals)
         con.execute("COMMIT")
         print(f"  {dst.name}: copy {k} of {copies - 1}", flush=True)
     con.execute("CHECKPOINT")
@@ -112,8 +135,9 @@ def replicate_lean(src: Path, dst: Path, copies: int) -> None:
             f"CASE WHEN branch = 'main' THEN 'main' ELSE branch || '{tag}' END AS branch, "
             f"md5(\"commit\" || '{tag}') || substr(md5(\"commit\"), 1, 8) AS \"commit\", "
             f"date - INTERVAL {k * span_h} HOUR AS date, "
-            f"strftime(date - INTERVAL {k * span_h} HOUR, '%Y-%m-%dT%H:%M:%S+00:00') AS date_text, "
-            "'{}' AS document) FROM runs WHERE run_id IN (SELECT run_id FROM originals)")
+            f"strftime(date - INTERVAL {k * span_h} HOUR, '%Y-%m-%dT%H:%M:%S+00:00') AS date_text"
+            + ("" if _document_parts(con) else ", '{}' AS document")  # schema 6: the copies get no document
+            + ") FROM runs WHERE run_id IN (SELECT run_id FROM originals)")
         con.execute(f"INSERT INTO specializations SELECT * REPLACE ({rid} AS run_id, NULL AS extra) "
                     "FROM specializations WHERE run_id IN (SELECT run_id FROM originals)")
         con.execute("COMMIT")

@@ -1,0 +1,230 @@
+"""The store layout of schema 6 (issue 28): a DuckDB file keeps each run's document apart from
+``runs``, compressed and written once; the rounds are stored once (in the document). Every
+query answers as it did on a store of schema 5, the migration keeps every document byte for
+byte, and a migration killed half-way leaves the store as it was."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from primbench.history.reader import Reader
+from primbench.history.selector import Selector
+from primbench.history.storage import ingest as ingest_module
+from primbench.history.storage import schema
+from primbench.history.storage.contract import open_store
+from primbench.history.storage.duckdb_file import DuckDBWriter, connect, duckdb_module
+from primbench.history.storage.ingest import document_of, rows_of, stage_files
+from tests import history_data as hd
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "benchmarks" / "history_scale"))
+import generate  # noqa: E402
+
+
+def _files(directory: Path, runs: int = 12, specs: int = 6) -> list[Path]:
+    """Results 4.4.0 files with rounds (and one with batches), on main and a feature branch."""
+    directory.mkdir(parents=True, exist_ok=True)
+    out = []
+    for run in generate.plan(runs, features=1, per_feature=2):
+        doc = generate.document(run, specs, batches=run.index == 3)
+        out.append(hd.write(directory / f"{run.branch}-{run.index:03d}.json", doc))
+    return out
+
+
+def _version_5_store(db: Path, files: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """`db` as a schema-5 primbench wrote it: documents in ``runs.document``, the rounds in
+    ``specializations.extra`` too."""
+    monkeypatch.setattr(ingest_module, "EXTRA_LEFT_TO_DOCUMENT", ())
+    ingest_module._extra_fields.cache_clear()
+    try:
+        staged, _, _ = stage_files(files)
+        con = connect(db, read_only=False)
+        try:
+            assert schema.migrate(con, migrations=schema.FILE_MIGRATIONS, target=5) == [1, 2, 3, 4, 5]
+            staged.columns["runs"]["store_schema"] = [5] * len(staged.run_ids)
+            DuckDBWriter(con).write(staged.rows())
+            extra = con.execute("SELECT count(*) FROM specializations WHERE json_exists(extra, '$.rounds')").fetchall()
+            assert extra[0][0] > 0  # the rounds stored twice, as schema 5 did
+        finally:
+            con.close()
+    finally:
+        monkeypatch.undo()
+        ingest_module._extra_fields.cache_clear()
+
+
+def _answers(reader: Reader) -> dict[str, Any]:
+    """What the queries answer on a store, as plain values."""
+    def rows(frame: Any) -> Any:
+        return json.loads(frame.to_json(orient="records", date_format="iso", double_precision=15))
+
+    main = Selector(branch="main")
+    run_ids = sorted(reader.runs(Selector())["run_id"])
+    return {
+        "runs": rows(reader.runs(Selector())),
+        "branches": rows(reader.branches(Selector())),
+        "series": rows(reader.series(main)),
+        "series_time": rows(reader.series(main, metric="time")),
+        "series_last": rows(reader.series(Selector(branch="feat-0"), last=2)),
+        "regressions": rows(reader.regressions(main)),
+        "gpu_key": reader.gpu_key(main),
+        "documents": {r: document_of(reader.results(r)) for r in run_ids},
+    }
+
+
+def test_queries_answer_the_same_before_and_after_the_migration(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    db = tmp_path / "s.duckdb"
+    files = _files(tmp_path / "in")
+    _version_5_store(db, files, monkeypatch)
+    duckdb = duckdb_module()
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        before = _answers(Reader(con))
+        texts = dict(con.execute("SELECT run_id, CAST(document AS VARCHAR) FROM runs").fetchall())
+        merged_before = rows_of(con, sorted(texts))
+    finally:
+        con.close()
+    assert open_store(db).migrate() == [6]
+    with open_store(db).read() as reader:
+        after = _answers(reader)
+        assert schema.document_texts(reader.con, sorted(texts)) == texts  # every document byte for byte
+        merged_after = rows_of(reader.con, sorted(texts))
+        columns = {r[0] for r in reader.con.execute("SELECT column_name FROM information_schema.columns "
+                                                    "WHERE table_name = 'runs'").fetchall()}
+        rounds = reader.con.execute("SELECT count(*) FROM specializations WHERE json_exists(extra, '$.rounds')"
+                                    ).fetchall()[0][0]
+    assert after == before
+    assert "document" not in columns and rounds == 0
+    # a merge takes the same rows from either layout (the rounds aside, now in the document alone)
+    for table in schema.TABLES:
+        old, new = merged_before.columns[table], merged_after.columns[table]
+        if table == "specializations":
+            old = dict(old, extra=[_without_rounds(e) for e in old["extra"]])
+            new = dict(new, extra=[None if e is None else json.loads(e) for e in new["extra"]])
+        assert old == new, table
+    # and a store ingested at schema 6 holds what the migrated one does
+    fresh = tmp_path / "fresh.duckdb"
+    hd.ingest(files, fresh)
+    with open_store(fresh).read() as reader:
+        assert {k: v for k, v in _answers(reader).items() if k != "runs"} == \
+            {k: v for k, v in after.items() if k != "runs"}
+
+
+def _without_rounds(text: str | None) -> Any:
+    if text is None:
+        return None
+    value = json.loads(text)
+    value.pop("rounds", None)
+    return value or None
+
+
+def test_a_document_is_read_by_its_key(tmp_path: Path) -> None:
+    """The lookup is a point query on ``documents`` by run_id (its primary key); the plan and
+    the stored size are what issue 28 records (tests/benchmarks/history_scale/layout.txt)."""
+    db = tmp_path / "s.duckdb"
+    hd.ingest(_files(tmp_path / "in", runs=3), db)
+    with open_store(db).read() as reader:
+        run_id = reader.con.execute("SELECT run_id FROM runs LIMIT 1").fetchall()[0][0]
+        # DuckDB 2 picks the index at run time: EXPLAIN says Seq Scan, EXPLAIN ANALYZE Index Scan
+        plan = "\n".join(r[1] for r in reader.con.execute(
+            "EXPLAIN ANALYZE SELECT codec, body FROM documents WHERE run_id = ?", [run_id]).fetchall())
+        assert "Index Scan" in plan and "documents" in plan
+        codecs = reader.con.execute("SELECT DISTINCT codec FROM documents").fetchall()
+        assert codecs == [("msgpack+zlib",)]
+        assert reader.results(run_id).specializations
+
+
+def test_a_document_messagepack_cannot_hold_is_kept_as_text() -> None:
+    text = ingest_module.canonical_json({"big": 2**70, "x": [1.5, "é"]})
+    codec, body = schema.encode_document(text)
+    assert codec == "json+zlib" and schema.document_text(codec, body) == text
+    text = ingest_module.canonical_json({"x": [0.1, 1e-300, 12345678901234567, -0.0, True, None]})
+    codec, body = schema.encode_document(text)
+    assert codec == "msgpack+zlib" and schema.document_text(codec, body) == text
+
+
+_MIGRATE = """
+import sys
+from primbench.history.storage.contract import open_store
+print("start", flush=True)
+open_store(sys.argv[1]).migrate()
+print("done", flush=True)
+"""
+
+
+def test_a_migration_killed_half_way_leaves_the_store_as_it_was(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    db = tmp_path / "s.duckdb"
+    files = _files(tmp_path / "in", runs=40, specs=60)
+    _version_5_store(db, files, monkeypatch)
+    duckdb = duckdb_module()
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        texts = dict(con.execute("SELECT run_id, CAST(document AS VARCHAR) FROM runs").fetchall())
+    finally:
+        con.close()
+    killed = False
+    for delay in (0.05, 0.2, 0.5):
+        proc = subprocess.Popen([sys.executable, "-c", _MIGRATE, str(db)], stdout=subprocess.PIPE, text=True)
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "start"
+        time.sleep(delay)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            killed = True
+        proc.wait()
+        con = duckdb.connect(str(db), read_only=True)
+        try:
+            version = schema.stored_version(con)
+            assert version in (5, 6)
+            assert schema.document_texts(con, sorted(texts)) == texts  # nothing lost, whichever it is
+            if version == 6:
+                break
+        finally:
+            con.close()
+    assert open_store(db).migrate() in ([], [6])
+    with open_store(db).read() as reader:
+        assert schema.document_texts(reader.con, sorted(texts)) == texts
+        assert len(reader.runs(Selector())) == len(texts)
+    if not killed:  # pragma: no cover - the machine migrated faster than the first kill
+        pytest.skip("every migration finished before it could be killed")
+
+
+def test_documents_fill_parts_of_a_bounded_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each part holds at most DOCUMENT_PART_RUNS documents (an ingest's checkpoint rewrites one
+    part at most); a write that does not fit goes on into a new part; every one is read by key."""
+    monkeypatch.setattr(schema, "DOCUMENT_PART_RUNS", 2)
+    db = tmp_path / "s.duckdb"
+    files = _files(tmp_path / "in", runs=5, specs=2)
+    hd.ingest(files[:1], db)
+    hd.ingest(files[1:], db)
+    with open_store(db).read() as reader:
+        parts = schema.document_parts(reader.con)
+        sizes = [reader.con.execute(f"SELECT count(*) FROM {p}").fetchall()[0][0] for p in parts]
+        run_ids = [r[0] for r in reader.con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()]
+        plan = "\n".join(r[1] for r in reader.con.execute(
+            "EXPLAIN ANALYZE SELECT codec, body FROM documents WHERE run_id = ?", [run_ids[0]]).fetchall())
+        assert all(document_of(reader.results(r)) for r in run_ids)
+    assert parts == ["documents_00000", "documents_00001", "documents_00002"] and sizes == [2, 2, 1]
+    assert "Index Scan" in plan and "Sequential Scan" not in plan  # parts pruned or probed by key
+
+
+def test_an_export_of_a_file_holds_the_documents_as_stored(tmp_path: Path) -> None:
+    db = tmp_path / "s.duckdb"
+    hd.ingest(_files(tmp_path / "in", runs=3, specs=2), db)
+    written = open_store(db).export_parquet(tmp_path / "export")
+    assert written["documents"][1] == 3 and "document" not in written
+    duckdb = duckdb_module()
+    con = duckdb.connect()
+    rows = con.execute("SELECT run_id, codec, body FROM read_parquet(?)", [str(written["documents"][0])]).fetchall()
+    with open_store(db).read() as reader:
+        stored = schema.document_texts(reader.con, [r[0] for r in rows])
+    assert {r: schema.document_text(c, b) for r, c, b in rows} == stored
