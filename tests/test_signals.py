@@ -89,3 +89,44 @@ def test_timeout_s_term_in_the_middle_of_a_run_keeps_what_finished(tmp_path: Pat
     assert "terminated (SIGTERM)" in done.stdout + done.stderr
     names = [s["name"] for s in json.loads((tmp_path / "r.json").read_text())["specializations"]]
     assert 1 <= len(names) < 12 and names == [f"n: {n}" for n in range(len(names))]
+
+
+# A SIGTERM (or Ctrl-C) in the middle of a DuckDB query: DuckDB turns the KeyboardInterrupt that the
+# handler raises into an error of its own, which a command that catches every Exception would report
+# as a bad file (or an internal error) and then go on. Found by the fault campaign
+# (tests/benchmarks/faults/campaign.py): `history ingest` ended by SIGTERM's default action, and once
+# handled, with exit 2, "0 run(s) stored, 400 bad file(s)".
+_INTERRUPTED_INGEST = textwrap.dedent("""
+    import os, signal, sys, time
+    sys.path.insert(0, sys.argv[1])
+    import primbench.history.storage.duckdb_file as d
+    real, sig = d.insert_rows, int(sys.argv[2])
+    def interrupted(con, rows):
+        real(con, rows)
+        try:
+            os.kill(os.getpid(), sig)
+            time.sleep(5)  # the handler raises here
+        except KeyboardInterrupt:
+            raise RuntimeError("Query interrupted") from None  # what DuckDB raises instead
+    d.insert_rows = interrupted
+    from primbench.cli import main
+    sys.argv = ["primbench", "history", "ingest", *sys.argv[4:], "--db", sys.argv[3]]
+    main()
+""")
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_an_interrupt_that_duckdb_swallows_still_ends_history_ingest_with_its_code(tmp_path: Path, sig: int,
+                                                                                   code: int) -> None:
+    from primbench.history.storage.contract import open_store
+    from tests import history_data as hd
+
+    files = hd.branch_series(tmp_path / "in", hd.noisy_levels(3, specs=2))
+    db = tmp_path / "h.duckdb"
+    proc = subprocess.run([sys.executable, "-c", _INTERRUPTED_INGEST, str(ROOT), str(int(sig)), str(db),
+                           *map(str, files)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == code, proc.stderr
+    assert "internal error" not in proc.stderr and "bad file" not in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+    report = open_store(str(db)).ingest(files)  # rolled back: a re-ingest stores every run, once
+    assert len(report.stored) == 3 and not report.errors
