@@ -90,7 +90,8 @@ class Row:
     notes: list[str] = field(default_factory=list)
     secs: float = 0.0
     na: bool = False
-    default_action: int = 0  # SIGTERMs that came before a handler was set: the process ended by the signal
+    default_action: int = 0  # SIGTERMs not handled: the process ended by the signal (exit -15)
+    before_main: int = 0  # SIGTERMs during a benchmark script's own setup, before Executor.main
 
     def note(self, text: str) -> None:
         if len(self.notes) < 30:
@@ -479,6 +480,7 @@ class K(pb.Benchmark):
 ex = pb.Executor(device=FakeDevice(0.25))
 for n in range(int(os.environ.get("COUNT", "4"))):
     ex.queue(K(n))
+open("main.started", "w").close()  # the script's own setup is done: from here primbench handles signals
 ex.main()
 '''
 BENCH_CODE = compile(BENCH, "bench.py", "exec")
@@ -523,6 +525,7 @@ def kill_harness(row: Row, work: Path, trials: int, rng: random.Random) -> None:
         t += 1
         (d / "r.json").write_bytes(complete)
         (d / "r.partial.json").unlink(missing_ok=True)
+        (d / "main.started").unlink(missing_ok=True)
         sig = signal.SIGKILL if t % 2 == 0 else signal.SIGTERM
         if t % 4 < 2:  # at a random moment
             how, child = "random", fork(bench(args), cwd=d, kill_after=(rng.uniform(0.0, took), sig))
@@ -545,9 +548,14 @@ def kill_harness(row: Row, work: Path, trials: int, rng: random.Random) -> None:
             row.note(f"trial {t} ({how}): exit {child.rc}: {child.err[-300:]!r}")
         elif child.rc in (0, 143, -9):
             row.clean += 1
-        elif child.rc == -15:  # before the run's handler was installed: ended by SIGTERM's own action
-            row.clean += 1
+        elif child.rc == -15 and (d / "r.json").read_bytes() != complete:
+            row.clean += 1  # the run had written its results and was exiting: the signal came after the end
+        elif child.rc == -15 and not (d / "main.started").exists():
+            row.clean += 1  # during the script's own setup (its imports, Executor(), queue()), before primbench runs
+            row.before_main += 1
+        elif child.rc == -15:  # not handled: ended by SIGTERM's default action
             row.default_action += 1
+            row.note(f"trial {t} ({how}): ended by SIGTERM's default action (exit -15), not 143")
         else:
             row.note(f"trial {t} ({how}, signal {int(sig)}): exit {child.rc}: {child.err[-200:]!r}")
         n = _spec_count(d / "r.json")
@@ -664,9 +672,11 @@ def kill_ingest(row: Row, work: Path, backend: str, location: str, trials: int, 
             row.note(f"{backend} trial {t} ({how}): exit {child.rc}: {child.err[-300:]!r}")
         elif child.rc in (0, -9, 143):
             row.clean += 1
-        elif child.rc == -15:  # in the child before `primbench.cli.main` set its handler
-            row.clean += 1
+        elif child.rc == -15 and SUMMARY.search(child.err):
+            row.clean += 1  # the ingest had ended (its summary printed) and was exiting: the signal came after
+        elif child.rc == -15:  # not handled: ended by SIGTERM's default action
             row.default_action += 1
+            row.note(f"{backend} trial {t} ({how}): ended by SIGTERM's default action (exit -15), not 143")
         else:
             row.note(f"{backend} trial {t} ({how}, signal {int(sig)}): exit {child.rc}: {child.err.strip()[-200:]!r}")
         if (t + 1) % 10 == 0:
@@ -1134,8 +1144,10 @@ def run(size: str, seed: int, only: set[str] | None, log: Callable[[str], None])
             rows.append(row)
             log(f"{name}: {row.inputs} inputs, {row.faults} faults, {row.internal} internal, {row.hangs} hangs, "
                 f"{row.lost} lost, {row.duplicated} duplicated, {len(row.notes)} findings, {row.secs:.0f} s"
-                + (f"; {row.default_action} SIGTERM(s) before any handler was set (ended by the signal, exit -15)"
-                   if row.default_action else ""))
+                + (f"; {row.default_action} SIGTERM(s) not handled (ended by the signal, exit -15)"
+                   if row.default_action else "")
+                + (f"; {row.before_main} SIGTERM(s) during the script's own setup, before Executor.main (exit -15,"
+                   " nothing measured yet)" if row.before_main else ""))
             for note in row.notes:
                 log(f"  - {note}")
 
@@ -1152,7 +1164,7 @@ def run(size: str, seed: int, only: set[str] | None, log: Callable[[str], None])
             r.faults = r.inputs  # every input is a fault: a mutated file
 
         section("fuzzed inputs, every reader (compare, ingest)", "fuzz", fuzzed)
-        section("kill -9 / SIGTERM, harness (primbench run, fake device)", "kills",
+        section("kill -9 / SIGTERM, harness (primbench run, fake device)", "harness",
                 lambda r: kill_harness(r, work, n["kill_harness"], rng))
         for b in backends:
             loc = location(b, "kill-" + b)
@@ -1184,7 +1196,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", choices=sorted(SIZES), default="ci")
     parser.add_argument("--seed", type=int, default=29)
-    parser.add_argument("--only", default=None, help="comma-separated: fuzz,kills,io,concurrency,hostile")
+    parser.add_argument("--only", default=None, help="comma-separated: fuzz,harness,kills,io,concurrency,hostile")
     args = parser.parse_args()
     started = time.time()
     print(f"primbench fault campaign (tests/benchmarks/faults/campaign.py --size {args.size} --seed {args.seed}); "
