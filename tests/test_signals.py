@@ -133,8 +133,8 @@ def test_an_interrupt_that_duckdb_swallows_still_ends_history_ingest_with_its_co
 
 
 # A SIGTERM before measuring began (options parsed, specializations selected, outputs checked) ended
-# the process by the signal's default action, where Ctrl-C exits 130: 33 of 100 SIGTERMs at random
-# moments in the fault campaign (tests/benchmarks/faults/campaign.py) on a fast run.
+# the process by the signal's default action, where Ctrl-C exits 130 (found looking into the fault
+# campaign's SIGTERMs that ended the harness by the signal: tests/benchmarks/faults/campaign.py).
 _EARLY = textwrap.dedent("""
     import os, signal, tempfile, primbench as pb
     from tests.fakes import FakeDevice
