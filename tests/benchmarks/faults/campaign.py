@@ -639,7 +639,9 @@ def kill_ingest(row: Row, work: Path, backend: str, location: str, trials: int, 
     """`history ingest` of a few files per call, killed (SIGKILL or SIGTERM) at a random moment
     or an injected point (fsync, rename, COMMIT, CHECKPOINT); every 10 kills, and at the end, a
     re-ingest of every file: each run stored exactly once, whole."""
-    files = make_runs(work / f"in-{backend}", max(12, trials // 2 + 8), f"k{backend}")
+    # 3 fresh files per trial (as many trials as may be needed): every call writes, so that it can be
+    # killed at its COMMIT (a pool that is all stored gives calls with nothing to commit)
+    files = make_runs(work / f"in-{backend}", 3 * (3 * trials + 2), f"k{backend}")
     started = time.monotonic()
     fork(cli(ingest_args(backend, location, files[:3])))
     took = time.monotonic() - started  # one call: random kills fall within it
@@ -648,7 +650,7 @@ def kill_ingest(row: Row, work: Path, backend: str, location: str, trials: int, 
     while row.faults < trials and t < 3 * trials:
         t += 1
         sig = signal.SIGKILL if t % 2 == 0 else signal.SIGTERM
-        pick = rng.sample(range(len(files)), 3)
+        pick = [3 * t + 3 + k for k in range(3)]  # the first three: the timing call below
         args = ingest_args(backend, location, [files[k] for k in pick])
         if t % 3 == 0:
             how, child = "random", fork(cli(args), kill_after=(rng.uniform(0.0, took), sig))
