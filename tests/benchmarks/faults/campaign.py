@@ -674,8 +674,8 @@ def kill_ingest(row: Row, work: Path, backend: str, location: str, trials: int, 
             row.note(f"{backend} trial {t} ({how}): exit {child.rc}: {child.err[-300:]!r}")
         elif child.rc in (0, -9, 143):
             row.clean += 1
-        elif child.rc == -15 and SUMMARY.search(child.err):
-            row.clean += 1  # the ingest had ended (its summary printed) and was exiting: the signal came after
+        elif child.rc == -15 and SUMMARY.search(child.err + child.stdout.decode("utf-8", "replace")):
+            row.clean += 1  # the ingest had ended (its summary printed, stdout or stderr): the signal came after
         elif child.rc == -15:  # not handled: ended by SIGTERM's default action
             row.default_action += 1
             row.note(f"{backend} trial {t} ({how}): ended by SIGTERM's default action (exit -15), not 143")
