@@ -166,3 +166,34 @@ def test_sigterm_before_measuring_exits_143(tmp_path: Path) -> None:
                           timeout=60)
     assert done.returncode == 143, (done.returncode, done.stderr)
     assert "Traceback" not in done.stderr
+
+
+# The same in a Parquet ingest, where the signal came while DuckDB read a pandas frame: DuckDB's error
+# carries the Python traceback in its message, which `history ingest` printed as its error line
+# (exit 143 all the same). Found by the fault campaign (1 of 110 kills into Parquet).
+_INTERRUPTED_PARQUET = textwrap.dedent("""
+    import os, signal, sys, time
+    sys.path.insert(0, sys.argv[1])
+    import duckdb
+    import primbench.history.storage.duckdb_file as d
+    def interrupted(con, table, frame):
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)
+        except KeyboardInterrupt:
+            raise duckdb.InvalidInputException("Traceback: ... Terminated: SIGTERM") from None
+    d.insert_frame = interrupted
+    from primbench.cli import main
+    sys.argv = ["primbench", "history", "ingest", *sys.argv[3:], "--shared", sys.argv[2], "--runner", "r"]
+    main()
+""")
+
+
+def test_an_interrupt_inside_a_parquet_ingest_is_143_without_duckdbs_message(tmp_path: Path) -> None:
+    from tests import history_data as hd
+
+    files = hd.branch_series(tmp_path / "in", hd.noisy_levels(2, specs=2))
+    proc = subprocess.run([sys.executable, "-c", _INTERRUPTED_PARQUET, str(ROOT), str(tmp_path / "shared"),
+                           *map(str, files)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 143, proc.stderr
+    assert "Traceback" not in proc.stderr and "error" not in proc.stderr, proc.stderr
