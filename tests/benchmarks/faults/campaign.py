@@ -109,6 +109,7 @@ class Child:
     rc: int | None  # exit code, -N for a signal, None: it hung (and was killed)
     stdout: bytes
     stderr: bytes
+    started: bool = True  # it reached primbench.cli.main (False: still in its imports)
 
     @property
     def err(self) -> str:
@@ -191,7 +192,10 @@ def fork(fn: Callable[[], int], *, cwd: Path | None = None, stdout: str = "file"
             os.killpg(pid, signal.SIGKILL)  # anything the child left behind
         out.seek(0)
         err.seek(0)
-        return Child(rc, out.read(), err.read())
+        mark = MARKS / str(pid)
+        started = mark.exists()
+        mark.unlink(missing_ok=True)
+        return Child(rc, out.read(), err.read(), started)
 
 
 def _exit_code(done: SystemExit) -> int:
@@ -219,10 +223,15 @@ def _shutdown(code: int) -> int:
     return code
 
 
+#: Where a child notes that it has imported primbench.cli and is calling main (`Child.started`).
+MARKS = Path(tempfile.mkdtemp(prefix="primbench-campaign-marks-"))
+
+
 def cli(args: list[str]) -> Callable[[], int]:
     def run() -> int:
         from primbench.cli import main
 
+        (MARKS / str(os.getpid())).touch()
         sys.argv = ["primbench", *args]
         main()
         return 0
@@ -676,6 +685,9 @@ def kill_ingest(row: Row, work: Path, backend: str, location: str, trials: int, 
             row.clean += 1
         elif child.rc == -15 and SUMMARY.search(child.err + child.stdout.decode("utf-8", "replace")):
             row.clean += 1  # the ingest had ended (its summary printed, stdout or stderr): the signal came after
+        elif child.rc == -15 and not child.started:
+            row.clean += 1  # during the child's imports, before primbench.cli.main: no handler can run yet
+            row.before_main += 1
         elif child.rc == -15:  # not handled: ended by SIGTERM's default action
             row.default_action += 1
             row.note(f"{backend} trial {t} ({how}): ended by SIGTERM's default action (exit -15), not 143")
@@ -1148,8 +1160,8 @@ def run(size: str, seed: int, only: set[str] | None, log: Callable[[str], None])
                 f"{row.lost} lost, {row.duplicated} duplicated, {len(row.notes)} findings, {row.secs:.0f} s"
                 + (f"; {row.default_action} SIGTERM(s) not handled (ended by the signal, exit -15)"
                    if row.default_action else "")
-                + (f"; {row.before_main} SIGTERM(s) during the script's own setup, before Executor.main (exit -15,"
-                   " nothing measured yet)" if row.before_main else ""))
+                + (f"; {row.before_main} SIGTERM(s) before primbench's entry point ran (the script's own setup or"
+                   " the child's imports; exit -15, nothing done yet)" if row.before_main else ""))
             for note in row.notes:
                 log(f"  - {note}")
 
@@ -1214,6 +1226,9 @@ def main() -> int:
     print(f"\ntotal: {total.inputs} inputs/trials, {total.internal} internal errors, {total.hangs} hangs, "
           f"{total.lost} runs lost, {total.duplicated} duplicated, "
           f"{sum(len(r.notes) for r in rows)} other findings; {time.time() - started:.0f} s wall")
+    import shutil
+
+    shutil.rmtree(MARKS, ignore_errors=True)
     return 1 if any(r.failed() for r in rows) else 0
 
 
