@@ -229,7 +229,8 @@ class Executor:
 
         occupy_closed_streams()  # `>&-`: a write fails as on a closed descriptor (exit 2), never lands in a file
         try:
-            report = self.run()
+            with terminate_as_interrupt():  # also before measuring (options, selection, outputs checked)
+                report = self.run()
         except PrimbenchError as exc:
             say(f"{self._prog}: error: {term_clean(exc)}")
             raise SystemExit(exc.exit_code) from None

@@ -33,28 +33,49 @@ def exit_code(interrupt: KeyboardInterrupt, default: int) -> int:
     return interrupt.exit_code if isinstance(interrupt, Terminated) else default
 
 
+#: The signals that `terminate_as_interrupt` turned into an exception, in order (`received`),
+#: since the outermost one began; and how many are active.
+_RECEIVED: list[int] = []
+_DEPTH = [0]
+
+
+def received() -> int | None:
+    """Within `terminate_as_interrupt`: the first signal it raised for, or None. So that a library
+    that catches every Exception (DuckDB turns a KeyboardInterrupt raised inside a query into an
+    error of its own) cannot make an interrupted command look finished, or failed."""
+    return _RECEIVED[0] if _DEPTH[0] and _RECEIVED else None
+
+
 @contextmanager
-def terminate_as_interrupt() -> Iterator[None]:
-    """Within: `SIGNALS` raise `Terminated`; the handlers before are restored after. Outside the
-    main thread (where Python cannot set a handler) nothing changes."""
+def terminate_as_interrupt(*, interrupt: bool = False) -> Iterator[None]:
+    """Within: `SIGNALS` raise `Terminated` (and, with `interrupt`, SIGINT KeyboardInterrupt, as
+    Python's own handler does), each recorded for `received`; the handlers before are restored
+    after. Outside the main thread (where Python cannot set a handler) nothing changes."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def handler(signum: int, frame: FrameType | None) -> None:
+        _RECEIVED.append(signum)
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
         raise Terminated(signum)
 
+    if not _DEPTH[0]:
+        _RECEIVED.clear()
+    _DEPTH[0] += 1
     previous = {}
-    for sig in SIGNALS:
-        try:
-            previous[sig] = signal.signal(sig, handler)
-        except (OSError, ValueError):  # not settable here
-            continue
     try:
+        for sig in (*SIGNALS, *((signal.SIGINT,) if interrupt else ())):
+            try:
+                previous[sig] = signal.signal(sig, handler)
+            except (OSError, ValueError):  # not settable here
+                continue
         yield
     finally:
         for sig, old in previous.items():
             signal.signal(sig, old)
+        _DEPTH[0] -= 1
 
 
 class Deferred:

@@ -89,3 +89,111 @@ def test_timeout_s_term_in_the_middle_of_a_run_keeps_what_finished(tmp_path: Pat
     assert "terminated (SIGTERM)" in done.stdout + done.stderr
     names = [s["name"] for s in json.loads((tmp_path / "r.json").read_text())["specializations"]]
     assert 1 <= len(names) < 12 and names == [f"n: {n}" for n in range(len(names))]
+
+
+# A SIGTERM (or Ctrl-C) in the middle of a DuckDB query: DuckDB turns the KeyboardInterrupt that the
+# handler raises into an error of its own, which a command that catches every Exception would report
+# as a bad file (or an internal error) and then go on. Found by the fault campaign
+# (tests/benchmarks/faults/campaign.py): `history ingest` ended by SIGTERM's default action, and once
+# handled, with exit 2, "0 run(s) stored, 400 bad file(s)".
+_INTERRUPTED_INGEST = textwrap.dedent("""
+    import os, signal, sys, time
+    sys.path.insert(0, sys.argv[1])
+    import primbench.history.storage.duckdb_file as d
+    real, sig = d.insert_rows, int(sys.argv[2])
+    def interrupted(con, rows):
+        real(con, rows)
+        try:
+            os.kill(os.getpid(), sig)
+            time.sleep(5)  # the handler raises here
+        except KeyboardInterrupt:
+            raise RuntimeError("Query interrupted") from None  # what DuckDB raises instead
+    d.insert_rows = interrupted
+    from primbench.cli import main
+    sys.argv = ["primbench", "history", "ingest", *sys.argv[4:], "--db", sys.argv[3]]
+    main()
+""")
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_an_interrupt_that_duckdb_swallows_still_ends_history_ingest_with_its_code(tmp_path: Path, sig: int,
+                                                                                   code: int) -> None:
+    from primbench.history.storage.contract import open_store
+    from tests import history_data as hd
+
+    files = hd.branch_series(tmp_path / "in", hd.noisy_levels(3, specs=2))
+    db = tmp_path / "h.duckdb"
+    proc = subprocess.run([sys.executable, "-c", _INTERRUPTED_INGEST, str(ROOT), str(int(sig)), str(db),
+                           *map(str, files)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == code, proc.stderr
+    assert "internal error" not in proc.stderr and "bad file" not in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+    report = open_store(str(db)).ingest(files)  # rolled back: a re-ingest stores every run, once
+    assert len(report.stored) == 3 and not report.errors
+
+
+# A SIGTERM before measuring began (options parsed, specializations selected, outputs checked) ended
+# the process by the signal's default action, where Ctrl-C exits 130 (found looking into the fault
+# campaign's SIGTERMs that ended the harness by the signal: tests/benchmarks/faults/campaign.py).
+_EARLY = textwrap.dedent("""
+    import os, signal, tempfile, primbench as pb
+    from tests.fakes import FakeDevice
+
+    real = tempfile.mkstemp
+    def mkstemp(*a, **k):  # the first one: the check that --json-out can be written, before measuring
+        tempfile.mkstemp = real
+        os.kill(os.getpid(), signal.SIGTERM)
+        return real(*a, **k)
+    tempfile.mkstemp = mkstemp
+
+    class K(pb.Benchmark):
+        def meta(self): return {"algo": "sig"}
+        def run(self, state):
+            state.run(state.device.launch)
+
+    ex = pb.Executor(device=FakeDevice(0.25))
+    ex.queue(K())
+    ex.main()
+""")
+
+
+def test_sigterm_before_measuring_exits_143(tmp_path: Path) -> None:
+    script = tmp_path / "bench.py"
+    script.write_text(_EARLY)
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    done = subprocess.run([sys.executable, str(script), "--rounds", "1", "--min-secs", "0", "--json-out",
+                           str(tmp_path / "r.json")], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 143, (done.returncode, done.stderr)
+    assert "Traceback" not in done.stderr
+
+
+# The same in a Parquet ingest, where the signal came while DuckDB read a pandas frame: DuckDB's error
+# carries the Python traceback in its message, which `history ingest` printed as its error line
+# (exit 143 all the same). Found by the fault campaign (1 of 110 kills into Parquet).
+_INTERRUPTED_PARQUET = textwrap.dedent("""
+    import os, signal, sys, time
+    sys.path.insert(0, sys.argv[1])
+    import duckdb
+    import primbench.history.storage.duckdb_file as d
+    def interrupted(con, table, frame):
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)
+        except KeyboardInterrupt:
+            raise duckdb.InvalidInputException("Traceback: ... Terminated: SIGTERM") from None
+    d.insert_frame = interrupted
+    from primbench.cli import main
+    sys.argv = ["primbench", "history", "ingest", *sys.argv[3:], "--shared", sys.argv[2], "--runner", "r"]
+    main()
+""")
+
+
+def test_an_interrupt_inside_a_parquet_ingest_is_143_without_duckdbs_message(tmp_path: Path) -> None:
+    from tests import history_data as hd
+
+    files = hd.branch_series(tmp_path / "in", hd.noisy_levels(2, specs=2))
+    proc = subprocess.run([sys.executable, "-c", _INTERRUPTED_PARQUET, str(ROOT), str(tmp_path / "shared"),
+                           *map(str, files)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 143, proc.stderr
+    assert "Traceback" not in proc.stderr and "error" not in proc.stderr, proc.stderr

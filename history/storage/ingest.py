@@ -578,10 +578,13 @@ def short_hash_renames(stored: Iterable[str], staged: Staged) -> dict[str, str]:
 def write_atomically(writer: Writer, staged: Staged, new: Sequence[str]) -> tuple[set[str], dict[str, str]]:
     """All new runs in one transaction; should that fail, one transaction per run. Returns the
     run ids written and run id -> the database's reason for each run that was not."""
+    from primbench.signals import received
+
     try:
         return writer.write(staged.rows(new)), {}
     except Exception:  # the backend rolled back; find which run it was, one by one
-        pass
+        if received() is not None:  # interrupted (a DuckDB InterruptException): no retries
+            raise
     written: set[str] = set()
     failed: dict[str, str] = {}
     for run_id in new:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import errno
 import os
+import signal
 import sys
 import traceback
 from typing import Any
@@ -32,7 +33,7 @@ from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
 from primbench.cli import run as run_cmd
-from primbench.errors import EXIT_INTERNAL, EXIT_USAGE, PrimbenchError
+from primbench.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, PrimbenchError
 from primbench.version import __version__
 
 PROG = "primbench"
@@ -156,6 +157,10 @@ class PrimbenchGroup(TyperGroup):
         except (TyperException, typer.Exit, typer.Abort):  # usage errors, exits: Typer reports them
             raise
         except Exception as exc:
+            from primbench.signals import received
+
+            if received() is not None:  # a library turned the interrupt into its own error
+                raise KeyboardInterrupt from None
             raise typer.Exit(report_failure(exc)) from None
 
 
@@ -218,19 +223,37 @@ def _flush_stdout(code: Any) -> Any:
     return code
 
 
+def _interrupted_code(code: Any) -> Any:
+    """`code`, unless a signal came that a library swallowed (the command then ended as if it
+    had finished, or failed): 130 for Ctrl-C, 128 + its number for SIGTERM or SIGHUP."""
+    from primbench.signals import received
+
+    signum = received()
+    if signum is None:
+        return code
+    return EXIT_INTERRUPTED if signum == signal.SIGINT else 128 + signum
+
+
 def main() -> None:
     """Console-script entry point (also ``python -m primbench``)."""
     from primbench.cli.compare import separate_sides
+    from primbench.signals import exit_code, terminate_as_interrupt
     from primbench.stdio import occupy_closed_streams
 
     occupy_closed_streams()  # `>&-`: writes fail as on a closed descriptor, and are reported
+    code: Any = 0
     try:
-        app(args=separate_sides(sys.argv[1:]), prog_name=PROG)
-    except SystemExit as done:
-        sys.exit(_flush_stdout(done.code))
-    except KeyboardInterrupt as exc:
-        from primbench.signals import exit_code
-
-        sys.exit(exit_code(exc, 130))
-    except Exception as exc:  # raised outside a command (option parsing, completion)
-        sys.exit(_flush_stdout(report_failure(exc)))
+        # SIGTERM and SIGHUP as Ctrl-C in every command (history ones roll back), exit 143 / 129;
+        # the exit code decided inside, where a signal a library swallowed is still known
+        with terminate_as_interrupt(interrupt=True):
+            try:
+                app(args=separate_sides(sys.argv[1:]), prog_name=PROG)
+            except SystemExit as done:
+                code = _interrupted_code(_flush_stdout(done.code))
+            except KeyboardInterrupt as exc:
+                code = _interrupted_code(exit_code(exc, 130))
+            except Exception as exc:  # raised outside a command (option parsing, completion)
+                code = _interrupted_code(_flush_stdout(report_failure(exc)))
+    except KeyboardInterrupt as exc:  # a signal in the moment before the handlers were restored
+        code = exit_code(exc, 130)
+    sys.exit(code)

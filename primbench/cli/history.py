@@ -86,6 +86,10 @@ def _call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     except PrimbenchError as exc:
         raise _fail(exc) from None
     except Exception as exc:
+        from primbench.signals import received
+
+        if received() is not None:  # DuckDB's error for an interrupt raised inside it: the interrupt
+            raise KeyboardInterrupt from None
         if not _store_error(exc):
             raise
         from primbench.history.errors import one_line
