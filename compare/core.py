@@ -703,7 +703,8 @@ def _prior_only_cap(rows: Sequence[_Tested]) -> float:
     suite's changes than noise the model missed. Any other suite: `stats.WIDEN_MAX`."""
     if not rows or not all(t.history is None and any(r.rounds < 2 for r in (*t.base, *t.head)) for t in rows):
         return stats.WIDEN_MAX
-    return float(np.median([stats.prior_upper_ratio(t.klass.single.process_df) for t in rows]))
+    bound = {k: stats.prior_upper_ratio(k.single.process_df) for k in {t.klass for t in rows}}
+    return float(np.median([bound[t.klass] for t in rows]))
 
 
 def _judge(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison], delta: float, threshold: float,

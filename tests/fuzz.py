@@ -68,6 +68,19 @@ def hostile_text(rng: random.Random) -> str:
     return "n" * rng.choice([4096, 70000])
 
 
+def random_place(doc: Any, rng: Any) -> tuple[tuple[Any, ...], Any] | None:
+    """A random place below the root of `doc`'s tree: its path and the container holding it
+    (None where the document has no such place)."""
+    paths = [p for p in _paths(doc) if p]
+    if not paths:
+        return None
+    path = rng.choice(paths)
+    parent = doc
+    for key in path[:-1]:
+        parent = parent[key]
+    return path, parent
+
+
 def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     out = [prefix]
     if len(prefix) > 12:
@@ -112,12 +125,11 @@ def structural(rng: random.Random) -> bytes:
     """A seed document mutated blindly in its tree, and sometimes in its bytes."""
     doc = seed_document(rng)
     for _ in range(rng.randint(1, 4)):
-        paths = [p for p in _paths(doc) if p]
-        path = rng.choice(paths)
+        place = random_place(doc, rng)
+        if place is None:
+            break
+        path, parent = place
         op = rng.randrange(5)
-        parent = doc
-        for key in path[:-1]:
-            parent = parent[key]
         if op == 0 and isinstance(parent, dict):
             parent.pop(path[-1], None)
         elif op == 1:

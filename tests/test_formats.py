@@ -244,13 +244,10 @@ def _mutated(doc: Any, rng: random.Random) -> bytes:
     """A sample's tree changed blindly (tests/fuzz.py's mutations), sometimes its bytes cut."""
     doc = copy.deepcopy(doc)
     for _ in range(rng.randint(1, 3)):
-        paths = [p for p in fuzz._paths(doc) if p]
-        if not paths:
+        place = fuzz.random_place(doc, rng)
+        if place is None:
             break
-        path = rng.choice(paths)
-        parent = doc
-        for key in path[:-1]:
-            parent = parent[key]
+        path, parent = place
         if rng.random() < 0.4 and isinstance(parent, dict):
             parent.pop(path[-1], None)
         else:

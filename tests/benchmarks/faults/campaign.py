@@ -337,13 +337,10 @@ def mutate(rng: random.Random, data: bytes) -> bytes:
         doc = None
     if doc is not None:
         for _ in range(rng.randint(1, 4)):
-            paths = [p for p in fuzz._paths(doc) if p]
-            if not paths:
+            place = fuzz.random_place(doc, rng)
+            if place is None:
                 break
-            path = rng.choice(paths)
-            parent = doc
-            for key in path[:-1]:
-                parent = parent[key]
+            path, parent = place
             op = rng.randrange(4)
             if op == 0 and isinstance(parent, dict):
                 parent.pop(path[-1], None)
