@@ -293,6 +293,9 @@ class Reporter:
             timer += f"  {METRICS['joules_per_call'].format(energy.joules_per_call)}/call {energy.watts or 0:.0f} W"
             if energy.rounds_too_short:
                 timer += " [yellow](too short for the energy counter)[/]"
+            base = record.energy_baseline  # results 4.7.0: --energy-baseline
+            if base is not None and base.net_joules_per_call is not None:
+                timer += f" (net {METRICS['joules_per_call'].format(base.net_joules_per_call)})"
         timer += graph_note(record)
         figures = _figures(record.bytes_per_second or 0.0, record.items_per_second or 0.0,
                            record.gpu_seconds_per_call or 0.0)

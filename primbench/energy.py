@@ -38,6 +38,9 @@ from primbench.rounds import log_sd
 COUNTER_UPDATE_SECS = 0.1
 #: A window shorter than this is too short for the counter: one step is more than 10 % of it.
 MIN_WINDOW_SECS = 10 * COUNTER_UPDATE_SECS
+#: How long the empty calls of ``--energy-baseline`` run after each round: twice the counter's
+#: minimum window, so that one step is at most a twentieth of the reading.
+BASELINE_WINDOW_SECS = 2 * MIN_WINDOW_SECS
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,41 @@ def window(start: float | None, end: float | None, secs: float, calls: int,
         return None
     return EnergyWindow(max(0.0, end - start), max(0.0, secs), calls,
                         tuple(p for p in power_samples if math.isfinite(p) and p >= 0))
+
+
+def baseline_record(empty: EnergyWindow) -> dict[str, Any]:
+    """``rounds[r].energy_baseline`` (results 4.7.0): the counter over the round's empty calls."""
+    return {"joules": empty.joules, "window_secs": empty.secs, "calls": empty.calls,
+            "joules_per_call": empty.joules_per_call, "too_short": empty.too_short}
+
+
+def net_over_rounds(windows: Sequence[EnergyWindow], empties: Sequence[EnergyWindow]) -> dict[str, Any]:
+    """A specialization's ``energy_baseline`` (results 4.7.0): the empty calls' joules per call
+    over every round (the counter's differences summed over their calls), the joules per call
+    less it (``net_joules_per_call``: every round's window, as `over_rounds`), the rounds' net
+    values' spread, the fixed part's share of the gross joules per call, and how many empty
+    windows were too short for the counter."""
+    gross = _per_call(windows)
+    empty = _per_call(empties)
+    net = gross - empty if gross is not None and empty is not None else None
+    per_round = [g - e for w, b in zip(windows, empties, strict=True)
+                 if (g := w.joules_per_call) is not None and (e := b.joules_per_call) is not None and g > e]
+    spread = log_sd(per_round) if len(per_round) > 1 else None
+    return {
+        "joules_per_call": empty,
+        "net_joules_per_call": net,
+        "net_cv_between_rounds_percent": spread * 100.0 if spread is not None else None,
+        "share_percent": 100.0 * empty / gross if empty is not None and gross else None,
+        "window_secs": math.fsum(b.secs for b in empties),
+        "rounds_too_short": sum(1 for b in empties if b.too_short),
+    }
+
+
+def _per_call(windows: Sequence[EnergyWindow]) -> float | None:
+    """The counter's differences over the windows' calls (None where it did not move)."""
+    joules = math.fsum(w.joules for w in windows)
+    calls = sum(w.calls for w in windows)
+    return joules / calls if joules > 0 and calls > 0 else None
 
 
 def over_rounds(windows: Sequence[EnergyWindow], power_limit_watts: float | None) -> dict[str, Any]:

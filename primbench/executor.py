@@ -454,6 +454,7 @@ class Executor:
             spent_secs=sum(e.outcome.measurement.round_secs for e in earlier),
             axes=q.axes,
             graph=settings.graph or bool(getattr(q.benchmark, "graph", False)),  # primbench.graph
+            energy_baseline=settings.energy_baseline,  # primbench.energy
         )
         # Setup runs with the harness stream current too, so that the
         # benchmark's uploads are ordered before its kernels. NVTX: specialization > round > batch.

@@ -37,7 +37,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 from primbench.device import Device
-from primbench.energy import EnergyWindow
+from primbench.energy import BASELINE_WINDOW_SECS, EnergyWindow
 from primbench.energy import window as energy_window
 from primbench.errors import UsageError
 from primbench.throttle import ThrottleGuard
@@ -300,6 +300,34 @@ def fill_window(calls: int, batch_secs: float, min_secs: float, window: int) -> 
         return calls
     wanted = math.ceil(calls * FILL_MARGIN * (min_secs / window) / batch_secs)
     return max(calls, min(wanted, calls * MAX_FILL_FACTOR))
+
+
+#: At most this many empty calls per baseline window (`empty_calls_energy`), whatever the clock says.
+EMPTY_BASELINE_CALLS_LIMIT = 1_000_000
+
+
+def _launch_nothing() -> None:
+    """The function of `empty_calls_energy`'s calls: it launches nothing."""
+
+
+def empty_calls_energy(device: Device, calls_per_batch: int, energy: Callable[[], float | None], *, hot: bool,
+                       block: bool, before_each: Callable[[], object] | None = None,
+                       min_secs: float = BASELINE_WINDOW_SECS) -> EnergyWindow | None:
+    """``--energy-baseline`` (`primbench.energy`): batches of `calls_per_batch` calls of a function
+    that launches nothing, under the per-call protocol of `timed_calls` (the cache clear unless
+    `hot`, the events, the stream blocking unless not `block`, `before_each`), until `min_secs`
+    have passed, with the energy counter read around them: the fixed energy every call pays
+    besides its kernel. None where the counter is not read."""
+    start_joules = energy()
+    start = device.now()
+    calls = 0
+    batch = max(1, calls_per_batch)
+    while True:
+        timed_calls(device, _launch_nothing, batch, hot=hot, block=block, before_each=before_each)
+        calls += batch
+        if device.now() - start >= min_secs or calls >= EMPTY_BASELINE_CALLS_LIMIT:
+            break
+    return energy_window(start_joules, energy(), device.now() - start, calls)
 
 
 @dataclass(frozen=True)

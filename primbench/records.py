@@ -20,7 +20,7 @@ import msgspec
 from msgspec import UNSET
 
 from primbench.clocks import clock_record
-from primbench.energy import over_rounds
+from primbench.energy import baseline_record, net_over_rounds, over_rounds
 from primbench.errors import DeviceError, PrimbenchError
 from primbench.graph import over_rounds as graph_over_rounds
 from primbench.measure import Measurement
@@ -35,6 +35,7 @@ from primbench.results import (
     Context,
     Elapsed,
     Energy,
+    EnergyBaseline,
     Flags,
     General,
     Gpu,
@@ -43,6 +44,7 @@ from primbench.results import (
     Results,
     Round,
     RoundEnergy,
+    RoundEnergyBaseline,
     RoundGraph,
     SettingsRecord,
     SmClock,
@@ -165,6 +167,8 @@ def round_record(r: int, rd: MeasuredRound, settings: Settings) -> Round:
         throttled_batches=m.throttled_batches,  # results 4.5.0
         energy=msgspec.convert(m.energy.record(), RoundEnergy) if m.energy is not None else None,
         graph=msgspec.convert(out.graph.record(), RoundGraph) if out.graph is not None else None,  # results 4.6.0
+        energy_baseline=(msgspec.convert(baseline_record(out.energy_baseline), RoundEnergyBaseline)
+                         if out.energy_baseline is not None else None),  # results 4.7.0
     )
 
 
@@ -217,6 +221,7 @@ def specialization_record(index: int, q: Queued, rounds: Sequence[MeasuredRound]
         throttled_batches=sum(m.throttled_batches for m in measurements),  # results 4.5.0
         energy=_energy(measurements, last.power_limit_watts),
         graph=_graph(rounds, timed["gpu_seconds_per_call"]),  # results 4.6.0
+        energy_baseline=_energy_baseline(rounds),  # results 4.7.0
     )
 
 
@@ -224,6 +229,17 @@ def _graph(rounds: Sequence[MeasuredRound], stream_secs_per_call: float | None) 
     """A specialization's ``graph`` (results 4.6.0) where its rounds measured one (--graph)."""
     graphs = [rd.outcome.graph for rd in rounds if rd.outcome.graph is not None]
     return msgspec.convert(graph_over_rounds(graphs, stream_secs_per_call), Graph) if graphs else None
+
+
+def _energy_baseline(rounds: Sequence[MeasuredRound]) -> EnergyBaseline | None:
+    """A specialization's ``energy_baseline`` (results 4.7.0) where every round read the counter
+    and ran its empty calls (--energy-baseline)."""
+    windows = [rd.outcome.measurement.energy for rd in rounds]
+    empties = [rd.outcome.energy_baseline for rd in rounds]
+    if not rounds or any(w is None for w in windows) or any(e is None for e in empties):
+        return None
+    return msgspec.convert(net_over_rounds([w for w in windows if w is not None],
+                                           [e for e in empties if e is not None]), EnergyBaseline)
 
 
 def _energy(measurements: Sequence[Measurement], power_limit_watts: float | None) -> Energy | None:

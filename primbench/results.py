@@ -63,6 +63,14 @@ The schema is the C++ primbench's 4.0.0, key for key. Later versions only add ke
   round ``graph`` (``captured``, ``reason`` or ``gpu_ms_per_call``, ``noise_percent``,
   ``noise_timeout``, ``batches``, ``kernel_calls``, ``host_seconds_per_call``). Older files
   measured no graph: the keys stay absent.
+* 4.7.0 - the energy baseline (issue 26, `primbench.energy`), with ``--energy-baseline``
+  (``settings.energy_baseline``): per round ``energy_baseline`` (``joules``, ``window_secs``,
+  ``calls``, ``joules_per_call``, ``too_short``: the energy counter over empty calls under the
+  same per-call protocol after the round) and per specialization ``energy_baseline``
+  (``joules_per_call``: the fixed part every call pays, ``net_joules_per_call``: the joules per
+  call less it, ``net_cv_between_rounds_percent``, ``share_percent``: the fixed part's share of
+  the joules per call, ``window_secs``, ``rounds_too_short``). Older files measured no baseline:
+  the keys stay absent.
 
 A file of an older version is read through `UPGRADES`, one small function per version step
 (a document in, the document of the next version out); `Results.version` still says which
@@ -100,8 +108,8 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 from primbench.errors import PrimbenchError
 from primbench.textsafe import csv_cell
 
-RESULTS_VERSION = "4.6.0"
-KNOWN_VERSIONS = ("4.0.0", "4.1.0", "4.2.0", "4.3.0", "4.4.0", "4.5.0", "4.6.0")
+RESULTS_VERSION = "4.7.0"
+KNOWN_VERSIONS = ("4.0.0", "4.1.0", "4.2.0", "4.3.0", "4.4.0", "4.5.0", "4.6.0", "4.7.0")
 
 CSV_HEADER = (
     "index",
@@ -217,6 +225,30 @@ class Energy(_Record, frozen=True, kw_only=True):
     power_limit_watts: NonNegative | None = None
 
 
+class RoundEnergyBaseline(_Record, frozen=True, kw_only=True):
+    """``rounds[r].energy_baseline`` (results 4.7.0, ``--energy-baseline``): the energy counter over
+    the empty calls run after the round (`primbench.energy`)."""
+
+    joules: NonNegative
+    window_secs: NonNegative
+    calls: Count
+    joules_per_call: NonNegative | None = None  # null: the counter did not move
+    too_short: bool = False
+
+
+class EnergyBaseline(_Record, frozen=True, kw_only=True):
+    """A specialization's ``energy_baseline`` (results 4.7.0, `primbench.energy.net_over_rounds`):
+    the empty calls' joules per call (the fixed part every call pays), the joules per call less
+    it, the spread of the rounds' net values, the fixed part's share, the empty calls' window."""
+
+    joules_per_call: NonNegative | None = None
+    net_joules_per_call: Real | None = None  # may be negative where the counter's steps exceed the kernel's share
+    net_cv_between_rounds_percent: NonNegative | None = None
+    share_percent: Real | None = None
+    window_secs: NonNegative | None = None
+    rounds_too_short: Count = 0
+
+
 class RoundGraph(_Record, frozen=True, kw_only=True, omit_defaults=True):
     """``rounds[r].graph`` (results 4.6.0, `primbench.graph`): the round's function captured into
     a graph and its replay measured, or why the capture was impossible."""
@@ -266,6 +298,7 @@ class Round(_Record, frozen=True, kw_only=True, omit_defaults=True):
     throttled_batches: Count | None = None  # 4.5.0: batches discarded as throttled in this round
     energy: RoundEnergy | None = None  # 4.5.0: where the device has an energy counter
     graph: RoundGraph | None = None  # 4.6.0: with --graph (primbench.graph)
+    energy_baseline: RoundEnergyBaseline | None = None  # 4.7.0: with --energy-baseline (primbench.energy)
 
     @property
     def average_clock_mhz(self) -> float | None:
@@ -381,6 +414,8 @@ class Specialization(_Record, frozen=True, kw_only=True, omit_defaults=True):
     energy: Energy | None = None
     #: 4.6.0: with --graph, the function's CUDA-graph replay beside its stream launches (`primbench.graph`).
     graph: Graph | None = None
+    #: 4.7.0: with --energy-baseline, the empty calls' joules per call and the net (`primbench.energy`).
+    energy_baseline: EnergyBaseline | None = None
 
     def __post_init__(self) -> None:
         if self.error is not None and self.skipped is not None:
@@ -658,6 +693,7 @@ class SettingsRecord(_Record, frozen=True, kw_only=True, omit_defaults=True):
     rounds: Count | UnsetType = UNSET  # 4.3.0
     axis: tuple[str, ...] | UnsetType = UNSET  # 4.4.0: --axis NAME=SPEC, as given
     graph: bool | UnsetType = UNSET  # 4.6.0: --graph (primbench.graph)
+    energy_baseline: bool | UnsetType = UNSET  # 4.7.0: --energy-baseline (primbench.energy)
 
 
 class Flags(_Record, frozen=True, kw_only=True, omit_defaults=True):
@@ -943,6 +979,11 @@ def _from_4_5_0(doc: Mapping[str, Any]) -> dict[str, Any]:
     return _with_settings(doc, "4.6.0")
 
 
+def _from_4_6_0(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """4.6.0 -> 4.7.0: no energy baseline was measured (no ``energy_baseline``): absent."""
+    return _with_settings(doc, "4.7.0")
+
+
 #: One step per older version: its document in, the next version's out (a new dict; the
 #: parts that change are copied).
 UPGRADES: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
@@ -952,6 +993,7 @@ UPGRADES: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
     "4.3.0": _from_4_3_0,
     "4.4.0": _from_4_4_0,
     "4.5.0": _from_4_5_0,
+    "4.6.0": _from_4_6_0,
 }
 
 

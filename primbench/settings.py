@@ -107,6 +107,7 @@ class Settings:
     rounds: int = DEFAULT_ROUNDS
     axis: list[str] = field(default_factory=list)  # --axis NAME=SPEC, repeatable (primbench.axis)
     graph: bool = False  # --graph: also capture each function into a CUDA graph and time its replay (primbench.graph)
+    energy_baseline: bool = False  # --energy-baseline: empty calls after each round, subtracted (primbench.energy)
 
     def validate(self) -> None:
         """Raise UsageError for values that make no sense."""
@@ -191,6 +192,10 @@ _HELP = {
     "graph": "Also capture each specialization's function into a CUDA graph on the harness stream and time its "
     "replay beside the stream launches (results.json graph: both times and what the graph saves, or why the "
     "capture was impossible); a benchmark class can ask for it with graph = True",
+    "energy_baseline": "After each round, run empty calls (the same cache clears, events and stream blocking, "
+    "a function that launches nothing) for 2 s and read the energy counter around them: results.json "
+    "energy_baseline gives their joules per call, the fixed part every call pays, and net_joules_per_call, "
+    "the kernel's own energy (the round's joules per call less it)",
     "axis": "Replace the values of a benchmark's axis, repeatable: NAME=VALUE, NAME=[V1,V2,...], "
     "NAME=[START:STOP:+STEP] (linear) or NAME=[START:STOP:*FACTOR] (geometric; a bare third part multiplies too), "
     "STOP included; numbers may be 2^N; size takes KiB, MiB, GiB (e.g. size=[2^16:2^28:4]). See docs/axes.md",

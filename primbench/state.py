@@ -7,9 +7,19 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from primbench.device import Device
+from primbench.energy import EnergyWindow
 from primbench.errors import Skipped, UsageError
 from primbench.graph import GraphRound, replay_round
-from primbench.measure import TIMERS, MeasureHooks, Measurement, MeasureSettings, Progress, Timer, measure
+from primbench.measure import (
+    TIMERS,
+    MeasureHooks,
+    Measurement,
+    MeasureSettings,
+    Progress,
+    Timer,
+    empty_calls_energy,
+    measure,
+)
 from primbench.rounds import round_budget
 from primbench.settings import Settings
 from primbench.throttle import ThrottleGuard
@@ -46,6 +56,8 @@ class RunOutcome:
     reasons_end: list[str] | None = None
     timer: Timer = "events"  # "host": times on the host clock (state.run(fn, timer="host"))
     graph: GraphRound | None = None  # --graph: the function captured and replayed (primbench.graph)
+    #: --energy-baseline: the energy counter over empty calls after the round (`primbench.energy`).
+    energy_baseline: EnergyWindow | None = None
 
 
 class State:
@@ -67,12 +79,14 @@ class State:
         axes: Mapping[str, Any] | None = None,
         profile_range: str | None = None,
         graph: bool = False,
+        energy_baseline: bool = False,
     ) -> None:
         self._device = device
         self._axes = dict(axes or {})
         # --profile: `run` calls fn once, inside an NVTX range of this name, and measures nothing.
         self._profile_range = profile_range
         self._graph = graph  # --graph or the benchmark's graph = True: replay a capture beside (primbench.graph)
+        self._energy_baseline = energy_baseline  # --energy-baseline: empty calls after each round (primbench.energy)
         self.profiled = False
         self.round_index = round_index
         self.rounds = rounds
@@ -259,12 +273,15 @@ class State:
                 clock_start, clock_end = (0, 0), guard.kept_clock  # the kept batches' clock (primbench.throttle)
             reasons_end = device.clock_event_reasons()
             temp_end = self._thermal.temperature()
+            empty = None if not self._energy_baseline or m.energy is None else empty_calls_energy(
+                device, m.kernel_calls_per_batch, device.energy_joules, hot=s.hot, block=not self._sync,
+                before_each=self._before_each)
             replayed = None if not self._graph else replay_round(
                 device, fn, m, timer=timer, sync=self._sync, hot=s.hot, batch_window_size=budget.batch_window_size,
                 noise_tolerance_percent=s.noise_tolerance_percent, noise_timeout_secs=budget.noise_timeout_secs,
                 before_each=self._before_each)
         self.outcome = RunOutcome(m, temp_start, temp_end, clock_start, clock_end, reasons_start, reasons_end, timer,
-                                  replayed)
+                                  replayed, empty)
 
     def _finish(self, out: Any, timer: Timer, sync: Callable[[Any], object] | None) -> None:
         """Wait for an unmeasured call that returned `out`: the harness stream, and with the host

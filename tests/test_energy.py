@@ -267,3 +267,72 @@ def test_history_compare_on_energy_reads_the_stored_documents(tmp_path: Path) ->
     assert bc.head_commit == "b" * 40 and bc.base_commit == "a" * 40
     row = bc.comparison.rows[0]
     assert row.metric == "joules_per_call" and row.verdict is Verdict.REGRESSION
+
+
+def test_the_energy_baseline_subtracts_the_fixed_part_so_twice_the_work_reads_twice_net(tmp_path: Path) -> None:
+    """A cold call pays a cache clear (here 0.5 ms, as long as the kernel) besides its kernel:
+    the board's joules per call of twice the work are well under twice, the net ones are twice."""
+    args = ("--min-secs", "2", "--energy-baseline")
+    one = run(tmp_path, FakeDevice(0.5, power_watts=300.0, clear_ms=0.5), *args, ms=0.5, name="one.json")
+    two = run(tmp_path, FakeDevice(1.0, power_watts=300.0, clear_ms=0.5), *args, ms=1.0, name="two.json")
+    s1, s2 = one["specializations"][0], two["specializations"][0]
+    gross = s2["energy"]["joules_per_call"] / s1["energy"]["joules_per_call"]
+    net = s2["energy_baseline"]["net_joules_per_call"] / s1["energy_baseline"]["net_joules_per_call"]
+    assert gross < 1.6  # (1.0 + 0.5) / (0.5 + 0.5) with the host's part: the clear is in the gross
+    assert net == pytest.approx(2.0, rel=0.05)
+    base = s1["energy_baseline"]
+    # the empty calls' joules: the clear (0.5 ms at 300 W, 0.15 J) and the host's part
+    assert base["joules_per_call"] == pytest.approx(0.15, rel=0.15)
+    assert base["share_percent"] == pytest.approx(100 * base["joules_per_call"] / s1["energy"]["joules_per_call"])
+    assert base["rounds_too_short"] == 0 and base["window_secs"] >= 2.0
+    rnd = s1["rounds"][0]["energy_baseline"]
+    assert rnd["calls"] >= s1["calls"]["kernel_calls_per_batch"] and rnd["window_secs"] >= 2.0
+    assert rnd["joules_per_call"] == pytest.approx(rnd["joules"] / rnd["calls"])
+    assert one["context"]["settings"]["energy_baseline"] is True
+    loaded = load_results(tmp_path / "one.json").specializations[0]
+    assert loaded.energy_baseline is not None
+    assert loaded.energy_baseline.net_joules_per_call == base["net_joules_per_call"]
+
+
+def test_the_energy_baseline_of_a_hot_run_has_no_clears(tmp_path: Path) -> None:
+    device = FakeDevice(1.0, power_watts=300.0, clear_ms=0.5)
+    doc = run(tmp_path, device, "--min-secs", "2", "--energy-baseline", "--hot")
+    base = doc["specializations"][0]["energy_baseline"]
+    assert base["joules_per_call"] < 0.05  # events and host operations only: no 0.15 J clear
+    assert base["net_joules_per_call"] == pytest.approx(0.3, rel=0.1)  # the 1 ms kernel at 300 W
+
+
+def test_the_energy_baseline_takes_a_round_each_and_is_absent_without_the_flag(tmp_path: Path) -> None:
+    doc = run(tmp_path, FakeDevice(1.0, power_watts=300.0), "--min-secs", "3", "--rounds", "3", "--energy-baseline")
+    spec = doc["specializations"][0]
+    assert [("energy_baseline" in r) for r in spec["rounds"]] == [True, True, True]
+    assert spec["energy_baseline"]["net_cv_between_rounds_percent"] is not None
+    plain = run(tmp_path, FakeDevice(1.0, power_watts=300.0), "--min-secs", "2", name="plain.json")
+    assert "energy_baseline" not in plain["specializations"][0]
+    assert "energy_baseline" not in plain["specializations"][0]["rounds"][0]
+    # no counter: nothing to subtract from, and no empty calls are run
+    device = FakeDevice(1.0)
+    none = run(tmp_path, device, "--min-secs", "0", "--energy-baseline", name="none.json")
+    assert "energy_baseline" not in none["specializations"][0]
+
+
+def test_a_4_6_0_file_reads_with_no_energy_baseline(tmp_path: Path) -> None:
+    doc = run(tmp_path, FakeDevice(1.0, power_watts=300.0), "--min-secs", "2", "--energy-baseline")
+    doc["context"]["results_version"] = "4.6.0"
+    del doc["context"]["settings"]["energy_baseline"]
+    for spec in doc["specializations"]:
+        spec.pop("energy_baseline")
+        for r in spec["rounds"]:
+            r.pop("energy_baseline")
+    old = results_from_dict(doc)
+    assert old.version == "4.6.0" and old.specializations[0].energy_baseline is None
+    assert old.specializations[0].joules_per_call == doc["specializations"][0]["energy"]["joules_per_call"]
+
+
+def test_the_terminal_line_shows_the_net_energy(tmp_path: Path) -> None:
+    out = io.StringIO()
+    run(tmp_path, FakeDevice(1.0, power_watts=300.0), "--min-secs", "2", "--energy-baseline", out=out)
+    assert "J/call" in out.getvalue() and "(net " in out.getvalue()
+    plain = io.StringIO()
+    run(tmp_path, FakeDevice(1.0, power_watts=300.0), "--min-secs", "2", name="p.json", out=plain)
+    assert "(net " not in plain.getvalue()

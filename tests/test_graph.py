@@ -19,7 +19,7 @@ from primbench.compare.core import compare_runs
 from primbench.console import Reporter, make_console
 from primbench.device import Device, GraphCaptureError
 from primbench.measure import Measurement
-from primbench.results import load_results, results_from_dict, upgrade
+from primbench.results import RESULTS_VERSION, load_results, results_from_dict, upgrade
 from tests.fakes import FakeDevice, FakeStream
 
 
@@ -73,7 +73,7 @@ def test_a_replay_is_timed_beside_the_stream_launches_and_saves_the_launch_gaps(
     device = FakeDevice(launch_gap_ms=0.004, graph_gap_ms=0.001)
     out = io.StringIO()
     doc = run(tmp_path, device, Chain(), out=out)
-    assert doc["context"]["results_version"] == "4.6.0" and doc["context"]["settings"]["graph"] is True
+    assert doc["context"]["results_version"] == RESULTS_VERSION and doc["context"]["settings"]["graph"] is True
     spec = doc["specializations"][0]
     g = spec["graph"]
     assert g["captured"] is True and "reason" not in g
@@ -229,7 +229,7 @@ def test_a_4_5_0_file_loads_without_a_graph(tmp_path: Path) -> None:
     doc["context"]["results_version"] = "4.5.0"
     del doc["context"]["settings"]["graph"]
     up = upgrade(doc, "4.5.0")
-    assert up["context"]["results_version"] == "4.6.0"
+    assert up["context"]["results_version"] == RESULTS_VERSION
     r = results_from_dict(doc)
     assert r.version == "4.5.0" and r.specializations[0].graph is None
     assert r.specializations[0].graph_seconds_per_call is None

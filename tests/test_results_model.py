@@ -320,9 +320,9 @@ def test_an_old_file_loads_through_the_steps_from_text_too(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize(("version", "expected"), [
-    ("5.0.0", "unknown schema version '5.0.0' (known: 4.0.0, 4.1.0, 4.2.0, 4.3.0, 4.4.0, 4.5.0, 4.6.0); "
+    ("5.0.0", "unknown schema version '5.0.0' (known: 4.0.0, 4.1.0, 4.2.0, 4.3.0, 4.4.0, 4.5.0, 4.6.0, 4.7.0); "
               "upgrade primbench to read it"),
-    ("4.7.0", "unknown schema version '4.7.0'"),
+    ("4.8.0", "unknown schema version '4.8.0'"),
     ("3.9.0", "this primbench cannot read it"),
     ("", "unknown schema version ''"),
     (4, "must be a string, got a number"),
