@@ -28,7 +28,7 @@ max) per round, a check on the counter's average ``watts``.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +41,52 @@ MIN_WINDOW_SECS = 10 * COUNTER_UPDATE_SECS
 #: How long the empty calls of ``--energy-baseline`` run after each round: twice the counter's
 #: minimum window, so that one step is at most a twentieth of the reading.
 BASELINE_WINDOW_SECS = 2 * MIN_WINDOW_SECS
+#: How often `wait_for_tick` reads the counter, and how long it waits for it to move at most.
+TICK_POLL_SECS = 0.0005
+TICK_TIMEOUT_SECS = 5 * COUNTER_UPDATE_SECS
+
+
+@dataclass(frozen=True)
+class Tick:
+    """The counter just after it moved: when the host saw the new value, and the value."""
+
+    secs: float
+    joules: float
+
+
+def wait_for_tick(read: Callable[[], float | None], now: Callable[[], float], sleep: Callable[[float], object],
+                  timeout_secs: float = TICK_TIMEOUT_SECS) -> Tick | None:
+    """Read the counter until it moves (every `TICK_POLL_SECS`); the first reading after the move,
+    or None where it cannot be read or does not move within `timeout_secs`."""
+    first = read()
+    if first is None or not math.isfinite(first):
+        return None
+    start = now()
+    while now() - start < timeout_secs:
+        sleep(TICK_POLL_SECS)
+        value = read()
+        if value is None or not math.isfinite(value):
+            return None
+        if value != first:
+            return Tick(now(), value)
+    return None
+
+
+def aligned_window(start: Tick, end_secs: float, after: Tick | None, next_tick: Tick | None, calls: int,
+                   power_samples: Sequence[float] = ()) -> EnergyWindow | None:
+    """A window whose start is a counter update (`start`, seen as it moved) and whose work ended at
+    `end_secs`: its joules are the counter from `start` to the first update after the end
+    (`after`) less the idle tail between the end and that update, at the idle power read between
+    `after` and the update after it (`next_tick`). So the window's energy is not off by up to a
+    step at either end, as a plain `window` between two readings is. None where either tick is
+    missing (the caller falls back to a plain window)."""
+    if after is None or next_tick is None or next_tick.secs <= after.secs:
+        return None
+    idle_watts = max(0.0, next_tick.joules - after.joules) / (next_tick.secs - after.secs)
+    tail = max(0.0, after.secs - end_secs)
+    joules = max(0.0, after.joules - start.joules - idle_watts * tail)
+    return EnergyWindow(joules, max(0.0, end_secs - start.secs), calls,
+                        tuple(p for p in power_samples if math.isfinite(p) and p >= 0), aligned=True)
 
 
 @dataclass(frozen=True)
@@ -51,6 +97,7 @@ class EnergyWindow:
     secs: float  # the window's wall time
     calls: int  # the kernel calls measured in it
     power_samples: tuple[float, ...] = ()  # the board's power draw after each measured batch, watts
+    aligned: bool = False  # its ends on the counter's updates (`aligned_window`, --energy-baseline)
 
     @property
     def moved(self) -> bool:
@@ -58,7 +105,10 @@ class EnergyWindow:
 
     @property
     def too_short(self) -> bool:
-        return self.secs < MIN_WINDOW_SECS or not self.moved
+        """Shorter than the counter's resolution allows: under `MIN_WINDOW_SECS`, or, for a window
+        aligned to its updates (only the host's reading of an update is then in error), under
+        one update; or the counter did not move."""
+        return self.secs < (COUNTER_UPDATE_SECS if self.aligned else MIN_WINDOW_SECS) or not self.moved
 
     @property
     def joules_per_call(self) -> float | None:
@@ -72,7 +122,7 @@ class EnergyWindow:
         """``rounds[r].energy`` (results 4.5.0)."""
         samples = self.power_samples
         return {"joules": self.joules, "window_secs": self.secs, "joules_per_call": self.joules_per_call,
-                "watts": self.watts, "too_short": self.too_short,
+                "watts": self.watts, "too_short": self.too_short, **({"aligned": True} if self.aligned else {}),
                 "power_samples_watts": {"count": len(samples), "mean": math.fsum(samples) / len(samples),
                                         "min": min(samples), "max": max(samples)} if samples else None}
 
@@ -90,7 +140,7 @@ def window(start: float | None, end: float | None, secs: float, calls: int,
 def baseline_record(empty: EnergyWindow) -> dict[str, Any]:
     """``rounds[r].energy_baseline`` (results 4.7.0): the counter over the round's empty calls."""
     return {"joules": empty.joules, "window_secs": empty.secs, "calls": empty.calls,
-            "joules_per_call": empty.joules_per_call, "too_short": empty.too_short}
+            "joules_per_call": empty.joules_per_call, "too_short": empty.too_short, "aligned": empty.aligned}
 
 
 def net_over_rounds(windows: Sequence[EnergyWindow], empties: Sequence[EnergyWindow]) -> dict[str, Any]:

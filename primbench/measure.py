@@ -37,7 +37,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 from primbench.device import Device
-from primbench.energy import BASELINE_WINDOW_SECS, EnergyWindow
+from primbench.energy import BASELINE_WINDOW_SECS, EnergyWindow, Tick, aligned_window, wait_for_tick
 from primbench.energy import window as energy_window
 from primbench.errors import UsageError
 from primbench.throttle import ThrottleGuard
@@ -312,14 +312,16 @@ def _launch_nothing() -> None:
 
 def empty_calls_energy(device: Device, calls_per_batch: int, energy: Callable[[], float | None], *, hot: bool,
                        block: bool, before_each: Callable[[], object] | None = None,
-                       min_secs: float = BASELINE_WINDOW_SECS) -> EnergyWindow | None:
+                       min_secs: float = BASELINE_WINDOW_SECS, aligned: bool = True) -> EnergyWindow | None:
     """``--energy-baseline`` (`primbench.energy`): batches of `calls_per_batch` calls of a function
     that launches nothing, under the per-call protocol of `timed_calls` (the cache clear unless
     `hot`, the events, the stream blocking unless not `block`, `before_each`), until `min_secs`
-    have passed, with the energy counter read around them: the fixed energy every call pays
-    besides its kernel. None where the counter is not read."""
-    start_joules = energy()
-    start = device.now()
+    have passed, with the energy counter read around them (its window `aligned` to the counter's
+    updates: `energy_window_end`): the fixed energy every call pays besides its kernel. None
+    where the counter is not read."""
+    tick = wait_for_tick(energy, device.now, device.sleep) if aligned else None
+    start_joules = tick.joules if tick is not None else energy()
+    start = tick.secs if tick is not None else device.now()
     calls = 0
     batch = max(1, calls_per_batch)
     while True:
@@ -327,7 +329,25 @@ def empty_calls_energy(device: Device, calls_per_batch: int, energy: Callable[[]
         calls += batch
         if device.now() - start >= min_secs or calls >= EMPTY_BASELINE_CALLS_LIMIT:
             break
-    return energy_window(start_joules, energy(), device.now() - start, calls)
+    return energy_window_end(device, energy, tick, start_joules, start, calls)
+
+
+def energy_window_end(device: Device, energy: Callable[[], float | None], tick: Tick | None,
+                      start_joules: float | None, start: float, calls: int,
+                      power_samples: Sequence[float] = ()) -> EnergyWindow | None:
+    """The energy counter's window from `start` (where it was read: `start_joules`, or `tick`
+    where the start waited for the counter to move) to now. With a tick the end waits for the
+    counter's next two updates and takes out the idle tail (`primbench.energy.aligned_window`);
+    else, or where the counter stops moving, the plain difference of two readings."""
+    end = device.now()
+    if tick is not None:
+        after = wait_for_tick(energy, device.now, device.sleep)
+        following = wait_for_tick(energy, device.now, device.sleep) if after is not None else None
+        if (aligned := aligned_window(tick, end, after, following, calls, power_samples)) is not None:
+            return aligned
+        return energy_window(start_joules, after.joules if after is not None else energy(), end - start, calls,
+                             power_samples)
+    return energy_window(start_joules, energy(), end - start, calls, power_samples)
 
 
 @dataclass(frozen=True)
@@ -349,6 +369,9 @@ class MeasureSettings:
     timer: Timer = "events"
     fill_secs: float | None = None
     fill_batches: int | None = None
+    #: ``--energy-baseline``: the energy counter's window starts when the counter moves and ends
+    #: at its next updates (`energy_window_end`), so its steps do not err at either end.
+    energy_ticks: bool = False
 
 
 @dataclass(frozen=True)
@@ -413,11 +436,17 @@ def measure(
         filled = fill_window(calls, start - sized.batch_start,
                              (s.min_secs if s.fill_secs is None else s.fill_secs) - (start - began),
                              s.batch_window_size if s.fill_batches is None else s.fill_batches)
-        if filled == calls and sized.last is not None:
+        if filled == calls and sized.last is not None and not (s.energy_ticks and hooks.energy is not None):
             kept, start, sizing = sized.last, sized.batch_start, sizing - 1
             joules_start = sized.joules_before
         calls = filled
-    return _measure_batches(device, run_batch, s, hooks, _Window(calls, sizing, start, began, joules_start), kept)
+    tick = None
+    # with energy_ticks the window begins as the counter moves (at most one update's wait, the GPU idle)
+    if (s.energy_ticks and hooks.energy is not None and kept is None
+            and (tick := wait_for_tick(hooks.energy, device.now, device.sleep)) is not None):
+        start, joules_start = tick.secs, tick.joules
+    return _measure_batches(device, run_batch, s, hooks, _Window(calls, sizing, start, began, joules_start, tick),
+                            kept)
 
 
 def _records(settings: MeasureSettings | None, hooks: MeasureHooks | None,
@@ -498,6 +527,7 @@ class _Window:
     start: float
     began: float
     joules_start: float | None
+    tick: Tick | None = None  # where the window waited for the counter to move (energy_ticks)
 
 
 def _one_batch(device: Device, run_batch: Callable[[int], _Timed], hooks: MeasureHooks, calls: int,
@@ -539,6 +569,7 @@ def _measure_batches(device: Device, run_batch: Callable[[int], _Timed], s: Meas
             ran = device.now() - w.began
             timeout = noise >= s.noise_tolerance_percent and ran > s.noise_timeout_secs
             if (noise < s.noise_tolerance_percent and ran >= s.min_secs) or timeout:
-                joules = energy_window(w.joules_start, hooks.energy() if hooks.energy is not None else None,
-                                       device.now() - w.start, w.calls * len(batches), watts)
+                joules = (None if hooks.energy is None else
+                          energy_window_end(device, hooks.energy, w.tick, w.joules_start, w.start,
+                                            w.calls * len(batches), watts))
                 return Measurement(tuple(batches), w.calls, w.sizing, noise, timeout, elapsed, ran, discarded, joules)

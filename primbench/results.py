@@ -65,8 +65,9 @@ The schema is the C++ primbench's 4.0.0, key for key. Later versions only add ke
   measured no graph: the keys stay absent.
 * 4.7.0 - the energy baseline (issue 26, `primbench.energy`), with ``--energy-baseline``
   (``settings.energy_baseline``): per round ``energy_baseline`` (``joules``, ``window_secs``,
-  ``calls``, ``joules_per_call``, ``too_short``: the energy counter over empty calls under the
-  same per-call protocol after the round) and per specialization ``energy_baseline``
+  ``calls``, ``joules_per_call``, ``too_short``, ``aligned``: the energy counter over empty calls
+  under the same per-call protocol after the round; with the option every window's ends are the
+  counter's updates, and ``rounds[r].energy.aligned`` says so) and per specialization ``energy_baseline``
   (``joules_per_call``: the fixed part every call pays, ``net_joules_per_call``: the joules per
   call less it, ``net_cv_between_rounds_percent``, ``share_percent``: the fixed part's share of
   the joules per call, ``window_secs``, ``rounds_too_short``). Older files measured no baseline:
@@ -210,6 +211,7 @@ class RoundEnergy(_Record, frozen=True, kw_only=True):
     watts: NonNegative | None = None
     too_short: bool = False  # the window was shorter than the counter's resolution allows
     power_samples_watts: PowerSamples | None = None  # the power draw after each measured batch
+    aligned: bool | UnsetType = UNSET  # 4.7.0: true where the window's ends were the counter's updates
 
 
 class Energy(_Record, frozen=True, kw_only=True):
@@ -234,6 +236,7 @@ class RoundEnergyBaseline(_Record, frozen=True, kw_only=True):
     calls: Count
     joules_per_call: NonNegative | None = None  # null: the counter did not move
     too_short: bool = False
+    aligned: bool = False  # the window's ends were the counter's updates
 
 
 class EnergyBaseline(_Record, frozen=True, kw_only=True):

@@ -256,6 +256,7 @@ class State:
                     timer=timer,
                     fill_secs=budget.fill_secs,
                     fill_batches=budget.fill_batches,
+                    energy_ticks=self._energy_baseline,  # --energy-baseline: windows on the counter's updates
                 ),
                 MeasureHooks(
                     before_each=self._before_each,

@@ -336,3 +336,37 @@ def test_the_terminal_line_shows_the_net_energy(tmp_path: Path) -> None:
     plain = io.StringIO()
     run(tmp_path, FakeDevice(1.0, power_watts=300.0), "--min-secs", "2", name="p.json", out=plain)
     assert "(net " not in plain.getvalue()
+
+
+def test_with_the_baseline_every_window_is_aligned_to_the_counters_updates(tmp_path: Path) -> None:
+    """The fake's counter moves every 100 ms: a plain window between two readings errs by up to a
+    step at each end (10 % of a 2 s round); one that starts as the counter moves and takes out the
+    idle tail after its end reads the board's 300 W to within the polling interval."""
+    doc = run(tmp_path, FakeDevice(1.0, power_watts=300.0), "--min-secs", "3", "--rounds", "3", "--energy-baseline")
+    for r in doc["specializations"][0]["rounds"]:
+        energy, base = r["energy"], r["energy_baseline"]
+        assert energy["aligned"] is True and base["aligned"] is True
+        assert energy["joules"] == pytest.approx(300.0 * energy["window_secs"], rel=0.002)
+        assert base["joules"] == pytest.approx(300.0 * base["window_secs"], rel=0.002)
+    plain = run(tmp_path, FakeDevice(1.0, power_watts=300.0), "--min-secs", "3", "--rounds", "3", name="p.json")
+    assert all("aligned" not in r["energy"] for r in plain["specializations"][0]["rounds"])
+
+
+def test_wait_for_tick_gives_up_on_a_counter_that_never_moves() -> None:
+    from primbench.energy import Tick, aligned_window, wait_for_tick
+
+    clock = [0.0]
+
+    def sleep(secs: float) -> None:
+        clock[0] += secs
+
+    assert wait_for_tick(lambda: 5.0, lambda: clock[0], sleep, timeout_secs=0.1) is None
+    assert clock[0] == pytest.approx(0.1, abs=0.001)
+    assert wait_for_tick(lambda: None, lambda: clock[0], sleep) is None
+    steps = iter([1.0, 1.0, 1.0, 2.0])
+    assert wait_for_tick(lambda: next(steps), lambda: clock[0], sleep) == Tick(pytest.approx(0.1015), 2.0)
+    # from a tick at 0 s (10 J) to work ending at 1.05 s; the counter moved at 1.1 s (330 J) and
+    # 1.2 s (340 J: idle 100 W): 320 J less the 0.05 s tail at 100 W
+    w = aligned_window(Tick(0.0, 10.0), 1.05, Tick(1.1, 330.0), Tick(1.2, 340.0), 100)
+    assert w is not None and w.joules == pytest.approx(315.0) and w.aligned and w.secs == pytest.approx(1.05)
+    assert aligned_window(Tick(0.0, 10.0), 1.05, None, None, 100) is None
