@@ -328,6 +328,7 @@ class DuckDBStore(Store):
     backend claims is one (a new path with any name becomes a DuckDB file)."""
 
     kind = "DuckDB file"
+    fallback = True  # any location no other backend claims
 
     def __init__(self, location: str | os.PathLike[str], *, wait_secs: float | None = None) -> None:
         super().__init__(location, wait_secs=wait_secs)
@@ -373,3 +374,7 @@ class DuckDBStore(Store):
             return schema.migrate(con, source=str(self.path), migrations=schema.FILE_MIGRATIONS)
         finally:
             con.close()
+
+
+#: This module's backend (`history.storage.contract.backends` finds it).
+BACKEND = DuckDBStore

@@ -600,3 +600,7 @@ class ParquetStore(Store):
         """Move unreadable and orphan parts aside (`quarantine`)."""
         return quarantine(self.path, max_age_secs=STALE_SECS if max_age_secs is None else max_age_secs,
                           dry_run=dry_run)
+
+
+#: This module's backend (`history.storage.contract.backends` finds it).
+BACKEND = ParquetStore

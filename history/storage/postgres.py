@@ -435,3 +435,7 @@ class PostgresStore(Store):
                 for table in schema.TABLES:
                     out[table] = int(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
             return out
+
+
+#: This module's backend (`history.storage.contract.backends` finds it).
+BACKEND = PostgresStore
