@@ -144,6 +144,25 @@ def test_info_migrate_and_export(full: Store, tmp_path: Path) -> None:
                              ).fetchone() == (14,)
 
 
+def test_each_kind_keeps_its_applied_migrations_alike(full: Store) -> None:
+    """Every backend has its table of applied migrations (a DuckDB file's and a server's
+    ``schema_migrations`` table, a Parquet folder's ``schema_migrations`` parts), seen the same way."""
+    applied = full.migrations()
+    versions = [m.version for m in applied]
+    assert versions == sorted(set(versions)) and versions[-1] == SCHEMA_VERSION
+    assert all(m.description and m.applied_at.tzinfo is not None for m in applied)
+    assert full.info()["migrations"] == [str(m) for m in applied]
+    assert full.migrate() == [] and full.migrations() == applied
+
+
+def test_migrate_makes_a_new_store_and_records_what_it_applied(empty: Store) -> None:
+    assert empty.migrations() == []
+    applied = empty.migrate()
+    assert applied and applied == [m.version for m in empty.migrations()] and applied[-1] == SCHEMA_VERSION
+    assert empty.migrate() == []
+    assert empty.info()["schema_version"] == SCHEMA_VERSION
+
+
 def test_every_kind_answers_alike(tmp_path: Path, request: pytest.FixtureRequest) -> None:
     files = _files(tmp_path / "in")
     stores = [_make(kind, tmp_path, request) for kind in KINDS]

@@ -6,7 +6,8 @@ TheStore``): `backends` finds them, and `open_store` asks each whether the locat
 (`Store.claims`); the one that is the `fallback` (the DuckDB file) takes whatever no other
 backend claims. Nothing is opened until a store is used.
 
-Every backend implements the same few methods (`writer`, `connect`, `info`, `migrate`);
+Every backend implements the same few methods (`writer`, `connect`, `info`, `migrate`,
+`migrations`: each keeps its own table of applied migrations);
 ingest and merge are written once, above them (`history.storage.ingest.ingest_files`), and so
 are the queries: `connect` gives a read-only DuckDB connection holding the tables of
 `history.storage.schema`, on which `history.reader.Reader` runs them.
@@ -14,6 +15,7 @@ are the queries: `connect` gives a read-only DuckDB connection holding the table
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import importlib
 import os
@@ -21,6 +23,7 @@ import pkgutil
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -36,6 +39,20 @@ if TYPE_CHECKING:
 
 DEFAULT_DB = Path(".primbench") / "history.duckdb"
 ENV_DB = "PRIMBENCH_HISTORY_DB"
+
+@dataclass(frozen=True)
+class AppliedMigration:
+    """One row of a store's table of applied migrations (every backend keeps one: a DuckDB
+    file's and a server's ``schema_migrations`` table, a Parquet folder's
+    ``schema_migrations/`` parts)."""
+
+    version: int
+    description: str
+    applied_at: dt.datetime
+
+    def __str__(self) -> str:  # as `history info` lists it
+        return f"{self.version}: {self.description} ({self.applied_at})"
+
 
 #: What names a store: a location (None: the default), a `Store`, a `Reader` or an open connection.
 Source = Any
@@ -101,6 +118,10 @@ class Store(ABC):
     @abstractmethod
     def migrate(self) -> list[int]:
         """Bring the store to this primbench's schema; the versions applied (empty: up to date)."""
+
+    @abstractmethod
+    def migrations(self) -> list[AppliedMigration]:
+        """The migrations applied to the store, by version (empty: none yet, or no store)."""
 
     def ingest(self, paths: Iterable[str | os.PathLike[str]], *, progress: Progress | None = None,
                overrides: Overrides | None = None) -> IngestReport:

@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, Any
 from primbench.history.errors import SchemaError, one_line
 
 if TYPE_CHECKING:
+    import datetime
+
     import duckdb
 
 
@@ -640,7 +642,7 @@ def migrate(con: duckdb.DuckDBPyConnection, *, source: str = "store",
     return applied
 
 
-def applied_migrations(con: duckdb.DuckDBPyConnection) -> list[tuple[int, str, object]]:
+def applied_migrations(con: duckdb.DuckDBPyConnection) -> list[tuple[int, str, datetime.datetime]]:
     """(version, description, applied_at) of each applied migration."""
     if not _has_table(con, "schema_migrations"):
         return []
