@@ -108,7 +108,7 @@ class Store(ABC):
         """A read-only DuckDB connection holding the store's tables at this primbench's schema
         (the caller closes it). With a `scope`, a backend that copies rows may copy only those
         the scope's selectors can reach: every run, and the specializations and batches of
-        the runs of their branches (and names), where every selector names one (a PostgreSQL
+        the runs of their branches (and names), where every selector names one (a database
         server does; a file or folder holds everything anyway)."""
 
     @abstractmethod
