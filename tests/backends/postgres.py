@@ -215,7 +215,7 @@ def test_a_url_is_a_postgres_store_and_its_password_is_never_shown() -> None:
     assert redact("postgresql://u@h/db?sslmode=require&password=pw") == "postgresql://u@h/db?sslmode=require&password=***"
 
 
-def test_merge_goes_through_open_store_into_any_backend(tmp_path: Path, postgres_url: str) -> None:
+def test_merge_into_the_server_and_out_of_it(tmp_path: Path, postgres_url: str) -> None:
     parts = tmp_path / "parts"
     hd.ingest_shared(_runs(tmp_path / "a", 4), parts, runner="r1")
     result = invoke("history", "merge", str(parts), "--db", postgres_url)
