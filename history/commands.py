@@ -3,7 +3,7 @@
 The command line (`primbench.cli.history`) maps its options to the keyword arguments of one
 of these and renders what it returns; Python callers use them the same way. Each opens the
 store once (`history.storage.contract.open_store`: a DuckDB file, a folder of Parquet parts or a
-PostgreSQL server), checks
+database server), checks
 every filter against it (`history.selection`: a filter that matches nothing is a
 `NoMatchError` with "did you mean"), then runs its query on that one connection.
 """
@@ -50,7 +50,7 @@ def ingest(paths: Iterable[str | os.PathLike[str]], *, db: Db = None, shared: Db
            wait_secs: float | None = None, progress: Progress | None = None, branch: str | None = None,
            commit: str | None = None) -> IngestReport:
     """Store results files in the store `db` (`open_store`: a DuckDB file, a folder of Parquet
-    parts, a PostgreSQL URL), or as this runner's Parquet parts in the folder `shared` (made if
+    parts, a server's URL), or as this runner's Parquet parts in the folder `shared` (made if
     need be); `branch` and `commit`, where given, are every file's."""
     from primbench.history.storage.ingest import Overrides
     from primbench.history.storage.parquet import ParquetStore

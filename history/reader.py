@@ -1,7 +1,7 @@
 """`Reader`: every query of the history on one open, read-only DuckDB connection to a store.
 
 Every backend (`history.storage`) gives such a connection (`Store.connect`): to the DuckDB
-file, or to an in-memory copy of a Parquet folder's or a PostgreSQL server's tables. A command
+file, or to an in-memory copy of a Parquet folder's or a database server's tables. A command
 that checks its filters and then queries (or the report, which runs many queries) opens the
 store once. Every query takes a `history.selector.Selector`; the SQL is in `history.queries`,
 the checks of the filters in `history.selection`.

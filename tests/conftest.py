@@ -2,12 +2,15 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests import backends
 from tests.fakes import FakeDevice
+
+#: Each history backend's test module (tests/backends/<name>.py): its fixtures (a server's) are every test's.
+pytest_plugins = backends.plugins()
 
 
 def _gpu_available() -> bool:
@@ -54,40 +57,3 @@ def out_dir(tmp_path: Path) -> Path:
     path = Path(env)
     path.mkdir(parents=True, exist_ok=True)
     return path
-
-
-# --------------------------------------------------------------------------- PostgreSQL (history backend)
-
-
-@pytest.fixture(scope="session")
-def postgres_server() -> Iterator[str]:
-    """A PostgreSQL server's URL: $PRIMBENCH_TEST_POSTGRES, else a throw-away server started
-    with initdb and pg_ctl (`tests.postgres_server`); skipped, saying why, when neither is there."""
-    from tests import postgres_server as pg
-
-    if importlib.util.find_spec("psycopg") is None:
-        pytest.skip("psycopg is not installed (pip install -e '.[postgres]')")
-    if os.environ.get(pg.ENV):
-        yield os.environ[pg.ENV]
-        return
-    found = pg.binaries()
-    if found is None:
-        pytest.skip(f"no PostgreSQL: set {pg.ENV} to a server URL, or install initdb and pg_ctl")
-    server = pg.ThrowAwayServer(found)
-    try:
-        url = server.start()
-    except RuntimeError as exc:
-        server.stop()
-        pytest.skip(f"could not start a throw-away PostgreSQL server: {exc}")
-    try:
-        yield url
-    finally:
-        server.stop()
-
-
-@pytest.fixture
-def postgres_url(postgres_server: str) -> str:
-    """An empty database of its own on the test server."""
-    from tests import postgres_server as pg
-
-    return pg.fresh_database(postgres_server)

@@ -1,8 +1,7 @@
 """Every third-party library a module imports is declared where its users install it
 (pyproject.toml): the harness and the CLI in the dependencies, compare in the ``compare``
 extra, history in the ``history`` extra (a backend's driver in the extra of the backend's name:
-``history/storage/postgres.py``'s psycopg in ``postgres``), GPU runtimes and monitoring in each
-GPU extra.
+``history/storage/<name>.py``'s in ``<name>``), GPU runtimes and monitoring in each GPU extra.
 
 Imports are read from the source, at the top of a module and inside functions alike, and so
 are the names handed to `history.deps.require` and `importlib.import_module`."""
@@ -78,8 +77,8 @@ def _used() -> dict[str, dict[str, set[str]]]:
 
 
 def _backend(file: str) -> str:
-    """A history backend's module (``history/storage/postgres.py``) may import its driver from
-    the extra of its own name (``postgres``); '' for any other file."""
+    """A history backend's module (``history/storage/<name>.py``) may import its driver from
+    the extra of its own name (``<name>``); '' for any other file."""
     parts = Path(file).parts
     return parts[2].removesuffix(".py") if parts[:2] == ("history", "storage") and len(parts) == 3 else ""
 

@@ -1,6 +1,6 @@
 """Issue 29's history edges: a file name that is not UTF-8, unreadable entries of an ingested
 directory, a Parquet part whose columns do not fit its table, and dates a runner's clock got
-wrong (real files in tmp_path, real DuckDB, a real PostgreSQL server for the first)."""
+wrong (real files in tmp_path, real DuckDB, every backend for the first: tests/backends/)."""
 
 from __future__ import annotations
 
@@ -19,9 +19,8 @@ from primbench.history.selector import Selector
 from primbench.history.storage.contract import Store
 from primbench.history.storage.duckdb_file import DuckDBStore
 from primbench.history.storage.parquet import ParquetStore
-from primbench.history.storage.postgres import PostgresStore
+from tests import backends
 from tests import history_data as hd
-from tests import postgres_server as pg
 
 runner = CliRunner()
 
@@ -32,11 +31,7 @@ def run(*args: str) -> tuple[int, str, str]:
 
 
 def _store(kind: str, where: Path, request: pytest.FixtureRequest) -> Store:
-    if kind == "duckdb":
-        return DuckDBStore(where / "h.duckdb")
-    if kind == "parquet":
-        return ParquetStore(where / "parts", runner="r1")
-    return PostgresStore(pg.fresh_database(request.getfixturevalue("postgres_server")))
+    return backends.cases()[kind].make(where, request)
 
 
 def _non_utf8(directory: Path, doc: dict[str, object]) -> str:
@@ -50,7 +45,7 @@ def _non_utf8(directory: Path, doc: dict[str, object]) -> str:
 # --------------------------------------------------------------------------- non-UTF-8 names
 
 
-@pytest.mark.parametrize("kind", ["duckdb", "parquet", "postgres"])
+@pytest.mark.parametrize("kind", list(backends.cases()))
 def test_a_file_name_that_is_not_utf8_is_stored_escaped(kind: str, tmp_path: Path,
                                                          request: pytest.FixtureRequest) -> None:
     store = _store(kind, tmp_path, request)
@@ -239,7 +234,7 @@ def test_a_misfit_runs_part_does_not_make_its_run_a_duplicate(tmp_path: Path) ->
 # --------------------------------------------------------------------------- dates
 
 
-@pytest.mark.parametrize("kind", ["duckdb", "parquet", "postgres"])
+@pytest.mark.parametrize("kind", list(backends.cases()))
 def test_dates_later_than_the_ingest_or_earlier_than_the_branch_are_flagged(kind: str, tmp_path: Path,
                                                                             request: pytest.FixtureRequest) -> None:
     store = _store(kind, tmp_path, request)

@@ -15,7 +15,8 @@ from primbench.history.errors import HistoryError
 from primbench.history.selector import Selector as S
 from primbench.history.storage.contract import open_store
 from primbench.history.storage.duckdb_file import connect
-from primbench.history.storage.parquet import runner_name
+from primbench.history.storage.parquet import FOLDER_MIGRATIONS, MIGRATIONS_TABLE, ParquetStore, runner_name
+from primbench.history.storage.schema import SCHEMA_VERSION
 from tests import history_data as hd
 from tests.history_data import ingest_shared, merge, open_for_query
 
@@ -99,6 +100,106 @@ def test_runners_writing_at_the_same_moment_lose_nothing(tmp_path: Path) -> None
     assert len(open_store(shared).runs()) == 30
     with open_for_query(shared) as con:
         assert con.execute("SELECT count(*) FROM specializations").fetchone()[0] == 150
+    # the three writers recorded the folder's migrations together: one part each, every one once
+    versions = [v for v, _ in FOLDER_MIGRATIONS]
+    assert sorted(p.name for p in (shared / MIGRATIONS_TABLE).iterdir()) == [f"{v:04d}.parquet" for v in versions]
+    assert [m.version for m in open_store(shared).migrations()] == versions
+
+
+def test_writers_migrating_at_once_record_each_migration_once(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    at = time.time() + 1.5
+    code = textwrap.dedent(f"""
+        import sys, time
+        sys.path.insert(0, {str(ROOT)!r})
+        from primbench.history.storage.parquet import ParquetStore
+        while time.time() < {at!r}:
+            pass
+        print(",".join(map(str, ParquetStore({str(shared)!r}).migrate())))
+    """)
+    procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for _ in range(6)]
+    recorded: list[int] = []
+    for p in procs:
+        out, err = p.communicate(timeout=120)
+        assert p.returncode == 0, err
+        recorded += [int(v) for v in out.strip().split(",") if v]
+    versions = [v for v, _ in FOLDER_MIGRATIONS]
+    assert sorted(recorded) == versions  # each recorded by exactly one of the six
+    assert [m.version for m in ParquetStore(shared).migrations()] == versions
+    assert ParquetStore(shared).migrate() == []
+
+
+def test_a_writer_killed_mid_migration_leaves_the_folder_at_the_migrations_before(tmp_path: Path) -> None:
+    """SIGKILL while the part of migration 3 is being written (after its temporary, before the
+    link): 1 and 2 are recorded, 3 is not, readers pass its temporary over, the next writer
+    records 3 on."""
+    shared = tmp_path / "shared"
+    marker = tmp_path / "in-migration-3"
+    code = textwrap.dedent(f"""
+        import pathlib, sys, time
+        sys.path.insert(0, {str(ROOT)!r})
+        from primbench.history.storage import parquet
+        real = parquet._fsync
+        def fsync(path):
+            real(path)
+            if path.name.startswith(".0003.parquet."):
+                pathlib.Path({str(marker)!r}).write_text("")
+                time.sleep(120)
+        parquet._fsync = fsync
+        parquet.ParquetStore({str(shared)!r}).migrate()
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.time() + 60
+        while not marker.exists() and proc.poll() is None and time.time() < deadline:
+            time.sleep(0.02)
+        assert marker.exists(), proc.stderr.read() if proc.stderr else ""
+    finally:
+        proc.kill()
+        proc.communicate(timeout=30)
+    store = ParquetStore(shared)
+    assert [m.version for m in store.migrations()] == [1, 2]
+    assert [p.name[:6] for p in (shared / MIGRATIONS_TABLE).glob(".*.tmp")] == [".0003."]
+    store.ingest(hd.branch_series(tmp_path / "a", hd.noisy_levels(2)))  # a writer records the rest first
+    versions = [v for v, _ in FOLDER_MIGRATIONS]
+    assert [m.version for m in store.migrations()] == versions
+    info = store.info()
+    assert info["schema_version"] == SCHEMA_VERSION and info["runs"] == 2
+    assert info["migrations"] == [str(m) for m in store.migrations()]
+
+
+def test_a_folder_a_newer_primbench_migrated_is_refused(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    ingest_shared(hd.branch_series(tmp_path / "a", hd.noisy_levels(2)), shared, runner="r1")
+    con = connect(tmp_path / "tmp.duckdb", read_only=False)
+    try:
+        con.execute("COPY (SELECT 99 AS version, 'from the future' AS description, current_timestamp AS applied_at) "
+                    "TO ? (FORMAT parquet)", [str(shared / MIGRATIONS_TABLE / "0099.parquet")])
+    finally:
+        con.close()
+    more = hd.branch_series(tmp_path / "b", hd.noisy_levels(1), prefix="b")
+    for act in (lambda: open_store(shared).runs(), ParquetStore(shared).migrate,
+                lambda: ingest_shared(more, shared, runner="r2")):
+        with pytest.raises(HistoryError, match="schema version 99, newer"):
+            act()
+
+
+def test_a_folder_written_before_migrations_were_recorded(tmp_path: Path) -> None:
+    """Parts only, no schema_migrations/: read as before, its version from its parts; `migrate`
+    records the migrations and changes no part."""
+    shared = tmp_path / "shared"
+    ingest_shared(hd.branch_series(tmp_path / "a", hd.noisy_levels(2)), shared, runner="r1")
+    for f in (shared / MIGRATIONS_TABLE).iterdir():
+        f.unlink()
+    (shared / MIGRATIONS_TABLE).rmdir()
+    before = sorted((p, p.stat().st_mtime_ns) for p in shared.rglob("*.parquet"))
+    store = ParquetStore(shared)
+    info = store.info()
+    assert (info["schema_version"], info["migrations"], info["runs"]) == (SCHEMA_VERSION, [], 2)
+    assert store.migrate() == [v for v, _ in FOLDER_MIGRATIONS]
+    after = sorted((p, p.stat().st_mtime_ns) for p in shared.rglob("*.parquet") if MIGRATIONS_TABLE not in p.parts)
+    assert after == before
 
 
 def test_parts_from_a_newer_schema_are_refused(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ def test_default_path_env_and_option(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     monkeypatch.setenv("PRIMBENCH_HISTORY_DB", str(tmp_path / "env.duckdb"))
     assert resolve_db(None) == str(tmp_path / "env.duckdb")
     assert resolve_db(tmp_path / "opt.duckdb") == str(tmp_path / "opt.duckdb")
-    assert resolve_db("postgresql://u@h/db") == "postgresql://u@h/db"  # never a Path: it would be postgresql:/u@h/db
+    assert resolve_db("scheme://u@h/db") == "scheme://u@h/db"  # a server's URL: never a Path (scheme:/u@h/db)
 
 
 def test_default_store_is_created_under_cwd(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
-"""The `Store` contract: a DuckDB file, a folder of Parquet parts and a PostgreSQL database,
-given the same results files, take them and answer every query the same way (real files in
-tmp_path, real DuckDB, a real PostgreSQL server: `tests/postgres_server.py`)."""
+"""The `Store` contract: every backend (a DuckDB file, a folder of Parquet parts, a database
+server), given the same results files, takes them and answers every query the same way (real
+files in tmp_path, real DuckDB, a real server). Each backend's case is in its module of
+tests/backends/ (`tests.backends.cases`): a new backend adds no line here."""
 
 from __future__ import annotations
 
@@ -15,24 +16,17 @@ from primbench.history.reader import Reader
 from primbench.history.selection import NoMatchError
 from primbench.history.selector import Selector as S
 from primbench.history.storage.contract import Store, open_store, reading
-from primbench.history.storage.duckdb_file import DuckDBStore
-from primbench.history.storage.parquet import ParquetStore
-from primbench.history.storage.postgres import PostgresStore
 from primbench.history.storage.schema import SCHEMA_VERSION
+from tests import backends
 from tests import history_data as hd
-from tests import postgres_server as pg
 
-#: Every backend, by the name the tests give it: each runs every test of this file.
-BACKENDS: dict[str, type[Store]] = {"duckdb": DuckDBStore, "parquet": ParquetStore, "postgres": PostgresStore}
-KINDS = list(BACKENDS)
+#: Every backend's case, by the name the tests give it: each runs every test of this file.
+CASES = backends.cases()
+KINDS = list(CASES)
 
 
 def _make(kind: str, where: Path, request: pytest.FixtureRequest) -> Store:
-    if kind == "duckdb":
-        return DuckDBStore(where / "h.duckdb")
-    if kind == "parquet":
-        return ParquetStore(where / "parts", runner="r1")
-    return PostgresStore(pg.fresh_database(request.getfixturevalue("postgres_server")))
+    return CASES[kind].make(where, request)
 
 
 def _subclasses(cls: type) -> set[type]:
@@ -46,7 +40,7 @@ def test_every_store_of_the_product_is_in_this_contract_test() -> None:
     from primbench.history.storage.contract import backends
 
     product = {c for c in _subclasses(Store) if c.__module__.startswith("primbench.")}
-    assert set(backends()) == product == set(BACKENDS.values())
+    assert set(backends()) == product == {c.store for c in CASES.values()}
 
 
 def _files(directory: Path) -> list[Path]:
@@ -142,6 +136,25 @@ def test_info_migrate_and_export(full: Store, tmp_path: Path) -> None:
     with open_store(full.location).read() as r:  # any DuckDB reads the export
         assert r.con.execute("SELECT count(DISTINCT run_id) FROM read_parquet(?)", [str(written["runs"][0])]
                              ).fetchone() == (14,)
+
+
+def test_each_kind_keeps_its_applied_migrations_alike(full: Store) -> None:
+    """Every backend has its table of applied migrations (a DuckDB file's and a server's
+    ``schema_migrations`` table, a Parquet folder's ``schema_migrations`` parts), seen the same way."""
+    applied = full.migrations()
+    versions = [m.version for m in applied]
+    assert versions == sorted(set(versions)) and versions[-1] == SCHEMA_VERSION
+    assert all(m.description and m.applied_at.tzinfo is not None for m in applied)
+    assert full.info()["migrations"] == [str(m) for m in applied]
+    assert full.migrate() == [] and full.migrations() == applied
+
+
+def test_migrate_makes_a_new_store_and_records_what_it_applied(empty: Store) -> None:
+    assert empty.migrations() == []
+    applied = empty.migrate()
+    assert applied and applied == [m.version for m in empty.migrations()] and applied[-1] == SCHEMA_VERSION
+    assert empty.migrate() == []
+    assert empty.info()["schema_version"] == SCHEMA_VERSION
 
 
 def test_every_kind_answers_alike(tmp_path: Path, request: pytest.FixtureRequest) -> None:

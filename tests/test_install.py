@@ -14,6 +14,7 @@ import re
 import subprocess
 import sys
 import sysconfig
+import tomllib
 import venv
 import zipfile
 from pathlib import Path
@@ -49,7 +50,9 @@ def test_the_wheel_installs_into_a_fresh_venv_and_runs(tmp_path: Path) -> None:
     assert "primbench/compare/core.py" in names and "primbench/history/storage/duckdb_file.py" in names
     assert "primbench/py.typed" in names
     assert "primbench = primbench.cli:main" in scripts
-    for extra in ("cuda12", "cuda13", "rocm", "compare", "history", "postgres"):
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert {"cuda12", "cuda13", "rocm", "compare", "history", "dev"} <= set(extras)
+    for extra in extras:  # every extra of pyproject.toml, a history backend's driver's too
         assert f"Provides-Extra: {extra}" in metadata
 
     env_dir = tmp_path / "venv"

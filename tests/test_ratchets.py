@@ -1,16 +1,19 @@
 """Ratchets that only move one way: no product module imports another module's private name
 (tests may), and every file exempt from ruff's complexity limit (C901, pyproject.toml) still
-needs its exemption (a file whose functions were split leaves the list)."""
+needs its exemption (a file whose functions were split leaves the list), and a history backend
+touches at most five files."""
 
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import shutil
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -78,3 +81,24 @@ def test_every_file_exempt_from_the_complexity_limit_still_needs_it() -> None:
                           cwd=ROOT, capture_output=True, text=True, check=True)
     complex_files = {Path(d["filename"]).resolve().relative_to(ROOT).as_posix() for d in json.loads(done.stdout)}
     assert [f for f in exempt if f not in complex_files] == [], "below the limit now: take it out of per-file-ignores"
+
+
+def _backend_files() -> Any:
+    path = ROOT / "tests" / "benchmarks" / "storage_concurrency" / "backend_files.py"
+    spec = importlib.util.spec_from_file_location("backend_files", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.skipif(shutil.which("git") is None or not (ROOT / ".git").exists(), reason="needs a git checkout")
+def test_a_history_backend_touches_at_most_five_files() -> None:
+    """Issue 25: a backend is at most 5 files (tests/benchmarks/storage_concurrency/backend_files.py
+    counts every file that mentions it, outside the benchmarks), each with its role."""
+    counted = _backend_files()
+    for name in counted.NAMES:
+        files = counted.footprint(name)
+        assert f"history/storage/{name}.py" in files and f"tests/backends/{name}.py" in files  # not vacuous
+        assert [f for f in files if counted.role(name, f) is None] == [], "a file no role covers mentions it"
+        assert len(files) <= counted.LIMIT, files

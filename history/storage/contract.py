@@ -1,11 +1,13 @@
 """The history store's contract, and how a ``--db`` location becomes a store.
 
-A location is a string: a DuckDB file's path, a folder of Parquet parts, or a
-``postgresql://`` URL. `open_store` asks each backend of `BACKENDS`, in order, whether the
-location is its own (`Store.claims`); the DuckDB file takes whatever no other backend claims.
-Nothing is opened until a store is used.
+A location is a string: a DuckDB file's path, a folder of Parquet parts, or a server's URL.
+A backend is a module of `history.storage` that declares its `Store` class (``BACKEND =
+TheStore``): `backends` finds them, and `open_store` asks each whether the location is its own
+(`Store.claims`); the one that is the `fallback` (the DuckDB file) takes whatever no other
+backend claims. Nothing is opened until a store is used.
 
-Every backend implements the same few methods (`writer`, `connect`, `info`, `migrate`);
+Every backend implements the same few methods (`writer`, `connect`, `info`, `migrate`,
+`migrations`: each keeps its own table of applied migrations);
 ingest and merge are written once, above them (`history.storage.ingest.ingest_files`), and so
 are the queries: `connect` gives a read-only DuckDB connection holding the tables of
 `history.storage.schema`, on which `history.reader.Reader` runs them.
@@ -13,11 +15,15 @@ are the queries: `connect` gives a read-only DuckDB connection holding the table
 
 from __future__ import annotations
 
+import datetime as dt
+import functools
 import importlib
 import os
+import pkgutil
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -34,13 +40,19 @@ if TYPE_CHECKING:
 DEFAULT_DB = Path(".primbench") / "history.duckdb"
 ENV_DB = "PRIMBENCH_HISTORY_DB"
 
-#: The backends `open_store` asks, in order, as (module of `history.storage`, class). A new
-#: backend is one module and one line here.
-BACKENDS: tuple[tuple[str, str], ...] = (
-    ("postgres", "PostgresStore"),
-    ("parquet", "ParquetStore"),
-    ("duckdb_file", "DuckDBStore"),  # last: any other location is a DuckDB file
-)
+@dataclass(frozen=True)
+class AppliedMigration:
+    """One row of a store's table of applied migrations (every backend keeps one: a DuckDB
+    file's and a server's ``schema_migrations`` table, a Parquet folder's
+    ``schema_migrations/`` parts)."""
+
+    version: int
+    description: str
+    applied_at: dt.datetime
+
+    def __str__(self) -> str:  # as `history info` lists it
+        return f"{self.version}: {self.description} ({self.applied_at})"
+
 
 #: What names a store: a location (None: the default), a `Store`, a `Reader` or an open connection.
 Source = Any
@@ -66,6 +78,8 @@ class Store(ABC):
     its own (use `read` to run several on one)."""
 
     kind: ClassVar[str]
+    #: Whether this backend takes any location no other claims (asked last; one backend is).
+    fallback: ClassVar[bool] = False
 
     def __init__(self, location: str | os.PathLike[str], *, wait_secs: float | None = None) -> None:
         self.location = os.fspath(location)
@@ -94,7 +108,7 @@ class Store(ABC):
         """A read-only DuckDB connection holding the store's tables at this primbench's schema
         (the caller closes it). With a `scope`, a backend that copies rows may copy only those
         the scope's selectors can reach: every run, and the specializations and batches of
-        the runs of their branches (and names), where every selector names one (a PostgreSQL
+        the runs of their branches (and names), where every selector names one (a database
         server does; a file or folder holds everything anyway)."""
 
     @abstractmethod
@@ -104,6 +118,10 @@ class Store(ABC):
     @abstractmethod
     def migrate(self) -> list[int]:
         """Bring the store to this primbench's schema; the versions applied (empty: up to date)."""
+
+    @abstractmethod
+    def migrations(self) -> list[AppliedMigration]:
+        """The migrations applied to the store, by version (empty: none yet, or no store)."""
 
     def ingest(self, paths: Iterable[str | os.PathLike[str]], *, progress: Progress | None = None,
                overrides: Overrides | None = None) -> IngestReport:
@@ -159,19 +177,25 @@ class Store(ABC):
             return r.export_parquet(directory)
 
 
-def backends() -> list[type[Store]]:
-    """The backend classes of `BACKENDS`, in order (each module imported)."""
-    out = []
-    for module, name in BACKENDS:
-        cls = getattr(importlib.import_module(f"primbench.history.storage.{module}"), name)
-        out.append(cls)
-    return out
+@functools.cache
+def backends() -> tuple[type[Store], ...]:
+    """The backends: the `Store` class each module of `history.storage` declares as its
+    ``BACKEND`` (every module imported once), by module name, the `fallback` last. A new
+    backend is one module here: no list to extend."""
+    import primbench.history.storage as package
+
+    found = []
+    for module in sorted(m.name for m in pkgutil.iter_modules(package.__path__)):
+        cls = getattr(importlib.import_module(f"{package.__name__}.{module}"), "BACKEND", None)
+        if isinstance(cls, type) and issubclass(cls, Store):
+            found.append(cls)
+    return tuple(sorted(found, key=lambda c: c.fallback))
 
 
 def open_store(db: str | os.PathLike[str] | None = None, *, wait_secs: float | None = None) -> Store:
     """The store at `db` (None: ``$PRIMBENCH_HISTORY_DB``, else ``.primbench/history.duckdb``):
-    a `PostgresStore` for a ``postgresql://`` URL, a `ParquetStore` for a directory, else a
-    `DuckDBStore`. Nothing is opened yet."""
+    the first of `backends` that claims it (a server's URL, a directory: a `ParquetStore`),
+    else the fallback, a `DuckDBStore`. Nothing is opened yet."""
     location = resolve_db(db)
     for cls in backends():
         if cls.claims(location):

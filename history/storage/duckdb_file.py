@@ -31,7 +31,7 @@ from primbench.history.deps import require
 from primbench.history.errors import HistoryError, StoreLockedError, StoreMissingError
 from primbench.history.selector import Selector
 from primbench.history.storage import schema
-from primbench.history.storage.contract import ENV_DB, Store, resolve_db
+from primbench.history.storage.contract import ENV_DB, AppliedMigration, Store, resolve_db
 
 if TYPE_CHECKING:
     import duckdb
@@ -328,6 +328,7 @@ class DuckDBStore(Store):
     backend claims is one (a new path with any name becomes a DuckDB file)."""
 
     kind = "DuckDB file"
+    fallback = True  # any location no other backend claims
 
     def __init__(self, location: str | os.PathLike[str], *, wait_secs: float | None = None) -> None:
         super().__init__(location, wait_secs=wait_secs)
@@ -358,7 +359,7 @@ class DuckDBStore(Store):
             out: dict[str, Any] = {
                 "path": str(self.path), "kind": self.kind, "schema_version": version,
                 "primbench_schema_version": schema.SCHEMA_VERSION,
-                "migrations": [f"{v}: {d} ({at})" for v, d, at in schema.applied_migrations(con)],
+                "migrations": [str(AppliedMigration(*row)) for row in schema.applied_migrations(con)],
             }
             if version >= 1:
                 out.update(counts(con))
@@ -373,3 +374,17 @@ class DuckDBStore(Store):
             return schema.migrate(con, source=str(self.path), migrations=schema.FILE_MIGRATIONS)
         finally:
             con.close()
+
+    def migrations(self) -> list[AppliedMigration]:
+        """The file's ``schema_migrations`` table (empty: no file yet)."""
+        if not self.path.exists():
+            return []
+        con = connect(self.path, read_only=True, wait_secs=self.wait_secs)
+        try:
+            return [AppliedMigration(*row) for row in schema.applied_migrations(con)]
+        finally:
+            con.close()
+
+
+#: This module's backend (`history.storage.contract.backends` finds it).
+BACKEND = DuckDBStore

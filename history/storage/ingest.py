@@ -13,7 +13,7 @@ writer takes them through (`ingest_files`).
 
 A backend gives a `Writer` (`history.storage.contract.Store.writer`): it knows the stored
 commits and run ids, renames short hashes, and writes `Rows` in one transaction. Nothing
-else of ingest differs between a DuckDB file, a Parquet folder and a PostgreSQL server.
+else of ingest differs between a DuckDB file, a Parquet folder and a database server.
 """
 
 from __future__ import annotations

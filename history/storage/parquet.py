@@ -21,7 +21,17 @@ artifacts into one folder). Readers see the union:
 * ``primbench history merge DIR --db FILE`` adds the runs a DuckDB store (or any other) lacks.
 
 Parts record the schema version that wrote them (``runs.store_schema``); a dataset with a
-newer one is refused like a newer store.
+newer one is refused like a newer store. The folder's applied migrations are its table
+``schema_migrations``, one part per migration::
+
+    DIR/schema_migrations/<version>.parquet   (version, description, applied_at: one row)
+
+Parts are never rewritten, so a migration changes no part: it records that the folder's
+writers write that schema's parts from then on (readers read the older ones as they are).
+A writer records the migrations the folder lacks before it writes its first part, each
+written to a temporary and hard-linked into place, which fails if another writer got there
+first: any number of writers at once leave one part per migration, and a writer killed
+mid-migration leaves only a temporary (the next one records it).
 """
 
 from __future__ import annotations
@@ -42,7 +52,7 @@ from typing import TYPE_CHECKING, Any
 
 from primbench.history.errors import HistoryError, HistoryWarning, StoreMissingError, one_line
 from primbench.history.selector import Selector
-from primbench.history.storage.contract import Store
+from primbench.history.storage.contract import AppliedMigration, Store
 from primbench.history.storage.duckdb_file import DuckDBWriter, counts, memory, newest_dates
 from primbench.history.storage.schema import (
     COLUMNS,
@@ -53,7 +63,9 @@ from primbench.history.storage.schema import (
     fill_time_per_call,
     migrate,
     rollback,
+    too_new,
 )
+from primbench.history.storage.schema import MIGRATIONS as SCHEMA_MIGRATIONS
 
 if TYPE_CHECKING:
     import duckdb
@@ -304,8 +316,10 @@ class ParquetWriter:
         return self.pending.write(rows)
 
     def flush(self) -> None:
-        """Write what was gathered as this runner's parts (nothing if nothing was)."""
+        """Write what was gathered as this runner's parts (nothing if nothing was), after the
+        folder's missing migrations."""
         if counts(self.con)["runs"]:
+            migrate_folder(self.directory)  # before any part: a part's schema is always a recorded migration
             write_parts(self.con, self.directory, self.runner)
 
     def close(self) -> None:
@@ -337,6 +351,97 @@ def remove_stale_temporaries(directory: Path, *, max_age_secs: float = STALE_SEC
                     tmp.unlink()
                     removed.append(tmp)
     return removed
+
+
+MIGRATIONS_TABLE = "schema_migrations"
+#: The folder's migrations, one per history schema version (`schema.MIGRATIONS`): (version, description).
+FOLDER_MIGRATIONS: tuple[tuple[int, str], ...] = tuple(
+    (m.version, f"parts written at history schema {m.version} ({m.description}); older parts read as written")
+    for m in SCHEMA_MIGRATIONS)
+
+
+def _migration_part(directory: Path, version: int) -> Path:
+    return directory / MIGRATIONS_TABLE / f"{version:04d}.parquet"
+
+
+def applied_migrations(directory: Path) -> list[AppliedMigration]:
+    """The folder's ``schema_migrations`` parts, by version (one row each; should two parts
+    hold a version, the earlier is kept). A part that cannot be read is skipped with a warning."""
+    folder = directory / MIGRATIONS_TABLE
+    files = sorted(p for p in folder.glob("*.parquet") if not p.name.startswith(".")) if folder.is_dir() else []
+    found: dict[int, AppliedMigration] = {}
+    if not files:
+        return []
+    con = memory()
+    try:
+        for f in files:
+            try:
+                rows = con.execute("SELECT version, description, applied_at FROM read_parquet(?)",
+                                   [literal(f)]).fetchall()
+            except Exception as exc:
+                _warn(f"{f}: unreadable migration part skipped ({one_line(exc)})")
+                continue
+            for version, description, at in rows:
+                if int(version) not in found or at < found[int(version)].applied_at:
+                    found[int(version)] = AppliedMigration(int(version), str(description), at)
+    finally:
+        con.close()
+    return [found[v] for v in sorted(found)]
+
+
+def _check_not_newer(directory: Path, applied: Sequence[AppliedMigration]) -> int:
+    version = max((m.version for m in applied), default=0)
+    if version > SCHEMA_VERSION:
+        raise too_new(version, SCHEMA_VERSION, str(directory))
+    return version
+
+
+def _record_migration(directory: Path, version: int, description: str) -> bool:
+    """Write the migration's part: to a temporary, fsynced, then hard-linked into place (False:
+    another writer's was there first; it is kept). Where the file system has no hard links,
+    renamed into place (a second writer's rename then replaces the first's row by its twin)."""
+    folder = directory / MIGRATIONS_TABLE
+    folder.mkdir(parents=True, exist_ok=True)
+    final = _migration_part(directory, version)
+    tmp = folder / f".{final.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp"
+    con = memory()
+    try:
+        con.execute("CREATE TABLE m AS SELECT ?::INTEGER AS version, ?::VARCHAR AS description, "
+                    "current_timestamp AS applied_at", [version, description])
+        con.execute("COPY m TO ? (FORMAT parquet)", [str(tmp)])
+        _fsync(tmp)
+        try:
+            os.link(tmp, final)
+        except FileExistsError:
+            return False
+        except OSError:  # no hard links here (some network shares)
+            os.replace(tmp, final)
+        with contextlib.suppress(OSError):
+            _fsync(folder)
+        return True
+    finally:
+        con.close()
+        tmp.unlink(missing_ok=True)
+
+
+def migrate_folder(directory: Path) -> list[int]:
+    """Record the migrations the folder lacks (its ``schema_migrations`` parts); the versions
+    this call recorded. Refuses a folder a newer primbench migrated. Safe with any number of
+    writers at once, and after a writer killed mid-way (its temporaries older than
+    `STALE_SECS` are deleted)."""
+    applied = applied_migrations(directory)
+    _check_not_newer(directory, applied)
+    done = {m.version for m in applied}
+    limit = time.time() - STALE_SECS
+    for tmp in (directory / MIGRATIONS_TABLE).glob(".*.tmp"):
+        with contextlib.suppress(OSError):
+            if tmp.stat().st_mtime < limit:
+                tmp.unlink()
+    recorded = []
+    for version, description in FOLDER_MIGRATIONS:
+        if version not in done and _record_migration(directory, version, description):
+            recorded.append(version)
+    return recorded
 
 
 def write_parts(con: duckdb.DuckDBPyConnection, directory: Path, runner: str) -> None:
@@ -434,11 +539,12 @@ def load_dataset(con: duckdb.DuckDBPyConnection, directory: str | os.PathLike[st
     directory = Path(directory)
     if not directory.is_dir():
         raise HistoryError(f"{directory}: no such directory")
-    if not (directory / "runs").is_dir():
+    if not (directory / "runs").is_dir() and not (directory / MIGRATIONS_TABLE).is_dir():
         raise HistoryError(
             f"{directory}: not a primbench Parquet history (no runs/ folder); write one with "
             f"`primbench history ingest FILES --shared {directory}`"
         )
+    _check_not_newer(directory, applied_migrations(directory))
     if not parts(directory, "runs"):
         return 0
     try:
@@ -567,6 +673,7 @@ class ParquetStore(Store):
     def writer(self) -> Iterator[ParquetWriter]:
         if self.path.exists() and not self.path.is_dir():
             raise HistoryError(f"{self.path}: a Parquet history needs a directory, and this is a file")
+        _check_not_newer(self.path, applied_migrations(self.path))
         w = ParquetWriter(self.path, runner_name(self.runner))
         try:
             yield w
@@ -580,12 +687,19 @@ class ParquetStore(Store):
         return open_dataset(self.path)
 
     def info(self) -> dict[str, Any]:
+        """As a DuckDB file's: the schema version is the newest recorded migration's (a folder
+        written before they were recorded: its parts' newest schema, and no migrations)."""
         con = self.connect()
         try:
             found = counts(con)
+            row = con.execute("SELECT max(store_schema) FROM runs").fetchone()
         finally:
             con.close()
-        out: dict[str, Any] = {"path": str(self.path), "kind": self.kind, "schema_version": SCHEMA_VERSION, **found}
+        applied = applied_migrations(self.path)
+        version = max((m.version for m in applied), default=int(row[0]) if row and row[0] is not None else 0)
+        out: dict[str, Any] = {"path": str(self.path), "kind": self.kind, "schema_version": version,
+                               "primbench_schema_version": SCHEMA_VERSION,
+                               "migrations": [str(m) for m in applied], **found}
         moved = quarantined_parts(self.path)
         out["quarantined_parts"] = len(moved)
         if moved:
@@ -593,10 +707,21 @@ class ParquetStore(Store):
         return out
 
     def migrate(self) -> list[int]:
-        """Nothing to do: parts are never rewritten, and readers read those of any older schema."""
-        return []
+        """Record the folder's missing migrations (`migrate_folder`): parts are never rewritten,
+        and readers read those of any older schema."""
+        if self.path.exists() and not self.path.is_dir():
+            raise HistoryError(f"{self.path}: a Parquet history needs a directory, and this is a file")
+        return migrate_folder(self.path)
+
+    def migrations(self) -> list[AppliedMigration]:
+        """The folder's ``schema_migrations`` parts."""
+        return applied_migrations(self.path)
 
     def quarantine(self, *, max_age_secs: float | None = None, dry_run: bool = False) -> QuarantineReport:
         """Move unreadable and orphan parts aside (`quarantine`)."""
         return quarantine(self.path, max_age_secs=STALE_SECS if max_age_secs is None else max_age_secs,
                           dry_run=dry_run)
+
+
+#: This module's backend (`history.storage.contract.backends` finds it).
+BACKEND = ParquetStore

@@ -43,7 +43,7 @@ from primbench.errors import MissingDependencyError
 from primbench.history.errors import HistoryError, SchemaError, StoreMissingError, one_line
 from primbench.history.selector import Selector
 from primbench.history.storage import schema
-from primbench.history.storage.contract import Store
+from primbench.history.storage.contract import AppliedMigration, Store
 from primbench.history.storage.duckdb_file import CASTS, memory
 
 if TYPE_CHECKING:
@@ -338,6 +338,17 @@ class PostgresStore(Store):
         with self._connection() as conn:
             return self._migrate(conn)
 
+    def _applied(self, conn: Any) -> list[AppliedMigration]:
+        if not self._version(conn):
+            return []
+        return [AppliedMigration(*row) for row in conn.execute(
+            "SELECT version, description, applied_at FROM schema_migrations ORDER BY version").fetchall()]
+
+    def migrations(self) -> list[AppliedMigration]:
+        """The server's ``schema_migrations`` table (empty: none yet)."""
+        with self._connection(read_only=True) as conn:
+            return self._applied(conn)
+
     def connect(self, *scope: Selector, documents: bool = False) -> duckdb.DuckDBPyConnection:
         """An in-memory DuckDB store with the server's rows (documents fetched when asked for,
         or all of them with `documents`): every run, every specialization's key (run, index,
@@ -430,8 +441,11 @@ class PostgresStore(Store):
             out: dict[str, Any] = {"path": self.display, "kind": self.kind, "schema_version": version,
                                    "primbench_schema_version": schema.SCHEMA_VERSION}
             if version:
-                out["migrations"] = [f"{v}: {d} ({at})" for v, d, at in conn.execute(
-                    "SELECT version, description, applied_at FROM schema_migrations ORDER BY version").fetchall()]
+                out["migrations"] = [str(m) for m in self._applied(conn)]
                 for table in schema.TABLES:
                     out[table] = int(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
             return out
+
+
+#: This module's backend (`history.storage.contract.backends` finds it).
+BACKEND = PostgresStore

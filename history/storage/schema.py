@@ -1,8 +1,8 @@
 """The history's schema: its tables and their columns (every backend stores these), and the
 DuckDB file's numbered migrations.
 
-`TABLES` and `COLUMNS` are what every backend writes and every reader gets (a PostgreSQL
-server keeps the same tables, with its own migrations: `history.storage.postgres`).
+`TABLES` and `COLUMNS` are what every backend writes and every reader gets (a server backend
+keeps the same tables, with its own migrations, in its module of `history.storage`).
 `SCHEMA_VERSION` is the version of that layout, recorded in every run (``runs.store_schema``).
 
 The DuckDB file's migrations:
@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, Any
 from primbench.history.errors import SchemaError, one_line
 
 if TYPE_CHECKING:
+    import datetime
+
     import duckdb
 
 
@@ -51,7 +53,7 @@ COLUMNS = {"runs": RUN_COLUMNS, "specializations": SPEC_COLUMNS, "batches": BATC
 TABLES = ("runs", "specializations", "batches")
 #: Each table's key: a row is stored once per key (the same run from two runners counts once).
 KEYS = {"runs": ("run_id",), "specializations": ("run_id", "name"), "batches": ("run_id", "idx", "batch")}
-#: The JSON columns (DuckDB ``JSON``, PostgreSQL ``json``: kept as written).
+#: The JSON columns (DuckDB ``JSON``, a server's own JSON type: kept as written).
 JSON_COLUMNS = frozenset({"general", "settings", "flags", "custom_settings", "document", "meta", "sm_clock", "extra"})
 
 
@@ -640,7 +642,7 @@ def migrate(con: duckdb.DuckDBPyConnection, *, source: str = "store",
     return applied
 
 
-def applied_migrations(con: duckdb.DuckDBPyConnection) -> list[tuple[int, str, object]]:
+def applied_migrations(con: duckdb.DuckDBPyConnection) -> list[tuple[int, str, datetime.datetime]]:
     """(version, description, applied_at) of each applied migration."""
     if not _has_table(con, "schema_migrations"):
         return []

@@ -30,8 +30,8 @@ from primbench.textsafe import csv_cell, md_escape, term_clean
 
 T = TypeVar("T")
 
-DB_HELP = "History store: a DuckDB file, a directory of Parquet parts, or a postgresql:// URL (default " \
-          "$PRIMBENCH_HISTORY_DB, else .primbench/history.duckdb)."
+DB_HELP = "History store: a DuckDB file, a directory of Parquet parts, or a database server's URL " \
+          "(docs/history.md; default $PRIMBENCH_HISTORY_DB, else .primbench/history.duckdb)."
 CONFIG_HELP = ("Only runs of this config key (the settings that change results, e.g. 'size=1MiB' or "
                "'size=128MiB hot'; see the config_key column).")
 WAIT_HELP = "Seconds to wait while another process holds the store (default $PRIMBENCH_HISTORY_WAIT_SECS, else 60)."

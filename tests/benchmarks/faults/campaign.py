@@ -14,7 +14,7 @@ SIGKILL or handles a real SIGTERM; the store it leaves is on disk; the parent th
 in another child. Each child has a time limit (past it: a hang, killed). A sample of the
 fuzzed inputs also goes through ``python -m primbench`` in a fresh interpreter.
 
-PostgreSQL: ``$PRIMBENCH_TEST_POSTGRES``, else a throw-away server (tests/postgres_server.py),
+PostgreSQL: ``$PRIMBENCH_TEST_POSTGRES``, else a throw-away server (tests/backends/postgres.py),
 else its cells are "n/a". ``--only fuzz,kills,...`` runs some categories.
 """
 
@@ -1089,7 +1089,7 @@ def hostile(row: Row, work: Path, trials: int, rng: random.Random) -> None:
 def postgres() -> Iterator[str | None]:
     """A server URL whose user may create databases, or None."""
     try:
-        from tests import postgres_server as pg
+        from tests.backends import postgres as pg
     except ImportError:  # c16539c: no PostgreSQL backend
         yield None
         return
@@ -1140,7 +1140,7 @@ def run(size: str, seed: int, only: set[str] | None, log: Callable[[str], None])
                 return str(work / tag)
             if not pg_base:
                 return None
-            from tests import postgres_server as pg
+            from tests.backends import postgres as pg
 
             return pg.fresh_database(pg_base)
 

@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT))
 
 from primbench.history.storage.contract import open_store  # noqa: E402
 from tests import history_data as hd  # noqa: E402
-from tests import postgres_server as pg  # noqa: E402
+from tests.backends import postgres as pg  # noqa: E402
 
 WRITERS = 8
 PER_WRITER = 20
