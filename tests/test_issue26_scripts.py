@@ -71,3 +71,22 @@ def test_the_driver_and_the_analysis_run_on_the_fake_gpu(tmp_path: Path) -> None
     subprocess.run([sys.executable, str(ANALYZE), str(out / "issue26"), "--dest", str(dest), "--allow-fake"],
                    check=True, capture_output=True, cwd=ROOT)
     assert (energy_dir / "README.md").read_text().count("<!-- issue26-figures -->") == 1
+
+
+@pytest.mark.slow
+def test_the_net_energy_driver_and_table_run_on_the_fake_gpu(tmp_path: Path) -> None:
+    """`energy/h200_net.sh` (--energy-baseline) and `energy/net_energy.py` on the fake GPU: the
+    fake's board power is constant, so with the windows aligned to its counter's updates the
+    net joules of twice the work are twice, and the A/A pair agrees to far below a step."""
+    env = {**os.environ, "OUT": str(tmp_path), "PRIMBENCH_FAKE": "1", "PYTHON": sys.executable,
+           "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(["bash", str(ROOT / "tests/benchmarks/energy/h200_net.sh"), "a", "b"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0 and "net_a: exit 0" in proc.stdout and "net_b: exit 0" in proc.stdout, proc.stdout
+    table = subprocess.run([sys.executable, str(ROOT / "tests/benchmarks/energy/net_energy.py"),
+                            str(tmp_path / "energy_net")], capture_output=True, text=True, cwd=ROOT)
+    assert table.returncode == 0, table.stderr
+    assert "net twice within the A/A tolerance: 8 of 8" in table.stdout
+    assert "gross twice at |z| <= 3: 0 of 8" in table.stdout  # the clear is in every gross call
+    rms = float(table.stdout.split("RMS ")[1].split(" %")[0])
+    assert rms < 0.5  # aligned windows: not the 2-5 % of a plain window's 100 ms steps
