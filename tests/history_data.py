@@ -212,3 +212,10 @@ def open_for_query(db: Any = None, *, wait_secs: float | None = None) -> Iterato
 
     with open_store(db, wait_secs=wait_secs).read() as reader:
         yield reader.con
+
+
+def three_spec_runs(directory: Path, n: int, *, branch: str = "main", seed: int = 1) -> list[Path]:
+    """`n` results files of 3 specializations with 0.2 % noise and 2 batches each, one per commit
+    of `branch` (the storage tests' runs, on every backend)."""
+    return branch_series(directory, noisy_levels(n, specs=3, cv=0.002, seed=seed), branch=branch,
+                         prefix=f"{branch}{seed}", batches=2)

@@ -25,9 +25,7 @@ def invoke(*args: str):  # type: ignore[no-untyped-def]
     return result
 
 
-def _runs(directory: Path, n: int, *, branch: str = "main", seed: int = 1) -> list[Path]:
-    return hd.branch_series(directory, hd.noisy_levels(n, specs=3, cv=0.002, seed=seed), branch=branch,
-                            prefix=f"{branch}{seed}", batches=2)
+_runs = hd.three_spec_runs
 
 
 # --------------------------------------------------------------------------- the seam

@@ -200,9 +200,7 @@ def invoke(*args: str):  # type: ignore[no-untyped-def]
     return result
 
 
-def _runs(directory: Path, n: int, *, branch: str = "main", seed: int = 1) -> list[Path]:
-    return hd.branch_series(directory, hd.noisy_levels(n, specs=3, cv=0.002, seed=seed), branch=branch,
-                            prefix=f"{branch}{seed}", batches=2)
+_runs = hd.three_spec_runs
 
 
 def test_a_url_is_a_postgres_store_and_its_password_is_never_shown() -> None:
