@@ -236,7 +236,7 @@ class RoundEnergyBaseline(_Record, frozen=True, kw_only=True):
     calls: Count
     joules_per_call: NonNegative | None = None  # null: the counter did not move
     too_short: bool = False
-    aligned: bool = False  # the window's ends were the counter's updates
+    aligned: bool | UnsetType = UNSET  # the window's ends were the counter's updates (absent: not known)
 
 
 class EnergyBaseline(_Record, frozen=True, kw_only=True):
