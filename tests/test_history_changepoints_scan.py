@@ -216,7 +216,7 @@ def test_the_scans_share_falls_with_the_intervals_it_compares() -> None:
     assert shares == sorted(shares, reverse=True) and min(shares) >= 0.2 and max(shares) <= 0.5
 
 
-@pytest.mark.parametrize("seed", [1731, 2354, 2846])
+@pytest.mark.parametrize("seed", [1731, 2354])
 def test_a_cluster_of_heavy_tailed_points_cut_out_by_the_search_is_no_regression(seed: int) -> None:
     """Flat t(5) noise at 1 %, 200 commits, where a few large points lie close together: the
     search cuts them out as a 4-8 commit excursion; tested as two steps they passed (main before
