@@ -43,10 +43,14 @@ the same at 1 TB/s and at 10 GB/s).
    interval of 4-16 points (``min_size`` from either end) whose winsorized weighted mean
    differs most from the rest of the segment (`history.segmentation.scan`, O(n) per length),
    t-tested with the noise re-estimated with it as a level of its own, Bonferroni over every
-   interval of every segment times 0.25 (`_EXCURSION_EFFECTIVE`: they overlap; calibrated on
-   simulated white noise, ``tests/benchmarks/changepoints/calibrate_scan.py``), p < `alpha`
+   interval of every segment times their effective share (`excursion_share`: they overlap;
+   0.45 of 66 intervals to 0.25 of 12,800, calibrated on simulated white noise,
+   ``tests/benchmarks/changepoints/calibrate_scan.py``), p < `alpha`
    and a shift of medians of at least `min_shift`: two change points, and the pieces on
-   either side are searched again.
+   either side are searched again. An excursion of 4-16 points that PELT itself cut out
+   between two longer segments is left to this scan too (its two cuts are dropped before the
+   tests of 5: tested apart, in the noise the excursion leaves, a cluster of heavy-tailed
+   points passed them; `_leave_to_scan`).
 6. **Drift.** Neighbouring change points in the same direction (one or more) may be a slow
    drift cut into a staircase. Over the span of their segments, a ramp (a level, a straight
    line, a level: two levels and two knots, fitted in closed form over at most 24 x 24 knot
@@ -84,7 +88,7 @@ import numpy as np
 import numpy.typing as npt
 
 from primbench.history.deps import require
-from primbench.history.segmentation import DEFAULT_MAX_BURST, Segments, classify, scan, search
+from primbench.history.segmentation import DEFAULT_MAX_BURST, Excursion, Segments, classify, scan, search
 
 Array = npt.NDArray[Any]
 
@@ -110,7 +114,15 @@ _PENALTY = 3.0  # PELT's penalty per change point, in units of chi-square times 
 _SCAN_CLIP = 2.5  # the short-regression scan pulls points in to this many of their sds from the median
 _HEAVY_KURTOSIS = 3.4  # ... where the winsorized residuals' kurtosis exceeds this (normal: about 2.9)
 _EXCURSION_MAX = 16  # longest excursion (commits) the short-regression scan looks for
-_EXCURSION_EFFECTIVE = 0.25  # effective share of the scan's overlapping intervals (calibrate_scan.py: 0.2-0.44)
+#: The scan's overlapping intervals' effective share of Bonferroni's count, by the count: the
+#: true null tail over Bonferroni's at the 0.999 quantile (`calibrate_scan.py`; seed 4242 and a
+#: first pass of seed 4243: 0.46 at 66 intervals, 0.38-0.44 at 195, 0.27-0.39 at 585-3,705,
+#: 0.22-0.26 at 12,805; the recorded seed-4243 run, ``calibrate_scan.txt``, 0.32 at 12,805, each
+#: within the sampling error of 20-60 exceedances), fitted log-linearly (it was 0.25 at every
+#: count, too little at small n): ``share = _SHARE_AT_66 - _SHARE_PER_DECADE * log10(count / 66)``.
+_SHARE_AT_66 = 0.46
+_SHARE_PER_DECADE = 0.092
+_SHARE_RANGE = (0.2, 0.5)
 
 
 @dataclass(frozen=True)
@@ -405,6 +417,7 @@ def _analyse(x: Array, alpha: float, min_size: int, min_shift: float, max_points
     kept_at = np.flatnonzero(keep)  # cleaned index -> original index
     clean = _subset(s, keep)
     inner = [int(np.searchsorted(kept_at, p)) for p in segs.points]  # the same cuts on the cleaned points
+    inner = _leave_to_scan(clean, var[keep], inner, min_size)
     points = _prune(clean, var[keep], inner, alpha, min_size, min_shift)
     capped = len(points) > max_points
     if capped:
@@ -528,7 +541,7 @@ def _excursions(s: _Series, var: Array, points: list[ChangePoint], alpha: float,
     `min_size`) to `_EXCURSION_MAX` points, `min_size` from either end, whose winsorized mean
     differs most from the rest of the segment (`history.segmentation.scan`), tested against
     the rest (both sides are at one level, so both count): Student's t with the noise's
-    degrees of freedom, Bonferroni over the intervals tried (times `_EXCURSION_EFFECTIVE`, for
+    degrees of freedom, Bonferroni over the intervals tried (times `excursion_share`, for
     their overlap), a shift of medians of at least `min_shift`. A found one becomes two change
     points and the segments on either side are searched again."""
     if s.sigma <= 0 or s.dof < 1:
@@ -548,15 +561,16 @@ def _excursions(s: _Series, var: Array, points: list[ChangePoint], alpha: float,
     # `_SCAN_CLIP` of their own noise from their segment's median (Huber's winsorizing: a few
     # heavy-tailed points cannot make an excursion; the test, with the noise of the pulled-in
     # points, stays a t-test). Normal noise keeps its points: pulling them in costs power.
+    # The kurtosis is of the residuals with each segment's best interval as a level of its own:
+    # a real excursion left in them is a second level, not a heavy tail (it made Gaussian
+    # series with a -2 % regression look heavy-tailed, and the clip then cut the regression).
     unit = weights * s.inflation
     v = np.array(s.w, dtype=float)
     sd = 1.0 / np.sqrt(unit)
     rss, dof = 0.0, float(n - len(queue))
     middles = [float(np.median(v[a:b])) for a, b in queue]
-    res = np.concatenate([(v[a:b] - m) / sd[a:b] for (a, b), m in zip(queue, middles, strict=True)])
-    power = float(np.mean(res**2))
-    heavy = power > 0 and float(np.mean(res**4)) / power**2 > _HEAVY_KURTOSIS
-    clip = _SCAN_CLIP if heavy else math.inf
+    best = {(a, b): _best_interval(s.w, weights, a, b, lmin, min_size) for a, b in queue}
+    clip = _SCAN_CLIP if _heavy(v, sd, best) else math.inf
     for (a, b), middle in zip(queue, middles, strict=True):
         v[a:b] = middle + np.clip(v[a:b] - middle, -clip * sd[a:b], clip * sd[a:b])
         level = float(np.sum(unit[a:b] * v[a:b]) / np.sum(unit[a:b]))
@@ -566,11 +580,8 @@ def _excursions(s: _Series, var: Array, points: list[ChangePoint], alpha: float,
     found: list[ChangePoint] = []
     while queue and len(points) + len(found) + 2 <= max_points:
         a, b = queue.pop()
-        top = min(_EXCURSION_MAX, b - a - 2 * min_size)
-        if top < lmin or dof < 3:
-            continue
-        ex = scan(s.w, weights, a, b, lengths=range(lmin, top + 1), margin=min_size)
-        if ex is None:
+        ex = best.pop((a, b)) if (a, b) in best else _best_interval(s.w, weights, a, b, lmin, min_size)
+        if ex is None or dof < 3:
             continue
         # located on the winsorized points (the pulled-in ones blur a large excursion's edges),
         # tested on the pulled-in ones
@@ -584,7 +595,8 @@ def _excursions(s: _Series, var: Array, points: list[ChangePoint], alpha: float,
         if left <= 0:
             continue
         z = z_clipped / math.sqrt(left / (dof - 1))
-        p = min(1.0, 2 * float(special.stdtr(dof - 1, -z)) * max(tried, ex.tried) * _EXCURSION_EFFECTIVE)
+        count = max(tried, ex.tried)
+        p = min(1.0, 2 * float(special.stdtr(dof - 1, -z)) * count * excursion_share(count))
         inside = float(np.median(s.x[ex.start:ex.stop]))
         level = float(np.median(np.concatenate([s.x[a:ex.start], s.x[ex.stop:b]])))
         shift = inside / level - 1 if level else math.inf
@@ -596,6 +608,58 @@ def _excursions(s: _Series, var: Array, points: list[ChangePoint], alpha: float,
         queue += [(a, ex.start), (ex.stop, b)]
         rss, dof = left, dof - 1
     return sorted([*points, *found], key=lambda cp: cp.index)
+
+
+def _best_interval(w: Array, weights: Array, a: int, b: int, lmin: int, margin: int) -> Excursion | None:
+    """`scan`'s strongest interval of `lmin` to `_EXCURSION_MAX` points in ``[a, b)``, if there is room."""
+    top = min(_EXCURSION_MAX, b - a - 2 * margin)
+    return None if top < lmin else scan(w, weights, a, b, lengths=range(lmin, top + 1), margin=margin)
+
+
+def _heavy(v: Array, sd: Array, best: dict[tuple[int, int], Excursion | None]) -> bool:
+    """Whether points `v` (noise `sd` each) are heavy-tailed about their segments' levels (the
+    keys of `best`), each segment's best interval (its value) a level of its own: the kurtosis
+    of the residuals about the medians, in units of `sd`, over `_HEAVY_KURTOSIS`."""
+    pieces = []
+    for (a, b), ex in best.items():
+        spans = [(a, b)] if ex is None else [(a, ex.start), (ex.start, ex.stop), (ex.stop, b)]
+        for lo, hi in spans:
+            if hi > lo:
+                pieces.append((v[lo:hi] - float(np.median(v[lo:hi]))) / sd[lo:hi])
+    res = np.concatenate(pieces) if pieces else np.zeros(1)
+    power = float(np.mean(res**2))
+    return power > 0 and float(np.mean(res**4)) / power**2 > _HEAVY_KURTOSIS
+
+
+def _leave_to_scan(s: _Series, var: Array, cuts: list[int], min_size: int) -> list[int]:
+    """`cuts` without the two cuts of each excursion of 4 to `_EXCURSION_MAX` points that goes
+    away and comes back (its level beyond both neighbours' on one side) between two segments
+    longer than `_EXCURSION_MAX` (not one of levels that alternate every few commits): it is a
+    short regression and its fix, which the scan (`_excursions`) tests with its own multiplicity
+    and heavy-tail clip (two cuts tested apart in the noise the excursion itself leaves let a
+    cluster of heavy-tailed points through). Its cost: where PELT cut a staircase of steps 5
+    commits apart at 1 % noise into such a piece, the scan may place the pieces worse (tuning
+    seed 214, t5 1 %: 9 -> 30 false points per 100 such series at n = 1,000)."""
+    lmin = max(min_size, DEFAULT_MAX_BURST + 1)
+    bounds = [0, *cuts, len(s.y)]
+    inv = 1.0 / var
+    cw, cwy = _cum(inv), _cum(inv * s.y)
+    levels = [(cwy[b] - cwy[a]) / (cw[b] - cw[a]) for a, b in itertools.pairwise(bounds)]
+    sizes = [b - a for a, b in itertools.pairwise(bounds)]
+    drop: set[int] = set()
+    for i in range(1, len(levels) - 1):
+        if not lmin <= sizes[i] <= _EXCURSION_MAX or min(sizes[i - 1], sizes[i + 1]) <= _EXCURSION_MAX:
+            continue
+        if (levels[i] - levels[i - 1]) * (levels[i] - levels[i + 1]) > 0:
+            drop.update((bounds[i], bounds[i + 1]))
+    return [c for c in cuts if c not in drop]
+
+
+def excursion_share(count: int) -> float:
+    """The effective share of Bonferroni's `count` for the scan's overlapping intervals: what a
+    p-value times `count` is further multiplied by (`_SHARE_AT_66`, `_SHARE_PER_DECADE`)."""
+    share = _SHARE_AT_66 - _SHARE_PER_DECADE * math.log10(max(count, 1) / 66)
+    return min(max(share, _SHARE_RANGE[0]), _SHARE_RANGE[1])
 
 
 def _intervals(m: int, lmin: int, margin: int) -> int:

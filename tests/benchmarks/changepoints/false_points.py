@@ -20,11 +20,15 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 sys.path.insert(0, str(HERE))
 
-from compare_detectors import Config, ar1_configs, configs  # noqa: E402
+from compare_detectors import BEFORE, EVAL_SEEDS, FRESH, Config, ar1_configs, configs  # noqa: E402
 from generate import series  # noqa: E402
 from versions import load  # noqa: E402
 
 from primbench.history.changepoints import analyse, clear_cache  # noqa: E402
+
+#: Series per cell: 100 (the first 100 are `compare_detectors.py`'s series), or in the fresh
+#: run 1,000, in blocks of 100 (the count per 100 series, and its rate over all 1,000).
+BLOCKS = 10 if FRESH else 1
 
 
 def count(fn: Callable[..., Any], cfgs: list[Config], seed: int) -> list[str]:
@@ -35,29 +39,41 @@ def count(fn: Callable[..., Any], cfgs: list[Config], seed: int) -> list[str]:
         cells = []
         for n in (30, 100, 1000):
             rng = np.random.default_rng([seed, ci, n])
-            batch = [series(cfg.kind, n, cfg.noise, rng, size=cfg.size) for _ in range(100)]
-            points = 0
-            for s in batch:
-                clear_cache()
-                c = fn(s.values)
-                points += len(c.points) + len(c.drifts)
-            cells.append(f"n={n}: {points:2d}")
+            blocks = []
+            for _ in range(BLOCKS):
+                points = 0
+                for _ in range(100):
+                    s = series(cfg.kind, n, cfg.noise, rng, size=cfg.size)
+                    clear_cache()
+                    c = fn(s.values)
+                    points += len(c.points) + len(c.drifts)
+                blocks.append(points)
+            if BLOCKS == 1:
+                cells.append(f"n={n}: {blocks[0]:2d}")
+            else:
+                over = sum(b > 1 for b in blocks)
+                cells.append(f"n={n}: {blocks[0]:2d} | {sum(blocks) / BLOCKS:4.1f} max {max(blocks):2d} "
+                             f"over 1 in {over:2d}/{BLOCKS}")
         lines.append(f"  {cfg.label():<34} " + "  ".join(cells))
     return lines
 
 
 def main() -> None:
     out = ["False change points per 100 series (steps + drifts; bursts are not change points), eval set "
-           "(false_points.py)"]
-    old = load("ec89fec")
+           f"(false_points.py; seeds {EVAL_SEEDS[0]} t5, {EVAL_SEEDS[1]} AR(1))"]
+    if FRESH:
+        out.append("per cell: the first 100 series (compare_detectors.py's) | the mean over 10 blocks of 100 "
+                   "(1,000 series), the most in one block, blocks with more than 1")
+    rev = BEFORE if FRESH else "ec89fec"
+    old = load(rev)
     tools: list[tuple[str, Callable[..., Any]]] = [("this checkout", analyse)]
     if old is not None:
-        tools.append(("main at ec89fec", old.analyse))
+        tools.append((f"main at {rev}", old.analyse))
     for name, fn in tools:
         out.append(f"{name}:")
-        out += count(fn, configs("t5"), 2)
-        out += count(fn, ar1_configs(), 3)
-    (HERE / "false_points.txt").write_text("\n".join(out) + "\n")
+        out += count(fn, configs("t5"), EVAL_SEEDS[0])
+        out += count(fn, ar1_configs(), EVAL_SEEDS[1])
+    (HERE / ("false_points-fresh.txt" if FRESH else "false_points.txt")).write_text("\n".join(out) + "\n")
     print("\n".join(out))
 
 
