@@ -1327,14 +1327,16 @@ def _version_key(version: str) -> tuple[int, ...]:
 
 def _from_document(document: Document, source: str, version: str,
                    written: bytes | Mapping[str, Any] | None = None) -> Results:
-    seen: dict[str, int] = {}
+    seen: dict[tuple[str, int | None], int] = {}
     for i, spec in enumerate(document.specializations):
-        if spec.name in seen:
+        key = (spec.name, spec.gpu.index if spec.gpu is not None else None)  # 4.8.0: once per GPU (--replicate)
+        if key in seen:
+            on = f" on GPU {key[1]}" if key[1] is not None else ""
             raise ResultsFileError(
                 source, f"specializations[{i}].name",
-                f"duplicate name {spec.name!r} (also specializations[{seen[spec.name]}])",
+                f"duplicate name {spec.name!r}{on} (also specializations[{seen[key]}])",
             )
-        seen[spec.name] = i
+        seen[key] = i
     return Results(document.context, document.specializations, document.summary, source, version, written)
 
 
