@@ -159,14 +159,38 @@ def _spec_algorithm(spec: Specialization, results: Results) -> str:
     return spec.algorithm or results.algorithm
 
 
-def _index(side: Sequence[Results]) -> dict[tuple[str, str], list[_Entry]]:
-    """Entries by (algorithm, name); a specialization in several files of a side is a repeat."""
+def _index(side: Sequence[Results], by_gpu: bool = False) -> dict[tuple[str, str], list[_Entry]]:
+    """Entries by (algorithm, name); a specialization in several files of a side is a repeat.
+    `by_gpu` (a side measured a specialization on several GPUs: ``--devices --replicate``): by
+    (algorithm, ``name @ GPU``), so that each physical GPU's measurements are a row of their own,
+    never a mix (`gpu_label`)."""
     out: dict[tuple[str, str], list[_Entry]] = {}
     for results in side:
         for i, spec in enumerate(results.specializations):
-            key = (_spec_algorithm(spec, results), spec.name)
+            name = f"{spec.name} @ {gpu_label(spec, results)}" if by_gpu else spec.name
+            key = (_spec_algorithm(spec, results), name)
             out.setdefault(key, []).append(_Entry(spec, results, i))
     return out
+
+
+def gpu_label(spec: Specialization, results: Results) -> str:
+    """The physical GPU that measured `spec`: its ``gpu`` (results 4.8.0) or the file's GPU, by UUID,
+    else serial, else index."""
+    if spec.gpu is not None:
+        return spec.gpu.key
+    gpu = results.gpu
+    return gpu.uuid or gpu.serial or gpu.pci_bus_id or gpu.name or "the GPU"
+
+
+def replicated(side: Sequence[Results]) -> bool:
+    """Whether a file of `side` measured one specialization on several GPUs (``--replicate``)."""
+    for results in side:
+        seen: set[str] = set()
+        for spec in results.specializations:
+            if spec.gpu is not None and spec.name in seen:
+                return True
+            seen.add(spec.name)
+    return False
 
 
 def _describe(side: Sequence[Results], index: Mapping[tuple[str, str], Any]) -> str:
@@ -213,6 +237,11 @@ def context_warnings(base: Results, head: Results) -> list[str]:
     bb, hb = base.general.backend, head.general.backend
     if bb is not None and hb is not None and bb != hb:
         out.append(f"GPU runtime differs: base {_fmt(bb)}, head {_fmt(hb)}")
+    for side, results in (("base", base), ("head", head)):
+        if devices := results.devices:
+            how = "every specialization on each" if results.settings.replicate is True else "sharded"
+            out.append(f"{side} ran across {len(devices)} GPUs of one host (--devices, {how}): each specialization "
+                       "is compared as measured on its own GPU")
     return out
 
 
@@ -567,7 +596,8 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
                   metric: str | None = None, max_detectable: float = DEFAULT_MAX_DETECTABLE,
                   allow_mismatch: bool = False, strict_environment: bool = False) -> Comparison:
     _check_parameters(threshold, alpha, suite_shift_limit, max_detectable, metric)
-    b_index, h_index = _index(base), _index(head)
+    by_gpu = replicated(base) or replicated(head)
+    b_index, h_index = _index(base, by_gpu), _index(head, by_gpu)
     common = [k for k in b_index if k in h_index]
     if not common:
         raise NothingToCompareError(

@@ -182,3 +182,78 @@ def test_a_run_on_one_gpu_writes_no_key_of_the_devices(tmp_path: Path) -> None:
     assert doc["context"]["general"]["gpu"]["uuid"] == "GPU-fake-2"
     assert load_results(tmp_path / "r.json").per_gpu()[0].specializations == \
         load_results(tmp_path / "r.json").specializations
+
+
+# --------------------------------------------------------------------------- compare and history
+
+
+@pytest.fixture(scope="module")
+def suites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """One suite run on one GPU, sharded and replicated over 4, and on 4 GPUs of another model."""
+    out: dict[str, Path] = {}
+    for name, args, model in (("one", ("--device", "0"), None), ("sharded", ("--devices", "all"), None),
+                              ("sharded2", ("--devices", "all"), None),
+                              ("replicated", ("--devices", "all", "--replicate"), None),
+                              ("replicated2", ("--devices", "all", "--replicate"), None),
+                              ("other", ("--devices", "all"), "Other GPU")):
+        folder = tmp_path_factory.mktemp(name)
+        done, _ = run(folder, *args, "--rounds", "3", model=model)
+        assert done.returncode == 0, done.stdout + done.stderr
+        out[name] = folder / "r.json"
+    return out
+
+
+def compared(base: Path, head: Path, **kwargs: Any) -> Any:
+    from primbench.compare.core import compare_runs, load_side
+
+    return compare_runs(load_side(base), load_side(head), **kwargs)
+
+
+def test_one_gpu_against_a_4_gpu_sharded_run_of_the_same_model_compares_and_says_so(suites: dict[str, Path]) -> None:
+    result = compared(suites["one"], suites["sharded"])
+    assert [r.name for r in result.rows] == NAMES and result.summary.compared == 8
+    assert all(r.comparable for r in result.rows)
+    assert any("head ran across 4 GPUs of one host (--devices, sharded)" in w for w in result.warnings)
+    # the specializations measured on other physical GPUs of the model: the environment warning
+    physical = [d for d in result.comparability.warnings if d.what == "physical GPU (same model)"]
+    assert physical and physical[0].base == "GPU-fake-0"
+    assert physical[0].head == "GPU-fake-0, GPU-fake-1, GPU-fake-2, GPU-fake-3"
+    # two sharded runs of one host: the same GPUs, nothing to warn about
+    again = compared(suites["sharded"], suites["sharded2"])
+    assert not [d for d in again.comparability.warnings if d.what == "physical GPU (same model)"]
+
+
+def test_another_gpu_model_on_the_sharded_side_is_not_comparable(suites: dict[str, Path]) -> None:
+    from primbench.compare.comparability import NotComparableError
+
+    with pytest.raises(NotComparableError, match="GPU model"):
+        compared(suites["one"], suites["other"])
+
+
+def test_a_replicated_run_is_compared_one_row_per_physical_gpu_never_a_mix(suites: dict[str, Path]) -> None:
+    result = compared(suites["replicated"], suites["replicated2"])
+    assert [r.name for r in result.rows] == [f"{n} @ GPU-fake-{g}" for n in NAMES for g in range(4)]
+    assert result.summary.compared == 32
+    # against one GPU: the rows of that GPU pair, the other GPUs' are only in base
+    against_one = compared(suites["replicated"], suites["one"])
+    paired = [r.name for r in against_one.rows if r.verdict.value not in ("removed", "added")]
+    assert paired == [f"{n} @ GPU-fake-0" for n in NAMES]
+
+
+def test_history_keeps_one_series_per_physical_gpu(suites: dict[str, Path], tmp_path: Path) -> None:
+    from primbench.history import commands
+    from primbench.history.selector import Selector
+
+    db = tmp_path / "h.duckdb"
+    report = commands.ingest([suites["sharded"], suites["replicated"], suites["one"]], db=str(db))
+    stored = [o for o in report.outcomes if o.status == "stored"]
+    assert len(stored) == 4 + 4 + 1  # a --devices run is one run per physical GPU
+    runs = commands.runs(str(db), Selector())
+    assert sorted(runs["gpu_key"]) == sorted([f"GPU-fake-{g}" for g in range(4)] * 2 + ["GPU-fake-0"])
+    series = commands.series(str(db), Selector(name="n: 1"), per_run=True)
+    assert sorted(set(series["gpu_key"])) == [f"GPU-fake-{g}" for g in range(4)]
+    per_gpu = series.groupby("gpu_key").size().to_dict()
+    # n: 1 runs on GPU 0 when sharded, on every GPU replicated, and on GPU 0 alone: 3, 1, 1, 1 points
+    assert per_gpu == {"GPU-fake-0": 3, "GPU-fake-1": 1, "GPU-fake-2": 1, "GPU-fake-3": 1}
+    again = commands.ingest([suites["sharded"]], db=str(db))
+    assert {o.status for o in again.outcomes} == {"duplicate"}
