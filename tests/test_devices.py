@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -257,3 +258,23 @@ def test_history_keeps_one_series_per_physical_gpu(suites: dict[str, Path], tmp_
     assert per_gpu == {"GPU-fake-0": 3, "GPU-fake-1": 1, "GPU-fake-2": 1, "GPU-fake-3": 1}
     again = commands.ingest([suites["sharded"]], db=str(db))
     assert {o.status for o in again.outcomes} == {"duplicate"}
+
+
+def test_ctrl_c_reaches_every_worker_and_what_finished_is_written(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+           "PRIMBENCH_FAKE_DEVICES": "4", "PRIMBENCH_FAKE_FAULTS": "0:hang@1,1:hang@1,2:hang@1,3:hang@1",
+           "TMPDIR": str(tmp_path / "tmp")}
+    (tmp_path / "tmp").mkdir()
+    parent = subprocess.Popen([sys.executable, str(PROGRAM), *FAST, "--devices", "all", "--json-out", "r.json"],
+                              cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    # every worker is in its second specialization (hanging) once each has checkpointed its first
+    while time.monotonic() < deadline and len(list((tmp_path / "tmp").glob("*/gpu*.partial.json"))) < 4:
+        time.sleep(0.1)
+    parent.send_signal(signal.SIGINT)
+    out, err = parent.communicate(timeout=60)
+    assert parent.returncode == 130, out + err
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert [(s["name"], gpu_of(s)) for s in doc["specializations"]] == [(NAMES[g], g) for g in range(4)]
+    assert all(s.get("error") is None for s in doc["specializations"])
+    assert all("error" not in d for d in doc["context"]["devices"])
