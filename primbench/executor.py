@@ -517,7 +517,15 @@ class Executor:
                         skipped={r.name: r.skipped for r in records if r.skipped is not None},
                         excluded=dict(self._excluded))
         self._keep(report)
-        outputs = self._write(settings, results, complete=interrupted is None)
+        if settings.results_per_gpu:  # NAME.gpuN.json, one per GPU (results.per_gpu); the CSV stays one
+            self._expected = None  # each file holds its GPU's specializations
+            outputs = []
+            for part in results.per_gpu():
+                own = replace(settings, json_out=_gpu_path(settings.json_out, part.devices[0].index), csv_out="")
+                outputs += self._write(own, part, complete=interrupted is None)
+            outputs += self._write(replace(settings, json_out=""), results, complete=interrupted is None)
+        else:
+            outputs = self._write(settings, results, complete=interrupted is None)
         assert results.summary is not None
         reporter.summary(results.summary, count, len(errors), outputs, excluded=len(self._excluded),
                          graphs=graph_counts(list(records)))
@@ -635,6 +643,12 @@ class Executor:
         if problems:
             raise UsageError("; ".join(problems))
         return [o for o in outputs if o != os.devnull]
+
+
+def _gpu_path(path: str, index: int) -> str:
+    """results.json -> results.gpu2.json (beside it): ``--results-per-gpu``."""
+    p = Path(path)
+    return str(p.with_name(f"{p.stem}.gpu{index}{p.suffix}" if p.suffix else f"{p.name}.gpu{index}"))
 
 
 def _partial_path(path: str) -> str:

@@ -77,7 +77,7 @@ The schema is the C++ primbench's 4.0.0, key for key. Later versions only add ke
   ``context.devices`` (one object per GPU of the run: ``index``, its ``gpu`` and ``thermal``
   records once, ``specializations`` it ran, and ``error`` where its worker failed: crashed,
   hung, or its device gone); ``context.general.gpu`` is the first GPU's. Settings
-  ``devices``, ``replicate`` and ``worker_timeout_secs`` are written only when given: a run
+  ``devices``, ``replicate``, ``worker_timeout_secs`` and ``results_per_gpu`` are written only when given: a run
   on one GPU writes what 4.7.0 wrote. Older files ran on one GPU: the keys stay absent.
 
 A file of an older version is read through `UPGRADES`, one small function per version step
@@ -723,6 +723,7 @@ class SettingsRecord(_Record, frozen=True, kw_only=True, omit_defaults=True):
     devices: str | UnsetType = UNSET  # 4.8.0: --devices, written only when given (primbench.workers)
     replicate: bool | UnsetType = UNSET  # 4.8.0: --replicate, written only when given
     worker_timeout_secs: Real | UnsetType | None = UNSET  # 4.8.0: --worker-timeout-secs, only when given
+    results_per_gpu: bool | UnsetType = UNSET  # 4.8.0: --results-per-gpu, only when given
 
 
 class Flags(_Record, frozen=True, kw_only=True, omit_defaults=True):

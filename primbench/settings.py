@@ -112,6 +112,7 @@ class Settings:
     devices: str = ""  # "", "all" or "0,1,3"
     replicate: bool = False  # --replicate: every specialization on every GPU (else sharded)
     worker_timeout_secs: float | None = None  # None: auto (primbench.workers.silence_limit)
+    results_per_gpu: bool = False  # --results-per-gpu: NAME.gpuN.json per GPU instead of one NAME.json
 
     def validate(self) -> None:
         """Raise UsageError for values that make no sense."""
@@ -150,8 +151,13 @@ class Settings:
             device_list(self.devices, None)  # its syntax; the indexes are checked against the host's GPUs
             if self.device is not None:
                 raise UsageError("--device and --devices exclude each other: give the GPUs in --devices")
-        elif self.replicate:
-            raise UsageError("--replicate needs --devices: it places every specialization on every GPU given")
+            if self.results_per_gpu and self.json_out in ("-", "", "/dev/null"):
+                raise UsageError(f"--results-per-gpu needs a file for --json-out (got {self.json_out!r}): "
+                                 "it writes one beside it per GPU")
+        elif self.replicate or self.results_per_gpu:
+            option = "--replicate" if self.replicate else "--results-per-gpu"
+            raise UsageError(f"{option} needs --devices: it places every specialization on every GPU given"
+                             if self.replicate else f"{option} needs --devices: a run on one GPU writes one file")
         if self.worker_timeout_secs is not None and not self.worker_timeout_secs > 0:
             raise UsageError(f"--worker-timeout-secs must be greater than 0, got {self.worker_timeout_secs}")
 
@@ -164,7 +170,8 @@ class Settings:
 
 
 #: Settings written to results.json only when they differ from these (results 4.8.0).
-_WRITTEN_WHEN_GIVEN: dict[str, Any] = {"devices": "", "replicate": False, "worker_timeout_secs": None}
+_WRITTEN_WHEN_GIVEN: dict[str, Any] = {"devices": "", "replicate": False, "worker_timeout_secs": None,
+                                       "results_per_gpu": False}
 
 
 def device_list(text: str, count: int | None) -> list[int]:
@@ -251,6 +258,8 @@ _HELP = {
     "worker_timeout_secs": "With --devices: kill a worker that reports no progress for this long, failing "
     "its specializations (default auto: the stream-blocking timeout plus the warming, cooling and noise "
     "budgets, plus 60 s for setup)",
+    "results_per_gpu": "With --devices: write one results file per GPU (NAME.gpuN.json beside --json-out, each "
+    "with that GPU's specializations) instead of the default one results.json of the whole run",
     "axis": "Replace the values of a benchmark's axis, repeatable: NAME=VALUE, NAME=[V1,V2,...], "
     "NAME=[START:STOP:+STEP] (linear) or NAME=[START:STOP:*FACTOR] (geometric; a bare third part multiplies too), "
     "STOP included; numbers may be 2^N; size takes KiB, MiB, GiB (e.g. size=[2^16:2^28:4]). See docs/axes.md",

@@ -278,3 +278,15 @@ def test_ctrl_c_reaches_every_worker_and_what_finished_is_written(tmp_path: Path
     assert [(s["name"], gpu_of(s)) for s in doc["specializations"]] == [(NAMES[g], g) for g in range(4)]
     assert all(s.get("error") is None for s in doc["specializations"])
     assert all("error" not in d for d in doc["context"]["devices"])
+
+
+def test_results_per_gpu_writes_one_file_per_gpu_beside_json_out(tmp_path: Path) -> None:
+    done, doc = run(tmp_path, "--devices", "0,2", "--results-per-gpu", "--csv-out", "r.csv")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert doc is None  # no whole-run file: one per GPU
+    for g, names in ((0, NAMES[0::2]), (2, NAMES[1::2])):
+        part = load_results(tmp_path / f"r.gpu{g}.json")
+        assert [s.name for s in part.specializations] == names and part.gpu.uuid == f"GPU-fake-{g}"
+        assert all(s.gpu is not None and s.gpu.index == g for s in part.specializations)
+        assert [d.index for d in part.devices] == [g]
+    assert len((tmp_path / "r.csv").read_text().splitlines()) == 1 + 8  # the CSV stays the whole run's
