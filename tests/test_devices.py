@@ -179,7 +179,7 @@ def test_a_run_on_one_gpu_writes_no_key_of_the_devices(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert doc is not None
     assert "devices" not in doc["context"] and all("gpu" not in s for s in doc["specializations"])
-    assert not {"devices", "replicate", "worker_timeout_secs"} & set(doc["context"]["settings"])
+    assert not {"devices", "replicate", "worker_timeout_secs", "results_per_gpu"} & set(doc["context"]["settings"])
     assert doc["context"]["general"]["gpu"]["uuid"] == "GPU-fake-2"
     assert load_results(tmp_path / "r.json").per_gpu()[0].specializations == \
         load_results(tmp_path / "r.json").specializations

@@ -187,7 +187,7 @@ def test_the_json_keeps_the_keys_nesting_and_order_of_the_schema(tmp_path: Path)
     assert list(doc["context"]["general"]) == GENERAL
     assert list(doc["context"]["general"]["thermal"]) == THERMAL
     # results 4.8.0's --devices settings are written only when given: a run on one GPU writes what 4.7.0 wrote
-    when_given = ("devices", "replicate", "worker_timeout_secs")
+    when_given = ("devices", "replicate", "worker_timeout_secs", "results_per_gpu")
     assert list(doc["context"]["settings"]) == [f.name for f in dataclasses.fields(Settings)
                                                 if f.name not in when_given]
     char, failed, long_long = doc["specializations"]
