@@ -34,7 +34,7 @@ from primbench.measure import SYNC_EVERY, Progress
 from primbench.plan import Queued, plan, queued
 from primbench.records import DeviceRecords, MeasuredRound, device_records, failed_record, run_results, skipped_record
 from primbench.report import Report
-from primbench.results import Results
+from primbench.results import Results, Specialization
 from primbench.roundloop import RunState, SpecRun, interleave
 from primbench.rounds import precise_enough
 from primbench.settings import (
@@ -492,6 +492,8 @@ class Executor:
                                      custom_settings=dict(self._custom_values) if self._custom else None,
                                      started=self._started)
                 merged = workers.merge(started, selected, parent, host_secs=time.perf_counter() - self._started)
+                for index, log in workers.keep_logs(started, settings.json_out).items():
+                    reporter.note(f"GPU {index}: its worker's output is in {log}")
                 report = self._across_report(settings, merged, interrupted, reporter)
             except BaseException:
                 deferred.restore()
@@ -509,12 +511,15 @@ class Executor:
         count = len(records)
         for record in records:
             reporter.finished(record.index, count, record)
-        errors = {r.name: r.error for r in records if r.error is not None}
+        def key(r: Specialization) -> str:  # replicated: a name once per GPU
+            return f"{r.name} on GPU {r.gpu.index}" if settings.replicate and r.gpu is not None else r.name
+
+        errors = {key(r): r.error for r in records if r.error is not None}
         fatal = "; ".join(f"GPU {w.device}: {w.error}" for w in merged.failed) or None
         code = (signal_exit_code(interrupted, EXIT_INTERRUPTED) if interrupted
                 else EXIT_FAILED if (errors or fatal) else EXIT_OK)
         report = Report("run", code, tuple(r.name for r in records), results, failures=errors, error=fatal,
-                        skipped={r.name: r.skipped for r in records if r.skipped is not None},
+                        skipped={key(r): r.skipped for r in records if r.skipped is not None},
                         excluded=dict(self._excluded))
         self._keep(report)
         if settings.results_per_gpu:  # NAME.gpuN.json, one per GPU (results.per_gpu); the CSV stays one

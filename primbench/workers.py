@@ -61,6 +61,7 @@ class WorkerRole:
     positions: tuple[int, ...]
     out: str
     heartbeat: str
+    parent: int = 0  # the parent's process id: a worker whose parent is gone stops (`beat`)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> WorkerRole | None:
@@ -70,13 +71,13 @@ class WorkerRole:
         try:
             data = json.loads(text)
             return cls(int(data["device"]), tuple(int(p) for p in data["positions"]), str(data["out"]),
-                       str(data["heartbeat"]))
+                       str(data["heartbeat"]), int(data.get("parent", 0)))
         except (ValueError, KeyError, TypeError) as exc:
             raise UsageError(f"${WORKER_ENV}: not a worker's role ({exc})") from None
 
     def to_env(self) -> str:
         return json.dumps({"device": self.device, "positions": list(self.positions), "out": self.out,
-                           "heartbeat": self.heartbeat})
+                           "heartbeat": self.heartbeat, "parent": self.parent})
 
     @property
     def checkpoint(self) -> str:
@@ -86,7 +87,10 @@ class WorkerRole:
         return str(path.with_name(f"{path.stem}.partial{path.suffix}"))
 
     def beat(self) -> None:
-        """Touch the heartbeat: the parent knows the worker is making progress."""
+        """Touch the heartbeat: the parent knows the worker is making progress. A worker whose parent
+        is gone (killed: nobody merges its file) stops here, as if interrupted."""
+        if self.parent and os.getppid() != self.parent:
+            raise KeyboardInterrupt(f"the parent process {self.parent} of this --devices worker is gone")
         with contextlib.suppress(OSError):
             os.utime(self.heartbeat)
 
@@ -160,7 +164,7 @@ def start(command: Sequence[str], places: Mapping[int, list[int]], folder: Path,
         if not positions:
             continue
         role = WorkerRole(device, tuple(positions), str(folder / f"gpu{device}.json"),
-                          str(folder / f"gpu{device}.beat"))
+                          str(folder / f"gpu{device}.beat"), os.getpid())
         Path(role.heartbeat).touch()
         log = folder / f"gpu{device}.log"
         with open(log, "wb") as sink:
@@ -258,6 +262,24 @@ def _worker_results(w: Worker) -> Results | None:
     return None
 
 
+def keep_logs(workers: Workers, beside: str) -> dict[int, str]:
+    """Each failed worker's output copied beside the results file `beside` (``NAME.gpuN.log``),
+    since the workers' folder is removed: GPU index -> the copy. None where `beside` is no file."""
+    out: dict[int, str] = {}
+    target = Path(beside)
+    if not beside or beside in ("-", os.devnull):
+        return out
+    for w in workers.workers:
+        if w.failed and w.log.is_file():
+            copy = target.with_name(f"{target.stem}.gpu{w.device}.log")
+            try:
+                copy.write_bytes(w.log.read_bytes())
+            except OSError:
+                continue
+            out[w.device] = str(copy)
+    return out
+
+
 @dataclass(frozen=True)
 class Merged:
     """The run's one document, and which workers failed."""
@@ -309,5 +331,5 @@ def merge(workers: Workers, selected: Sequence[Queued], parent: Results, *, host
     return Merged(results, tuple(w for w in workers.workers if w.failed))
 
 
-__all__ = ["WORKER_ENV", "Merged", "Worker", "WorkerRole", "Workers", "merge", "placement", "poll",
+__all__ = ["WORKER_ENV", "Merged", "Worker", "WorkerRole", "Workers", "keep_logs", "merge", "placement", "poll",
            "silence_limit", "start", "watch", "worker_command"]

@@ -136,6 +136,9 @@ def test_a_worker_that_crashes_fails_its_specializations_and_the_run_goes_on(tmp
     assert "error" not in doc["context"]["devices"][0]
     assert doc["summary"]["failures"] == 2
     assert "GPU 2: its worker exited with code 70" in done.stdout + done.stderr
+    # its output is kept beside the results (the workers' folder is removed), the others' not
+    assert "GPU 2: its worker's output is in r.gpu2.log" in done.stdout
+    assert (tmp_path / "r.gpu2.log").is_file() and not (tmp_path / "r.gpu0.log").exists()
 
 
 def test_what_a_crashed_worker_finished_is_kept(tmp_path: Path) -> None:
@@ -290,3 +293,16 @@ def test_results_per_gpu_writes_one_file_per_gpu_beside_json_out(tmp_path: Path)
         assert all(s.gpu is not None and s.gpu.index == g for s in part.specializations)
         assert [d.index for d in part.devices] == [g]
     assert len((tmp_path / "r.csv").read_text().splitlines()) == 1 + 8  # the CSV stays the whole run's
+
+
+def test_a_worker_whose_parent_is_gone_stops_at_its_next_heartbeat(tmp_path: Path) -> None:
+    from primbench.workers import WorkerRole
+
+    beat = tmp_path / "beat"
+    beat.touch()
+    mine = WorkerRole(0, (0,), str(tmp_path / "r.json"), str(beat), os.getppid())
+    mine.beat()  # its parent is there: a heartbeat
+    orphan = WorkerRole(0, (0,), str(tmp_path / "r.json"), str(beat), os.getppid() + 100000)
+    with pytest.raises(KeyboardInterrupt, match=r"the parent process \d+ of this --devices worker is gone"):
+        orphan.beat()
+    assert WorkerRole.from_env({"PRIMBENCH_WORKER": orphan.to_env()}) == orphan
