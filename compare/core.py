@@ -620,9 +620,8 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
             rows[key] = _not_comparable(paired, blockers)
         else:
             tested.append(paired)
-    finding, widen, insensitive, rho = (
-        _judge(tested, rows, delta, threshold, alpha, suite_shift_limit, base, head, max_detectable)
-        if tested else (None, 1.0, 0, 0.0))
+    finding, widen, insensitive, rho, gpu_shifts = _judge_by_process(
+        tested, rows, b_index, h_index, delta, threshold, alpha, suite_shift_limit, base, head, max_detectable)
 
     ordered: list[SpecComparison] = []
     for key, entries in b_index.items():
@@ -650,6 +649,7 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
                     suite_shift_limit=float(suite_shift_limit), standard_error_scale=float(widen),
                     metric=metric, max_detectable=float(max_detectable), round_correlation=float(rho))
     warnings = _warnings(base, head, comparability, finding, tested, insensitive, max_detectable, rho, widen)
+    warnings += gpu_shifts
     return Comparison(
         rows=tuple(ordered),
         warnings=warnings,
@@ -661,6 +661,41 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
         suite_shift=finding,
         comparability=comparability,
     )
+
+
+def _judge_by_process(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison],
+                      b_index: Mapping[tuple[str, str], list[_Entry]], h_index: Mapping[tuple[str, str], list[_Entry]],
+                      delta: float, threshold: float, alpha: float, suite_shift_limit: float,
+                      base: Sequence[Results], head: Sequence[Results], max_detectable: float,
+                      ) -> tuple[SuiteFinding | None, float, int, float, list[str]]:
+    """`_judge` once per suite of rows that one pair of processes measured. A ``--devices`` side
+    (results 4.8.0) measured each GPU's specializations in a worker process of its own, whose
+    shift (the part every kernel of a process shares) is that GPU's: each (base GPU, head GPU)
+    pair is judged as a suite of its own, so a GPU that runs slower is its suite's shift, never
+    a regression of its kernels against the others'. Returns the finding that counts (the
+    largest detected shift, else the largest suite's), the widest widening, the insensitive
+    rows, the largest correlation, and a warning for each other pair's detected shift."""
+    if not tested:
+        return None, 1.0, 0, 0.0, []
+    if not any(r.devices for r in (*base, *head)):
+        return (*_judge(tested, rows, delta, threshold, alpha, suite_shift_limit, base, head, max_detectable), [])
+    groups: dict[tuple[str, str], list[_Tested]] = {}
+    for t in tested:
+        pair = tuple(", ".join(sorted({gpu_label(e.spec, e.results) for e in index[t.key]}))
+                     for index in (b_index, h_index))
+        groups.setdefault((pair[0], pair[1]), []).append(t)
+    judged = [(pair, *_judge(group, rows, delta, threshold, alpha, suite_shift_limit, base, head, max_detectable))
+              for pair, group in groups.items()]
+    found = [(pair, f) for pair, f, *_ in judged if f is not None]
+    detected = sorted(((p, f) for p, f in found if f.detected), key=lambda pf: -abs(pf[1].change))
+    finding = (detected[0][1] if detected
+               else max((f for _, f in found), key=lambda f: f.specializations, default=None))
+    notes = [f"GPU {b} (base) against GPU {h} (head): {f.describe()}" for (b, h), f in detected[1:]]
+    if detected and len(groups) > 1:
+        (b, h), _ = detected[0]
+        notes.insert(0, f"the suite-wide shift is that of GPU {b} (base) against GPU {h} (head): each pair of GPUs "
+                        "(a worker process each) is judged as a suite of its own")
+    return (finding, max(j[2] for j in judged), sum(j[3] for j in judged), max(j[4] for j in judged), notes)
 
 
 def _check_parameters(threshold: float, alpha: float, suite_shift_limit: float, max_detectable: float,

@@ -6,13 +6,15 @@ Run as a program it is a benchmark suite of 8 specializations on the fake GPUs:
 ``2:crash,3:hang@1,1:gone``: GPU 2's worker exits at its first kernel (as a crash in a driver
 would), GPU 3's hangs (sleeps) in its second round (after 1 renewal: with ``--rounds 1``, its
 second specialization), GPU 1's device disappears (every kernel raises, as a GPU fallen off
-the bus does). ``PRIMBENCH_FAKE_MODEL`` names the
+the bus does). ``PRIMBENCH_FAKE_SLOWER`` makes GPUs slower, e.g. ``2:0.03``: GPU 2's
+kernels take 3 % longer. Every kernel's time has 0.3 % of noise. ``PRIMBENCH_FAKE_MODEL`` names the
 model (default "Fake GPU"). Subprocesses need the repository root on ``PYTHONPATH``.
 """
 
 from __future__ import annotations
 
 import os
+import random
 import time
 from typing import Any, ClassVar
 
@@ -28,7 +30,7 @@ class FakeGpu(FakeDevice):
     `after`-th renewal on (0: from the first kernel)."""
 
     def __init__(self, index: int, fault: str | None = None, after: int = 0, model: str = "Fake GPU",
-                 **kwargs: Any) -> None:
+                 slower: float = 0.0, noise: float = 0.003, **kwargs: Any) -> None:
         kwargs.setdefault("log_ops", False)
         super().__init__(**kwargs)
         self.index = index
@@ -36,6 +38,9 @@ class FakeGpu(FakeDevice):
         self.after = after
         self.model = model
         self.launches = 0
+        self.scale = 1.0 + slower
+        self.noise = noise
+        self.rng = random.Random(os.getpid() * 1000 + index)
 
     def context(self) -> dict[str, Any]:
         return {
@@ -54,6 +59,8 @@ class FakeGpu(FakeDevice):
                 time.sleep(3600)  # a kernel that never ends
             if self.fault == "gone":
                 raise DeviceError(f"GPU {self.index}: cudaErrorDevicesUnavailable: the device is gone")
+        if ms is not None:
+            ms = ms * self.scale * (1.0 + self.noise * self.rng.gauss(0.0, 1.0))
         super().launch(ms)
 
 
@@ -69,15 +76,17 @@ def faults(text: str) -> dict[int, tuple[str, int]]:
     return out
 
 
-def opener(count: int, injected: dict[int, tuple[str, int]], model: str = "Fake GPU") -> Any:
-    """The `primbench.device.DeviceOpener` of `count` fake GPUs with the faults `injected`."""
+def opener(count: int, injected: dict[int, tuple[str, int]], model: str = "Fake GPU",
+           slower: dict[int, float] | None = None) -> Any:
+    """The `primbench.device.DeviceOpener` of `count` fake GPUs with the faults `injected`, some
+    `slower` (GPU index -> the fraction its kernels take longer)."""
 
     def open_gpu(index: int | None) -> FakeGpu:
         i = 0 if index is None else index
         if i >= count:
             raise DeviceError(f"no GPU {i} (this fake host has {count})")
         kind, after = injected.get(i, (None, 0))
-        return FakeGpu(i, kind, after, model, kernel_ms=0.25 * (1 + 0.01 * i))
+        return FakeGpu(i, kind, after, model, (slower or {}).get(i, 0.0))
 
     return open_gpu
 
@@ -98,7 +107,9 @@ class Copy(pb.Benchmark):
 def main() -> None:
     count = int(os.environ.get("PRIMBENCH_FAKE_DEVICES", "4"))
     injected = faults(os.environ.get("PRIMBENCH_FAKE_FAULTS", ""))
-    ex = pb.Executor(device=opener(count, injected, os.environ.get("PRIMBENCH_FAKE_MODEL", "Fake GPU")),
+    slower = {int(i): float(f) for i, _, f in (p.partition(":") for p in
+                                                 os.environ.get("PRIMBENCH_FAKE_SLOWER", "").split(",") if p)}
+    ex = pb.Executor(device=opener(count, injected, os.environ.get("PRIMBENCH_FAKE_MODEL", "Fake GPU"), slower),
                      device_count=count)
     ex.queue(Copy())
     ex.main()

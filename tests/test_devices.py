@@ -26,9 +26,9 @@ NAMES = [f"n: {i}" for i in range(1, 9)]
 
 
 def run(tmp: Path, *args: str, faults: str = "", gpus: int = 4, model: str | None = None,
-        out: str = "r.json") -> tuple[subprocess.CompletedProcess[str], dict[str, Any] | None]:
+        out: str = "r.json", slower: str = "") -> tuple[subprocess.CompletedProcess[str], dict[str, Any] | None]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-           "PRIMBENCH_FAKE_DEVICES": str(gpus), "PRIMBENCH_FAKE_FAULTS": faults}
+           "PRIMBENCH_FAKE_DEVICES": str(gpus), "PRIMBENCH_FAKE_FAULTS": faults, "PRIMBENCH_FAKE_SLOWER": slower}
     if model is not None:
         env["PRIMBENCH_FAKE_MODEL"] = model
     env.pop("PRIMBENCH_WORKER", None)
@@ -306,3 +306,27 @@ def test_a_worker_whose_parent_is_gone_stops_at_its_next_heartbeat(tmp_path: Pat
     with pytest.raises(KeyboardInterrupt, match=r"the parent process \d+ of this --devices worker is gone"):
         orphan.beat()
     assert WorkerRole.from_env({"PRIMBENCH_WORKER": orphan.to_env()}) == orphan
+
+
+def test_a_slower_gpu_is_the_shift_of_its_own_suite_not_a_mix_with_the_others(tmp_path: Path) -> None:
+    """Base on GPU 0; head sharded over GPUs 0 and 2, GPU 2's kernels 3 % slower: each pair of
+    GPUs (a worker process each) is judged as a suite of its own."""
+    twelve = ("--rounds", "3", "--axis", "n=[1:12:+1]")
+    (tmp_path / "b").mkdir()
+    (tmp_path / "h").mkdir()
+    done, _ = run(tmp_path / "b", "--device", "0", *twelve, slower="2:0.03")
+    assert done.returncode == 0, done.stdout + done.stderr
+    done, _ = run(tmp_path / "h", "--devices", "0,2", *twelve, slower="2:0.03")
+    assert done.returncode == 0, done.stdout + done.stderr
+    result = compared(tmp_path / "b" / "r.json", tmp_path / "h" / "r.json")
+    shift = result.suite_shift
+    assert shift is not None and shift.detected and shift.specializations == 6  # GPU 2's six, alone
+    assert -0.034 < shift.change < -0.026  # throughput 1/1.03 - 1 = -2.9 %
+    assert any("the suite-wide shift is that of GPU GPU-fake-0 (base) against GPU GPU-fake-2 (head)" in w
+               for w in result.warnings)
+    on_gpu0 = {f"n: {i}" for i in range(1, 13, 2)}
+    for row in result.rows:
+        if row.name in on_gpu0:  # the same GPU on both sides: unchanged, whatever GPU 2 did
+            assert row.verdict.value == "unchanged", (row.name, row.reason)
+        else:
+            assert row.verdict.value == "regression" and -0.034 < row.change < -0.026, (row.name, row.reason)
