@@ -459,6 +459,9 @@ class Executor:
     def _run_across(self, settings: Settings, selected: list[Queued], reporter: Reporter) -> Report:
         """``--devices``: one worker per GPU (`primbench.workers`), watched, their files merged into one
         document, written as a run on one GPU writes its; exit 1 when a worker or a specialization failed."""
+        if self._device is not None and self._opener is None:
+            raise UsageError("--devices: this program gives the executor one device (Executor(device=...)), which a "
+                             "worker cannot move to another GPU; give a function of the GPU index instead")
         count = self._device_count
         if count is None and settings.devices.strip().lower() == "all":
             from primbench.backends import device_count

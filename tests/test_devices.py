@@ -330,3 +330,18 @@ def test_a_slower_gpu_is_the_shift_of_its_own_suite_not_a_mix_with_the_others(tm
             assert row.verdict.value == "unchanged", (row.name, row.reason)
         else:
             assert row.verdict.value == "regression" and -0.034 < row.change < -0.026, (row.name, row.reason)
+
+
+def test_a_program_that_gives_one_device_is_refused_devices(tmp_path: Path) -> None:
+    import primbench as pb
+    from primbench.console import Reporter
+    from primbench.errors import UsageError
+    from tests.fake_gpus import Copy
+    from tests.fakes import FakeDevice
+
+    ex = pb.Executor(["--devices", "0,1", "--json-out", str(tmp_path / "r.json")], device=FakeDevice(),
+                     reporter=Reporter.quiet())
+    ex.queue(Copy())
+    with pytest.raises(UsageError, match=r"--devices: this program gives the executor one device"):
+        ex.run()
+    assert not (tmp_path / "r.json").exists()
