@@ -486,7 +486,8 @@ class Executor:
 
         with tempfile.TemporaryDirectory(prefix="primbench-devices-") as folder:
             started = workers.start(command, places, Path(folder))
-            interrupted = workers.watch(started, limit, ended)
+            interrupted = workers.watch(started, limit, ended, lambda w: reporter.note(
+                f"GPU {w.device}: {w.finished}/{len(w.positions)} specializations finished"))
             deferred = Deferred()
             deferred.start()
             try:

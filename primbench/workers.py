@@ -138,6 +138,12 @@ class Worker:
     error: str | None = None
     done: bool = False
     interrupted: bool = False
+    finished: int = 0  # specializations in its checkpoint (`progress`)
+    seen: float = 0.0  # the checkpoint's modification time when last read
+
+    @property
+    def checkpoint(self) -> Path:
+        return self.out.with_name(f"{self.out.stem}.partial{self.out.suffix}")
 
     @property
     def failed(self) -> bool:
@@ -224,7 +230,27 @@ def poll(workers: Workers, limit: float, now: Callable[[], float] = time.time) -
     return ended
 
 
-def watch(workers: Workers, limit: float, on_end: Callable[[Worker], object]) -> KeyboardInterrupt | None:
+def progress(workers: Workers) -> list[Worker]:
+    """The live workers whose checkpoint holds more specializations than when last looked at
+    (`Worker.finished` updated)."""
+    moved: list[Worker] = []
+    for w in workers.live():
+        try:
+            mtime = w.checkpoint.stat().st_mtime
+            if mtime == w.seen:
+                continue
+            count = len(json.loads(w.checkpoint.read_bytes()).get("specializations", ()))
+        except (OSError, ValueError, AttributeError):
+            continue  # not there yet, or being replaced: the next look
+        w.seen = mtime
+        if count > w.finished:
+            w.finished = count
+            moved.append(w)
+    return moved
+
+
+def watch(workers: Workers, limit: float, on_end: Callable[[Worker], object],
+          on_progress: Callable[[Worker], object] | None = None) -> KeyboardInterrupt | None:
     """Poll until every worker has ended (`on_end` called for each). Ctrl-C, SIGTERM or SIGHUP is
     passed on to the workers (as SIGINT, SIGTERM), which write what they finished within
     `INTERRUPT_GRACE_SECS` (then they are killed); the interrupt is returned."""
@@ -234,6 +260,9 @@ def watch(workers: Workers, limit: float, on_end: Callable[[Worker], object]) ->
         try:
             for w in poll(workers, limit):
                 on_end(w)
+            if on_progress is not None:
+                for w in progress(workers):
+                    on_progress(w)
             if deadline is not None and time.monotonic() > deadline:
                 for w in workers.live():
                     _signal(w, signal.SIGKILL)
@@ -250,7 +279,7 @@ def watch(workers: Workers, limit: float, on_end: Callable[[Worker], object]) ->
 
 def _worker_results(w: Worker) -> Results | None:
     """What the worker wrote (a partial file where it was interrupted), or None."""
-    for path in (w.out, w.out.with_name(f"{w.out.stem}.partial{w.out.suffix}")):
+    for path in (w.out, w.checkpoint):
         if path.is_file():
             try:
                 return load_results(path)
@@ -332,4 +361,4 @@ def merge(workers: Workers, selected: Sequence[Queued], parent: Results, *, host
 
 
 __all__ = ["WORKER_ENV", "Merged", "Worker", "WorkerRole", "Workers", "keep_logs", "merge", "placement", "poll",
-           "silence_limit", "start", "watch", "worker_command"]
+           "progress", "silence_limit", "start", "watch", "worker_command"]

@@ -87,6 +87,7 @@ def test_sharded_over_4_gpus_each_specialization_names_its_gpu_and_each_gpu_is_r
     assert doc["context"]["settings"]["devices"] == "all" and "replicate" not in doc["context"]["settings"]
     assert doc["context"]["settings"]["device"] is None and doc["context"]["settings"]["json_out"] == "r.json"
     assert doc["summary"]["failures"] == 0
+    assert "GPU 3: its worker finished (2 specializations)" in done.stdout
     # the model reads it, and splits it into one document per physical GPU
     results = load_results(tmp_path / "r.json")
     parts = results.per_gpu()
