@@ -208,6 +208,9 @@ class Executor:
                                          excluded=dict(self._excluded)))
         if "profile" in self._modes and settings.dry:
             raise UsageError("--profile and --dry exclude each other: --dry runs nothing, --profile calls once")
+        if "profile" in self._modes and settings.devices:
+            raise UsageError("--profile and --devices exclude each other: a profiler follows one process; "
+                             "give --device")
         if "profile" not in self._modes:
             self._check_outputs(settings, len(selected))
         set_active(reporter)

@@ -3,12 +3,13 @@ with its own identity (UUID ``GPU-fake-N``, serial, PCI bus id) and an injectabl
 
 Run as a program it is a benchmark suite of 8 specializations on the fake GPUs:
 ``PRIMBENCH_FAKE_DEVICES`` (default 4) GPUs, ``PRIMBENCH_FAKE_FAULTS`` the faults, e.g.
-``2:crash,3:hang@1,1:gone``: GPU 2's worker exits at its first kernel (as a crash in a driver
-would), GPU 3's hangs (sleeps) in its second round (after 1 renewal: with ``--rounds 1``, its
-second specialization), GPU 1's device disappears (every kernel raises, as a GPU fallen off
-the bus does). ``PRIMBENCH_FAKE_SLOWER`` makes GPUs slower, e.g. ``2:0.03``: GPU 2's
-kernels take 3 % longer. Every kernel's time has 0.3 % of noise. ``PRIMBENCH_FAKE_MODEL`` names the
-model (default "Fake GPU"). Subprocesses need the repository root on ``PYTHONPATH``.
+``2:crash,3:hang@1,1:gone,0:absent``: GPU 2's worker exits at its first kernel (as a crash in
+a driver would), GPU 3's hangs (sleeps) in its second round (after 1 renewal: with
+``--rounds 1``, its second specialization), GPU 1's device disappears (every kernel raises, as
+a GPU fallen off the bus does), GPU 0 cannot be opened at all. ``PRIMBENCH_FAKE_SLOWER`` makes
+GPUs slower, e.g. ``2:0.03``: GPU 2's kernels take 3 % longer; every kernel's time has 0.3 %
+of noise. ``PRIMBENCH_FAKE_MODEL`` names the model (default "Fake GPU"). Subprocesses need the
+repository root on ``PYTHONPATH``.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import primbench as pb
 from primbench.errors import DeviceError
 from tests.fakes import FakeDevice
 
-FAULTS = ("crash", "hang", "gone")
+FAULTS = ("crash", "hang", "gone", "absent")
 
 
 class FakeGpu(FakeDevice):
@@ -86,6 +87,8 @@ def opener(count: int, injected: dict[int, tuple[str, int]], model: str = "Fake 
         if i >= count:
             raise DeviceError(f"no GPU {i} (this fake host has {count})")
         kind, after = injected.get(i, (None, 0))
+        if kind == "absent":  # gone between the listing and the opening: the runtime's error
+            raise DeviceError(f"no usable GPU: cudaErrorNoDevice: GPU {i} cannot be opened")
         return FakeGpu(i, kind, after, model, (slower or {}).get(i, 0.0))
 
     return open_gpu

@@ -58,6 +58,8 @@ def test_the_placement_is_round_robin_in_the_programs_order_or_everything_everyw
     (("--devices", "a"), "--devices 'a': give 'all' or GPU indexes"),
     (("--replicate",), "--replicate needs --devices"),
     (("--devices", "all", "--device", "1"), "--device and --devices exclude each other"),
+    (("--devices", "all", "--profile"), "--profile and --devices exclude each other"),
+    (("--devices", "all", "--results-per-gpu", "--json-out", "-"), "--results-per-gpu needs a file for --json-out"),
 ])
 def test_bad_devices_are_one_line_and_exit_2_before_anything_runs(tmp_path: Path, args: tuple[str, ...],
                                                                   message: str) -> None:
@@ -346,3 +348,14 @@ def test_a_program_that_gives_one_device_is_refused_devices(tmp_path: Path) -> N
     with pytest.raises(UsageError, match=r"--devices: this program gives the executor one device"):
         ex.run()
     assert not (tmp_path / "r.json").exists()
+
+
+def test_a_gpu_that_cannot_be_opened_fails_its_specializations_with_the_runtimes_line(tmp_path: Path) -> None:
+    done, doc = run(tmp_path, "--devices", "all", faults="1:absent")
+    assert done.returncode == 1
+    assert doc is not None
+    reason = "its worker exited with code 2: no usable GPU: cudaErrorNoDevice: GPU 1 cannot be opened"
+    assert doc["context"]["devices"][1] == {"index": 1, "specializations": 2, "error": reason}
+    assert [s["error"] for s in doc["specializations"] if gpu_of(s) == 1] == [f"GPU 1: {reason}"] * 2
+    assert doc["specializations"][1]["gpu"] == {"index": 1}  # no identity: it never opened
+    assert all(s.get("error") is None for s in doc["specializations"] if gpu_of(s) != 1)
