@@ -136,8 +136,13 @@ def by_algorithm(side: Sequence[Results]) -> dict[str, Results]:
 
 
 def _gpu(results: Results) -> tuple[str | None, str | None]:
-    gpu = results.gpu
-    return gpu.name, next((str(v) for v in (gpu.uuid, gpu.serial) if v), None)
+    """The GPU model and the physical GPU of a run; of a ``--devices`` run (results 4.8.0) every
+    model it ran on (joined: several models are another measurement) and every GPU's id."""
+    gpus = [d.gpu for d in results.devices if d.gpu is not None] or [results.gpu]
+    names = sorted({g.name for g in gpus if g.name is not None})
+    ids = [next((str(v) for v in (g.uuid, g.serial) if v), None) for g in gpus]
+    known = [i for i in ids if i is not None]
+    return (" and ".join(names) if names else None), (", ".join(sorted(known)) if known else None)
 
 
 def _context_differences(algorithm: str | None, base: Results, head: Results) -> list[Difference]:

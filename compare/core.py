@@ -159,14 +159,38 @@ def _spec_algorithm(spec: Specialization, results: Results) -> str:
     return spec.algorithm or results.algorithm
 
 
-def _index(side: Sequence[Results]) -> dict[tuple[str, str], list[_Entry]]:
-    """Entries by (algorithm, name); a specialization in several files of a side is a repeat."""
+def _index(side: Sequence[Results], by_gpu: bool = False) -> dict[tuple[str, str], list[_Entry]]:
+    """Entries by (algorithm, name); a specialization in several files of a side is a repeat.
+    `by_gpu` (a side measured a specialization on several GPUs: ``--devices --replicate``): by
+    (algorithm, ``name @ GPU``), so that each physical GPU's measurements are a row of their own,
+    never a mix (`gpu_label`)."""
     out: dict[tuple[str, str], list[_Entry]] = {}
     for results in side:
         for i, spec in enumerate(results.specializations):
-            key = (_spec_algorithm(spec, results), spec.name)
+            name = f"{spec.name} @ {gpu_label(spec, results)}" if by_gpu else spec.name
+            key = (_spec_algorithm(spec, results), name)
             out.setdefault(key, []).append(_Entry(spec, results, i))
     return out
+
+
+def gpu_label(spec: Specialization, results: Results) -> str:
+    """The physical GPU that measured `spec`: its ``gpu`` (results 4.8.0) or the file's GPU, by UUID,
+    else serial, else index."""
+    if spec.gpu is not None:
+        return spec.gpu.key
+    gpu = results.gpu
+    return gpu.uuid or gpu.serial or gpu.pci_bus_id or gpu.name or "the GPU"
+
+
+def replicated(side: Sequence[Results]) -> bool:
+    """Whether a file of `side` measured one specialization on several GPUs (``--replicate``)."""
+    for results in side:
+        seen: set[str] = set()
+        for spec in results.specializations:
+            if spec.gpu is not None and spec.name in seen:
+                return True
+            seen.add(spec.name)
+    return False
 
 
 def _describe(side: Sequence[Results], index: Mapping[tuple[str, str], Any]) -> str:
@@ -213,6 +237,11 @@ def context_warnings(base: Results, head: Results) -> list[str]:
     bb, hb = base.general.backend, head.general.backend
     if bb is not None and hb is not None and bb != hb:
         out.append(f"GPU runtime differs: base {_fmt(bb)}, head {_fmt(hb)}")
+    for side, results in (("base", base), ("head", head)):
+        if devices := results.devices:
+            how = "every specialization on each" if results.settings.replicate is True else "sharded"
+            out.append(f"{side} ran across {len(devices)} GPUs of one host (--devices, {how}): each specialization "
+                       "is compared as measured on its own GPU")
     return out
 
 
@@ -567,7 +596,8 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
                   metric: str | None = None, max_detectable: float = DEFAULT_MAX_DETECTABLE,
                   allow_mismatch: bool = False, strict_environment: bool = False) -> Comparison:
     _check_parameters(threshold, alpha, suite_shift_limit, max_detectable, metric)
-    b_index, h_index = _index(base), _index(head)
+    by_gpu = replicated(base) or replicated(head)
+    b_index, h_index = _index(base, by_gpu), _index(head, by_gpu)
     common = [k for k in b_index if k in h_index]
     if not common:
         raise NothingToCompareError(
@@ -590,9 +620,8 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
             rows[key] = _not_comparable(paired, blockers)
         else:
             tested.append(paired)
-    finding, widen, insensitive, rho = (
-        _judge(tested, rows, delta, threshold, alpha, suite_shift_limit, base, head, max_detectable)
-        if tested else (None, 1.0, 0, 0.0))
+    finding, widen, insensitive, rho, gpu_shifts = _judge_by_process(
+        tested, rows, b_index, h_index, delta, threshold, alpha, suite_shift_limit, base, head, max_detectable)
 
     ordered: list[SpecComparison] = []
     for key, entries in b_index.items():
@@ -620,6 +649,7 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
                     suite_shift_limit=float(suite_shift_limit), standard_error_scale=float(widen),
                     metric=metric, max_detectable=float(max_detectable), round_correlation=float(rho))
     warnings = _warnings(base, head, comparability, finding, tested, insensitive, max_detectable, rho, widen)
+    warnings += gpu_shifts
     return Comparison(
         rows=tuple(ordered),
         warnings=warnings,
@@ -631,6 +661,41 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
         suite_shift=finding,
         comparability=comparability,
     )
+
+
+def _judge_by_process(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison],
+                      b_index: Mapping[tuple[str, str], list[_Entry]], h_index: Mapping[tuple[str, str], list[_Entry]],
+                      delta: float, threshold: float, alpha: float, suite_shift_limit: float,
+                      base: Sequence[Results], head: Sequence[Results], max_detectable: float,
+                      ) -> tuple[SuiteFinding | None, float, int, float, list[str]]:
+    """`_judge` once per suite of rows that one pair of processes measured. A ``--devices`` side
+    (results 4.8.0) measured each GPU's specializations in a worker process of its own, whose
+    shift (the part every kernel of a process shares) is that GPU's: each (base GPU, head GPU)
+    pair is judged as a suite of its own, so a GPU that runs slower is its suite's shift, never
+    a regression of its kernels against the others'. Returns the finding that counts (the
+    largest detected shift, else the largest suite's), the widest widening, the insensitive
+    rows, the largest correlation, and a warning for each other pair's detected shift."""
+    if not tested:
+        return None, 1.0, 0, 0.0, []
+    if not any(r.devices for r in (*base, *head)):
+        return (*_judge(tested, rows, delta, threshold, alpha, suite_shift_limit, base, head, max_detectable), [])
+    groups: dict[tuple[str, str], list[_Tested]] = {}
+    for t in tested:
+        pair = tuple(", ".join(sorted({gpu_label(e.spec, e.results) for e in index[t.key]}))
+                     for index in (b_index, h_index))
+        groups.setdefault((pair[0], pair[1]), []).append(t)
+    judged = [(pair, *_judge(group, rows, delta, threshold, alpha, suite_shift_limit, base, head, max_detectable))
+              for pair, group in groups.items()]
+    found = [(pair, f) for pair, f, *_ in judged if f is not None]
+    detected = sorted(((p, f) for p, f in found if f.detected), key=lambda pf: -abs(pf[1].change))
+    finding = (detected[0][1] if detected
+               else max((f for _, f in found), key=lambda f: f.specializations, default=None))
+    notes = [f"GPU {b} (base) against GPU {h} (head): {f.describe()}" for (b, h), f in detected[1:]]
+    if detected and len(groups) > 1:
+        (b, h), _ = detected[0]
+        notes.insert(0, f"the suite-wide shift is that of GPU {b} (base) against GPU {h} (head): each pair of GPUs "
+                        "(a worker process each) is judged as a suite of its own")
+    return (finding, max(j[2] for j in judged), sum(j[3] for j in judged), max(j[4] for j in judged), notes)
 
 
 def _check_parameters(threshold: float, alpha: float, suite_shift_limit: float, max_detectable: float,

@@ -171,9 +171,10 @@ def why(row: SpecComparison, c: Comparison) -> str:
     if shift is not None and row.relative_change is not None and row.change is not None:
         moved = (abs(row.change) >= c.threshold) != (abs(row.relative_change) >= c.threshold)
         if shift.detected or moved:
-            # the shift in the row's own direction: a time row of a throughput suite sees 1/(1+x) - 1
-            suite = shift.change if row.higher_is_better in (None, shift.higher_is_better) \
-                else 1 / (1 + shift.change) - 1
+            # the shift of the row's own suite (each pair of GPUs' with --devices: compare.core._judge_by_process)
+            # in the row's own direction (a time row of a throughput suite sees 1/(1+x) - 1): what its
+            # change and its change relative to the suite imply
+            suite = (1 + row.change) / (1 + row.relative_change) - 1
             return (f"judged relative to the suite-wide shift {suite * 100:+.2f} %: "
                     f"{row.relative_change * 100:+.2f} %")
     return ""

@@ -166,3 +166,8 @@ class Device(ABC):
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Free what `prepare` allocated, and the monitor: the device is not used again."""
+
+
+#: A function that opens the device of a GPU index (None: the current one): what a program gives
+#: `primbench.Executor` (``device=``) to run on a device of its own, on each GPU of ``--devices``.
+DeviceOpener = Callable[[int | None], Device]

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any, NoReturn, cast
 
-from primbench import runlog
+from primbench import runlog, workers
 from primbench.atomicfile import STDOUT, fallback_path, is_stdout, unwritable_reason, write_output
 from primbench.benchmark import Benchmark
 from primbench.console import Reporter, make_console, set_active
-from primbench.device import Device
+from primbench.device import Device, DeviceOpener
 from primbench.errors import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -32,7 +34,7 @@ from primbench.measure import SYNC_EVERY, Progress
 from primbench.plan import Queued, plan, queued
 from primbench.records import DeviceRecords, MeasuredRound, device_records, failed_record, run_results, skipped_record
 from primbench.report import Report
-from primbench.results import Results
+from primbench.results import Results, Specialization
 from primbench.roundloop import RunState, SpecRun, interleave
 from primbench.rounds import precise_enough
 from primbench.settings import (
@@ -41,6 +43,7 @@ from primbench.settings import (
     CustomOption,
     Settings,
     build_parser,
+    device_list,
     effective_cache_size,
     flags,
     parse_args,
@@ -70,18 +73,26 @@ class Executor:
         settings: Settings | None = None,
         flags: flags = flags.none,
         *,
-        device: Device | None = None,
+        device: Device | DeviceOpener | None = None,
         thermal: Thermal | None = None,
         reporter: Reporter | None = None,
         prog: str | None = None,
         naming: str = DEFAULT_NAMING,
+        device_count: int | None = None,
+        worker_command: Sequence[str] | None = None,
     ) -> None:
         self._started = time.perf_counter()
         self._argv = list(sys.argv[1:] if argv is None else argv)
         self._base = settings or Settings()
         self.flags = flags
-        self._device = device
-        self._owns_device = device is None  # a device it was given is released, not closed
+        # `device`: a device, or a function that opens the device of an index (--device, a --devices worker)
+        self._opener = device if device is not None and not isinstance(device, Device) else None
+        self._device = device if isinstance(device, Device) else None
+        self._owns_device = not isinstance(device, Device)  # a device it was given is released, not closed
+        self._device_count = device_count  # --devices all: the GPUs of the host (None: ask the runtime)
+        self._worker_command = list(worker_command) if worker_command is not None else None
+        self._role: workers.WorkerRole | None = None  # a --devices worker's, from its environment
+        self._checkpoint: Callable[[], None] = lambda: None  # a worker's (_checkpointer)
         self._thermal = thermal
         self._reporter = reporter
         self._prog = prog or os.path.basename(sys.argv[0] or "benchmark")
@@ -180,6 +191,13 @@ class Executor:
         if self._deferred:
             raise self._deferred[0]
         selected = self._selected()
+        self._role = workers.WorkerRole.from_env(os.environ) if "list" not in self._modes else None
+        if self._role is not None:  # a --devices worker: a run on its GPU of its specializations
+            selected = self._role.selected(selected)
+            settings = replace(settings, devices="", replicate=False, device=self._role.device,
+                               json_out=self._role.out, csv_out="")
+            self.settings = settings
+            self._role.beat()
         to_stdout = is_stdout(settings.json_out) or is_stdout(settings.csv_out)  # the progress goes to stderr
         self.output_error = None
         self._guards = []  # this run's progress streams
@@ -190,6 +208,9 @@ class Executor:
                                          excluded=dict(self._excluded)))
         if "profile" in self._modes and settings.dry:
             raise UsageError("--profile and --dry exclude each other: --dry runs nothing, --profile calls once")
+        if "profile" in self._modes and settings.devices:
+            raise UsageError("--profile and --devices exclude each other: a profiler follows one process; "
+                             "give --device")
         if "profile" not in self._modes:
             self._check_outputs(settings, len(selected))
         set_active(reporter)
@@ -197,6 +218,8 @@ class Executor:
             if "profile" in self._modes:
                 return self._returned(self._profile(settings, selected, reporter))
             with terminate_as_interrupt():  # SIGTERM and SIGHUP keep what finished, as Ctrl-C does
+                if settings.devices and not settings.dry:
+                    return self._returned(self._run_across(settings, selected, reporter))
                 return self._returned(self._run(settings, selected, reporter))
         finally:
             set_active(None)
@@ -263,6 +286,9 @@ class Executor:
             return self._device
         if settings.dry:
             return None
+        if self._opener is not None:
+            self._device = self._opener(settings.device)
+            return self._device
         from primbench.backends import open_device  # the GPU runtime loads here, not at import
 
         self._device = open_device(settings.device, monitoring=not settings.no_monitoring)
@@ -336,6 +362,8 @@ class Executor:
         thermal = self._prepared(device, settings, reporter)
         run = RunState.start(selected, 1 if settings.dry else settings.rounds)
         deferred = Deferred()  # from the end of measuring on, a signal waits until the results are written
+        if self._role is not None:
+            self._checkpoint = self._checkpointer(self._role, settings, run, algorithm, dev_records, thermal)
         self._measure(run, device, settings, thermal, reporter, deferred)
         try:
             report = self._finish(settings, run, algorithm, dev_records, thermal, reporter)
@@ -353,8 +381,19 @@ class Executor:
         """The round loop (`primbench.roundloop.interleave`), then the device closed. An interrupt or
         a thermal error ends it with what finished kept in `run`; from then on signals wait."""
 
+        role = self._role
+
         def measure_round(spec: SpecRun, r: int, on_batch: Callable[[Progress], object]) -> MeasuredRound:
             assert device is not None
+            if role is not None:  # a --devices worker: each round and batch is its heartbeat
+                role.beat()
+                self._checkpoint()
+                beating = on_batch
+
+                def on_batch(p: Progress) -> object:
+                    role.beat()
+                    return beating(p)
+
             return self._round(device, settings, thermal, spec.queued, r, run.rounds, spec.rounds, on_batch)
 
         try:
@@ -378,6 +417,26 @@ class Executor:
                     deferred.restore()
                     raise
 
+    def _checkpointer(self, role: workers.WorkerRole, settings: Settings, run: RunState, algorithm: str,
+                      dev_records: DeviceRecords, thermal: Thermal | None) -> Callable[[], None]:
+        """A --devices worker's: before each round, the specializations settled so far written to
+        its checkpoint file (when one more has settled), so that a crash loses none of them."""
+        written = [0]
+
+        def checkpoint() -> None:
+            records = [s.record for s in run.specs if s.record is not None]
+            if len(records) == written[0]:
+                return
+            written[0] = len(records)
+            results = run_results(settings, algorithm, records, dev_records, thermal,
+                                  sync=bool(self.flags & flags.sync),
+                                  custom_settings=dict(self._custom_values) if self._custom else None,
+                                  started=self._started)
+            with contextlib.suppress(OSError):  # the parent fails what it cannot read; measuring goes on
+                results.save(role.checkpoint, 0)
+
+        return checkpoint
+
     def _finish(self, settings: Settings, run: RunState, algorithm: str, dev_records: DeviceRecords,
                 thermal: Thermal | None, reporter: Reporter) -> Report:
         """The records of the run, written (signals deferred by the caller); the report."""
@@ -398,6 +457,90 @@ class Executor:
         assert results.summary is not None
         reporter.summary(results.summary, len(records), len(errors), outputs, excluded=len(self._excluded),
                          graphs=graph_counts(records))
+        return self._keep(dataclasses.replace(report, outputs=tuple(outputs)))
+
+    def _run_across(self, settings: Settings, selected: list[Queued], reporter: Reporter) -> Report:
+        """``--devices``: one worker per GPU (`primbench.workers`), watched, their files merged into one
+        document, written as a run on one GPU writes its; exit 1 when a worker or a specialization failed."""
+        if self._device is not None and self._opener is None:
+            raise UsageError("--devices: this program gives the executor one device (Executor(device=...)), which a "
+                             "worker cannot move to another GPU; give a function of the GPU index instead")
+        count = self._device_count
+        if count is None and settings.devices.strip().lower() == "all":
+            from primbench.backends import device_count
+
+            count = device_count()
+        devices = device_list(settings.devices, count)
+        places = workers.placement(len(selected), devices, replicate=settings.replicate)
+        total = sum(len(p) for p in places.values())
+        algorithm = str(selected[0].meta["algo"])
+        self._expected = total
+        reporter.header(algorithm, total, False, noise_tolerance_percent=settings.noise_tolerance_percent)
+        how = "every specialization on each" if settings.replicate else "sharded round-robin"
+        reporter.note(f"{len(devices)} GPUs ({', '.join(map(str, devices))}), {how}: one worker process per GPU")
+        limit = workers.silence_limit(settings)
+        command = self._worker_command or workers.worker_command()
+
+        def ended(w: workers.Worker) -> None:
+            if w.error is not None:
+                reporter.error(f"GPU {w.device}: {w.error}; its specializations fail, the others go on")
+            else:
+                reporter.note(f"GPU {w.device}: its worker finished ({len(w.positions)} specializations)")
+
+        with tempfile.TemporaryDirectory(prefix="primbench-devices-") as folder:
+            started = workers.start(command, places, Path(folder))
+            interrupted = workers.watch(started, limit, ended, lambda w: reporter.note(
+                f"GPU {w.device}: {w.finished}/{len(w.positions)} specializations finished"))
+            deferred = Deferred()
+            deferred.start()
+            try:
+                parent = run_results(settings, algorithm, [], device_records({}, settings), None,
+                                     sync=bool(self.flags & flags.sync),
+                                     custom_settings=dict(self._custom_values) if self._custom else None,
+                                     started=self._started)
+                merged = workers.merge(started, selected, parent, host_secs=time.perf_counter() - self._started)
+                for index, log in workers.keep_logs(started, settings.json_out).items():
+                    reporter.note(f"GPU {index}: its worker's output is in {log}")
+                report = self._across_report(settings, merged, interrupted, reporter)
+            except BaseException:
+                deferred.restore()
+                raise
+        if interrupted is not None:
+            deferred.restore()
+            raise interrupted
+        deferred.stop()
+        return report
+
+    def _across_report(self, settings: Settings, merged: workers.Merged, interrupted: KeyboardInterrupt | None,
+                       reporter: Reporter) -> Report:
+        results = merged.results
+        records = results.specializations
+        count = len(records)
+        for record in records:
+            reporter.finished(record.index, count, record)
+        def key(r: Specialization) -> str:  # replicated: a name once per GPU
+            return f"{r.name} on GPU {r.gpu.index}" if settings.replicate and r.gpu is not None else r.name
+
+        errors = {key(r): r.error for r in records if r.error is not None}
+        fatal = "; ".join(f"GPU {w.device}: {w.error}" for w in merged.failed) or None
+        code = (signal_exit_code(interrupted, EXIT_INTERRUPTED) if interrupted
+                else EXIT_FAILED if (errors or fatal) else EXIT_OK)
+        report = Report("run", code, tuple(r.name for r in records), results, failures=errors, error=fatal,
+                        skipped={key(r): r.skipped for r in records if r.skipped is not None},
+                        excluded=dict(self._excluded))
+        self._keep(report)
+        if settings.results_per_gpu:  # NAME.gpuN.json, one per GPU (results.per_gpu); the CSV stays one
+            self._expected = None  # each file holds its GPU's specializations
+            outputs = []
+            for part in results.per_gpu():
+                own = replace(settings, json_out=_gpu_path(settings.json_out, part.devices[0].index), csv_out="")
+                outputs += self._write(own, part, complete=interrupted is None)
+            outputs += self._write(replace(settings, json_out=""), results, complete=interrupted is None)
+        else:
+            outputs = self._write(settings, results, complete=interrupted is None)
+        assert results.summary is not None
+        reporter.summary(results.summary, count, len(errors), outputs, excluded=len(self._excluded),
+                         graphs=graph_counts(list(records)))
         return self._keep(dataclasses.replace(report, outputs=tuple(outputs)))
 
     def _profile(self, settings: Settings, selected: list[Queued], reporter: Reporter) -> Report:
@@ -512,6 +655,12 @@ class Executor:
         if problems:
             raise UsageError("; ".join(problems))
         return [o for o in outputs if o != os.devnull]
+
+
+def _gpu_path(path: str, index: int) -> str:
+    """results.json -> results.gpu2.json (beside it): ``--results-per-gpu``."""
+    p = Path(path)
+    return str(p.with_name(f"{p.stem}.gpu{index}{p.suffix}" if p.suffix else f"{p.name}.gpu{index}"))
 
 
 def _partial_path(path: str) -> str:

@@ -72,6 +72,13 @@ The schema is the C++ primbench's 4.0.0, key for key. Later versions only add ke
   call less it, ``net_cv_between_rounds_percent``, ``share_percent``: the fixed part's share of
   the joules per call, ``window_secs``, ``rounds_too_short``). Older files measured no baseline:
   the keys stay absent.
+* 4.8.0 - a run across the GPUs of one host (issue 27, `primbench.workers`), with ``--devices``:
+  per specialization ``gpu`` (``index``, ``uuid``, ``serial``: the GPU that measured it), and
+  ``context.devices`` (one object per GPU of the run: ``index``, its ``gpu`` and ``thermal``
+  records once, ``specializations`` it ran, and ``error`` where its worker failed: crashed,
+  hung, or its device gone); ``context.general.gpu`` is the first GPU's. Settings
+  ``devices``, ``replicate``, ``worker_timeout_secs`` and ``results_per_gpu`` are written only when given: a run
+  on one GPU writes what 4.7.0 wrote. Older files ran on one GPU: the keys stay absent.
 
 A file of an older version is read through `UPGRADES`, one small function per version step
 (a document in, the document of the next version out); `Results.version` still says which
@@ -109,8 +116,8 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 from primbench.errors import PrimbenchError
 from primbench.textsafe import csv_cell
 
-RESULTS_VERSION = "4.7.0"
-KNOWN_VERSIONS = ("4.0.0", "4.1.0", "4.2.0", "4.3.0", "4.4.0", "4.5.0", "4.6.0", "4.7.0")
+RESULTS_VERSION = "4.8.0"
+KNOWN_VERSIONS = ("4.0.0", "4.1.0", "4.2.0", "4.3.0", "4.4.0", "4.5.0", "4.6.0", "4.7.0", "4.8.0")
 
 CSV_HEADER = (
     "index",
@@ -380,6 +387,20 @@ Timer = Literal["events", "host"]
 _MEASURED = ("bytes_per_second", "items_per_second", "noise_timeout", "noise_percent", "elapsed_secs", "calls")
 
 
+class SpecGpu(_Record, frozen=True, kw_only=True, omit_defaults=True):
+    """``specializations[].gpu`` (results 4.8.0, ``--devices``): the GPU that measured it; its
+    whole record is in ``context.devices`` once."""
+
+    index: Count
+    uuid: Text | None = None
+    serial: Text | None = None
+
+    @property
+    def key(self) -> str:
+        """What tells physical GPUs apart: the UUID, else the serial, else ``gpu INDEX``."""
+        return self.uuid or self.serial or f"gpu {self.index}"
+
+
 class Specialization(_Record, frozen=True, kw_only=True, omit_defaults=True):
     """One measured (or failed) specialization of a results file."""
 
@@ -419,6 +440,8 @@ class Specialization(_Record, frozen=True, kw_only=True, omit_defaults=True):
     graph: Graph | None = None
     #: 4.7.0: with --energy-baseline, the empty calls' joules per call and the net (`primbench.energy`).
     energy_baseline: EnergyBaseline | None = None
+    #: 4.8.0: with --devices, the GPU that measured it (`primbench.workers`).
+    gpu: SpecGpu | None = None
 
     def __post_init__(self) -> None:
         if self.error is not None and self.skipped is not None:
@@ -697,12 +720,33 @@ class SettingsRecord(_Record, frozen=True, kw_only=True, omit_defaults=True):
     axis: tuple[str, ...] | UnsetType = UNSET  # 4.4.0: --axis NAME=SPEC, as given
     graph: bool | UnsetType = UNSET  # 4.6.0: --graph (primbench.graph)
     energy_baseline: bool | UnsetType = UNSET  # 4.7.0: --energy-baseline (primbench.energy)
+    devices: str | UnsetType = UNSET  # 4.8.0: --devices, written only when given (primbench.workers)
+    replicate: bool | UnsetType = UNSET  # 4.8.0: --replicate, written only when given
+    worker_timeout_secs: Real | UnsetType | None = UNSET  # 4.8.0: --worker-timeout-secs, only when given
+    results_per_gpu: bool | UnsetType = UNSET  # 4.8.0: --results-per-gpu, only when given
 
 
 class Flags(_Record, frozen=True, kw_only=True, omit_defaults=True):
     """``context.flags``: the executor's flags (`primbench.settings.flags`)."""
 
     sync: bool | None = None
+
+
+class DeviceRun(_Record, frozen=True, kw_only=True, omit_defaults=True):
+    """``context.devices[]`` (results 4.8.0, ``--devices``): one GPU of the run, its records
+    once, how many specializations its worker ran, and why the worker failed, if it did."""
+
+    index: Count
+    gpu: Gpu | None = None
+    thermal: ThermalRecord | None = None
+    specializations: Count = 0
+    error: str | None = None
+
+    @property
+    def ref(self) -> SpecGpu:
+        """What each of its specializations names (``specializations[].gpu``)."""
+        gpu = self.gpu or Gpu()
+        return SpecGpu(index=self.index, uuid=gpu.uuid, serial=gpu.serial)
 
 
 class Context(_Record, frozen=True, kw_only=True, omit_defaults=True):
@@ -713,6 +757,7 @@ class Context(_Record, frozen=True, kw_only=True, omit_defaults=True):
     settings: SettingsRecord
     flags: Flags | None = None
     custom_settings: dict[str, Any] | None = None  # a benchmark program's own options
+    devices: tuple[DeviceRun, ...] | None = None  # 4.8.0: --devices, one per GPU of the run
 
 
 class Summary(_Record, frozen=True, kw_only=True, omit_defaults=True):
@@ -848,6 +893,31 @@ class Results:
     @property
     def gpu(self) -> Gpu:
         return self.general.gpu or Gpu()
+
+    @property
+    def devices(self) -> tuple[DeviceRun, ...]:
+        """The GPUs of a ``--devices`` run (results 4.8.0); empty for a run on one GPU."""
+        return self.context.devices or ()
+
+    def per_gpu(self) -> list[Results]:
+        """One document per physical GPU of a ``--devices`` run: each with that GPU's records as
+        ``general.gpu`` and ``thermal`` and the specializations it measured (their ``gpu`` and
+        index kept); a run on one GPU is itself. What compare and history key series by, so that
+        a specialization measured on several GPUs (``--replicate``) is one series per GPU."""
+        if not self.devices:
+            return [self]
+        parts: list[Results] = []
+        for device in self.devices:
+            specs = tuple(s for s in self.specializations if s.gpu is not None and s.gpu.index == device.index)
+            if not specs:
+                continue
+            general = msgspec.structs.replace(self.general, gpu=device.gpu, thermal=device.thermal,
+                                              specialization_count=len(specs))
+            context = msgspec.structs.replace(self.context, general=general, devices=(device,))
+            host = float((self.summary.elapsed_secs.host if self.summary and self.summary.elapsed_secs else 0.0) or 0.0)
+            parts.append(dataclasses.replace(self, context=context, specializations=specs,
+                                             summary=Summary.of(specs, host), _written=None))
+        return parts
 
     # ----- writing
 
@@ -987,6 +1057,12 @@ def _from_4_6_0(doc: Mapping[str, Any]) -> dict[str, Any]:
     return _with_settings(doc, "4.7.0")
 
 
+def _from_4_7_0(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """4.7.0 -> 4.8.0: the run was on one GPU (no ``--devices``): ``gpu`` per specialization and
+    ``context.devices`` stay absent."""
+    return _with_settings(doc, "4.8.0")
+
+
 #: One step per older version: its document in, the next version's out (a new dict; the
 #: parts that change are copied).
 UPGRADES: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
@@ -997,6 +1073,7 @@ UPGRADES: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
     "4.4.0": _from_4_4_0,
     "4.5.0": _from_4_5_0,
     "4.6.0": _from_4_6_0,
+    "4.7.0": _from_4_7_0,
 }
 
 
@@ -1251,14 +1328,16 @@ def _version_key(version: str) -> tuple[int, ...]:
 
 def _from_document(document: Document, source: str, version: str,
                    written: bytes | Mapping[str, Any] | None = None) -> Results:
-    seen: dict[str, int] = {}
+    seen: dict[tuple[str, int | None], int] = {}
     for i, spec in enumerate(document.specializations):
-        if spec.name in seen:
+        key = (spec.name, spec.gpu.index if spec.gpu is not None else None)  # 4.8.0: once per GPU (--replicate)
+        if key in seen:
+            on = f" on GPU {key[1]}" if key[1] is not None else ""
             raise ResultsFileError(
                 source, f"specializations[{i}].name",
-                f"duplicate name {spec.name!r} (also specializations[{seen[spec.name]}])",
+                f"duplicate name {spec.name!r}{on} (also specializations[{seen[key]}])",
             )
-        seen[spec.name] = i
+        seen[key] = i
     return Results(document.context, document.specializations, document.summary, source, version, written)
 
 

@@ -108,6 +108,11 @@ class Settings:
     axis: list[str] = field(default_factory=list)  # --axis NAME=SPEC, repeatable (primbench.axis)
     graph: bool = False  # --graph: also capture each function into a CUDA graph and time its replay (primbench.graph)
     energy_baseline: bool = False  # --energy-baseline: empty calls after each round, subtracted (primbench.energy)
+    # --devices: the GPUs of one host, one worker process each (primbench.workers); results 4.8.0.
+    devices: str = ""  # "", "all" or "0,1,3"
+    replicate: bool = False  # --replicate: every specialization on every GPU (else sharded)
+    worker_timeout_secs: float | None = None  # None: auto (primbench.workers.silence_limit)
+    results_per_gpu: bool = False  # --results-per-gpu: NAME.gpuN.json per GPU instead of one NAME.json
 
     def validate(self) -> None:
         """Raise UsageError for values that make no sense."""
@@ -127,6 +132,7 @@ class Settings:
         for name in non_negative:
             if getattr(self, name) is not None and not getattr(self, name) >= 0:
                 raise UsageError(f"--{_opt(name)} must not be negative, got {getattr(self, name)}")
+        self._validate_devices()
         if self.rounds < 1:
             raise UsageError(f"--rounds must be at least 1, got {self.rounds}")
         if self.batch_window_size < 2:
@@ -140,9 +146,56 @@ class Settings:
         except re.error as exc:
             raise UsageError(f"--filter {self.filter!r} is not a valid regular expression: {exc}") from None
 
+    def _validate_devices(self) -> None:
+        if self.devices:
+            device_list(self.devices, None)  # its syntax; the indexes are checked against the host's GPUs
+            if self.device is not None:
+                raise UsageError("--device and --devices exclude each other: give the GPUs in --devices")
+            if self.results_per_gpu and self.json_out in ("-", "", "/dev/null"):
+                raise UsageError(f"--results-per-gpu needs a file for --json-out (got {self.json_out!r}): "
+                                 "it writes one beside it per GPU")
+        elif self.replicate or self.results_per_gpu:
+            option = "--replicate" if self.replicate else "--results-per-gpu"
+            raise UsageError(f"{option} needs --devices: it places every specialization on every GPU given"
+                             if self.replicate else f"{option} needs --devices: a run on one GPU writes one file")
+        if self.worker_timeout_secs is not None and not self.worker_timeout_secs > 0:
+            raise UsageError(f"--worker-timeout-secs must be greater than 0, got {self.worker_timeout_secs}")
+
     def to_json(self) -> dict[str, Any]:
-        """The settings as written to results.json (integral floats as integers, like the C++ primbench)."""
-        return {k: _plain(v) for k, v in dataclasses.asdict(self).items()}
+        """The settings as written to results.json (integral floats as integers, like the C++ primbench);
+        the ``--devices`` settings (results 4.8.0) only where given, so a run on one GPU writes what
+        4.7.0 wrote."""
+        return {k: _plain(v) for k, v in dataclasses.asdict(self).items()
+                if k not in _WRITTEN_WHEN_GIVEN or v != _WRITTEN_WHEN_GIVEN[k]}
+
+
+#: Settings written to results.json only when they differ from these (results 4.8.0).
+_WRITTEN_WHEN_GIVEN: dict[str, Any] = {"devices": "", "replicate": False, "worker_timeout_secs": None,
+                                       "results_per_gpu": False}
+
+
+def device_list(text: str, count: int | None) -> list[int]:
+    """The GPU indexes of ``--devices``: ``all`` (every one of `count`), or indexes separated by
+    commas (``0,1,3``), each once and below `count` where it is known."""
+    spec = text.strip()
+    if spec.lower() == "all":
+        if count is None:
+            return []
+        if count < 1:
+            raise UsageError("--devices all: this host has no GPU")
+        return list(range(count))
+    out: list[int] = []
+    for part in spec.split(","):
+        item = part.strip()
+        if not item.isdigit():
+            raise UsageError(f"--devices {text!r}: give 'all' or GPU indexes separated by commas (e.g. 0,1,3)")
+        index = int(item)
+        if index in out:
+            raise UsageError(f"--devices {text!r}: GPU {index} is given twice")
+        if count is not None and index >= count:
+            raise UsageError(f"--devices {text!r}: there is no GPU {index} (this host has {count}: 0-{count - 1})")
+        out.append(index)
+    return out
 
 
 def _plain(value: Any) -> Any:
@@ -196,6 +249,17 @@ _HELP = {
     "a function that launches nothing) for 2 s and read the energy counter around them: results.json "
     "energy_baseline gives their joules per call, the fixed part every call pays, and net_joules_per_call, "
     "the kernel's own energy (the round's joules per call less it)",
+    "devices": "Run across several GPUs of this host, one worker process each with its own device, monitor and "
+    "thermal control: all, or indexes such as 0,1,3. The specializations are sharded round-robin in their order "
+    "(rounds stay interleaved within a worker); one results.json names each specialization's GPU. A worker that "
+    "crashes, hangs or loses its device fails its specializations, the others go on, and the exit code is 1",
+    "replicate": "With --devices: run every specialization on every GPU (one series per physical GPU in "
+    "compare and history) instead of sharding them",
+    "worker_timeout_secs": "With --devices: kill a worker that reports no progress for this long, failing "
+    "its specializations (default auto: the stream-blocking timeout plus the warming, cooling and noise "
+    "budgets, plus 60 s for setup)",
+    "results_per_gpu": "With --devices: write one results file per GPU (NAME.gpuN.json beside --json-out, each "
+    "with that GPU's specializations) instead of the default one results.json of the whole run",
     "axis": "Replace the values of a benchmark's axis, repeatable: NAME=VALUE, NAME=[V1,V2,...], "
     "NAME=[START:STOP:+STEP] (linear) or NAME=[START:STOP:*FACTOR] (geometric; a bare third part multiplies too), "
     "STOP included; numbers may be 2^N; size takes KiB, MiB, GiB (e.g. size=[2^16:2^28:4]). See docs/axes.md",

@@ -492,14 +492,19 @@ def stage_chunk(files: Sequence[Path], seen: dict[str, str], now: _dt.datetime, 
             if known(results.settings.dry) is True or any(s.dry for s in results.specializations):
                 raise ResultsFileError(path, "context.settings.dry",
                                        "a dry run (--dry): nothing was measured, its zeros are not stored")
-            canonical = canonical_json(document_of(results))
-            run_id = run_id_of(canonical)
-            count = len(results.specializations)
-            if run_id in seen:
-                outcomes.append(FileOutcome(path, "duplicate", run_id, count, f"same run as {seen[run_id]}"))
-                continue
-            staged.add(results, path, now, canonical, overrides)
-            del results, canonical
+            # a --devices run (results 4.8.0) is one run per physical GPU: its series key is that GPU's
+            for part in results.per_gpu():
+                canonical = canonical_json(document_of(part))
+                run_id = run_id_of(canonical)
+                count = len(part.specializations)
+                if run_id in seen:
+                    outcomes.append(FileOutcome(path, "duplicate", run_id, count, f"same run as {seen[run_id]}"))
+                    continue
+                staged.add(part, path, now, canonical, overrides)
+                seen[run_id] = path
+                mine[run_id] = path
+                outcomes.append(FileOutcome(path, "stored", run_id, count))
+            del results
         except ResultsFileError as exc:
             outcomes.append(FileOutcome(path, "error", message=escaped(str(exc))))
             continue
@@ -507,9 +512,6 @@ def stage_chunk(files: Sequence[Path], seen: dict[str, str], now: _dt.datetime, 
             outcomes.append(FileOutcome(path, "error",
                                         message=escaped(f"{path}: cannot be stored ({one_line(exc)})")))
             continue
-        seen[run_id] = path
-        mine[run_id] = path
-        outcomes.append(FileOutcome(path, "stored", run_id, count))
     return staged, outcomes, mine
 
 

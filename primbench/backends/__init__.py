@@ -48,3 +48,17 @@ def open_backend(index: int | None, *, monitoring: bool, probe: PlatformProbe | 
 def open_device(index: int | None = None, *, monitoring: bool = True) -> Device:
     """The GPU backend that the installed CuPy supports (CUDA or ROCm), on device `index`."""
     return open_backend(index, monitoring=monitoring)
+
+
+def device_count() -> int:
+    """The GPUs the installed CuPy sees on this host (``--devices all``); 0 where it cannot start."""
+    try:
+        import cupy
+    except ImportError:
+        raise MissingDependencyError(
+            "cupy", "cuda13", "running benchmarks on a GPU (CUDA 12: cupy-cuda12x; ROCm: cupy-rocm-7-0 amdsmi)"
+        ) from None
+    try:
+        return int(cupy.cuda.runtime.getDeviceCount())
+    except Exception as exc:  # the runtime's own errors: no driver, no device, ...
+        raise DeviceError(f"no usable GPU: {type(exc).__name__}: {exc}") from exc

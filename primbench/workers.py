@@ -1,0 +1,364 @@
+"""A run across the GPUs of one host (``--devices``, results 4.8.0): the placement of the
+specializations, one worker process per GPU, watching the workers, and merging their files.
+
+The parent is the benchmark program itself: it runs its own command line again once per GPU
+(`worker_command`), each with `WORKER_ENV` naming the worker's GPU, the positions (in the
+program's order) of the specializations it runs, the file it writes and the file it touches
+at every round and batch (its heartbeat). A worker is an ordinary run on one device, with its
+own monitor and thermal control; its rounds stay interleaved over its specializations.
+
+The parent watches every worker: one that exits with a code other than 0 or 1 (it crashed, or
+its device could not be opened) or whose heartbeat stops for longer than `silence_limit` (it
+hangs, e.g. in a kernel that never ends; it is killed with its process group) fails the
+specializations it did not write, with the reason; the others go on. `merge` builds one
+`Results`: the specializations in the program's order (with ``--replicate``, each once per GPU in
+the order of ``--devices``), each naming its GPU (``gpu``: index, UUID, serial), every GPU's
+records once in ``context.devices``.
+
+Why one file by default: a run is one document, as for one GPU: compare and history take it
+as they take any other (`primbench.results.Results.per_gpu` splits it into one document per
+physical GPU where a series must not mix GPUs), and a failed GPU is visible in it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgspec
+
+from primbench.errors import DeviceError, PrimbenchError, UsageError
+from primbench.plan import Queued
+from primbench.records import failed_record
+from primbench.results import DeviceRun, Results, Specialization, Summary, load_results
+from primbench.settings import Settings
+
+#: The environment variable that makes a benchmark program a worker (JSON: `WorkerRole`).
+WORKER_ENV = "PRIMBENCH_WORKER"
+#: Seconds a worker may take to open its device and set up before the first round, on top of
+#: the budgets (`silence_limit`).
+SETUP_GRACE_SECS = 60.0
+#: How often the parent looks at its workers, seconds.
+POLL_SECS = 0.1
+#: How long interrupted workers get to write what they finished, seconds.
+INTERRUPT_GRACE_SECS = 30.0
+
+
+@dataclass(frozen=True)
+class WorkerRole:
+    """What a worker process runs: its GPU, the positions of its specializations in the
+    program's order, the results file it writes and the heartbeat file it touches."""
+
+    device: int
+    positions: tuple[int, ...]
+    out: str
+    heartbeat: str
+    parent: int = 0  # the parent's process id: a worker whose parent is gone stops (`beat`)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str]) -> WorkerRole | None:
+        text = environ.get(WORKER_ENV)
+        if not text:
+            return None
+        try:
+            data = json.loads(text)
+            return cls(int(data["device"]), tuple(int(p) for p in data["positions"]), str(data["out"]),
+                       str(data["heartbeat"]), int(data.get("parent", 0)))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise UsageError(f"${WORKER_ENV}: not a worker's role ({exc})") from None
+
+    def to_env(self) -> str:
+        return json.dumps({"device": self.device, "positions": list(self.positions), "out": self.out,
+                           "heartbeat": self.heartbeat, "parent": self.parent})
+
+    @property
+    def checkpoint(self) -> str:
+        """Where the worker keeps what it has finished so far (every settled specialization): what
+        the parent reads where the worker ended without writing `out` (a crash, a hang)."""
+        path = Path(self.out)
+        return str(path.with_name(f"{path.stem}.partial{path.suffix}"))
+
+    def beat(self) -> None:
+        """Touch the heartbeat: the parent knows the worker is making progress. A worker whose parent
+        is gone (killed: nobody merges its file) stops here, as if interrupted."""
+        if self.parent and os.getppid() != self.parent:
+            raise KeyboardInterrupt(f"the parent process {self.parent} of this --devices worker is gone")
+        with contextlib.suppress(OSError):
+            os.utime(self.heartbeat)
+
+    def selected(self, selected: Sequence[Queued]) -> list[Queued]:
+        if any(p >= len(selected) for p in self.positions):
+            raise UsageError(f"${WORKER_ENV}: position {max(self.positions)} is not one of the "
+                             f"{len(selected)} specializations selected")
+        return [selected[p] for p in self.positions]
+
+
+def placement(count: int, devices: Sequence[int], *, replicate: bool) -> dict[int, list[int]]:
+    """The positions (of `count` specializations in the program's order) each GPU runs:
+    round-robin over `devices` in their order (deterministic: an A/A pair of runs lands the
+    same way), or every position on every GPU with `replicate`."""
+    if replicate:
+        return {d: list(range(count)) for d in devices}
+    return {d: list(range(k, count, len(devices))) for k, d in enumerate(devices)}
+
+
+def silence_limit(settings: Settings) -> float:
+    """Seconds without a heartbeat after which a worker is taken to hang: ``--worker-timeout-secs``,
+    else the longest a healthy worker can go between two batches — the stream-blocking timeout
+    (a blocked batch), warming, cooling and one round's noise timeout — plus `SETUP_GRACE_SECS`."""
+    if settings.worker_timeout_secs is not None:
+        return settings.worker_timeout_secs
+    return (settings.stream_blocking_timeout_secs + settings.max_warming_secs + settings.max_cooling_secs
+            + settings.noise_timeout_secs + SETUP_GRACE_SECS)
+
+
+def worker_command() -> list[str]:
+    """The command line that started this program, to run it again as a worker."""
+    return [sys.executable, *sys.orig_argv[1:]]
+
+
+@dataclass
+class Worker:
+    """One worker as the parent sees it."""
+
+    device: int
+    positions: list[int]
+    process: subprocess.Popen[bytes]
+    out: Path
+    heartbeat: Path
+    log: Path
+    error: str | None = None
+    done: bool = False
+    interrupted: bool = False
+    finished: int = 0  # specializations in its checkpoint (`progress`)
+    seen: float = 0.0  # the checkpoint's modification time when last read
+
+    @property
+    def checkpoint(self) -> Path:
+        return self.out.with_name(f"{self.out.stem}.partial{self.out.suffix}")
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None
+
+
+@dataclass
+class Workers:
+    """The workers of a run, started by `start` in a folder of their files."""
+
+    workers: list[Worker] = field(default_factory=list)
+
+    def live(self) -> list[Worker]:
+        return [w for w in self.workers if not w.done]
+
+
+def start(command: Sequence[str], places: Mapping[int, list[int]], folder: Path,
+          environ: Mapping[str, str] | None = None) -> Workers:
+    """One worker process per GPU of `places` (GPUs with no position start none), each in a
+    process group of its own, its output to a log in `folder`."""
+    out = Workers()
+    base = dict(os.environ if environ is None else environ)
+    for device, positions in places.items():
+        if not positions:
+            continue
+        role = WorkerRole(device, tuple(positions), str(folder / f"gpu{device}.json"),
+                          str(folder / f"gpu{device}.beat"), os.getpid())
+        Path(role.heartbeat).touch()
+        log = folder / f"gpu{device}.log"
+        with open(log, "wb") as sink:
+            process = subprocess.Popen(list(command), env={**base, WORKER_ENV: role.to_env()}, stdin=subprocess.DEVNULL,
+                                       stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
+        out.workers.append(Worker(device, positions, process, Path(role.out), Path(role.heartbeat), log))
+    return out
+
+
+def _signal(worker: Worker, signum: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(worker.process.pid, signum)
+
+
+def _said(log: Path) -> str:
+    """The last error line the worker printed (``PROG: error: ...``), else nothing."""
+    try:
+        with open(log, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - 4096))
+            lines = [line.strip() for line in f.read().decode("utf-8", "replace").splitlines() if "error:" in line]
+    except OSError:
+        return ""
+    return lines[-1].split("error:", 1)[1].strip() if lines else ""
+
+
+def _exited(worker: Worker, code: int) -> None:
+    worker.done = True
+    if code in (0, 1) or (worker.interrupted and code in (130, 143, -signal.SIGINT)):
+        return
+    how = f"killed by signal {-code}" if code < 0 else f"exited with code {code}"
+    said = _said(worker.log)
+    worker.error = f"its worker {how}" + (f": {said}" if said else "")
+
+
+def poll(workers: Workers, limit: float, now: Callable[[], float] = time.time) -> list[Worker]:
+    """Look at every live worker once: one that exited is done (failed unless its code is 0 or
+    1); one whose heartbeat is older than `limit` seconds is killed and failed. Returns the
+    workers that ended at this look."""
+    ended: list[Worker] = []
+    for w in workers.live():
+        code = w.process.poll()
+        if code is not None:
+            _exited(w, code)
+            ended.append(w)
+            continue
+        try:
+            silent = now() - w.heartbeat.stat().st_mtime
+        except OSError:
+            silent = 0.0
+        if silent > limit and not w.interrupted:
+            _signal(w, signal.SIGKILL)
+            w.process.wait()
+            w.done = True
+            w.error = f"its worker made no progress for {silent:.0f} s (limit {limit:g} s: it hangs); killed"
+            ended.append(w)
+    return ended
+
+
+def progress(workers: Workers) -> list[Worker]:
+    """The live workers whose checkpoint holds more specializations than when last looked at
+    (`Worker.finished` updated)."""
+    moved: list[Worker] = []
+    for w in workers.live():
+        try:
+            mtime = w.checkpoint.stat().st_mtime
+            if mtime == w.seen:
+                continue
+            count = len(json.loads(w.checkpoint.read_bytes()).get("specializations", ()))
+        except (OSError, ValueError, AttributeError):
+            continue  # not there yet, or being replaced: the next look
+        w.seen = mtime
+        if count > w.finished:
+            w.finished = count
+            moved.append(w)
+    return moved
+
+
+def watch(workers: Workers, limit: float, on_end: Callable[[Worker], object],
+          on_progress: Callable[[Worker], object] | None = None) -> KeyboardInterrupt | None:
+    """Poll until every worker has ended (`on_end` called for each). Ctrl-C, SIGTERM or SIGHUP is
+    passed on to the workers (as SIGINT, SIGTERM), which write what they finished within
+    `INTERRUPT_GRACE_SECS` (then they are killed); the interrupt is returned."""
+    interrupted: KeyboardInterrupt | None = None
+    deadline: float | None = None
+    while workers.live():
+        try:
+            for w in poll(workers, limit):
+                on_end(w)
+            if on_progress is not None:
+                for w in progress(workers):
+                    on_progress(w)
+            if deadline is not None and time.monotonic() > deadline:
+                for w in workers.live():
+                    _signal(w, signal.SIGKILL)
+            time.sleep(POLL_SECS)
+        except KeyboardInterrupt as exc:
+            if interrupted is None:
+                interrupted = exc
+                deadline = time.monotonic() + INTERRUPT_GRACE_SECS
+            for w in workers.live():
+                w.interrupted = True
+                _signal(w, signal.SIGINT)
+    return interrupted
+
+
+def _worker_results(w: Worker) -> Results | None:
+    """What the worker wrote (a partial file where it was interrupted), or None."""
+    for path in (w.out, w.checkpoint):
+        if path.is_file():
+            try:
+                return load_results(path)
+            except PrimbenchError as exc:
+                w.error = w.error or f"its results file cannot be read: {exc}"
+                return None
+    if w.error is None and not w.interrupted:
+        w.error = "its worker wrote no results"
+    return None
+
+
+def keep_logs(workers: Workers, beside: str) -> dict[int, str]:
+    """Each failed worker's output copied beside the results file `beside` (``NAME.gpuN.log``),
+    since the workers' folder is removed: GPU index -> the copy. None where `beside` is no file."""
+    out: dict[int, str] = {}
+    target = Path(beside)
+    if not beside or beside in ("-", os.devnull):
+        return out
+    for w in workers.workers:
+        if w.failed and w.log.is_file():
+            copy = target.with_name(f"{target.stem}.gpu{w.device}.log")
+            try:
+                copy.write_bytes(w.log.read_bytes())
+            except OSError:
+                continue
+            out[w.device] = str(copy)
+    return out
+
+
+@dataclass(frozen=True)
+class Merged:
+    """The run's one document, and which workers failed."""
+
+    results: Results
+    failed: tuple[Worker, ...]
+
+
+def merge(workers: Workers, selected: Sequence[Queued], parent: Results, *, host_secs: float) -> Merged:
+    """One document from the workers' files (`parent`: the parent's own results with no
+    specialization, for the provenance and settings): the specializations in the program's
+    order (each GPU's in `--devices` order where replicated), reindexed, each with its ``gpu``;
+    a specialization a failed worker did not write is failed with the worker's reason."""
+    entries: list[tuple[int, int, Specialization]] = []
+    devices: list[DeviceRun] = []
+    first: Results | None = None
+    for order, w in enumerate(workers.workers):
+        got = _worker_results(w)
+        first = first or got
+        gpu = got.general.gpu if got is not None else None
+        run = DeviceRun(index=w.device, gpu=gpu, thermal=got.general.thermal if got else None,
+                        specializations=len(w.positions), error=w.error)
+        devices.append(run)
+        ref = run.ref
+        written = {s.name: s for s in got.specializations} if got is not None else {}
+        for position in w.positions:
+            q = selected[position]
+            spec = written.get(q.name)
+            if spec is None:
+                if w.interrupted and w.error is None:
+                    continue  # never ran: an interrupted run writes what finished
+                spec = failed_record(0, q, DeviceError(f"GPU {w.device}: {w.error or 'not written by its worker'}"))
+            entries.append((position, order, msgspec.structs.replace(spec, gpu=ref)))
+    entries.sort(key=lambda e: (e[0], e[1]))
+    records = tuple(msgspec.structs.replace(spec, index=i) for i, (_, _, spec) in enumerate(entries))
+    base = first or parent
+    general = msgspec.structs.replace(
+        parent.general, gpu=next((d.gpu for d in devices if d.gpu is not None), None),
+        backend=base.general.backend, monitoring=base.general.monitoring,
+        temperature_type=base.general.temperature_type, thermal=next((d.thermal for d in devices if d.thermal), None),
+        specialization_count=len(records))
+    settings = parent.settings
+    if first is not None:  # what the workers resolved: --cache-size auto, the thermal limits
+        settings = msgspec.structs.replace(settings, cache_size=first.settings.cache_size,
+                                           min_gpu_temp=first.settings.min_gpu_temp,
+                                           max_gpu_temp=first.settings.max_gpu_temp)
+    context = msgspec.structs.replace(parent.context, general=general, settings=settings, devices=tuple(devices))
+    results = Results(context, records, Summary.of(records, host_secs))
+    return Merged(results, tuple(w for w in workers.workers if w.failed))
+
+
+__all__ = ["WORKER_ENV", "Merged", "Worker", "WorkerRole", "Workers", "keep_logs", "merge", "placement", "poll",
+           "progress", "silence_limit", "start", "watch", "worker_command"]
