@@ -6,10 +6,10 @@
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -131,7 +131,7 @@ def load_side(path: str | Path, notes: list[str] | None = None) -> list[Results]
         out: list[Results] = []
         for f in files:
             try:
-                out.append(load_results(f))
+                out.append(load_results(f, keep_written=False))
             except ResultsFileError:
                 if f.suffix == ".csv" or not _not_results(f):
                     raise
@@ -142,7 +142,7 @@ def load_side(path: str | Path, notes: list[str] | None = None) -> list[Results]
         return out
     if not p.exists():
         raise ResultsFileError(str(p), None, "no such file or directory")
-    return [load_results(p)]
+    return [load_results(p, keep_written=False)]
 
 
 # --------------------------------------------------------------------------- matching
@@ -155,17 +155,18 @@ class _Entry:
     index: int
 
 
-def _spec_algorithm(spec: Specialization, results: Results) -> str:
-    return spec.algorithm or results.algorithm
-
-
 def _index(side: Sequence[Results]) -> dict[tuple[str, str], list[_Entry]]:
     """Entries by (algorithm, name); a specialization in several files of a side is a repeat."""
     out: dict[tuple[str, str], list[_Entry]] = {}
     for results in side:
+        default = results.algorithm
         for i, spec in enumerate(results.specializations):
-            key = (_spec_algorithm(spec, results), spec.name)
-            out.setdefault(key, []).append(_Entry(spec, results, i))
+            key = (spec.algorithm or default, spec.name)
+            entries = out.get(key)
+            if entries is None:
+                out[key] = [_Entry(spec, results, i)]
+            else:
+                entries.append(_Entry(spec, results, i))
     return out
 
 
@@ -277,6 +278,8 @@ def _slow_clock(spec: Specialization) -> str | None:
 def _untrusted(base: Sequence[Specialization], head: Sequence[Specialization]) -> str | None:
     """Why a side's measurements (one per run) cannot carry a verdict (noise timeout, throttled
     SM clock), or None."""
+    if not any([s.noise_timeout or (s.sm_clock is not None and s.sm_clock.below_expected) for s in (*base, *head)]):
+        return None
     sides = (("base", base), ("head", head))
     reasons = []
     timeouts = [side for side, specs in sides if any(s.noise_timeout for s in specs)]
@@ -289,56 +292,118 @@ def _untrusted(base: Sequence[Specialization], head: Sequence[Specialization]) -
 
 
 @dataclass(frozen=True)
-class _Run:
-    """One run of a specialization on one side: the mean of ln(metric) over its measured rounds
+class _Runs:
+    """Every run of the tested specializations as arrays, one entry a run (one file's measurement
+    of a specialization on one side): its row (the specialization's place among the tested), its
+    side (0 base, 1 head), the mean of ln(metric) over its measured rounds
     (`primbench.rounds.measured_rounds`: the warm-up round left out), their sum of squared
     deviations and how many they are (1 for a run without rounds: its own value), and the sum of
     the products of successive deviations (their lag-1 autocovariance times the count)."""
 
-    mean: float
-    ss: float
-    rounds: int
-    lag: float = 0.0
+    row: np.ndarray
+    side: np.ndarray
+    mean: np.ndarray
+    ss: np.ndarray
+    rounds: np.ndarray
+    lag: np.ndarray
+
+    @property
+    def slot(self) -> np.ndarray:
+        """Each run's row and side as one index, 2 row + side (a slot: one side of one row)."""
+        return 2 * self.row + self.side
+
+    def take(self, keep: np.ndarray) -> _Runs:
+        """The runs of the rows `keep` marks, their rows renumbered."""
+        new = np.cumsum(keep) - 1
+        at = keep[self.row]
+        return _Runs(new[self.row[at]], self.side[at], self.mean[at], self.ss[at], self.rounds[at], self.lag[at])
 
 
-def _run(entry: _Entry, metric: str) -> _Run | None:
-    values = [v for v in (getattr(r, metric) for r in entry.spec.rounds) if v is not None and 0 < v < math.inf]
-    logs = [math.log(v) for v in values[measured_rounds(len(values))]]
-    if not logs:
-        own = float(getattr(entry.spec, metric) or 0.0)
-        if not 0 < own < math.inf:
-            return None
-        logs = [math.log(own)]
-    mean = math.fsum(logs) / len(logs)
-    dev = [v - mean for v in logs]
-    return _Run(mean, math.fsum(e * e for e in dev), len(logs), math.fsum(a * b for a, b in itertools.pairwise(dev)))
+def _log_values(entry: _Entry, metric: str) -> list[float]:
+    """ln of a run's values of `metric`: its measured rounds' (the warm-up left out), else its own
+    value (a run without rounds); empty where it has no positive, finite one."""
+    values = [v for v in map(attrgetter(metric), entry.spec.rounds) if v is not None and 0 < v < math.inf]
+    if values:
+        return list(map(math.log, values[measured_rounds(len(values))]))
+    own = float(getattr(entry.spec, metric) or 0.0)
+    return [math.log(own)] if 0 < own < math.inf else []
 
 
-@dataclass
-class _Tested:
-    """A specialization with measurements on both sides, on its way to a verdict."""
+def _runs(logs: Sequence[list[float]], row: Sequence[int], side: Sequence[int]) -> _Runs:
+    """The runs' statistics from their ln values (a list a run), computed for all runs of a
+    count of rounds at once (the sums exactly rounded, `stats.exact_sums`, as math.fsum)."""
+    count = np.fromiter(map(len, logs), dtype=np.int64, count=len(logs))
+    mean, ss, lag = np.empty(count.size), np.empty(count.size), np.empty(count.size)
+    for c in np.unique(count).tolist():
+        at = np.flatnonzero(count == c)
+        x = np.array([logs[i] for i in at.tolist()], dtype=float).reshape(at.size, c)
+        m = stats.exact_sums(x) / c
+        dev = x - m[:, None]
+        mean[at], ss[at], lag[at] = m, stats.exact_sums(dev * dev), stats.exact_sums(dev[:, :-1] * dev[:, 1:])
+    return _Runs(np.asarray(row, dtype=np.int64), np.asarray(side, dtype=np.int64), mean, ss, count, lag)
+
+
+@dataclass(frozen=True)
+class _Paired:
+    """A specialization with a positive value of its metric on both sides, its runs' ln values
+    (a list a run), before its runs' statistics."""
 
     key: tuple[str, str]
-    fields: dict[str, Any]
-    base: list[_Run]
-    head: list[_Run]
+    common: dict[str, Any]
+    metric: str
+    base: list[list[float]]
+    head: list[list[float]]
     untrusted: str | None
     history: tuple[float, float] | None
     klass: priors.SizeClass
 
-    @staticmethod
-    def side_mean(runs: list[_Run]) -> float:
-        return math.fsum(r.mean for r in runs) / len(runs)
+
+@dataclass(frozen=True)
+class _Suite:
+    """The specializations with measurements on both sides, on their way to a verdict, as columns:
+    each one's key, its row's fields, why its measurements cannot carry a verdict (None: they
+    can), history's variability, its size class; and every run of them (`_Runs`)."""
+
+    keys: list[tuple[str, str]]
+    fields: list[dict[str, Any]]
+    untrusted: list[str | None]
+    history: list[tuple[float, float] | None]
+    klass: list[priors.SizeClass]
+    runs: _Runs
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def take(self, keep: np.ndarray) -> _Suite:
+        at = np.flatnonzero(keep).tolist()
+        return _Suite([self.keys[i] for i in at], [self.fields[i] for i in at], [self.untrusted[i] for i in at],
+                      [self.history[i] for i in at], [self.klass[i] for i in at], self.runs.take(keep))
+
+    def run_counts(self) -> np.ndarray:
+        """How many runs each slot (side of a row, `_Runs.slot`) has."""
+        return np.bincount(self.runs.slot, minlength=2 * len(self))
+
+    def side_means(self) -> np.ndarray:
+        """Each slot's mean over its runs of their means."""
+        return stats.grouped_sums(self.runs.mean, self.runs.slot, 2 * len(self)) / self.run_counts()
 
     @property
-    def d(self) -> float:
-        return self.side_mean(self.head) - self.side_mean(self.base)
+    def d(self) -> np.ndarray:
+        means = self.side_means()
+        return means[1::2] - means[0::2]
 
-    @staticmethod
-    def within(runs: list[_Run]) -> tuple[float, float]:
-        """The side's pooled variance between rounds and its df (nan, 0 without rounds)."""
-        df = sum(r.rounds - 1 for r in runs)
-        return (math.fsum(r.ss for r in runs) / df, float(df)) if df > 0 else (math.nan, 0.0)
+    def within(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each slot's pooled variance between rounds and its df (nan, 0 without rounds)."""
+        slot, slots = self.runs.slot, 2 * len(self)
+        df = np.bincount(slot, weights=self.runs.rounds - 1, minlength=slots)
+        ss = stats.grouped_sums(self.runs.ss, slot, slots)
+        ok = df > 0
+        return np.where(ok, ss / np.where(ok, df, 1.0), math.nan), np.where(ok, df, 0.0)
+
+    def prior_only(self) -> np.ndarray:
+        """The rows judged on the measured prior of a whole run: a side without rounds, no history."""
+        short = np.bincount(self.runs.row, weights=self.runs.rounds < 2, minlength=len(self)) > 0
+        return short & np.array([h is None for h in self.history], dtype=bool)
 
 
 def _size(entry: _Entry) -> float | None:
@@ -353,26 +418,26 @@ def _size(entry: _Entry) -> float | None:
 
 
 def _pair(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
-          history: Mapping[tuple[str, str], Any] | None, choice: str | None = None) -> _Tested | SpecComparison:
+          history: Mapping[tuple[str, str], Any] | None, choice: str | None = None) -> _Paired | SpecComparison:
     """Pairing: both sides' observations of one specialization, or the row that ends it."""
     b, h = base[0].spec, head[0].spec
     common: dict[str, Any] = {
         "algorithm": key[0], "name": key[1],
-        "base_source": ", ".join(e.results.source for e in base),
-        "head_source": ", ".join(e.results.source for e in head),
-        "base_noise_timeout": any(e.spec.noise_timeout for e in base),
-        "head_noise_timeout": any(e.spec.noise_timeout for e in head),
+        "base_source": base[0].results.source if len(base) == 1 else ", ".join([e.results.source for e in base]),
+        "head_source": head[0].results.source if len(head) == 1 else ", ".join([e.results.source for e in head]),
+        "base_noise_timeout": any([e.spec.noise_timeout for e in base]),
+        "head_noise_timeout": any([e.spec.noise_timeout for e in head]),
         "base_noise": b.noise_percent / 100 if b.noise_percent is not None else None,
         "head_noise": h.noise_percent / 100 if h.noise_percent is not None else None,
     }
-    skipped = [(side, e.spec) for side, es in (("base", base), ("head", head)) for e in es
-               if e.spec.skipped is not None]
-    if skipped:  # state.skip: not measured, and not a failure either
+    both = (("base", base), ("head", head))
+    if any([e.spec.skipped is not None for e in (*base, *head)]):  # state.skip: not measured, nor a failure
+        skipped = [(side, e.spec) for side, es in both for e in es if e.spec.skipped is not None]
         which = " and ".join(dict.fromkeys(side for side, _ in skipped))
         return SpecComparison(verdict=Verdict.SKIPPED, reason=f"skipped in {which}: {skipped[0][1].skipped}",
                               reason_kind=ReasonKind.SKIPPED, **common)
-    failed = [(side, e.spec) for side, es in (("base", base), ("head", head)) for e in es if e.spec.failed]
-    if failed:
+    if any([e.spec.error is not None for e in (*base, *head)]):
+        failed = [(side, e.spec) for side, es in both for e in es if e.spec.failed]
         which = " and ".join(dict.fromkeys(side for side, _ in failed))
         return SpecComparison(verdict=Verdict.INCONCLUSIVE, reason=f"failed in {which}: {failed[0][1].error or ''}",
                               reason_kind=ReasonKind.FAILED, **common)
@@ -382,25 +447,55 @@ def _pair(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
         return SpecComparison(verdict=Verdict.INCONCLUSIVE,
                               reason=f"no positive value on both sides ({wanted})", reason_kind=ReasonKind.NO_VALUE,
                               **common)
-    bo = [r for e in base if (r := _run(e, metric)) is not None]
-    ho = [r for e in head if (r := _run(e, metric)) is not None]
+    bo = [logs for e in base if (logs := _log_values(e, metric))]
+    ho = [logs for e in head if (logs := _log_values(e, metric))]
     if not bo or not ho:
         return SpecComparison(verdict=Verdict.INCONCLUSIVE, reason=f"no finite positive {metric}",
                               reason_kind=ReasonKind.NO_VALUE, **common)
-    bm, hm = _Tested.side_mean(bo), _Tested.side_mean(ho)
-    if not abs(hm - bm) < MAX_LOG_CHANGE:
-        return SpecComparison(verdict=Verdict.INCONCLUSIVE, reason="change out of range: head/base is beyond "
-                              f"e^±{MAX_LOG_CHANGE:g} (a broken measurement on one side)",
-                              reason_kind=ReasonKind.OUT_OF_RANGE, **common)
-    fields = {**common, "metric": metric, "base_value": math.exp(bm), "head_value": math.exp(hm),
-              "change": math.expm1(hm - bm), "base_observations": sum(r.rounds for r in bo),
-              "head_observations": sum(r.rounds for r in ho)}
     untrusted = _untrusted([e.spec for e in base], [e.spec for e in head])
     if metric == "joules_per_call" and (short := _short_energy(base, head)):  # results 4.5.0
         untrusted = "; ".join(filter(None, (untrusted, short)))
     sizes = [z for e in (*base, *head) if (z := _size(e)) is not None]
-    return _Tested(key, fields, bo, ho, untrusted, _history(history.get(key)) if history else None,
+    return _Paired(key, common, metric, bo, ho, untrusted, _history(history.get(key)) if history else None,
                    priors.size_class(min(sizes) if sizes else None))
+
+
+def _blockers(comparability: Comparability, key: tuple[str, str]) -> tuple[str, ...]:
+    return tuple(d.describe() for d in comparability.blockers_of(key)) if comparability.blockers else ()
+
+
+def _suite(paired: Sequence[_Paired], comparability: Comparability,
+           rows: dict[tuple[str, str], SpecComparison]) -> _Suite:
+    """The runs' statistics of every paired specialization, their rows' fields; the rows whose
+    change is out of range, or whose sides measure different things, go to `rows` (the rest are
+    the suite tested)."""
+    logs = [x for p in paired for side in (p.base, p.head) for x in side]
+    row = [i for i, p in enumerate(paired) for _ in range(len(p.base) + len(p.head))]
+    side = [s for p in paired for s, runs in ((0, p.base), (1, p.head)) for _ in runs]
+    runs = _runs(logs, row, side)
+    suite = _Suite([p.key for p in paired], [], [p.untrusted for p in paired], [p.history for p in paired],
+                   [p.klass for p in paired], runs)
+    means = suite.side_means()
+    bm, hm = means[0::2], means[1::2]
+    keep = np.abs(hm - bm) < MAX_LOG_CHANGE
+    observations = np.bincount(runs.slot, weights=runs.rounds, minlength=2 * len(paired)).astype(np.int64).tolist()
+    bl, hl = bm.tolist(), hm.tolist()
+    for i, p in enumerate(paired):
+        blockers = _blockers(comparability, p.key)
+        if not keep[i]:
+            rows[p.key] = SpecComparison(verdict=Verdict.INCONCLUSIVE, reason="change out of range: head/base is "
+                                         f"beyond e^±{MAX_LOG_CHANGE:g} (a broken measurement on one side)",
+                                         reason_kind=ReasonKind.OUT_OF_RANGE, not_comparable=blockers, **p.common)
+            suite.fields.append({})
+            continue
+        fields = {**p.common, "metric": p.metric, "base_value": math.exp(bl[i]), "head_value": math.exp(hl[i]),
+                  "change": math.expm1(hl[i] - bl[i]), "base_observations": observations[2 * i],
+                  "head_observations": observations[2 * i + 1]}
+        suite.fields.append(fields)
+        if blockers:
+            keep[i] = False
+            rows[p.key] = _not_comparable(fields, blockers)
+    return suite.take(keep)
 
 
 def _short_energy(base: Sequence[_Entry], head: Sequence[_Entry]) -> str | None:
@@ -443,84 +538,128 @@ class _Noise:
     round_correlation: float = 0.0
 
 
-def _side_terms(runs: list[_Run], within: float, within_df: float, klass: priors.SizeClass,
-                history: tuple[float, float] | None) -> tuple[list[tuple[float, float]], tuple[float, float], str]:
-    """One side's variance of its mean as independent terms (variance, df): its own (rounds, the
-    process part, or the spread of its runs) and the shared one (common, df), and their source.
+@dataclass(frozen=True)
+class _SideTerms:
+    """Each slot's (side of a row's) variance of its mean as independent terms: its own, at most
+    two (variance, df; a variance of 0 is no term), the shared one (common, df), and the source."""
+
+    own: np.ndarray  # slots x 2
+    own_df: np.ndarray  # slots x 2
+    common: np.ndarray
+    common_df: np.ndarray
+    source: np.ndarray  # one code a slot: the row of `sources`
+    sources: list[str]
+
+
+def _class_table(klass: Sequence[priors.SizeClass]) -> tuple[list[priors.SizeClass], np.ndarray]:
+    """The distinct size classes, and each row's index among them."""
+    classes = list(dict.fromkeys(klass))
+    index = {k: i for i, k in enumerate(classes)}
+    return classes, np.array([index[k] for k in klass], dtype=np.int64)
+
+
+def _side_terms(suite: _Suite, within: np.ndarray, within_df: np.ndarray) -> _SideTerms:
+    """Every side's variance of its mean as independent terms: its own (rounds, the process part, or
+    the spread of its runs) and the shared one, and their source.
 
     Two or more runs on the side: the runs are the unit (Kalibera & Jones 2013): their spread
     estimates everything a run varies by, moderated toward what the priors and the rounds predict.
     One run: its rounds' variance over their count, plus the measured prior of what a process adds
     beyond its rounds (`primbench.compare.priors`), or history's run-to-run variance in its place;
     a run without rounds takes the prior of a whole run (`single`)."""
-    n = len(runs)
-    with_rounds = all(r.rounds >= 2 for r in runs) and within_df > 0
-    prior = klass.rounds if with_rounds else klass.single
-    rounds_part = within * math.fsum(1 / r.rounds for r in runs) / n / n if with_rounds else 0.0
-    common = (prior.common / n, prior.common_df)
-    if history is not None:  # history's CV of a run's value: everything but the shared part
-        cv, hdf = history
-        beyond = max(0.0, cv * cv - prior.common - (rounds_part * n if with_rounds else 0.0))
-        terms = [(rounds_part, within_df)] if with_rounds else []
-        return [*terms, (beyond / n, hdf)], common, f"history ({hdf:.0f} df)"
-    if n >= 2:
-        means = [r.mean for r in runs]
-        m = math.fsum(means) / n
-        spread = math.fsum((x - m) ** 2 for x in means) / (n - 1)
-        predicted = prior.process + prior.common + rounds_part * n
-        pooled = (prior.process_df * predicted + (n - 1) * spread) / (prior.process_df + n - 1)
-        own = max(pooled - prior.common, rounds_part * n) / n
-        return [(own, prior.process_df + n - 1)], common, f"{n} runs ({n - 1} df) with the {klass.name} prior"
-    own_terms = [(prior.process, prior.process_df)]
-    if with_rounds:
-        own_terms.insert(0, (rounds_part, within_df))
-        return own_terms, common, f"{runs[0].rounds} rounds + {klass.name} process prior"
-    return own_terms, common, f"no rounds: {klass.name} prior of a run"
+    runs, slots = suite.runs, 2 * len(suite)
+    slot = runs.slot
+    n = suite.run_counts().astype(float)
+    short = np.bincount(slot, weights=runs.rounds < 2, minlength=slots) > 0
+    with_rounds = ~short & (within_df > 0)
+    classes, at = _class_table(suite.klass)
+    at = np.repeat(at, 2)
+
+    def prior(part: str) -> np.ndarray:
+        rounds = np.array([getattr(k.rounds, part) for k in classes])[at]
+        single = np.array([getattr(k.single, part) for k in classes])[at]
+        return np.where(with_rounds, rounds, single)
+
+    common, common_df, process, process_df = (prior(p) for p in ("common", "common_df", "process", "process_df"))
+    history = np.repeat(np.array([h if h is not None else (math.nan, math.nan) for h in suite.history],
+                                 dtype=float).reshape(len(suite), 2), 2, axis=0)
+    cv, hdf = history[:, 0], history[:, 1]
+    from_history = ~np.isnan(cv)
+    spread_of_runs = ~from_history & (n >= 2)
+    inverse = stats.grouped_sums(1.0 / runs.rounds, slot, slots)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rounds_part = np.where(with_rounds, within * inverse / n / n, 0.0)
+        scaled = rounds_part * n
+        beyond = cv * cv - common - np.where(with_rounds, scaled, 0.0)
+        beyond = np.where(beyond > 0.0, beyond, 0.0)
+        mean = stats.grouped_sums(runs.mean, slot, slots) / n
+        spread = stats.grouped_sums((runs.mean - mean[slot]) ** 2, slot, slots) / (n - 1)
+        predicted = process + common + scaled
+        pooled = (process_df * predicted + (n - 1) * spread) / (process_df + n - 1)
+        over = pooled - common
+        spread_own = np.where(scaled > over, scaled, over) / n
+        own = np.stack([np.where(with_rounds & ~spread_of_runs, rounds_part, 0.0),
+                        np.where(from_history, beyond / n, np.where(spread_of_runs, spread_own, process))], axis=1)
+    own_df = np.stack([within_df, np.where(from_history, hdf, np.where(spread_of_runs, process_df + n - 1,
+                                                                      process_df))], axis=1)
+    kind = np.where(from_history, 0, np.where(spread_of_runs, 1, np.where(with_rounds, 2, 3)))
+    rounds = np.bincount(slot, weights=runs.rounds, minlength=slots)
+    param = np.where(from_history, hdf, np.where(spread_of_runs, n, np.where(with_rounds, rounds, 0.0)))
+    codes, source = np.unique(np.stack([kind, param, at], axis=1), axis=0, return_inverse=True)
+    sources = [_source(int(k), p, classes[int(c)].name) for k, p, c in codes.tolist()]
+    return _SideTerms(own, own_df, common / n, common_df, source.reshape(-1), sources)
 
 
-def _round_autocorrelation(tested: Sequence[_Tested]) -> float:
+def _source(kind: int, param: float, klass: str) -> str:
+    """Where a side's variance came from (`_side_terms`' kinds: history, the spread of its runs, its
+    rounds and the process prior, the prior of a run)."""
+    if kind == 0:
+        return f"history ({param:.0f} df)"
+    if kind == 1:
+        return f"{int(param)} runs ({int(param) - 1} df) with the {klass} prior"
+    if kind == 2:
+        return f"{int(param)} rounds + {klass} process prior"
+    return f"no rounds: {klass} prior of a run"
+
+
+def _round_autocorrelation(runs: _Runs, trusted: np.ndarray) -> float:
     """The suite's lag-1 correlation of successive rounds (`stats.round_autocorrelation`), pooled
-    over every run of 3 or more rounds: 0 unless significantly positive."""
-    runs = [r for t in tested for r in (*t.base, *t.head) if r.rounds >= 3]
-    if not runs:
+    over every run of 3 or more rounds of the `trusted` rows: 0 unless significantly positive."""
+    at = trusted[runs.row] & (runs.rounds >= 3)
+    if not at.any():
         return 0.0
-    return stats.round_autocorrelation(math.fsum(r.lag for r in runs), math.fsum(r.ss for r in runs),
-                                       [r.rounds for r in runs])
+    return stats.round_autocorrelation(math.fsum(runs.lag[at].tolist()), math.fsum(runs.ss[at].tolist()),
+                                       runs.rounds[at].tolist())
 
 
-def _noise(tested: Sequence[_Tested]) -> _Noise:
+def _noise(suite: _Suite) -> _Noise:
     """Noise model: each side's round variance moderated across the suite (robustly), plus the
     measured priors (or history, or the spread of repeated runs) for what rounds do not see."""
-    sides = [(t.within(t.base), t.within(t.head)) for t in tested]
-    s_sq = np.array([v for pair in sides for v, _ in pair])
-    df = np.array([f for pair in sides for _, f in pair])
-    trusted = np.repeat(np.array([t.untrusted is None for t in tested], dtype=bool), 2)
+    n = len(suite)
+    s_sq, df = suite.within()
+    trusted_rows = np.array([u is None for u in suite.untrusted], dtype=bool)
+    trusted = np.repeat(trusted_rows, 2)
     prior = stats.fit_prior(s_sq[trusted], df[trusted]) if trusted.any() else None
     post, post_df = stats.moderated_variance(s_sq, df, prior)
-    rho = _round_autocorrelation([t for t in tested if t.untrusted is None])
+    rho = _round_autocorrelation(suite.runs, trusted_rows)
     if rho > 0:  # the variance of a mean of correlated rounds is larger than s^2 / n
-        counts = np.array([sum(r.rounds for r in runs) / len(runs) for t in tested for runs in (t.base, t.head)])
+        counts = np.bincount(suite.runs.slot, weights=suite.runs.rounds, minlength=2 * n) / suite.run_counts()
         post = post * stats.autocorrelation_inflation(rho, counts)
-    n = len(tested)
-    own, own_df, common, common_df = (np.zeros(n) for _ in range(4))
-    source: list[str] = []
-    for i, t in enumerate(tested):
-        terms: list[tuple[float, float]] = []
-        shared: list[tuple[float, float]] = []
-        where = []
-        for k, runs in ((2 * i, t.base), (2 * i + 1, t.head)):
-            w, wdf = (float(post[k]), float(post_df[k])) if df[k] > 0 else (math.nan, 0.0)
-            side, c, src = _side_terms(runs, w, wdf, t.klass, t.history)
-            terms += side
-            shared.append(c)
-            where.append(src)
-        own[i] = math.fsum(v for v, _ in terms)
-        own_df[i] = stats.satterthwaite(terms)
-        common[i] = math.fsum(v for v, _ in shared)
-        common_df[i] = stats.satterthwaite(shared)
-        src = where[0] if where[0] == where[1] else f"base {where[0]}, head {where[1]}"
-        source.append(src + (", moderated" if prior is not None and df[2 * i] + df[2 * i + 1] > 0 else ""))
-    return _Noise(own, own_df, common, common_df, source, rho)
+    has = df > 0
+    terms = _side_terms(suite, np.where(has, post, math.nan), np.where(has, post_df, 0.0))
+    own = terms.own.reshape(n, 4)
+    own_df = terms.own_df.reshape(n, 4)
+    shared, shared_df = terms.common.reshape(n, 2), terms.common_df.reshape(n, 2)
+    moderated = (prior is not None) & (df[0::2] + df[1::2] > 0)
+    pairs = np.stack([terms.source[0::2], terms.source[1::2], moderated], axis=1)
+    codes, which = np.unique(pairs, axis=0, return_inverse=True)
+    texts = []
+    for b, h, m in codes.tolist():
+        src = terms.sources[b] if b == h else f"base {terms.sources[b]}, head {terms.sources[h]}"
+        texts.append(src + (", moderated" if m else ""))
+    source = [texts[i] for i in which.reshape(-1).tolist()]
+    return _Noise(stats.exact_sums(own), stats.satterthwaite_rows(own, own_df), stats.exact_sums(shared),
+                  stats.satterthwaite_rows(shared, shared_df), source, rho)
 
 
 def compare_runs(
@@ -580,16 +719,15 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
         raise NotComparableError(comparability)
     delta = stats.log_threshold(threshold)
     rows: dict[tuple[str, str], SpecComparison] = {}
-    tested: list[_Tested] = []
+    paired: list[_Paired] = []
     for key in common:
-        paired = _pair(key, b_index[key], h_index[key], run_to_run_cv, metric)
-        blockers = tuple(d.describe() for d in comparability.blockers_of(key))
-        if isinstance(paired, SpecComparison):
-            rows[key] = replace(paired, not_comparable=blockers) if blockers else paired
-        elif blockers:
-            rows[key] = _not_comparable(paired, blockers)
+        pair = _pair(key, b_index[key], h_index[key], run_to_run_cv, metric)
+        if isinstance(pair, SpecComparison):
+            blockers = _blockers(comparability, key)
+            rows[key] = replace(pair, not_comparable=blockers) if blockers else pair
         else:
-            tested.append(paired)
+            paired.append(pair)
+    tested = _suite(paired, comparability, rows) if paired else None
     finding, widen, insensitive, rho = (
         _judge(tested, rows, delta, threshold, alpha, suite_shift_limit, base, head, max_detectable)
         if tested else (None, 1.0, 0, 0.0))
@@ -649,7 +787,7 @@ def _check_parameters(threshold: float, alpha: float, suite_shift_limit: float, 
 
 
 def _warnings(base: Sequence[Results], head: Sequence[Results], comparability: Comparability,
-              finding: SuiteFinding | None, tested: Sequence[_Tested], insensitive: int, max_detectable: float,
+              finding: SuiteFinding | None, tested: _Suite | None, insensitive: int, max_detectable: float,
               rho: float, widen: float) -> list[str]:
     """The comparison's warnings: what is not comparable, other machines, the contexts, the suite's
     shift, the rows judged on priors, the insensitive rows, correlated rounds and the widening."""
@@ -660,13 +798,13 @@ def _warnings(base: Sequence[Results], head: Sequence[Results], comparability: C
     warnings += _all_context_warnings(base, head)
     if finding is not None and finding.detected:
         warnings.append(finding.describe())
-    prior_only = [t for t in tested if any(r.rounds < 2 for r in (*t.base, *t.head)) and t.history is None]
-    if prior_only:
-        warnings.append(f"{len(prior_only)} of {len(tested)} specializations have a side without rounds (a C++ "
+    prior_only = int(tested.prior_only().sum()) if tested else 0
+    if tested and prior_only:
+        warnings.append(f"{prior_only} of {len(tested)} specializations have a side without rounds (a C++ "
                         "primbench file, --rounds 1, or an older file): their run-to-run variation is the measured "
                         "prior of their size class (primbench.compare.priors), not their own; --rounds 4+ or history "
                         "would measure it")
-    if insensitive:
+    if tested and insensitive:
         warnings.append(f"{insensitive} of {len(tested)} specializations could not have detected a change under "
                         f"{max_detectable * 100:g} % (--max-detectable): inconclusive")
     if rho > 0:
@@ -680,11 +818,11 @@ def _warnings(base: Sequence[Results], head: Sequence[Results], comparability: C
     return warnings
 
 
-def _not_comparable(t: _Tested, blockers: tuple[str, ...]) -> SpecComparison:
+def _not_comparable(fields: Mapping[str, Any], blockers: tuple[str, ...]) -> SpecComparison:
     """A row whose sides measure different things: its values and change, no verdict."""
     return SpecComparison(verdict=Verdict.INCONCLUSIVE, not_comparable=blockers,
                           reason="not comparable: " + "; ".join(blockers), reason_kind=ReasonKind.NOT_COMPARABLE,
-                          **t.fields)
+                          **fields)
 
 
 def _side_conditions(side: Sequence[Results]) -> tuple[float | None, float | None]:
@@ -695,38 +833,60 @@ def _side_conditions(side: Sequence[Results]) -> tuple[float | None, float | Non
     return (float(np.mean(temps)) if temps else None, float(np.mean(mhz)) if mhz else None)
 
 
-def _prior_only_cap(rows: Sequence[_Tested]) -> float:
-    """The most the empirical null may widen a suite whose every row is judged on the measured
-    prior of a whole run (no rounds on a side, no history): as far as that prior's own uncertainty
-    reaches (`stats.prior_upper_ratio`, 95 %), not `stats.WIDEN_MAX`. Such a prior measured the
-    whole process-to-process variance, so a spread beyond its upper bound is more likely the
-    suite's changes than noise the model missed. Any other suite: `stats.WIDEN_MAX`."""
-    if not rows or not all(t.history is None and any(r.rounds < 2 for r in (*t.base, *t.head)) for t in rows):
+def _prior_only_cap(suite: _Suite, family: np.ndarray) -> float:
+    """The most the empirical null may widen a suite whose every row (of `family`) is judged on the
+    measured prior of a whole run (no rounds on a side, no history): as far as that prior's own
+    uncertainty reaches (`stats.prior_upper_ratio`, 95 %), not `stats.WIDEN_MAX`. Such a prior
+    measured the whole process-to-process variance, so a spread beyond its upper bound is more
+    likely the suite's changes than noise the model missed. Any other suite: `stats.WIDEN_MAX`."""
+    rows = np.flatnonzero(family)
+    if not rows.size or not suite.prior_only()[rows].all():
         return stats.WIDEN_MAX
-    bound = {k: stats.prior_upper_ratio(k.single.process_df) for k in {t.klass for t in rows}}
-    return float(np.median([bound[t.klass] for t in rows]))
+    classes, at = _class_table([suite.klass[i] for i in rows.tolist()])
+    bound = np.array([stats.prior_upper_ratio(k.single.process_df) for k in classes])
+    return float(np.median(bound[at]))
 
 
-def _judge(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison], delta: float, threshold: float,
-           alpha: float, suite_shift_limit: float, base: Sequence[Results],
-           head: Sequence[Results],
-           max_detectable: float = DEFAULT_MAX_DETECTABLE) -> tuple[SuiteFinding | None, float, int, float]:
-    """Test and decision rules: every tested specialization gets its verdict in `rows`; returns the
-    suite's finding, the empirical-null widening, how many rows were insensitive and the rounds'
-    lag-1 correlation allowed for.
+@dataclass(frozen=True)
+class _Tests:
+    """Every tested row's tests, as arrays: `better` (+1 where higher is better, -1 for a time),
+    its change `d` and `up` (d on the scale where up is better), whether it is in the `family`
+    tested (trusted, with a variance), and the deciding test's change, standard error, df, p-
+    and q-values (`test_d`, `se`, `df`, `p_row`, `q_row`), the absolute test's, the equivalence
+    test's, the interval, the smallest detectable change and the noise's part of it."""
 
-    Two tests per row. The *absolute* one weighs d against everything a run varies by, the part
-    that all kernels of a process share included: it catches a change shared by the suite (a
-    header, a compiler flag) as well as a kernel's own. With `SUITE_MIN` or more rows the
-    *relative* one weighs d less the suite's median change against what is the kernel's own: it
-    catches one kernel's change more sharply. The suite's median itself is tested against the
-    shared part (what A/A suites show). A row is a regression or improvement when either test is
-    significant after BH, beyond the threshold, and the row itself moved that way."""
-    noise = _noise(tested)
-    better = np.array([_better(t.fields["metric"]) for t in tested])
-    d = np.array([t.d for t in tested])
+    better: np.ndarray
+    d: np.ndarray
+    up: np.ndarray
+    family: np.ndarray
+    test_d: np.ndarray
+    se: np.ndarray
+    df: np.ndarray
+    p_row: np.ndarray
+    q_row: np.ndarray
+    p_abs: np.ndarray
+    q_abs: np.ndarray
+    p_equiv: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    mdc: np.ndarray
+    sensitivity: np.ndarray
+    rel: np.ndarray
+    relative: bool  # the relative test decides (a suite that did not move beyond its limit)
+    centred: bool  # a suite: its median change taken out
+    centre: float
+    row_alpha: float
+    widen: float
+    finding: SuiteFinding | None
+
+
+def _tests(suite: _Suite, noise: _Noise, delta: float, threshold: float, alpha: float, suite_shift_limit: float,
+           base: Sequence[Results], head: Sequence[Results]) -> _Tests:
+    """The tests of every row, and of the suite's median change (see `_judge`)."""
+    better = np.array([_better(f["metric"]) for f in suite.fields])
+    d = suite.d
     up = better * d  # up is better
-    trusted = np.array([t.untrusted is None for t in tested], dtype=bool)
+    trusted = np.array([u is None for u in suite.untrusted], dtype=bool)
     own_se = np.sqrt(noise.own)
     family = trusted & np.isfinite(own_se) & (own_se > 0)
     k = int(family.sum())
@@ -740,7 +900,7 @@ def _judge(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison], d
         centre = float(np.median(up[family]))
         rel_se = stats.centred_standard_errors(own_se, family)
         widen = stats.empirical_null_scale(up[family] - centre, rel_se[family], rel_df[family])
-        widen = min(widen, _prior_only_cap([t for t, f in zip(tested, family, strict=True) if f]))
+        widen = min(widen, _prior_only_cap(suite, family))
         rel_se = rel_se * widen
         median_var = stats.median_variance(own_se[family] * widen)
         shared = float(np.median(noise.common[family]))
@@ -792,74 +952,117 @@ def _judge(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison], d
                                                                             max(1, k), delta)))
     p_equiv = np.maximum(p_equiv, stats.equivalence_p(d, abs_se, abs_df, abs_margin))
     low, high = stats.change_interval(test_d, se, df, alpha)
+    return _Tests(better, d, up, family, test_d, se, df, p_row, q_row, p_abs, q_abs, p_equiv, low, high, mdc,
+                  sensitivity, rel, relative, centred, centre, row_alpha, widen, finding)
+
+
+#: The reason kinds of tested rows, in the order the decision rules try them (`_kinds`).
+_TESTED_KINDS = (ReasonKind.UNTRUSTED, ReasonKind.NO_VARIABILITY, ReasonKind.SIGNIFICANT, ReasonKind.INSENSITIVE,
+                 ReasonKind.EQUIVALENT, ReasonKind.MOVED_WITH_SUITE, ReasonKind.TOO_NOISY)
+
+
+def _kinds(suite: _Suite, t: _Tests, delta: float, alpha: float, max_detectable: float) -> np.ndarray:
+    """The decision rules, every row at once: each row's kind of reason (its index in `_TESTED_KINDS`).
+    Untrusted measurements, or no variance: inconclusive; beyond the threshold and significant,
+    moving the way the test says: a regression or improvement; else insensitive (could not have
+    detected `max_detectable`), unchanged (equivalent), moved with the suite, or too noisy."""
+    untrusted = np.array([bool(u) for u in suite.untrusted], dtype=bool)
+    big = np.abs(t.d) >= delta
+    flagged = big & (np.abs(t.test_d) >= delta) & (t.q_row <= t.row_alpha) \
+        & (np.sign(t.test_d * t.better) == np.sign(t.up))
+    moved = t.relative & big & (np.abs(t.test_d) < delta)
+    return np.select([untrusted, ~t.family, flagged, t.sensitivity > max_detectable, t.p_equiv <= alpha, moved],
+                     [0, 1, 2, 3, 4, 5], 6)
+
+
+def _judge(suite: _Suite, rows: dict[tuple[str, str], SpecComparison], delta: float, threshold: float,
+           alpha: float, suite_shift_limit: float, base: Sequence[Results],
+           head: Sequence[Results],
+           max_detectable: float = DEFAULT_MAX_DETECTABLE) -> tuple[SuiteFinding | None, float, int, float]:
+    """Test and decision rules: every tested specialization gets its verdict in `rows`; returns the
+    suite's finding, the empirical-null widening, how many rows were insensitive and the rounds'
+    lag-1 correlation allowed for.
+
+    Two tests per row. The *absolute* one weighs d against everything a run varies by, the part
+    that all kernels of a process share included: it catches a change shared by the suite (a
+    header, a compiler flag) as well as a kernel's own. With `SUITE_MIN` or more rows the
+    *relative* one weighs d less the suite's median change against what is the kernel's own: it
+    catches one kernel's change more sharply. The suite's median itself is tested against the
+    shared part (what A/A suites show). A row is a regression or improvement when either test is
+    significant after BH, beyond the threshold, and the row itself moved that way."""
+    noise = _noise(suite)
+    t = _tests(suite, noise, delta, threshold, alpha, suite_shift_limit, base, head)
+    kinds = _kinds(suite, t, delta, alpha, max_detectable)
+    _write_rows(suite, noise, t, kinds, rows, threshold, alpha, suite_shift_limit, max_detectable)
+    return t.finding, t.widen, int(np.sum(kinds == 3)), noise.round_correlation
+
+
+def _write_rows(suite: _Suite, noise: _Noise, t: _Tests, kinds: np.ndarray,
+                rows: dict[tuple[str, str], SpecComparison], threshold: float, alpha: float,
+                suite_shift_limit: float, max_detectable: float) -> None:
+    """Every tested row, its verdict (`kinds`, `_kinds`) with the reason's text and statistics."""
+    n = len(suite)
+    shift = {b: _pct(math.expm1(b * t.centre)) for b in (1.0, -1.0)}
     level = f"{(1 - 2 * alpha) * 100:g} % interval"
-    insensitive = 0
-    for i, t in enumerate(tested):
-        f = t.fields
-        against = f" relative to the suite's {_pct(math.expm1(better[i] * centre))}" if relative else ""
-        change = _pct(math.expm1(d[i]))
-        tested_row = bool(family[i])
-        common = dict(p_value=float(p_row[i]) if tested_row else None,
-                      q_value=float(q_row[i]) if tested_row else None,
-                      absolute_p_value=float(p_abs[i]) if tested_row else None,
-                      absolute_q_value=float(q_abs[i]) if tested_row else None,
-                      p_equivalence=float(p_equiv[i]) if tested_row else None,
-                      standard_error=float(se[i]) if tested_row else None,
-                      degrees_of_freedom=float(df[i]) if tested_row else None,
-                      change_low=float(low[i]) if tested_row else None,
-                      change_high=float(high[i]) if tested_row else None,
-                      min_detectable_change=float(mdc[i]) if tested_row else None,
-                      relative_change=float(math.expm1(rel[i])) if centred else None,
-                      run_to_run_cv=float(math.sqrt(noise.own[i] / 2)) if np.isfinite(noise.own[i]) else None,
-                      run_to_run_source=noise.source[i],
-                      test=(f"t-test on ln(head/base){against}, {df[i]:.1f} df" if tested_row else None), **f)
+    moved_why = (f"within --suite-shift-limit {suite_shift_limit * 100:g} %" if t.finding is not None
+                 and t.finding.detected else "not significant against what processes share")
+    which = "with the suite-wide shift" if t.finding is not None and t.finding.beyond_limit else "absolute"
+    sig = f" beyond the ±{threshold * 100:g} % threshold and significant ("
+    sig_q = f", q <= {t.row_alpha:g}); "
+    insensitive = f" % (--max-detectable {max_detectable * 100:g} %); "
+    family, better, up = t.family.tolist(), t.better.tolist(), t.up.tolist()
+    p_row, q_row, p_abs, q_abs = t.p_row.tolist(), t.q_row.tolist(), t.p_abs.tolist(), t.q_abs.tolist()
+    p_equiv, se, df, low, high = t.p_equiv.tolist(), t.se.tolist(), t.df.tolist(), t.low.tolist(), t.high.tolist()
+    mdc, sensitivity = t.mdc.tolist(), t.sensitivity.tolist()
+    change = [_pct(x) for x in map(math.expm1, t.d.tolist())]
+    relative_change = list(map(math.expm1, t.rel.tolist())) if t.centred else [None] * n
+    own = noise.own
+    cv = np.where(np.isfinite(own), np.sqrt(np.where(np.isfinite(own), own, 0.0) / 2), math.nan).tolist()
+    finite = np.isfinite(own).tolist()
+    for i, kind in enumerate(kinds.tolist()):
+        against = f" relative to the suite's {shift[better[i]]}" if t.relative else ""
+        tested_row = family[i]
+        src = noise.source[i]
+        common = suite.fields[i]  # the row's own: it becomes the row
+        if tested_row:
+            common.update(p_value=p_row[i], q_value=q_row[i], absolute_p_value=p_abs[i], absolute_q_value=q_abs[i],
+                          p_equivalence=p_equiv[i], standard_error=se[i], degrees_of_freedom=df[i],
+                          change_low=low[i], change_high=high[i], min_detectable_change=mdc[i],
+                          test=f"t-test on ln(head/base){against}, {df[i]:.1f} df")
+        common.update(relative_change=relative_change[i], run_to_run_cv=cv[i] if finite[i] else None,
+                      run_to_run_source=src)
+        if kind == 1:
+            common.update(verdict=Verdict.INCONCLUSIVE, reason_kind=ReasonKind.NO_VARIABILITY,
+                          reason=f"no variability to weigh change {change[i]} against")
+            rows[suite.keys[i]] = SpecComparison.from_fields(common)
+            continue
         stats_text = (f"t-test p={_p(p_row[i])}, BH q={_p(q_row[i])}"
-                      + (f"; absolute p={_p(p_abs[i])}" if relative else "")
-                      + f", σ={se[i] * 100:.3f} % ({df[i]:.1f} df, {noise.source[i]}), "
+                      + (f"; absolute p={_p(p_abs[i])}" if t.relative else "")
+                      + f", σ={se[i] * 100:.3f} % ({df[i]:.1f} df, {src}), "
                       f"smallest detectable {mdc[i] * 100:.2f} % (80 % power)")
-        worse = up[i] < 0
-        flagged = abs(d[i]) >= delta and abs(test_d[i]) >= delta and q_row[i] <= row_alpha \
-            and np.sign(test_d[i] * better[i]) == np.sign(up[i])
-        if t.untrusted:
-            verdict, reason = Verdict.INCONCLUSIVE, f"{t.untrusted}: change {change} not trusted; {stats_text}"
-            kind = ReasonKind.UNTRUSTED
-        elif not tested_row:
-            verdict = Verdict.INCONCLUSIVE
-            reason = f"no variability to weigh change {change} against"
-            kind = ReasonKind.NO_VARIABILITY
-        elif flagged:
-            verdict = Verdict.REGRESSION if worse else Verdict.IMPROVEMENT
-            which = f"relative to the suite's {_pct(math.expm1(better[i] * centre))}" if relative else \
-                "with the suite-wide shift" if suite_moved else "absolute"
-            reason = (f"change {change} beyond the ±{threshold * 100:g} % threshold and significant ({which}, "
-                      f"q <= {row_alpha:g}); {stats_text}")
-            kind = ReasonKind.SIGNIFICANT
-        elif sensitivity[i] > max_detectable:
-            insensitive += 1
-            verdict = Verdict.INCONCLUSIVE
-            reason = (f"insensitive: these runs could not have detected a change under {sensitivity[i] * 100:.1f} % "
-                      f"(--max-detectable {max_detectable * 100:g} %); {stats_text}")
-            kind = ReasonKind.INSENSITIVE
-        elif p_equiv[i] <= alpha:
+        verdict = Verdict.INCONCLUSIVE
+        if kind == 0:
+            reason = f"{suite.untrusted[i]}: change {change[i]} not trusted; {stats_text}"
+        elif kind == 2:
+            verdict = Verdict.REGRESSION if up[i] < 0 else Verdict.IMPROVEMENT
+            how = f"relative to the suite's {shift[better[i]]}" if t.relative else which
+            reason = f"change {change[i]}{sig}{how}{sig_q}{stats_text}"
+        elif kind == 3:
+            reason = (f"insensitive: these runs could not have detected a change under {sensitivity[i] * 100:.1f}"
+                      f"{insensitive}{stats_text}")
+        elif kind == 4:
             verdict = Verdict.UNCHANGED
             within = max(threshold, mdc[i]) * 100
             reason = (f"{level} [{_pct(low[i])}, {_pct(high[i])}]{against} within ±{within:.2f} % "
                       f"(the threshold or the smallest detectable change); {stats_text}")
-            kind = ReasonKind.EQUIVALENT
-        elif relative and abs(d[i]) >= delta and abs(test_d[i]) < delta:
-            verdict = Verdict.INCONCLUSIVE
-            suite = _pct(math.expm1(better[i] * centre))
-            why_not = (f"within --suite-shift-limit {suite_shift_limit * 100:g} %" if finding is not None
-                       and finding.detected else "not significant against what processes share")
-            reason = f"moved with the suite: change {change}, the suite's shift {suite} {why_not}; {stats_text}"
-            kind = ReasonKind.MOVED_WITH_SUITE
+        elif kind == 5:
+            reason = (f"moved with the suite: change {change[i]}, the suite's shift {shift[better[i]]} {moved_why}; "
+                      f"{stats_text}")
         else:
-            verdict = Verdict.INCONCLUSIVE
-            reason = f"too noisy to tell: change {change}{against} not significant, interval [{_pct(low[i])}, " \
+            reason = f"too noisy to tell: change {change[i]}{against} not significant, interval [{_pct(low[i])}, " \
                      f"{_pct(high[i])}] wider than ±{max(threshold, mdc[i]) * 100:.2f} %; {stats_text}"
-            kind = ReasonKind.TOO_NOISY
-        rows[t.key] = SpecComparison(verdict=verdict, reason=reason, reason_kind=kind, **common)
-    return finding, widen, insensitive, noise.round_correlation
+        common.update(verdict=verdict, reason=reason, reason_kind=_TESTED_KINDS[kind])
+        rows[suite.keys[i]] = SpecComparison.from_fields(common)
 
 
 def _one_sided(key: tuple[str, str], entry: _Entry, verdict: Verdict, reason: str,
