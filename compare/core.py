@@ -6,12 +6,13 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from operator import attrgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 import numpy as np
@@ -148,11 +149,12 @@ def load_side(path: str | Path, notes: list[str] | None = None) -> list[Results]
 # --------------------------------------------------------------------------- matching
 
 
-@dataclass(frozen=True)
-class _Entry:
+class _Entry(NamedTuple):
+    """A specialization of a side, the file it is in and its place there."""
+
     spec: Specialization
     results: Results
-    index: int
+    position: int
 
 
 def _index(side: Sequence[Results]) -> dict[tuple[str, str], list[_Entry]]:
@@ -319,40 +321,61 @@ class _Runs:
         return _Runs(new[self.row[at]], self.side[at], self.mean[at], self.ss[at], self.rounds[at], self.lag[at])
 
 
-def _log_values(entry: _Entry, metric: str) -> list[float]:
-    """ln of a run's values of `metric`: its measured rounds' (the warm-up left out), else its own
-    value (a run without rounds); empty where it has no positive, finite one."""
-    values = [v for v in map(attrgetter(metric), entry.spec.rounds) if v is not None and 0 < v < math.inf]
-    if values:
-        return list(map(math.log, values[measured_rounds(len(values))]))
-    own = float(getattr(entry.spec, metric) or 0.0)
-    return [math.log(own)] if 0 < own < math.inf else []
+def _run_values(entries: Sequence[_Entry], metric: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """ln of each run's values of `metric` (a run: an entry): its measured rounds' (the positive,
+    finite ones, the warm-up left out, `primbench.rounds.measured_rounds`), else its own value (a
+    run without rounds). Returns the values, run after run, how many each run has, and which
+    entry each run is; an entry without a positive, finite value is no run. ln is math.log's."""
+    get = attrgetter(metric)
+    rounds = [e.spec.rounds for e in entries]
+    per = np.fromiter(map(len, rounds), dtype=np.int64, count=len(rounds))
+    raw = list(map(get, itertools.chain.from_iterable(rounds)))
+    try:
+        x = np.array(raw, dtype=float)
+    except TypeError:  # a metric a round may lack (energy, graph)
+        x = np.array([math.nan if v is None else v for v in raw], dtype=float)
+    ok = (x > 0) & (x < math.inf)
+    run = np.repeat(np.arange(len(entries)), per)[ok]
+    valid = np.bincount(run, minlength=len(entries))
+    skip = np.zeros(int(valid.max(initial=0)) + 1, dtype=np.int64)
+    for c in np.unique(valid).tolist():
+        skip[c] = measured_rounds(c).start or 0
+    keep = np.arange(run.size) - (np.cumsum(valid) - valid)[run] >= skip[valid][run]
+    count = np.bincount(run[keep], minlength=len(entries))
+    logs = list(map(math.log, x[ok][keep].tolist()))
+    own = [i for i in np.flatnonzero(count == 0).tolist()
+           if 0 < float(getattr(entries[i].spec, metric) or 0.0) < math.inf]
+    logs += [math.log(float(getattr(entries[i].spec, metric))) for i in own]
+    has = np.flatnonzero(count > 0)
+    return (np.array(logs, dtype=float), np.concatenate([count[has], np.ones(len(own), dtype=np.int64)]),
+            np.concatenate([has, np.array(own, dtype=np.int64)]))
 
 
-def _runs(logs: Sequence[list[float]], row: Sequence[int], side: Sequence[int]) -> _Runs:
-    """The runs' statistics from their ln values (a list a run), computed for all runs of a
-    count of rounds at once (the sums exactly rounded, `stats.exact_sums`, as math.fsum)."""
-    count = np.fromiter(map(len, logs), dtype=np.int64, count=len(logs))
+def _runs(logs: np.ndarray, count: np.ndarray, row: np.ndarray, side: np.ndarray) -> _Runs:
+    """The runs' statistics from their ln values (`logs`, run after run, `count` a run), computed
+    for all runs of a count at once (the sums exactly rounded, `stats.exact_sums`, as math.fsum)."""
     mean, ss, lag = np.empty(count.size), np.empty(count.size), np.empty(count.size)
+    start = np.cumsum(count) - count
     for c in np.unique(count).tolist():
         at = np.flatnonzero(count == c)
-        x = np.array([logs[i] for i in at.tolist()], dtype=float).reshape(at.size, c)
+        x = logs[start[at][:, None] + np.arange(c)]
         m = stats.exact_sums(x) / c
         dev = x - m[:, None]
         mean[at], ss[at], lag[at] = m, stats.exact_sums(dev * dev), stats.exact_sums(dev[:, :-1] * dev[:, 1:])
-    return _Runs(np.asarray(row, dtype=np.int64), np.asarray(side, dtype=np.int64), mean, ss, count, lag)
+    return _Runs(np.asarray(row, dtype=np.int64), np.asarray(side, dtype=np.int64), mean, ss,
+                 np.asarray(count, dtype=np.int64), lag)
 
 
 @dataclass(frozen=True)
 class _Paired:
-    """A specialization with a positive value of its metric on both sides, its runs' ln values
-    (a list a run), before its runs' statistics."""
+    """A specialization with a positive value of its metric in every run of both sides, before
+    its runs' values are read."""
 
     key: tuple[str, str]
     common: dict[str, Any]
     metric: str
-    base: list[list[float]]
-    head: list[list[float]]
+    base: list[_Entry]
+    head: list[_Entry]
     untrusted: str | None
     history: tuple[float, float] | None
     klass: priors.SizeClass
@@ -447,17 +470,28 @@ def _pair(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
         return SpecComparison(verdict=Verdict.INCONCLUSIVE,
                               reason=f"no positive value on both sides ({wanted})", reason_kind=ReasonKind.NO_VALUE,
                               **common)
-    bo = [logs for e in base if (logs := _log_values(e, metric))]
-    ho = [logs for e in head if (logs := _log_values(e, metric))]
-    if not bo or not ho:
-        return SpecComparison(verdict=Verdict.INCONCLUSIVE, reason=f"no finite positive {metric}",
-                              reason_kind=ReasonKind.NO_VALUE, **common)
     untrusted = _untrusted([e.spec for e in base], [e.spec for e in head])
     if metric == "joules_per_call" and (short := _short_energy(base, head)):  # results 4.5.0
         untrusted = "; ".join(filter(None, (untrusted, short)))
     sizes = [z for e in (*base, *head) if (z := _size(e)) is not None]
-    return _Paired(key, common, metric, bo, ho, untrusted, _history(history.get(key)) if history else None,
+    return _Paired(key, common, metric, base, head, untrusted, _history(history.get(key)) if history else None,
                    priors.size_class(min(sizes) if sizes else None))
+
+
+def _runs_of(paired: Sequence[_Paired]) -> _Runs:
+    """Every run of the paired specializations (`_run_values`, `_runs`), those of each metric
+    read at once; a run without a positive, finite value is none."""
+    parts = []
+    for metric in dict.fromkeys(p.metric for p in paired):
+        rows = [i for i, p in enumerate(paired) if p.metric == metric]
+        entries = [e for i in rows for e in (*paired[i].base, *paired[i].head)]
+        counts = np.array([(len(paired[i].base), len(paired[i].head)) for i in rows], dtype=np.int64)
+        row = np.repeat(rows, counts.sum(axis=1))
+        side = np.repeat(np.tile([0, 1], len(rows)), counts.reshape(-1))
+        logs, count, which = _run_values(entries, metric)
+        parts.append(_runs(logs, count, row[which], side[which]))
+    return _Runs(*(np.concatenate([getattr(r, f) for r in parts]) for f in ("row", "side", "mean", "ss", "rounds",
+                                                                              "lag")))
 
 
 def _blockers(comparability: Comparability, key: tuple[str, str]) -> tuple[str, ...]:
@@ -466,31 +500,37 @@ def _blockers(comparability: Comparability, key: tuple[str, str]) -> tuple[str, 
 
 def _suite(paired: Sequence[_Paired], comparability: Comparability,
            rows: dict[tuple[str, str], SpecComparison]) -> _Suite:
-    """The runs' statistics of every paired specialization, their rows' fields; the rows whose
-    change is out of range, or whose sides measure different things, go to `rows` (the rest are
-    the suite tested)."""
-    logs = [x for p in paired for side in (p.base, p.head) for x in side]
-    row = [i for i, p in enumerate(paired) for _ in range(len(p.base) + len(p.head))]
-    side = [s for p in paired for s, runs in ((0, p.base), (1, p.head)) for _ in runs]
-    runs = _runs(logs, row, side)
+    """The runs' statistics of every paired specialization, their rows' fields; the rows without a
+    finite positive value on a side, whose change is out of range, or whose sides measure
+    different things go to `rows` (the rest are the suite tested)."""
+    runs = _runs_of(paired)
     suite = _Suite([p.key for p in paired], [], [p.untrusted for p in paired], [p.history for p in paired],
                    [p.klass for p in paired], runs)
-    means = suite.side_means()
+    sides = np.bincount(runs.slot, minlength=2 * len(paired)).reshape(-1, 2)
+    valued = np.asarray(np.all(sides > 0, axis=1))
+    with np.errstate(invalid="ignore"):
+        means = suite.side_means()
     bm, hm = means[0::2], means[1::2]
-    keep = np.abs(hm - bm) < MAX_LOG_CHANGE
+    keep = valued & (np.abs(hm - bm) < MAX_LOG_CHANGE)
     observations = np.bincount(runs.slot, weights=runs.rounds, minlength=2 * len(paired)).astype(np.int64).tolist()
     bl, hl = bm.tolist(), hm.tolist()
     for i, p in enumerate(paired):
         blockers = _blockers(comparability, p.key)
+        if not valued[i]:
+            rows[p.key] = SpecComparison(verdict=Verdict.INCONCLUSIVE, reason=f"no finite positive {p.metric}",
+                                         reason_kind=ReasonKind.NO_VALUE, not_comparable=blockers, **p.common)
+            suite.fields.append({})
+            continue
         if not keep[i]:
             rows[p.key] = SpecComparison(verdict=Verdict.INCONCLUSIVE, reason="change out of range: head/base is "
                                          f"beyond e^±{MAX_LOG_CHANGE:g} (a broken measurement on one side)",
                                          reason_kind=ReasonKind.OUT_OF_RANGE, not_comparable=blockers, **p.common)
             suite.fields.append({})
             continue
-        fields = {**p.common, "metric": p.metric, "base_value": math.exp(bl[i]), "head_value": math.exp(hl[i]),
-                  "change": math.expm1(hl[i] - bl[i]), "base_observations": observations[2 * i],
-                  "head_observations": observations[2 * i + 1]}
+        fields = p.common  # the pair's own: it becomes the row's
+        fields.update(metric=p.metric, base_value=math.exp(bl[i]), head_value=math.exp(hl[i]),
+                      change=math.expm1(hl[i] - bl[i]), base_observations=observations[2 * i],
+                      head_observations=observations[2 * i + 1])
         suite.fields.append(fields)
         if blockers:
             keep[i] = False
@@ -605,8 +645,10 @@ def _side_terms(suite: _Suite, within: np.ndarray, within_df: np.ndarray) -> _Si
     kind = np.where(from_history, 0, np.where(spread_of_runs, 1, np.where(with_rounds, 2, 3)))
     rounds = np.bincount(slot, weights=runs.rounds, minlength=slots)
     param = np.where(from_history, hdf, np.where(spread_of_runs, n, np.where(with_rounds, rounds, 0.0)))
-    codes, source = np.unique(np.stack([kind, param, at], axis=1), axis=0, return_inverse=True)
-    sources = [_source(int(k), p, classes[int(c)].name) for k, p, c in codes.tolist()]
+    params, param_at = np.unique(param, return_inverse=True)
+    codes, source = np.unique((param_at.reshape(-1) * 4 + kind) * len(classes) + at, return_inverse=True)
+    sources = [_source(c // len(classes) % 4, float(params[c // len(classes) // 4]), classes[c % len(classes)].name)
+               for c in codes.tolist()]
     return _SideTerms(own, own_df, common / n, common_df, source.reshape(-1), sources)
 
 
@@ -651,10 +693,11 @@ def _noise(suite: _Suite) -> _Noise:
     own_df = terms.own_df.reshape(n, 4)
     shared, shared_df = terms.common.reshape(n, 2), terms.common_df.reshape(n, 2)
     moderated = (prior is not None) & (df[0::2] + df[1::2] > 0)
-    pairs = np.stack([terms.source[0::2], terms.source[1::2], moderated], axis=1)
-    codes, which = np.unique(pairs, axis=0, return_inverse=True)
+    kinds = len(terms.sources)
+    codes, which = np.unique((terms.source[0::2] * kinds + terms.source[1::2]) * 2 + moderated, return_inverse=True)
     texts = []
-    for b, h, m in codes.tolist():
+    for code in codes.tolist():
+        b, h, m = code // 2 // kinds, code // 2 % kinds, code % 2
         src = terms.sources[b] if b == h else f"base {terms.sources[b]}, head {terms.sources[h]}"
         texts.append(src + (", moderated" if m else ""))
     source = [texts[i] for i in which.reshape(-1).tolist()]
@@ -728,6 +771,7 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
         else:
             paired.append(pair)
     tested = _suite(paired, comparability, rows) if paired else None
+    del paired  # the runs' ln values: 30 MB at 100,000 specializations
     finding, widen, insensitive, rho = (
         _judge(tested, rows, delta, threshold, alpha, suite_shift_limit, base, head, max_detectable)
         if tested else (None, 1.0, 0, 0.0))
@@ -740,19 +784,20 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
         if key not in b_index:
             ordered.append(_one_sided(key, entries[0], Verdict.ADDED, "only in head", metric))
 
-    compared = [r for r in common if rows[r].metric is not None and rows[r].ratio is not None
-                and rows[r].comparable]
-    lower_is_better = bool(compared) and all(_better(rows[k].metric) < 0 for k in compared)
+    shared = [rows[k] for k in common]
+    compared = [(ratio, r.metric) for r in shared
+                if r.metric is not None and (ratio := r.ratio) is not None and r.comparable]
+    metrics = {m for _, m in compared}
+    lower_is_better = bool(compared) and all(_better(m) < 0 for m in metrics)
     # One direction for the geometric mean: head/base of the metric where every row is a time,
     # else of throughput (a time row enters as base/head, its speed).
-    ratios = [r ** (_better(rows[k].metric) if not lower_is_better else 1.0)
-              for k in compared if (r := rows[k].ratio) is not None]
+    power = {m: _better(m) if not lower_is_better else 1.0 for m in metrics}
     summary = Summary(
         counts=count_verdicts(ordered),
-        compared=sum(1 for k in common if rows[k].verdict is not Verdict.SKIPPED),  # a skipped row compares nothing
-        geomean_ratio=stats.geometric_mean(ratios),
+        compared=sum(1 for r in shared if r.verdict is not Verdict.SKIPPED),  # a skipped row compares nothing
+        geomean_ratio=stats.geometric_mean([ratio ** power[m] for ratio, m in compared]),
         higher_is_better=not lower_is_better,
-        not_comparable=sum(1 for k in common if not rows[k].comparable),
+        not_comparable=sum(1 for r in shared if not r.comparable),
     )
     method = Method(threshold=float(threshold), alpha=float(alpha), description=METHOD_DESCRIPTION,
                     suite_shift_limit=float(suite_shift_limit), standard_error_scale=float(widen),
@@ -1023,7 +1068,8 @@ def _write_rows(suite: _Suite, noise: _Noise, t: _Tests, kinds: np.ndarray,
         against = f" relative to the suite's {shift[better[i]]}" if t.relative else ""
         tested_row = family[i]
         src = noise.source[i]
-        common = suite.fields[i]  # the row's own: it becomes the row
+        common = suite.fields[i]  # the row's own: it becomes the row (and is let go once it has)
+        suite.fields[i] = {}
         if tested_row:
             common.update(p_value=p_row[i], q_value=q_row[i], absolute_p_value=p_abs[i], absolute_q_value=q_abs[i],
                           p_equivalence=p_equiv[i], standard_error=se[i], degrees_of_freedom=df[i],

@@ -65,7 +65,8 @@ def test_a_warm_up_round_is_left_out_from_four_rounds_on() -> None:
 def test_the_runs_statistics_are_math_fsum_s() -> None:
     """The vectorised sums give the floats the per-run Python sums gave (`math.fsum`)."""
     logs = [[27.6, 27.61, 27.59], [1e-9, 3.0, -3.0], [5.0], [27.6, 27.6 + 1e-15, 27.6 - 2e-15, 27.6]]
-    runs = _runs(logs, [0, 0, 1, 1], [0, 1, 0, 1])
+    runs = _runs(np.array([x for values in logs for x in values]), np.array([len(v) for v in logs]),
+                 np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1]))
     suite = _Suite([("a", "0"), ("a", "1")], [{}, {}], [None, None], [None, None], [priors.SIZE_CLASSES[-1]] * 2, runs)
     for k, values in enumerate(logs):
         mean = math.fsum(values) / len(values)
