@@ -366,8 +366,7 @@ def _runs(logs: np.ndarray, count: np.ndarray, row: np.ndarray, side: np.ndarray
                  np.asarray(count, dtype=np.int64), lag)
 
 
-@dataclass(frozen=True)
-class _Paired:
+class _Paired(NamedTuple):
     """A specialization with a positive value of its metric in every run of both sides, before
     its runs' values are read."""
 
@@ -454,12 +453,13 @@ def _pair(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
         "head_noise": h.noise_percent / 100 if h.noise_percent is not None else None,
     }
     both = (("base", base), ("head", head))
-    if any([e.spec.skipped is not None for e in (*base, *head)]):  # state.skip: not measured, nor a failure
+    entries = (*base, *head)
+    if any([e.spec.skipped is not None for e in entries]):  # state.skip: not measured, nor a failure
         skipped = [(side, e.spec) for side, es in both for e in es if e.spec.skipped is not None]
         which = " and ".join(dict.fromkeys(side for side, _ in skipped))
         return SpecComparison(verdict=Verdict.SKIPPED, reason=f"skipped in {which}: {skipped[0][1].skipped}",
                               reason_kind=ReasonKind.SKIPPED, **common)
-    if any([e.spec.error is not None for e in (*base, *head)]):
+    if any([e.spec.error is not None for e in entries]):
         failed = [(side, e.spec) for side, es in both for e in es if e.spec.failed]
         which = " and ".join(dict.fromkeys(side for side, _ in failed))
         return SpecComparison(verdict=Verdict.INCONCLUSIVE, reason=f"failed in {which}: {failed[0][1].error or ''}",
@@ -473,7 +473,7 @@ def _pair(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
     untrusted = _untrusted([e.spec for e in base], [e.spec for e in head])
     if metric == "joules_per_call" and (short := _short_energy(base, head)):  # results 4.5.0
         untrusted = "; ".join(filter(None, (untrusted, short)))
-    sizes = [z for e in (*base, *head) if (z := _size(e)) is not None]
+    sizes = [z for e in entries if (z := _size(e)) is not None]
     return _Paired(key, common, metric, base, head, untrusted, _history(history.get(key)) if history else None,
                    priors.size_class(min(sizes) if sizes else None))
 
@@ -593,9 +593,9 @@ class _SideTerms:
 
 def _class_table(klass: Sequence[priors.SizeClass]) -> tuple[list[priors.SizeClass], np.ndarray]:
     """The distinct size classes, and each row's index among them."""
-    classes = list(dict.fromkeys(klass))
-    index = {k: i for i, k in enumerate(classes)}
-    return classes, np.array([index[k] for k in klass], dtype=np.int64)
+    distinct = {id(k): k for k in klass}  # by identity: a class's hash walks its priors
+    index = {key: i for i, key in enumerate(distinct)}
+    return list(distinct.values()), np.array([index[id(k)] for k in klass], dtype=np.int64)
 
 
 def _side_terms(suite: _Suite, within: np.ndarray, within_df: np.ndarray) -> _SideTerms:
@@ -1074,9 +1074,11 @@ def _write_rows(suite: _Suite, noise: _Noise, t: _Tests, kinds: np.ndarray,
             common.update(p_value=p_row[i], q_value=q_row[i], absolute_p_value=p_abs[i], absolute_q_value=q_abs[i],
                           p_equivalence=p_equiv[i], standard_error=se[i], degrees_of_freedom=df[i],
                           change_low=low[i], change_high=high[i], min_detectable_change=mdc[i],
-                          test=f"t-test on ln(head/base){against}, {df[i]:.1f} df")
-        common.update(relative_change=relative_change[i], run_to_run_cv=cv[i] if finite[i] else None,
-                      run_to_run_source=src)
+                          test=f"t-test on ln(head/base){against}, {df[i]:.1f} df", relative_change=relative_change[i],
+                          run_to_run_cv=cv[i] if finite[i] else None, run_to_run_source=src)
+        else:
+            common.update(relative_change=relative_change[i], run_to_run_cv=cv[i] if finite[i] else None,
+                          run_to_run_source=src)
         if kind == 1:
             common.update(verdict=Verdict.INCONCLUSIVE, reason_kind=ReasonKind.NO_VARIABILITY,
                           reason=f"no variability to weigh change {change[i]} against")

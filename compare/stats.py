@@ -296,9 +296,27 @@ def min_detectable_change(se: np.ndarray, df: np.ndarray, alpha: float, tested: 
     pass the critical value of BH's first step (Bonferroni's, alpha / tested, two-sided) and the
     threshold `delta`; it does so 80 % of the time when it lies t_0.8 standard errors beyond
     both."""
-    crit = t_isf(alpha / (2 * max(1, tested)), df)
-    beyond = t_isf(1.0 - POWER, df)
+    crit = _quantiles(alpha / (2 * max(1, tested)), df)
+    beyond = _quantiles(1.0 - POWER, df)
     return np.expm1(np.maximum(delta, crit * se) + beyond * se)
+
+
+#: The last quantiles `_quantiles` computed: (q, the df's bytes, the quantiles).
+_LAST_QUANTILES: list[tuple[float, bytes, np.ndarray]] = []
+
+
+def _quantiles(q: float, df: np.ndarray) -> np.ndarray:
+    """`t_isf(q, df)`, the last few kept: a comparison asks `min_detectable_change` for the same df
+    three times (the change it finds, the noise's part of it, the absolute test's), and Student's
+    inverse is the slowest of its functions (0.05 s a call at 100,000 specializations)."""
+    df = np.asarray(df, dtype=float)
+    key = df.tobytes()
+    for known_q, known_df, quantiles in _LAST_QUANTILES:
+        if known_q == q and known_df == key:
+            return quantiles
+    quantiles = t_isf(q, df)
+    _LAST_QUANTILES[:] = [(q, key, quantiles), *_LAST_QUANTILES[:3]]
+    return quantiles
 
 
 def benjamini_hochberg(p: np.ndarray) -> np.ndarray:
