@@ -383,12 +383,14 @@ class Specialization(_Record, frozen=True, kw_only=True, omit_defaults=True):
     graph: Graph | None = None
 
     def __post_init__(self) -> None:
-        if self.error is not None and self.skipped is not None:
-            raise ValueError("skipped: a specialization is skipped or failed (error), not both")
         if self.error is None and self.skipped is None:
-            for key in _MEASURED:
-                if getattr(self, key) is None:
-                    raise ValueError(f"{key}: is null, yet the specialization has no error")
+            if (self.bytes_per_second is None or self.items_per_second is None or self.noise_timeout is None
+                    or self.noise_percent is None or self.elapsed_secs is None or self.calls is None):  # _MEASURED
+                for key in _MEASURED:
+                    if getattr(self, key) is None:
+                        raise ValueError(f"{key}: is null, yet the specialization has no error")
+        elif self.error is not None and self.skipped is not None:
+            raise ValueError("skipped: a specialization is skipped or failed (error), not both")
         algo = self.meta.get("algo")
         if isinstance(algo, str) and len(algo) > MAX_NAME_CHARS:
             raise ValueError(f"meta.algo: is {len(algo)} characters long, over the limit of {MAX_NAME_CHARS}")
