@@ -14,7 +14,8 @@ import pytest
 
 from primbench.compare import priors
 from primbench.compare.comparability import Comparability
-from primbench.compare.core import _index, _noise, _pair, _Paired, _Runs, _runs, _Suite, _suite
+from primbench.compare.core import _index, _noise, _pair, _Paired, _run_values, _Runs, _runs, _Suite, _suite
+from primbench.compare.model import ReasonKind, SpecComparison, Verdict
 from primbench.results import Results, results_from_dict
 from tests.compare_data import document, spec
 
@@ -102,3 +103,32 @@ def test_history_takes_the_place_of_the_process_prior() -> None:
     assert noise.source[-1].startswith("history (7 df)")
     assert noise.own[0] < noise.own[-1]
     assert 7.0 <= noise.own_df[-1] < 20.0  # history's few df dominate
+
+
+def test_run_values_take_the_measured_rounds_else_the_run_s_own_value() -> None:
+    """`_run_values` reads every run at once: its positive, finite rounds (the warm-up left out
+    from four on), else its own value; an entry with neither is no run."""
+    with_rounds = spec("a", TB, round_cv=0.01)
+    four = spec("b", TB, round_cv=0.0)
+    four["rounds"] = [dict(four["rounds"][0], round=0, bytes_per_second=TB / 2)] + [
+        dict(r, round=k + 1) for k, r in enumerate(four["rounds"])]
+    without = spec("c", 2 * TB, round_cv=None)
+    zero = spec("d", 0.0, round_cv=None)
+    zero["bytes_per_second"] = 0.0
+    results = res(with_rounds, four, without, zero, source="b.json")
+    entries = [entry for key in (("copy", n) for n in "abcd") for entry in _index([results])[key]]
+    logs, count, which = _run_values(entries, "bytes_per_second")
+    assert which.tolist() == [0, 1, 2] and count.tolist() == [3, 3, 1]  # "d" has no positive value
+    expected = [math.log(r.bytes_per_second) for r in results.specializations[0].rounds]
+    expected += [math.log(r.bytes_per_second) for r in results.specializations[1].rounds[1:]]
+    assert logs.tolist() == [*expected, math.log(2 * TB)]
+
+
+def test_a_row_built_from_its_fields_is_the_row_the_dataclass_builds() -> None:
+    fields: dict[str, Any] = {"algorithm": "copy", "name": "n", "verdict": Verdict.UNCHANGED, "reason": "r",
+                              "reason_kind": ReasonKind.EQUIVALENT, "p_value": 0.5, "base_observations": 3}
+    row = SpecComparison.from_fields(fields)
+    assert row == SpecComparison(**fields) and repr(row) == repr(SpecComparison(**fields))
+    assert row.to_dict() == SpecComparison(**fields).to_dict() and row.not_comparable == ()
+    with pytest.raises(AttributeError):
+        row.name = "other"  # type: ignore[misc]
