@@ -513,15 +513,15 @@ def _suite(paired: Sequence[_Paired], comparability: Comparability,
     bm, hm = means[0::2], means[1::2]
     keep = valued & (np.abs(hm - bm) < MAX_LOG_CHANGE)
     observations = np.bincount(runs.slot, weights=runs.rounds, minlength=2 * len(paired)).astype(np.int64).tolist()
-    bl, hl = bm.tolist(), hm.tolist()
+    bl, hl, valued_at, kept = bm.tolist(), hm.tolist(), valued.tolist(), keep.tolist()
     for i, p in enumerate(paired):
         blockers = _blockers(comparability, p.key)
-        if not valued[i]:
+        if not valued_at[i]:
             rows[p.key] = SpecComparison(verdict=Verdict.INCONCLUSIVE, reason=f"no finite positive {p.metric}",
                                          reason_kind=ReasonKind.NO_VALUE, not_comparable=blockers, **p.common)
             suite.fields.append({})
             continue
-        if not keep[i]:
+        if not kept[i]:
             rows[p.key] = SpecComparison(verdict=Verdict.INCONCLUSIVE, reason="change out of range: head/base is "
                                          f"beyond e^±{MAX_LOG_CHANGE:g} (a broken measurement on one side)",
                                          reason_kind=ReasonKind.OUT_OF_RANGE, not_comparable=blockers, **p.common)
@@ -533,9 +533,9 @@ def _suite(paired: Sequence[_Paired], comparability: Comparability,
                       head_observations=observations[2 * i + 1])
         suite.fields.append(fields)
         if blockers:
-            keep[i] = False
+            kept[i] = False
             rows[p.key] = _not_comparable(fields, blockers)
-    return suite.take(keep)
+    return suite.take(np.array(kept, dtype=bool))
 
 
 def _short_energy(base: Sequence[_Entry], head: Sequence[_Entry]) -> str | None:
@@ -1064,53 +1064,53 @@ def _write_rows(suite: _Suite, noise: _Noise, t: _Tests, kinds: np.ndarray,
     own = noise.own
     cv = np.where(np.isfinite(own), np.sqrt(np.where(np.isfinite(own), own, 0.0) / 2), math.nan).tolist()
     finite = np.isfinite(own).tolist()
+    relative, keys, fields, untrusted, source = t.relative, suite.keys, suite.fields, suite.untrusted, noise.source
+    make = SpecComparison.from_fields
     for i, kind in enumerate(kinds.tolist()):
-        against = f" relative to the suite's {shift[better[i]]}" if t.relative else ""
-        tested_row = family[i]
-        src = noise.source[i]
-        common = suite.fields[i]  # the row's own: it becomes the row (and is let go once it has)
-        suite.fields[i] = {}
-        if tested_row:
-            common.update(p_value=p_row[i], q_value=q_row[i], absolute_p_value=p_abs[i], absolute_q_value=q_abs[i],
-                          p_equivalence=p_equiv[i], standard_error=se[i], degrees_of_freedom=df[i],
-                          change_low=low[i], change_high=high[i], min_detectable_change=mdc[i],
-                          test=f"t-test on ln(head/base){against}, {df[i]:.1f} df", relative_change=relative_change[i],
-                          run_to_run_cv=cv[i] if finite[i] else None, run_to_run_source=src)
-        else:
-            common.update(relative_change=relative_change[i], run_to_run_cv=cv[i] if finite[i] else None,
-                          run_to_run_source=src)
-        if kind == 1:
-            common.update(verdict=Verdict.INCONCLUSIVE, reason_kind=ReasonKind.NO_VARIABILITY,
-                          reason=f"no variability to weigh change {change[i]} against")
-            rows[suite.keys[i]] = SpecComparison.from_fields(common)
-            continue
-        stats_text = (f"t-test p={_p(p_row[i])}, BH q={_p(q_row[i])}"
-                      + (f"; absolute p={_p(p_abs[i])}" if t.relative else "")
-                      + f", σ={se[i] * 100:.3f} % ({df[i]:.1f} df, {src}), "
-                      f"smallest detectable {mdc[i] * 100:.2f} % (80 % power)")
+        against = f" relative to the suite's {shift[better[i]]}" if relative else ""
+        src = source[i]
         verdict = Verdict.INCONCLUSIVE
-        if kind == 0:
-            reason = f"{suite.untrusted[i]}: change {change[i]} not trusted; {stats_text}"
-        elif kind == 2:
-            verdict = Verdict.REGRESSION if up[i] < 0 else Verdict.IMPROVEMENT
-            how = f"relative to the suite's {shift[better[i]]}" if t.relative else which
-            reason = f"change {change[i]}{sig}{how}{sig_q}{stats_text}"
-        elif kind == 3:
-            reason = (f"insensitive: these runs could not have detected a change under {sensitivity[i] * 100:.1f}"
-                      f"{insensitive}{stats_text}")
-        elif kind == 4:
-            verdict = Verdict.UNCHANGED
-            within = max(threshold, mdc[i]) * 100
-            reason = (f"{level} [{_pct(low[i])}, {_pct(high[i])}]{against} within ±{within:.2f} % "
-                      f"(the threshold or the smallest detectable change); {stats_text}")
-        elif kind == 5:
-            reason = (f"moved with the suite: change {change[i]}, the suite's shift {shift[better[i]]} {moved_why}; "
-                      f"{stats_text}")
+        if kind == 1:
+            reason = f"no variability to weigh change {change[i]} against"
         else:
-            reason = f"too noisy to tell: change {change[i]}{against} not significant, interval [{_pct(low[i])}, " \
-                     f"{_pct(high[i])}] wider than ±{max(threshold, mdc[i]) * 100:.2f} %; {stats_text}"
-        common.update(verdict=verdict, reason=reason, reason_kind=_TESTED_KINDS[kind])
-        rows[suite.keys[i]] = SpecComparison.from_fields(common)
+            stats_text = (f"t-test p={_p(p_row[i])}, BH q={_p(q_row[i])}"
+                          + (f"; absolute p={_p(p_abs[i])}" if relative else "")
+                          + f", σ={se[i] * 100:.3f} % ({df[i]:.1f} df, {src}), "
+                          f"smallest detectable {mdc[i] * 100:.2f} % (80 % power)")
+            if kind == 0:
+                reason = f"{untrusted[i]}: change {change[i]} not trusted; {stats_text}"
+            elif kind == 2:
+                verdict = Verdict.REGRESSION if up[i] < 0 else Verdict.IMPROVEMENT
+                how = f"relative to the suite's {shift[better[i]]}" if relative else which
+                reason = f"change {change[i]}{sig}{how}{sig_q}{stats_text}"
+            elif kind == 3:
+                reason = (f"insensitive: these runs could not have detected a change under "
+                          f"{sensitivity[i] * 100:.1f}{insensitive}{stats_text}")
+            elif kind == 4:
+                verdict = Verdict.UNCHANGED
+                within = max(threshold, mdc[i]) * 100
+                reason = (f"{level} [{_pct(low[i])}, {_pct(high[i])}]{against} within ±{within:.2f} % "
+                          f"(the threshold or the smallest detectable change); {stats_text}")
+            elif kind == 5:
+                reason = (f"moved with the suite: change {change[i]}, the suite's shift {shift[better[i]]} "
+                          f"{moved_why}; {stats_text}")
+            else:
+                reason = (f"too noisy to tell: change {change[i]}{against} not significant, interval "
+                          f"[{_pct(low[i])}, {_pct(high[i])}] wider than ±{max(threshold, mdc[i]) * 100:.2f} %; "
+                          f"{stats_text}")
+        row = fields[i]  # the row's own: it becomes the row (and is let go once it has)
+        fields[i] = {}
+        if family[i]:
+            row.update(p_value=p_row[i], q_value=q_row[i], absolute_p_value=p_abs[i], absolute_q_value=q_abs[i],
+                       p_equivalence=p_equiv[i], standard_error=se[i], degrees_of_freedom=df[i],
+                       change_low=low[i], change_high=high[i], min_detectable_change=mdc[i],
+                       test=f"t-test on ln(head/base){against}, {df[i]:.1f} df", relative_change=relative_change[i],
+                       run_to_run_cv=cv[i] if finite[i] else None, run_to_run_source=src, verdict=verdict,
+                       reason=reason, reason_kind=_TESTED_KINDS[kind])
+        else:
+            row.update(relative_change=relative_change[i], run_to_run_cv=cv[i] if finite[i] else None,
+                       run_to_run_source=src, verdict=verdict, reason=reason, reason_kind=_TESTED_KINDS[kind])
+        rows[keys[i]] = make(row)
 
 
 def _one_sided(key: tuple[str, str], entry: _Entry, verdict: Verdict, reason: str,
