@@ -55,6 +55,13 @@ def cell(ts: list[Timing]) -> str:
     return f"{cpu:5.2f} s CPU  {wall:5.2f} s wall  {rss:5.0f} MB  (CPU each: {each})"
 
 
+def _commit(root: Path) -> str:
+    import subprocess
+
+    out = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%h %s"], capture_output=True, text=True)
+    return out.stdout.strip()[:70] or "?"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("base_root", type=Path, help="the checkout before (cd87fcb)")
@@ -67,7 +74,9 @@ def main() -> None:
           "wall, peak RSS)")
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs shared with other work, Python "
           f"{platform.python_version()}; load average at the start {os.getloadavg()[0]:.1f}")
-    print(f"command: python tests/benchmarks/compare_scale/run.py {args.base_root}\n")
+    print(f"command: python tests/benchmarks/compare_scale/run.py {' '.join(sys.argv[1:])}")
+    print(f"code: before {args.base_root} at {_commit(args.base_root)}, after {args.head_root} at "
+          f"{_commit(args.head_root)}\n")
     for n, reps, formats in CASES:
         pair = files(args.work, n)
         for fmt in formats:
@@ -75,7 +84,8 @@ def main() -> None:
             got: dict[str, list[Timing]] = {label: [] for label in roots}
             for _ in range(reps):
                 for label, root in roots.items():
-                    got[label].append(timed(argv, code_root=root, timeout_s=300, rss_limit_mb=4096))
+                    # cwd: not a checkout, whose primbench `python -c` would import before PYTHONPATH's
+                    got[label].append(timed(argv, code_root=root, timeout_s=300, rss_limit_mb=4096, cwd=args.work))
             print(f"{n:,} specializations, --format {fmt}, {reps} repetitions:")
             for label, ts in got.items():
                 killed = [t.killed for t in ts if t.killed]

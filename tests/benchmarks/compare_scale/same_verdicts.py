@@ -55,7 +55,8 @@ sys.stdout.write(json.dumps({"failed": c.failed()}) + "\n")
 
 def run(tree: Path, argv: list[str]) -> tuple[int, str, str]:
     env = {**os.environ, "PYTHONPATH": str(tree), "NO_COLOR": "1", "COLUMNS": "120"}
-    proc = subprocess.run([sys.executable, *argv], capture_output=True, text=True, cwd=ROOT, env=env)
+    # -P: no working directory on sys.path, which would put this checkout before PYTHONPATH's
+    proc = subprocess.run([sys.executable, "-P", *argv], capture_output=True, text=True, cwd=ROOT, env=env)
     return proc.returncode, proc.stdout, proc.stderr
 
 
