@@ -73,6 +73,7 @@ def fixture_cases() -> list[list[str]]:
         if len(files) >= 4:
             cases.append(cli(files[0], files[1], "--", files[2], files[3]))
             cases.append(cli(files[0], files[-1], "--metric", "time"))
+            cases.append(cli(files[0], files[-1], "--allow-mismatch"))  # rows not comparable, unjudged
     cases += [cli(str(a.relative_to(ROOT)), str(b.relative_to(ROOT))) for a, b in itertools.pairwise(dirs[:4])]
     return cases
 
