@@ -36,16 +36,23 @@ sys.path.insert(0, str(ROOT))
 from compare_speed import make_side  # noqa: E402
 from measure import Timing, timed  # noqa: E402
 
-#: (specializations, repetitions, formats timed)
-CASES = ((3, 5, ("terminal",)), (10_000, 5, ("terminal", "json")), (100_000, 3, ("terminal", "json")))
+#: (specializations, results version, repetitions, formats timed): history_scale's files (4.4.0),
+#: and the same as the harness writes them today (4.6.0: no context-only upgrade on reading).
+CASES = ((3, "4.4.0", 5, ("terminal",)), (10_000, "4.4.0", 5, ("terminal", "json")),
+         (100_000, "4.4.0", 3, ("terminal", "json")), (10_000, "4.6.0", 5, ("terminal",)),
+         (100_000, "4.6.0", 3, ("terminal",)))
 
 
-def files(work: Path, n: int) -> list[Path]:
-    """history_scale's compare files of `n` specializations (run.py's `run_compare`)."""
-    out = [work / f"compare-{n}-{side}.json" for side in ("base", "head")]
+def files(work: Path, n: int, version: str) -> list[Path]:
+    """history_scale's compare files of `n` specializations (run.py's `run_compare`), written
+    in `version`."""
+    suffix = "" if version == "4.4.0" else f"-{version}"
+    out = [work / f"compare-{n}-{side}{suffix}.json" for side in ("base", "head")]
     for k, f in enumerate(out):
         if not f.exists():
-            f.write_text(json.dumps(make_side(np.random.default_rng(k + 1), n, 0, 0.02 * k, version="4.4.0")))
+            part = f.with_suffix(".part")
+            part.write_text(json.dumps(make_side(np.random.default_rng(k + 1), n, 0, 0.02 * k, version=version)))
+            part.rename(f)
     return out
 
 
@@ -77,8 +84,8 @@ def main() -> None:
     print(f"command: python tests/benchmarks/compare_scale/run.py {' '.join(sys.argv[1:])}")
     print(f"code: before {args.base_root} at {_commit(args.base_root)}, after {args.head_root} at "
           f"{_commit(args.head_root)}\n")
-    for n, reps, formats in CASES:
-        pair = files(args.work, n)
+    for n, version, reps, formats in CASES:
+        pair = files(args.work, n, version)
         for fmt in formats:
             argv = ["compare", *map(str, pair), "--format", fmt]
             got: dict[str, list[Timing]] = {label: [] for label in roots}
@@ -86,7 +93,7 @@ def main() -> None:
                 for label, root in roots.items():
                     # cwd: not a checkout, whose primbench `python -c` would import before PYTHONPATH's
                     got[label].append(timed(argv, code_root=root, timeout_s=300, rss_limit_mb=4096, cwd=args.work))
-            print(f"{n:,} specializations, --format {fmt}, {reps} repetitions:")
+            print(f"{n:,} specializations (results {version}), --format {fmt}, {reps} repetitions:")
             for label, ts in got.items():
                 killed = [t.killed for t in ts if t.killed]
                 print(f"  {label:20s} {cell(ts)}" + (f"  KILLED: {killed}" if killed else ""))
