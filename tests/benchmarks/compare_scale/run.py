@@ -22,6 +22,7 @@ import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
 from pathlib import Path
 
@@ -63,8 +64,6 @@ def cell(ts: list[Timing]) -> str:
 
 
 def _commit(root: Path) -> str:
-    import subprocess
-
     out = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%h %s"], capture_output=True, text=True)
     return out.stdout.strip()[:70] or "?"
 
@@ -77,13 +76,18 @@ def main() -> None:
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     roots = {"before (cd87fcb)": args.base_root, "after (this branch)": args.head_root}
+    for root in roots.values():  # as an installed package is (this machine sets PYTHONDONTWRITEBYTECODE)
+        subprocess.run([sys.executable, "-m", "compileall", "-q", *(str(root / d) for d in ("primbench", "compare",
+                                                                                          "history"))],
+                       check=True, capture_output=True)
     print("primbench compare as a new process: median of the repetitions (GNU time: user + system CPU, "
           "wall, peak RSS)")
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs shared with other work, Python "
           f"{platform.python_version()}; load average at the start {os.getloadavg()[0]:.1f}")
     print(f"command: python tests/benchmarks/compare_scale/run.py {' '.join(sys.argv[1:])}")
     print(f"code: before {args.base_root} at {_commit(args.base_root)}, after {args.head_root} at "
-          f"{_commit(args.head_root)}\n")
+          f"{_commit(args.head_root)}; both byte-compiled first (python -m compileall), as an installed "
+          "package is\n")
     for n, version, reps, formats in CASES:
         pair = files(args.work, n, version)
         for fmt in formats:
