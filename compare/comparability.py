@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from operator import attrgetter
 from typing import Any
 
 import msgspec
@@ -125,11 +126,14 @@ def _fmt(key: str, value: Any) -> str:
     return format_value(value)
 
 
+_ALGORITHM = attrgetter("algorithm")
+
+
 def by_algorithm(side: Sequence[Results]) -> dict[str, Results]:
     """The first file of a side that holds each algorithm (its context stands for the algorithm)."""
     out: dict[str, Results] = {}
     for r in side:
-        algos = {s.algorithm or r.algorithm for s in r.specializations} or {r.algorithm}
+        algos = {a or r.algorithm for a in set(map(_ALGORITHM, r.specializations))} or {r.algorithm}
         for a in sorted(algos):
             out.setdefault(a, r)
     return out
@@ -180,8 +184,8 @@ def _spec_differences(algorithm: str, specs: Mapping[str, tuple[Sequence[Special
     timers: dict[tuple[str, str], list[str]] = {}
     metrics: dict[tuple[str, str], list[str]] = {}
     for name, (base, head) in specs.items():
-        bt, ht = (" and ".join(sorted({_TIMERS.get(s.timer, s.timer) for s in side})) for side in (base, head))
-        if bt != ht:
+        if {s.timer for s in base} != {s.timer for s in head}:
+            bt, ht = (" and ".join(sorted({_TIMERS.get(s.timer, s.timer) for s in side})) for side in (base, head))
             timers.setdefault((bt, ht), []).append(name)
         if metric is None:
             bm, hm = ({choose(s.bytes_per_second, s.items_per_second).name for s in side if s.measured}

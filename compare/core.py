@@ -10,8 +10,9 @@ import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from operator import attrgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 import numpy as np
@@ -131,7 +132,7 @@ def load_side(path: str | Path, notes: list[str] | None = None) -> list[Results]
         out: list[Results] = []
         for f in files:
             try:
-                out.append(load_results(f))
+                out.append(load_results(f, keep_written=False))
             except ResultsFileError:
                 if f.suffix == ".csv" or not _not_results(f):
                     raise
@@ -142,21 +143,18 @@ def load_side(path: str | Path, notes: list[str] | None = None) -> list[Results]
         return out
     if not p.exists():
         raise ResultsFileError(str(p), None, "no such file or directory")
-    return [load_results(p)]
+    return [load_results(p, keep_written=False)]
 
 
 # --------------------------------------------------------------------------- matching
 
 
-@dataclass(frozen=True)
-class _Entry:
+class _Entry(NamedTuple):
+    """A specialization of a side, the file it is in and its place there."""
+
     spec: Specialization
     results: Results
-    index: int
-
-
-def _spec_algorithm(spec: Specialization, results: Results) -> str:
-    return spec.algorithm or results.algorithm
+    position: int
 
 
 def _index(side: Sequence[Results], by_gpu: bool = False) -> dict[tuple[str, str], list[_Entry]]:
@@ -166,10 +164,14 @@ def _index(side: Sequence[Results], by_gpu: bool = False) -> dict[tuple[str, str
     never a mix (`gpu_label`)."""
     out: dict[tuple[str, str], list[_Entry]] = {}
     for results in side:
+        default = results.algorithm
         for i, spec in enumerate(results.specializations):
-            name = f"{spec.name} @ {gpu_label(spec, results)}" if by_gpu else spec.name
-            key = (_spec_algorithm(spec, results), name)
-            out.setdefault(key, []).append(_Entry(spec, results, i))
+            key = (spec.algorithm or default, f"{spec.name} @ {gpu_label(spec, results)}" if by_gpu else spec.name)
+            entries = out.get(key)
+            if entries is None:
+                out[key] = [_Entry(spec, results, i)]
+            else:
+                entries.append(_Entry(spec, results, i))
     return out
 
 
@@ -306,6 +308,8 @@ def _slow_clock(spec: Specialization) -> str | None:
 def _untrusted(base: Sequence[Specialization], head: Sequence[Specialization]) -> str | None:
     """Why a side's measurements (one per run) cannot carry a verdict (noise timeout, throttled
     SM clock), or None."""
+    if not any([s.noise_timeout or (s.sm_clock is not None and s.sm_clock.below_expected) for s in (*base, *head)]):
+        return None
     sides = (("base", base), ("head", head))
     reasons = []
     timeouts = [side for side, specs in sides if any(s.noise_timeout for s in specs)]
@@ -318,56 +322,138 @@ def _untrusted(base: Sequence[Specialization], head: Sequence[Specialization]) -
 
 
 @dataclass(frozen=True)
-class _Run:
-    """One run of a specialization on one side: the mean of ln(metric) over its measured rounds
+class _Runs:
+    """Every run of the tested specializations as arrays, one entry a run (one file's measurement
+    of a specialization on one side): its row (the specialization's place among the tested), its
+    side (0 base, 1 head), the mean of ln(metric) over its measured rounds
     (`primbench.rounds.measured_rounds`: the warm-up round left out), their sum of squared
     deviations and how many they are (1 for a run without rounds: its own value), and the sum of
     the products of successive deviations (their lag-1 autocovariance times the count)."""
 
-    mean: float
-    ss: float
-    rounds: int
-    lag: float = 0.0
+    row: np.ndarray
+    side: np.ndarray
+    mean: np.ndarray
+    ss: np.ndarray
+    rounds: np.ndarray
+    lag: np.ndarray
+
+    @property
+    def slot(self) -> np.ndarray:
+        """Each run's row and side as one index, 2 row + side (a slot: one side of one row)."""
+        return 2 * self.row + self.side
+
+    def take(self, keep: np.ndarray) -> _Runs:
+        """The runs of the rows `keep` marks, their rows renumbered."""
+        new = np.cumsum(keep) - 1
+        at = keep[self.row]
+        return _Runs(new[self.row[at]], self.side[at], self.mean[at], self.ss[at], self.rounds[at], self.lag[at])
 
 
-def _run(entry: _Entry, metric: str) -> _Run | None:
-    values = [v for v in (getattr(r, metric) for r in entry.spec.rounds) if v is not None and 0 < v < math.inf]
-    logs = [math.log(v) for v in values[measured_rounds(len(values))]]
-    if not logs:
-        own = float(getattr(entry.spec, metric) or 0.0)
-        if not 0 < own < math.inf:
-            return None
-        logs = [math.log(own)]
-    mean = math.fsum(logs) / len(logs)
-    dev = [v - mean for v in logs]
-    return _Run(mean, math.fsum(e * e for e in dev), len(logs), math.fsum(a * b for a, b in itertools.pairwise(dev)))
+def _run_values(entries: Sequence[_Entry], metric: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """ln of each run's values of `metric` (a run: an entry): its measured rounds' (the positive,
+    finite ones, the warm-up left out, `primbench.rounds.measured_rounds`), else its own value (a
+    run without rounds). Returns the values, run after run, how many each run has, and which
+    entry each run is; an entry without a positive, finite value is no run. ln is math.log's."""
+    get = attrgetter(metric)
+    rounds = [e.spec.rounds for e in entries]
+    per = np.fromiter(map(len, rounds), dtype=np.int64, count=len(rounds))
+    raw = list(map(get, itertools.chain.from_iterable(rounds)))
+    try:
+        x = np.array(raw, dtype=float)
+    except TypeError:  # a metric a round may lack (energy, graph)
+        x = np.array([math.nan if v is None else v for v in raw], dtype=float)
+    ok = (x > 0) & (x < math.inf)
+    run = np.repeat(np.arange(len(entries)), per)[ok]
+    valid = np.bincount(run, minlength=len(entries))
+    skip = np.zeros(int(valid.max(initial=0)) + 1, dtype=np.int64)
+    for c in np.unique(valid).tolist():
+        skip[c] = measured_rounds(c).start or 0
+    keep = np.arange(run.size) - (np.cumsum(valid) - valid)[run] >= skip[valid][run]
+    count = np.bincount(run[keep], minlength=len(entries))
+    logs = list(map(math.log, x[ok][keep].tolist()))
+    own = [i for i in np.flatnonzero(count == 0).tolist()
+           if 0 < float(getattr(entries[i].spec, metric) or 0.0) < math.inf]
+    logs += [math.log(float(getattr(entries[i].spec, metric))) for i in own]
+    has = np.flatnonzero(count > 0)
+    return (np.array(logs, dtype=float), np.concatenate([count[has], np.ones(len(own), dtype=np.int64)]),
+            np.concatenate([has, np.array(own, dtype=np.int64)]))
 
 
-@dataclass
-class _Tested:
-    """A specialization with measurements on both sides, on its way to a verdict."""
+def _runs(logs: np.ndarray, count: np.ndarray, row: np.ndarray, side: np.ndarray) -> _Runs:
+    """The runs' statistics from their ln values (`logs`, run after run, `count` a run), computed
+    for all runs of a count at once (the sums exactly rounded, `stats.exact_sums`, as math.fsum)."""
+    mean, ss, lag = np.empty(count.size), np.empty(count.size), np.empty(count.size)
+    start = np.cumsum(count) - count
+    for c in np.unique(count).tolist():
+        at = np.flatnonzero(count == c)
+        x = logs[start[at][:, None] + np.arange(c)]
+        m = stats.exact_sums(x) / c
+        dev = x - m[:, None]
+        mean[at], ss[at], lag[at] = m, stats.exact_sums(dev * dev), stats.exact_sums(dev[:, :-1] * dev[:, 1:])
+    return _Runs(np.asarray(row, dtype=np.int64), np.asarray(side, dtype=np.int64), mean, ss,
+                 np.asarray(count, dtype=np.int64), lag)
+
+
+class _Paired(NamedTuple):
+    """A specialization with a positive value of its metric in every run of both sides, before
+    its runs' values are read."""
 
     key: tuple[str, str]
-    fields: dict[str, Any]
-    base: list[_Run]
-    head: list[_Run]
+    common: dict[str, Any]
+    metric: str
+    base: list[_Entry]
+    head: list[_Entry]
     untrusted: str | None
     history: tuple[float, float] | None
     klass: priors.SizeClass
 
-    @staticmethod
-    def side_mean(runs: list[_Run]) -> float:
-        return math.fsum(r.mean for r in runs) / len(runs)
+
+@dataclass(frozen=True)
+class _Suite:
+    """The specializations with measurements on both sides, on their way to a verdict, as columns:
+    each one's key, its row's fields, why its measurements cannot carry a verdict (None: they
+    can), history's variability, its size class; and every run of them (`_Runs`)."""
+
+    keys: list[tuple[str, str]]
+    fields: list[dict[str, Any]]
+    untrusted: list[str | None]
+    history: list[tuple[float, float] | None]
+    klass: list[priors.SizeClass]
+    runs: _Runs
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def take(self, keep: np.ndarray) -> _Suite:
+        at = np.flatnonzero(keep).tolist()
+        return _Suite([self.keys[i] for i in at], [self.fields[i] for i in at], [self.untrusted[i] for i in at],
+                      [self.history[i] for i in at], [self.klass[i] for i in at], self.runs.take(keep))
+
+    def run_counts(self) -> np.ndarray:
+        """How many runs each slot (side of a row, `_Runs.slot`) has."""
+        return np.bincount(self.runs.slot, minlength=2 * len(self))
+
+    def side_means(self) -> np.ndarray:
+        """Each slot's mean over its runs of their means."""
+        return stats.grouped_sums(self.runs.mean, self.runs.slot, 2 * len(self)) / self.run_counts()
 
     @property
-    def d(self) -> float:
-        return self.side_mean(self.head) - self.side_mean(self.base)
+    def d(self) -> np.ndarray:
+        means = self.side_means()
+        return means[1::2] - means[0::2]
 
-    @staticmethod
-    def within(runs: list[_Run]) -> tuple[float, float]:
-        """The side's pooled variance between rounds and its df (nan, 0 without rounds)."""
-        df = sum(r.rounds - 1 for r in runs)
-        return (math.fsum(r.ss for r in runs) / df, float(df)) if df > 0 else (math.nan, 0.0)
+    def within(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each slot's pooled variance between rounds and its df (nan, 0 without rounds)."""
+        slot, slots = self.runs.slot, 2 * len(self)
+        df = np.bincount(slot, weights=self.runs.rounds - 1, minlength=slots)
+        ss = stats.grouped_sums(self.runs.ss, slot, slots)
+        ok = df > 0
+        return np.where(ok, ss / np.where(ok, df, 1.0), math.nan), np.where(ok, df, 0.0)
+
+    def prior_only(self) -> np.ndarray:
+        """The rows judged on the measured prior of a whole run: a side without rounds, no history."""
+        short = np.bincount(self.runs.row, weights=self.runs.rounds < 2, minlength=len(self)) > 0
+        return short & np.array([h is None for h in self.history], dtype=bool)
 
 
 def _size(entry: _Entry) -> float | None:
@@ -382,26 +468,27 @@ def _size(entry: _Entry) -> float | None:
 
 
 def _pair(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
-          history: Mapping[tuple[str, str], Any] | None, choice: str | None = None) -> _Tested | SpecComparison:
+          history: Mapping[tuple[str, str], Any] | None, choice: str | None = None) -> _Paired | SpecComparison:
     """Pairing: both sides' observations of one specialization, or the row that ends it."""
     b, h = base[0].spec, head[0].spec
     common: dict[str, Any] = {
         "algorithm": key[0], "name": key[1],
-        "base_source": ", ".join(e.results.source for e in base),
-        "head_source": ", ".join(e.results.source for e in head),
-        "base_noise_timeout": any(e.spec.noise_timeout for e in base),
-        "head_noise_timeout": any(e.spec.noise_timeout for e in head),
+        "base_source": base[0].results.source if len(base) == 1 else ", ".join([e.results.source for e in base]),
+        "head_source": head[0].results.source if len(head) == 1 else ", ".join([e.results.source for e in head]),
+        "base_noise_timeout": any([e.spec.noise_timeout for e in base]),
+        "head_noise_timeout": any([e.spec.noise_timeout for e in head]),
         "base_noise": b.noise_percent / 100 if b.noise_percent is not None else None,
         "head_noise": h.noise_percent / 100 if h.noise_percent is not None else None,
     }
-    skipped = [(side, e.spec) for side, es in (("base", base), ("head", head)) for e in es
-               if e.spec.skipped is not None]
-    if skipped:  # state.skip: not measured, and not a failure either
+    both = (("base", base), ("head", head))
+    entries = (*base, *head)
+    if any([e.spec.skipped is not None for e in entries]):  # state.skip: not measured, nor a failure
+        skipped = [(side, e.spec) for side, es in both for e in es if e.spec.skipped is not None]
         which = " and ".join(dict.fromkeys(side for side, _ in skipped))
         return SpecComparison(verdict=Verdict.SKIPPED, reason=f"skipped in {which}: {skipped[0][1].skipped}",
                               reason_kind=ReasonKind.SKIPPED, **common)
-    failed = [(side, e.spec) for side, es in (("base", base), ("head", head)) for e in es if e.spec.failed]
-    if failed:
+    if any([e.spec.error is not None for e in entries]):
+        failed = [(side, e.spec) for side, es in both for e in es if e.spec.failed]
         which = " and ".join(dict.fromkeys(side for side, _ in failed))
         return SpecComparison(verdict=Verdict.INCONCLUSIVE, reason=f"failed in {which}: {failed[0][1].error or ''}",
                               reason_kind=ReasonKind.FAILED, **common)
@@ -411,25 +498,72 @@ def _pair(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
         return SpecComparison(verdict=Verdict.INCONCLUSIVE,
                               reason=f"no positive value on both sides ({wanted})", reason_kind=ReasonKind.NO_VALUE,
                               **common)
-    bo = [r for e in base if (r := _run(e, metric)) is not None]
-    ho = [r for e in head if (r := _run(e, metric)) is not None]
-    if not bo or not ho:
-        return SpecComparison(verdict=Verdict.INCONCLUSIVE, reason=f"no finite positive {metric}",
-                              reason_kind=ReasonKind.NO_VALUE, **common)
-    bm, hm = _Tested.side_mean(bo), _Tested.side_mean(ho)
-    if not abs(hm - bm) < MAX_LOG_CHANGE:
-        return SpecComparison(verdict=Verdict.INCONCLUSIVE, reason="change out of range: head/base is beyond "
-                              f"e^±{MAX_LOG_CHANGE:g} (a broken measurement on one side)",
-                              reason_kind=ReasonKind.OUT_OF_RANGE, **common)
-    fields = {**common, "metric": metric, "base_value": math.exp(bm), "head_value": math.exp(hm),
-              "change": math.expm1(hm - bm), "base_observations": sum(r.rounds for r in bo),
-              "head_observations": sum(r.rounds for r in ho)}
     untrusted = _untrusted([e.spec for e in base], [e.spec for e in head])
     if metric == "joules_per_call" and (short := _short_energy(base, head)):  # results 4.5.0
         untrusted = "; ".join(filter(None, (untrusted, short)))
-    sizes = [z for e in (*base, *head) if (z := _size(e)) is not None]
-    return _Tested(key, fields, bo, ho, untrusted, _history(history.get(key)) if history else None,
+    sizes = [z for e in entries if (z := _size(e)) is not None]
+    return _Paired(key, common, metric, base, head, untrusted, _history(history.get(key)) if history else None,
                    priors.size_class(min(sizes) if sizes else None))
+
+
+def _runs_of(paired: Sequence[_Paired]) -> _Runs:
+    """Every run of the paired specializations (`_run_values`, `_runs`), those of each metric
+    read at once; a run without a positive, finite value is none."""
+    parts = []
+    for metric in dict.fromkeys(p.metric for p in paired):
+        rows = [i for i, p in enumerate(paired) if p.metric == metric]
+        entries = [e for i in rows for e in (*paired[i].base, *paired[i].head)]
+        counts = np.array([(len(paired[i].base), len(paired[i].head)) for i in rows], dtype=np.int64)
+        row = np.repeat(rows, counts.sum(axis=1))
+        side = np.repeat(np.tile([0, 1], len(rows)), counts.reshape(-1))
+        logs, count, which = _run_values(entries, metric)
+        parts.append(_runs(logs, count, row[which], side[which]))
+    return _Runs(*(np.concatenate([getattr(r, f) for r in parts]) for f in ("row", "side", "mean", "ss", "rounds",
+                                                                              "lag")))
+
+
+def _blockers(comparability: Comparability, key: tuple[str, str]) -> tuple[str, ...]:
+    return tuple(d.describe() for d in comparability.blockers_of(key)) if comparability.blockers else ()
+
+
+def _suite(paired: Sequence[_Paired], comparability: Comparability,
+           rows: dict[tuple[str, str], SpecComparison]) -> _Suite:
+    """The runs' statistics of every paired specialization, their rows' fields; the rows without a
+    finite positive value on a side, whose change is out of range, or whose sides measure
+    different things go to `rows` (the rest are the suite tested)."""
+    runs = _runs_of(paired)
+    suite = _Suite([p.key for p in paired], [], [p.untrusted for p in paired], [p.history for p in paired],
+                   [p.klass for p in paired], runs)
+    sides = np.bincount(runs.slot, minlength=2 * len(paired)).reshape(-1, 2)
+    valued = np.asarray(np.all(sides > 0, axis=1))
+    with np.errstate(invalid="ignore"):
+        means = suite.side_means()
+    bm, hm = means[0::2], means[1::2]
+    keep = valued & (np.abs(hm - bm) < MAX_LOG_CHANGE)
+    observations = np.bincount(runs.slot, weights=runs.rounds, minlength=2 * len(paired)).astype(np.int64).tolist()
+    bl, hl, valued_at, kept = bm.tolist(), hm.tolist(), valued.tolist(), keep.tolist()
+    for i, p in enumerate(paired):
+        blockers = _blockers(comparability, p.key)
+        if not valued_at[i]:
+            rows[p.key] = SpecComparison(verdict=Verdict.INCONCLUSIVE, reason=f"no finite positive {p.metric}",
+                                         reason_kind=ReasonKind.NO_VALUE, not_comparable=blockers, **p.common)
+            suite.fields.append({})
+            continue
+        if not kept[i]:
+            rows[p.key] = SpecComparison(verdict=Verdict.INCONCLUSIVE, reason="change out of range: head/base is "
+                                         f"beyond e^±{MAX_LOG_CHANGE:g} (a broken measurement on one side)",
+                                         reason_kind=ReasonKind.OUT_OF_RANGE, not_comparable=blockers, **p.common)
+            suite.fields.append({})
+            continue
+        fields = p.common  # the pair's own: it becomes the row's
+        fields.update(metric=p.metric, base_value=math.exp(bl[i]), head_value=math.exp(hl[i]),
+                      change=math.expm1(hl[i] - bl[i]), base_observations=observations[2 * i],
+                      head_observations=observations[2 * i + 1])
+        suite.fields.append(fields)
+        if blockers:
+            kept[i] = False
+            rows[p.key] = _not_comparable(fields, blockers)
+    return suite.take(np.array(kept, dtype=bool))
 
 
 def _short_energy(base: Sequence[_Entry], head: Sequence[_Entry]) -> str | None:
@@ -472,84 +606,131 @@ class _Noise:
     round_correlation: float = 0.0
 
 
-def _side_terms(runs: list[_Run], within: float, within_df: float, klass: priors.SizeClass,
-                history: tuple[float, float] | None) -> tuple[list[tuple[float, float]], tuple[float, float], str]:
-    """One side's variance of its mean as independent terms (variance, df): its own (rounds, the
-    process part, or the spread of its runs) and the shared one (common, df), and their source.
+@dataclass(frozen=True)
+class _SideTerms:
+    """Each slot's (side of a row's) variance of its mean as independent terms: its own, at most
+    two (variance, df; a variance of 0 is no term), the shared one (common, df), and the source."""
+
+    own: np.ndarray  # slots x 2
+    own_df: np.ndarray  # slots x 2
+    common: np.ndarray
+    common_df: np.ndarray
+    source: np.ndarray  # one code a slot: the row of `sources`
+    sources: list[str]
+
+
+def _class_table(klass: Sequence[priors.SizeClass]) -> tuple[list[priors.SizeClass], np.ndarray]:
+    """The distinct size classes, and each row's index among them."""
+    distinct = {id(k): k for k in klass}  # by identity: a class's hash walks its priors
+    index = {key: i for i, key in enumerate(distinct)}
+    return list(distinct.values()), np.array([index[id(k)] for k in klass], dtype=np.int64)
+
+
+def _side_terms(suite: _Suite, within: np.ndarray, within_df: np.ndarray) -> _SideTerms:
+    """Every side's variance of its mean as independent terms: its own (rounds, the process part, or
+    the spread of its runs) and the shared one, and their source.
 
     Two or more runs on the side: the runs are the unit (Kalibera & Jones 2013): their spread
     estimates everything a run varies by, moderated toward what the priors and the rounds predict.
     One run: its rounds' variance over their count, plus the measured prior of what a process adds
     beyond its rounds (`primbench.compare.priors`), or history's run-to-run variance in its place;
     a run without rounds takes the prior of a whole run (`single`)."""
-    n = len(runs)
-    with_rounds = all(r.rounds >= 2 for r in runs) and within_df > 0
-    prior = klass.rounds if with_rounds else klass.single
-    rounds_part = within * math.fsum(1 / r.rounds for r in runs) / n / n if with_rounds else 0.0
-    common = (prior.common / n, prior.common_df)
-    if history is not None:  # history's CV of a run's value: everything but the shared part
-        cv, hdf = history
-        beyond = max(0.0, cv * cv - prior.common - (rounds_part * n if with_rounds else 0.0))
-        terms = [(rounds_part, within_df)] if with_rounds else []
-        return [*terms, (beyond / n, hdf)], common, f"history ({hdf:.0f} df)"
-    if n >= 2:
-        means = [r.mean for r in runs]
-        m = math.fsum(means) / n
-        spread = math.fsum((x - m) ** 2 for x in means) / (n - 1)
-        predicted = prior.process + prior.common + rounds_part * n
-        pooled = (prior.process_df * predicted + (n - 1) * spread) / (prior.process_df + n - 1)
-        own = max(pooled - prior.common, rounds_part * n) / n
-        return [(own, prior.process_df + n - 1)], common, f"{n} runs ({n - 1} df) with the {klass.name} prior"
-    own_terms = [(prior.process, prior.process_df)]
-    if with_rounds:
-        own_terms.insert(0, (rounds_part, within_df))
-        return own_terms, common, f"{runs[0].rounds} rounds + {klass.name} process prior"
-    return own_terms, common, f"no rounds: {klass.name} prior of a run"
+    runs, slots = suite.runs, 2 * len(suite)
+    slot = runs.slot
+    n = suite.run_counts().astype(float)
+    short = np.bincount(slot, weights=runs.rounds < 2, minlength=slots) > 0
+    with_rounds = ~short & (within_df > 0)
+    classes, at = _class_table(suite.klass)
+    at = np.repeat(at, 2)
+
+    def prior(part: str) -> np.ndarray:
+        rounds = np.array([getattr(k.rounds, part) for k in classes])[at]
+        single = np.array([getattr(k.single, part) for k in classes])[at]
+        return np.where(with_rounds, rounds, single)
+
+    common, common_df, process, process_df = (prior(p) for p in ("common", "common_df", "process", "process_df"))
+    history = np.repeat(np.array([h if h is not None else (math.nan, math.nan) for h in suite.history],
+                                 dtype=float).reshape(len(suite), 2), 2, axis=0)
+    cv, hdf = history[:, 0], history[:, 1]
+    from_history = ~np.isnan(cv)
+    spread_of_runs = ~from_history & (n >= 2)
+    inverse = stats.grouped_sums(1.0 / runs.rounds, slot, slots)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rounds_part = np.where(with_rounds, within * inverse / n / n, 0.0)
+        scaled = rounds_part * n
+        beyond = cv * cv - common - np.where(with_rounds, scaled, 0.0)
+        beyond = np.where(beyond > 0.0, beyond, 0.0)
+        mean = stats.grouped_sums(runs.mean, slot, slots) / n
+        spread = stats.grouped_sums((runs.mean - mean[slot]) ** 2, slot, slots) / (n - 1)
+        predicted = process + common + scaled
+        pooled = (process_df * predicted + (n - 1) * spread) / (process_df + n - 1)
+        over = pooled - common
+        spread_own = np.where(scaled > over, scaled, over) / n
+        own = np.stack([np.where(with_rounds & ~spread_of_runs, rounds_part, 0.0),
+                        np.where(from_history, beyond / n, np.where(spread_of_runs, spread_own, process))], axis=1)
+    own_df = np.stack([within_df, np.where(from_history, hdf, np.where(spread_of_runs, process_df + n - 1,
+                                                                      process_df))], axis=1)
+    kind = np.where(from_history, 0, np.where(spread_of_runs, 1, np.where(with_rounds, 2, 3)))
+    rounds = np.bincount(slot, weights=runs.rounds, minlength=slots)
+    param = np.where(from_history, hdf, np.where(spread_of_runs, n, np.where(with_rounds, rounds, 0.0)))
+    params, param_at = np.unique(param, return_inverse=True)
+    codes, source = np.unique((param_at.reshape(-1) * 4 + kind) * len(classes) + at, return_inverse=True)
+    sources = [_source(c // len(classes) % 4, float(params[c // len(classes) // 4]), classes[c % len(classes)].name)
+               for c in codes.tolist()]
+    return _SideTerms(own, own_df, common / n, common_df, source.reshape(-1), sources)
 
 
-def _round_autocorrelation(tested: Sequence[_Tested]) -> float:
+def _source(kind: int, param: float, klass: str) -> str:
+    """Where a side's variance came from (`_side_terms`' kinds: history, the spread of its runs, its
+    rounds and the process prior, the prior of a run)."""
+    if kind == 0:
+        return f"history ({param:.0f} df)"
+    if kind == 1:
+        return f"{int(param)} runs ({int(param) - 1} df) with the {klass} prior"
+    if kind == 2:
+        return f"{int(param)} rounds + {klass} process prior"
+    return f"no rounds: {klass} prior of a run"
+
+
+def _round_autocorrelation(runs: _Runs, trusted: np.ndarray) -> float:
     """The suite's lag-1 correlation of successive rounds (`stats.round_autocorrelation`), pooled
-    over every run of 3 or more rounds: 0 unless significantly positive."""
-    runs = [r for t in tested for r in (*t.base, *t.head) if r.rounds >= 3]
-    if not runs:
+    over every run of 3 or more rounds of the `trusted` rows: 0 unless significantly positive."""
+    at = trusted[runs.row] & (runs.rounds >= 3)
+    if not at.any():
         return 0.0
-    return stats.round_autocorrelation(math.fsum(r.lag for r in runs), math.fsum(r.ss for r in runs),
-                                       [r.rounds for r in runs])
+    return stats.round_autocorrelation(math.fsum(runs.lag[at].tolist()), math.fsum(runs.ss[at].tolist()),
+                                       runs.rounds[at].tolist())
 
 
-def _noise(tested: Sequence[_Tested]) -> _Noise:
+def _noise(suite: _Suite) -> _Noise:
     """Noise model: each side's round variance moderated across the suite (robustly), plus the
     measured priors (or history, or the spread of repeated runs) for what rounds do not see."""
-    sides = [(t.within(t.base), t.within(t.head)) for t in tested]
-    s_sq = np.array([v for pair in sides for v, _ in pair])
-    df = np.array([f for pair in sides for _, f in pair])
-    trusted = np.repeat(np.array([t.untrusted is None for t in tested], dtype=bool), 2)
+    n = len(suite)
+    s_sq, df = suite.within()
+    trusted_rows = np.array([u is None for u in suite.untrusted], dtype=bool)
+    trusted = np.repeat(trusted_rows, 2)
     prior = stats.fit_prior(s_sq[trusted], df[trusted]) if trusted.any() else None
     post, post_df = stats.moderated_variance(s_sq, df, prior)
-    rho = _round_autocorrelation([t for t in tested if t.untrusted is None])
+    rho = _round_autocorrelation(suite.runs, trusted_rows)
     if rho > 0:  # the variance of a mean of correlated rounds is larger than s^2 / n
-        counts = np.array([sum(r.rounds for r in runs) / len(runs) for t in tested for runs in (t.base, t.head)])
+        counts = np.bincount(suite.runs.slot, weights=suite.runs.rounds, minlength=2 * n) / suite.run_counts()
         post = post * stats.autocorrelation_inflation(rho, counts)
-    n = len(tested)
-    own, own_df, common, common_df = (np.zeros(n) for _ in range(4))
-    source: list[str] = []
-    for i, t in enumerate(tested):
-        terms: list[tuple[float, float]] = []
-        shared: list[tuple[float, float]] = []
-        where = []
-        for k, runs in ((2 * i, t.base), (2 * i + 1, t.head)):
-            w, wdf = (float(post[k]), float(post_df[k])) if df[k] > 0 else (math.nan, 0.0)
-            side, c, src = _side_terms(runs, w, wdf, t.klass, t.history)
-            terms += side
-            shared.append(c)
-            where.append(src)
-        own[i] = math.fsum(v for v, _ in terms)
-        own_df[i] = stats.satterthwaite(terms)
-        common[i] = math.fsum(v for v, _ in shared)
-        common_df[i] = stats.satterthwaite(shared)
-        src = where[0] if where[0] == where[1] else f"base {where[0]}, head {where[1]}"
-        source.append(src + (", moderated" if prior is not None and df[2 * i] + df[2 * i + 1] > 0 else ""))
-    return _Noise(own, own_df, common, common_df, source, rho)
+    has = df > 0
+    terms = _side_terms(suite, np.where(has, post, math.nan), np.where(has, post_df, 0.0))
+    own = terms.own.reshape(n, 4)
+    own_df = terms.own_df.reshape(n, 4)
+    shared, shared_df = terms.common.reshape(n, 2), terms.common_df.reshape(n, 2)
+    moderated = (prior is not None) & (df[0::2] + df[1::2] > 0)
+    kinds = len(terms.sources)
+    codes, which = np.unique((terms.source[0::2] * kinds + terms.source[1::2]) * 2 + moderated, return_inverse=True)
+    texts = []
+    for code in codes.tolist():
+        b, h, m = code // 2 // kinds, code // 2 % kinds, code % 2
+        src = terms.sources[b] if b == h else f"base {terms.sources[b]}, head {terms.sources[h]}"
+        texts.append(src + (", moderated" if m else ""))
+    source = [texts[i] for i in which.reshape(-1).tolist()]
+    return _Noise(stats.exact_sums(own), stats.satterthwaite_rows(own, own_df), stats.exact_sums(shared),
+                  stats.satterthwaite_rows(shared, shared_df), source, rho)
 
 
 def compare_runs(
@@ -610,18 +791,18 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
         raise NotComparableError(comparability)
     delta = stats.log_threshold(threshold)
     rows: dict[tuple[str, str], SpecComparison] = {}
-    tested: list[_Tested] = []
+    paired: list[_Paired] = []
     for key in common:
-        paired = _pair(key, b_index[key], h_index[key], run_to_run_cv, metric)
-        blockers = tuple(d.describe() for d in comparability.blockers_of(key))
-        if isinstance(paired, SpecComparison):
-            rows[key] = replace(paired, not_comparable=blockers) if blockers else paired
-        elif blockers:
-            rows[key] = _not_comparable(paired, blockers)
+        pair = _pair(key, b_index[key], h_index[key], run_to_run_cv, metric)
+        if isinstance(pair, SpecComparison):
+            blockers = _blockers(comparability, key)
+            rows[key] = replace(pair, not_comparable=blockers) if blockers else pair
         else:
-            tested.append(paired)
-    finding, widen, insensitive, rho, gpu_shifts = _judge_by_process(
-        tested, rows, b_index, h_index, delta, threshold, alpha, suite_shift_limit, base, head, max_detectable)
+            paired.append(pair)
+    finding, widen, insensitive, rho, gpu_shifts, tested = _judge_by_process(
+        paired, rows, comparability, b_index, h_index, delta, threshold, alpha, suite_shift_limit, base, head,
+        max_detectable)
+    del paired  # the runs' ln values: 30 MB at 100,000 specializations
 
     ordered: list[SpecComparison] = []
     for key, entries in b_index.items():
@@ -631,19 +812,20 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
         if key not in b_index:
             ordered.append(_one_sided(key, entries[0], Verdict.ADDED, "only in head", metric))
 
-    compared = [r for r in common if rows[r].metric is not None and rows[r].ratio is not None
-                and rows[r].comparable]
-    lower_is_better = bool(compared) and all(_better(rows[k].metric) < 0 for k in compared)
+    shared = [rows[k] for k in common]
+    compared = [(ratio, r.metric) for r in shared
+                if r.metric is not None and (ratio := r.ratio) is not None and r.comparable]
+    metrics = {m for _, m in compared}
+    lower_is_better = bool(compared) and all(_better(m) < 0 for m in metrics)
     # One direction for the geometric mean: head/base of the metric where every row is a time,
     # else of throughput (a time row enters as base/head, its speed).
-    ratios = [r ** (_better(rows[k].metric) if not lower_is_better else 1.0)
-              for k in compared if (r := rows[k].ratio) is not None]
+    power = {m: _better(m) if not lower_is_better else 1.0 for m in metrics}
     summary = Summary(
         counts=count_verdicts(ordered),
-        compared=sum(1 for k in common if rows[k].verdict is not Verdict.SKIPPED),  # a skipped row compares nothing
-        geomean_ratio=stats.geometric_mean(ratios),
+        compared=sum(1 for r in shared if r.verdict is not Verdict.SKIPPED),  # a skipped row compares nothing
+        geomean_ratio=stats.geometric_mean([ratio ** power[m] for ratio, m in compared]),
         higher_is_better=not lower_is_better,
-        not_comparable=sum(1 for k in common if not rows[k].comparable),
+        not_comparable=sum(1 for r in shared if not r.comparable),
     )
     method = Method(threshold=float(threshold), alpha=float(alpha), description=METHOD_DESCRIPTION,
                     suite_shift_limit=float(suite_shift_limit), standard_error_scale=float(widen),
@@ -663,29 +845,38 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
     )
 
 
-def _judge_by_process(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison],
-                      b_index: Mapping[tuple[str, str], list[_Entry]], h_index: Mapping[tuple[str, str], list[_Entry]],
-                      delta: float, threshold: float, alpha: float, suite_shift_limit: float,
-                      base: Sequence[Results], head: Sequence[Results], max_detectable: float,
-                      ) -> tuple[SuiteFinding | None, float, int, float, list[str]]:
+def _judge_by_process(paired: list[_Paired], rows: dict[tuple[str, str], SpecComparison],
+                      comparability: Comparability, b_index: Mapping[tuple[str, str], list[_Entry]],
+                      h_index: Mapping[tuple[str, str], list[_Entry]], delta: float, threshold: float, alpha: float,
+                      suite_shift_limit: float, base: Sequence[Results], head: Sequence[Results],
+                      max_detectable: float,
+                      ) -> tuple[SuiteFinding | None, float, int, float, list[str], tuple[int, int]]:
     """`_judge` once per suite of rows that one pair of processes measured. A ``--devices`` side
     (results 4.8.0) measured each GPU's specializations in a worker process of its own, whose
     shift (the part every kernel of a process shares) is that GPU's: each (base GPU, head GPU)
     pair is judged as a suite of its own, so a GPU that runs slower is its suite's shift, never
     a regression of its kernels against the others'. Returns the finding that counts (the
     largest detected shift, else the largest suite's), the widest widening, the insensitive
-    rows, the largest correlation, and a warning for each other pair's detected shift."""
-    if not tested:
-        return None, 1.0, 0, 0.0, []
+    rows, the largest correlation, a warning for each other pair's detected shift, and how many
+    rows were tested (and of them on a side without rounds)."""
+    if not paired:
+        return None, 1.0, 0, 0.0, [], (0, 0)
     if not any(r.devices for r in (*base, *head)):
-        return (*_judge(tested, rows, delta, threshold, alpha, suite_shift_limit, base, head, max_detectable), [])
-    groups: dict[tuple[str, str], list[_Tested]] = {}
-    for t in tested:
-        pair = tuple(", ".join(sorted({gpu_label(e.spec, e.results) for e in index[t.key]}))
+        suite = _suite(paired, comparability, rows)
+        if not suite:
+            return None, 1.0, 0, 0.0, [], (0, 0)
+        return (*_judge(suite, rows, delta, threshold, alpha, suite_shift_limit, base, head, max_detectable), [],
+                (len(suite), int(suite.prior_only().sum())))
+    groups: dict[tuple[str, str], list[_Paired]] = {}
+    for p in paired:
+        pair = tuple(", ".join(sorted({gpu_label(e.spec, e.results) for e in index[p.key]}))
                      for index in (b_index, h_index))
-        groups.setdefault((pair[0], pair[1]), []).append(t)
-    judged = [(pair, *_judge(group, rows, delta, threshold, alpha, suite_shift_limit, base, head, max_detectable))
-              for pair, group in groups.items()]
+        groups.setdefault((pair[0], pair[1]), []).append(p)
+    suites = [(pair, suite) for pair, group in groups.items() if (suite := _suite(group, comparability, rows))]
+    if not suites:
+        return None, 1.0, 0, 0.0, [], (0, 0)
+    judged = [(pair, *_judge(suite, rows, delta, threshold, alpha, suite_shift_limit, base, head, max_detectable))
+              for pair, suite in suites]
     found = [(pair, f) for pair, f, *_ in judged if f is not None]
     detected = sorted(((p, f) for p, f in found if f.detected), key=lambda pf: -abs(pf[1].change))
     finding = (detected[0][1] if detected
@@ -695,7 +886,8 @@ def _judge_by_process(tested: list[_Tested], rows: dict[tuple[str, str], SpecCom
         (b, h), _ = detected[0]
         notes.insert(0, f"the suite-wide shift is that of GPU {b} (base) against GPU {h} (head): each pair of GPUs "
                         "(a worker process each) is judged as a suite of its own")
-    return (finding, max(j[2] for j in judged), sum(j[3] for j in judged), max(j[4] for j in judged), notes)
+    counts = (sum(len(suite) for _, suite in suites), sum(int(suite.prior_only().sum()) for _, suite in suites))
+    return (finding, max(j[2] for j in judged), sum(j[3] for j in judged), max(j[4] for j in judged), notes, counts)
 
 
 def _check_parameters(threshold: float, alpha: float, suite_shift_limit: float, max_detectable: float,
@@ -714,10 +906,11 @@ def _check_parameters(threshold: float, alpha: float, suite_shift_limit: float, 
 
 
 def _warnings(base: Sequence[Results], head: Sequence[Results], comparability: Comparability,
-              finding: SuiteFinding | None, tested: Sequence[_Tested], insensitive: int, max_detectable: float,
+              finding: SuiteFinding | None, tested: tuple[int, int], insensitive: int, max_detectable: float,
               rho: float, widen: float) -> list[str]:
     """The comparison's warnings: what is not comparable, other machines, the contexts, the suite's
-    shift, the rows judged on priors, the insensitive rows, correlated rounds and the widening."""
+    shift, the rows judged on priors, the insensitive rows, correlated rounds and the widening.
+    `tested`: how many rows were tested, and how many of them on a side without rounds."""
     warnings = [f"not comparable (--allow-mismatch: these rows are not judged): {line}"
                 for line in comparability.lines()]
     warnings += [f"{d.describe()} (the same measurement on another machine; --strict-environment refuses it)"
@@ -725,14 +918,14 @@ def _warnings(base: Sequence[Results], head: Sequence[Results], comparability: C
     warnings += _all_context_warnings(base, head)
     if finding is not None and finding.detected:
         warnings.append(finding.describe())
-    prior_only = [t for t in tested if any(r.rounds < 2 for r in (*t.base, *t.head)) and t.history is None]
+    count, prior_only = tested
     if prior_only:
-        warnings.append(f"{len(prior_only)} of {len(tested)} specializations have a side without rounds (a C++ "
+        warnings.append(f"{prior_only} of {count} specializations have a side without rounds (a C++ "
                         "primbench file, --rounds 1, or an older file): their run-to-run variation is the measured "
                         "prior of their size class (primbench.compare.priors), not their own; --rounds 4+ or history "
                         "would measure it")
-    if insensitive:
-        warnings.append(f"{insensitive} of {len(tested)} specializations could not have detected a change under "
+    if count and insensitive:
+        warnings.append(f"{insensitive} of {count} specializations could not have detected a change under "
                         f"{max_detectable * 100:g} % (--max-detectable): inconclusive")
     if rho > 0:
         warnings.append(f"successive rounds are correlated (lag-1 {rho:.2f}, pooled over the suite): the rounds' "
@@ -745,11 +938,11 @@ def _warnings(base: Sequence[Results], head: Sequence[Results], comparability: C
     return warnings
 
 
-def _not_comparable(t: _Tested, blockers: tuple[str, ...]) -> SpecComparison:
+def _not_comparable(fields: Mapping[str, Any], blockers: tuple[str, ...]) -> SpecComparison:
     """A row whose sides measure different things: its values and change, no verdict."""
     return SpecComparison(verdict=Verdict.INCONCLUSIVE, not_comparable=blockers,
                           reason="not comparable: " + "; ".join(blockers), reason_kind=ReasonKind.NOT_COMPARABLE,
-                          **t.fields)
+                          **fields)
 
 
 def _side_conditions(side: Sequence[Results]) -> tuple[float | None, float | None]:
@@ -760,38 +953,60 @@ def _side_conditions(side: Sequence[Results]) -> tuple[float | None, float | Non
     return (float(np.mean(temps)) if temps else None, float(np.mean(mhz)) if mhz else None)
 
 
-def _prior_only_cap(rows: Sequence[_Tested]) -> float:
-    """The most the empirical null may widen a suite whose every row is judged on the measured
-    prior of a whole run (no rounds on a side, no history): as far as that prior's own uncertainty
-    reaches (`stats.prior_upper_ratio`, 95 %), not `stats.WIDEN_MAX`. Such a prior measured the
-    whole process-to-process variance, so a spread beyond its upper bound is more likely the
-    suite's changes than noise the model missed. Any other suite: `stats.WIDEN_MAX`."""
-    if not rows or not all(t.history is None and any(r.rounds < 2 for r in (*t.base, *t.head)) for t in rows):
+def _prior_only_cap(suite: _Suite, family: np.ndarray) -> float:
+    """The most the empirical null may widen a suite whose every row (of `family`) is judged on the
+    measured prior of a whole run (no rounds on a side, no history): as far as that prior's own
+    uncertainty reaches (`stats.prior_upper_ratio`, 95 %), not `stats.WIDEN_MAX`. Such a prior
+    measured the whole process-to-process variance, so a spread beyond its upper bound is more
+    likely the suite's changes than noise the model missed. Any other suite: `stats.WIDEN_MAX`."""
+    rows = np.flatnonzero(family)
+    if not rows.size or not suite.prior_only()[rows].all():
         return stats.WIDEN_MAX
-    bound = {k: stats.prior_upper_ratio(k.single.process_df) for k in {t.klass for t in rows}}
-    return float(np.median([bound[t.klass] for t in rows]))
+    classes, at = _class_table([suite.klass[i] for i in rows.tolist()])
+    bound = np.array([stats.prior_upper_ratio(k.single.process_df) for k in classes])
+    return float(np.median(bound[at]))
 
 
-def _judge(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison], delta: float, threshold: float,
-           alpha: float, suite_shift_limit: float, base: Sequence[Results],
-           head: Sequence[Results],
-           max_detectable: float = DEFAULT_MAX_DETECTABLE) -> tuple[SuiteFinding | None, float, int, float]:
-    """Test and decision rules: every tested specialization gets its verdict in `rows`; returns the
-    suite's finding, the empirical-null widening, how many rows were insensitive and the rounds'
-    lag-1 correlation allowed for.
+@dataclass(frozen=True)
+class _Tests:
+    """Every tested row's tests, as arrays: `better` (+1 where higher is better, -1 for a time),
+    its change `d` and `up` (d on the scale where up is better), whether it is in the `family`
+    tested (trusted, with a variance), and the deciding test's change, standard error, df, p-
+    and q-values (`test_d`, `se`, `df`, `p_row`, `q_row`), the absolute test's, the equivalence
+    test's, the interval, the smallest detectable change and the noise's part of it."""
 
-    Two tests per row. The *absolute* one weighs d against everything a run varies by, the part
-    that all kernels of a process share included: it catches a change shared by the suite (a
-    header, a compiler flag) as well as a kernel's own. With `SUITE_MIN` or more rows the
-    *relative* one weighs d less the suite's median change against what is the kernel's own: it
-    catches one kernel's change more sharply. The suite's median itself is tested against the
-    shared part (what A/A suites show). A row is a regression or improvement when either test is
-    significant after BH, beyond the threshold, and the row itself moved that way."""
-    noise = _noise(tested)
-    better = np.array([_better(t.fields["metric"]) for t in tested])
-    d = np.array([t.d for t in tested])
+    better: np.ndarray
+    d: np.ndarray
+    up: np.ndarray
+    family: np.ndarray
+    test_d: np.ndarray
+    se: np.ndarray
+    df: np.ndarray
+    p_row: np.ndarray
+    q_row: np.ndarray
+    p_abs: np.ndarray
+    q_abs: np.ndarray
+    p_equiv: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    mdc: np.ndarray
+    sensitivity: np.ndarray
+    rel: np.ndarray
+    relative: bool  # the relative test decides (a suite that did not move beyond its limit)
+    centred: bool  # a suite: its median change taken out
+    centre: float
+    row_alpha: float
+    widen: float
+    finding: SuiteFinding | None
+
+
+def _tests(suite: _Suite, noise: _Noise, delta: float, threshold: float, alpha: float, suite_shift_limit: float,
+           base: Sequence[Results], head: Sequence[Results]) -> _Tests:
+    """The tests of every row, and of the suite's median change (see `_judge`)."""
+    better = np.array([_better(f["metric"]) for f in suite.fields])
+    d = suite.d
     up = better * d  # up is better
-    trusted = np.array([t.untrusted is None for t in tested], dtype=bool)
+    trusted = np.array([u is None for u in suite.untrusted], dtype=bool)
     own_se = np.sqrt(noise.own)
     family = trusted & np.isfinite(own_se) & (own_se > 0)
     k = int(family.sum())
@@ -805,7 +1020,7 @@ def _judge(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison], d
         centre = float(np.median(up[family]))
         rel_se = stats.centred_standard_errors(own_se, family)
         widen = stats.empirical_null_scale(up[family] - centre, rel_se[family], rel_df[family])
-        widen = min(widen, _prior_only_cap([t for t, f in zip(tested, family, strict=True) if f]))
+        widen = min(widen, _prior_only_cap(suite, family))
         rel_se = rel_se * widen
         median_var = stats.median_variance(own_se[family] * widen)
         shared = float(np.median(noise.common[family]))
@@ -857,74 +1072,120 @@ def _judge(tested: list[_Tested], rows: dict[tuple[str, str], SpecComparison], d
                                                                             max(1, k), delta)))
     p_equiv = np.maximum(p_equiv, stats.equivalence_p(d, abs_se, abs_df, abs_margin))
     low, high = stats.change_interval(test_d, se, df, alpha)
+    return _Tests(better, d, up, family, test_d, se, df, p_row, q_row, p_abs, q_abs, p_equiv, low, high, mdc,
+                  sensitivity, rel, relative, centred, centre, row_alpha, widen, finding)
+
+
+#: The reason kinds of tested rows, in the order the decision rules try them (`_kinds`).
+_TESTED_KINDS = (ReasonKind.UNTRUSTED, ReasonKind.NO_VARIABILITY, ReasonKind.SIGNIFICANT, ReasonKind.INSENSITIVE,
+                 ReasonKind.EQUIVALENT, ReasonKind.MOVED_WITH_SUITE, ReasonKind.TOO_NOISY)
+
+
+def _kinds(suite: _Suite, t: _Tests, delta: float, alpha: float, max_detectable: float) -> np.ndarray:
+    """The decision rules, every row at once: each row's kind of reason (its index in `_TESTED_KINDS`).
+    Untrusted measurements, or no variance: inconclusive; beyond the threshold and significant,
+    moving the way the test says: a regression or improvement; else insensitive (could not have
+    detected `max_detectable`), unchanged (equivalent), moved with the suite, or too noisy."""
+    untrusted = np.array([bool(u) for u in suite.untrusted], dtype=bool)
+    big = np.abs(t.d) >= delta
+    flagged = big & (np.abs(t.test_d) >= delta) & (t.q_row <= t.row_alpha) \
+        & (np.sign(t.test_d * t.better) == np.sign(t.up))
+    moved = t.relative & big & (np.abs(t.test_d) < delta)
+    return np.select([untrusted, ~t.family, flagged, t.sensitivity > max_detectable, t.p_equiv <= alpha, moved],
+                     [0, 1, 2, 3, 4, 5], 6)
+
+
+def _judge(suite: _Suite, rows: dict[tuple[str, str], SpecComparison], delta: float, threshold: float,
+           alpha: float, suite_shift_limit: float, base: Sequence[Results],
+           head: Sequence[Results],
+           max_detectable: float = DEFAULT_MAX_DETECTABLE) -> tuple[SuiteFinding | None, float, int, float]:
+    """Test and decision rules: every tested specialization gets its verdict in `rows`; returns the
+    suite's finding, the empirical-null widening, how many rows were insensitive and the rounds'
+    lag-1 correlation allowed for.
+
+    Two tests per row. The *absolute* one weighs d against everything a run varies by, the part
+    that all kernels of a process share included: it catches a change shared by the suite (a
+    header, a compiler flag) as well as a kernel's own. With `SUITE_MIN` or more rows the
+    *relative* one weighs d less the suite's median change against what is the kernel's own: it
+    catches one kernel's change more sharply. The suite's median itself is tested against the
+    shared part (what A/A suites show). A row is a regression or improvement when either test is
+    significant after BH, beyond the threshold, and the row itself moved that way."""
+    noise = _noise(suite)
+    t = _tests(suite, noise, delta, threshold, alpha, suite_shift_limit, base, head)
+    kinds = _kinds(suite, t, delta, alpha, max_detectable)
+    _write_rows(suite, noise, t, kinds, rows, threshold, alpha, suite_shift_limit, max_detectable)
+    return t.finding, t.widen, int(np.sum(kinds == 3)), noise.round_correlation
+
+
+def _write_rows(suite: _Suite, noise: _Noise, t: _Tests, kinds: np.ndarray,
+                rows: dict[tuple[str, str], SpecComparison], threshold: float, alpha: float,
+                suite_shift_limit: float, max_detectable: float) -> None:
+    """Every tested row, its verdict (`kinds`, `_kinds`) with the reason's text and statistics."""
+    n = len(suite)
+    shift = {b: _pct(math.expm1(b * t.centre)) for b in (1.0, -1.0)}
     level = f"{(1 - 2 * alpha) * 100:g} % interval"
-    insensitive = 0
-    for i, t in enumerate(tested):
-        f = t.fields
-        against = f" relative to the suite's {_pct(math.expm1(better[i] * centre))}" if relative else ""
-        change = _pct(math.expm1(d[i]))
-        tested_row = bool(family[i])
-        common = dict(p_value=float(p_row[i]) if tested_row else None,
-                      q_value=float(q_row[i]) if tested_row else None,
-                      absolute_p_value=float(p_abs[i]) if tested_row else None,
-                      absolute_q_value=float(q_abs[i]) if tested_row else None,
-                      p_equivalence=float(p_equiv[i]) if tested_row else None,
-                      standard_error=float(se[i]) if tested_row else None,
-                      degrees_of_freedom=float(df[i]) if tested_row else None,
-                      change_low=float(low[i]) if tested_row else None,
-                      change_high=float(high[i]) if tested_row else None,
-                      min_detectable_change=float(mdc[i]) if tested_row else None,
-                      relative_change=float(math.expm1(rel[i])) if centred else None,
-                      run_to_run_cv=float(math.sqrt(noise.own[i] / 2)) if np.isfinite(noise.own[i]) else None,
-                      run_to_run_source=noise.source[i],
-                      test=(f"t-test on ln(head/base){against}, {df[i]:.1f} df" if tested_row else None), **f)
-        stats_text = (f"t-test p={_p(p_row[i])}, BH q={_p(q_row[i])}"
-                      + (f"; absolute p={_p(p_abs[i])}" if relative else "")
-                      + f", σ={se[i] * 100:.3f} % ({df[i]:.1f} df, {noise.source[i]}), "
-                      f"smallest detectable {mdc[i] * 100:.2f} % (80 % power)")
-        worse = up[i] < 0
-        flagged = abs(d[i]) >= delta and abs(test_d[i]) >= delta and q_row[i] <= row_alpha \
-            and np.sign(test_d[i] * better[i]) == np.sign(up[i])
-        if t.untrusted:
-            verdict, reason = Verdict.INCONCLUSIVE, f"{t.untrusted}: change {change} not trusted; {stats_text}"
-            kind = ReasonKind.UNTRUSTED
-        elif not tested_row:
-            verdict = Verdict.INCONCLUSIVE
-            reason = f"no variability to weigh change {change} against"
-            kind = ReasonKind.NO_VARIABILITY
-        elif flagged:
-            verdict = Verdict.REGRESSION if worse else Verdict.IMPROVEMENT
-            which = f"relative to the suite's {_pct(math.expm1(better[i] * centre))}" if relative else \
-                "with the suite-wide shift" if suite_moved else "absolute"
-            reason = (f"change {change} beyond the ±{threshold * 100:g} % threshold and significant ({which}, "
-                      f"q <= {row_alpha:g}); {stats_text}")
-            kind = ReasonKind.SIGNIFICANT
-        elif sensitivity[i] > max_detectable:
-            insensitive += 1
-            verdict = Verdict.INCONCLUSIVE
-            reason = (f"insensitive: these runs could not have detected a change under {sensitivity[i] * 100:.1f} % "
-                      f"(--max-detectable {max_detectable * 100:g} %); {stats_text}")
-            kind = ReasonKind.INSENSITIVE
-        elif p_equiv[i] <= alpha:
-            verdict = Verdict.UNCHANGED
-            within = max(threshold, mdc[i]) * 100
-            reason = (f"{level} [{_pct(low[i])}, {_pct(high[i])}]{against} within ±{within:.2f} % "
-                      f"(the threshold or the smallest detectable change); {stats_text}")
-            kind = ReasonKind.EQUIVALENT
-        elif relative and abs(d[i]) >= delta and abs(test_d[i]) < delta:
-            verdict = Verdict.INCONCLUSIVE
-            suite = _pct(math.expm1(better[i] * centre))
-            why_not = (f"within --suite-shift-limit {suite_shift_limit * 100:g} %" if finding is not None
-                       and finding.detected else "not significant against what processes share")
-            reason = f"moved with the suite: change {change}, the suite's shift {suite} {why_not}; {stats_text}"
-            kind = ReasonKind.MOVED_WITH_SUITE
+    moved_why = (f"within --suite-shift-limit {suite_shift_limit * 100:g} %" if t.finding is not None
+                 and t.finding.detected else "not significant against what processes share")
+    which = "with the suite-wide shift" if t.finding is not None and t.finding.beyond_limit else "absolute"
+    sig = f" beyond the ±{threshold * 100:g} % threshold and significant ("
+    sig_q = f", q <= {t.row_alpha:g}); "
+    insensitive = f" % (--max-detectable {max_detectable * 100:g} %); "
+    family, better, up = t.family.tolist(), t.better.tolist(), t.up.tolist()
+    p_row, q_row, p_abs, q_abs = t.p_row.tolist(), t.q_row.tolist(), t.p_abs.tolist(), t.q_abs.tolist()
+    p_equiv, se, df, low, high = t.p_equiv.tolist(), t.se.tolist(), t.df.tolist(), t.low.tolist(), t.high.tolist()
+    mdc, sensitivity = t.mdc.tolist(), t.sensitivity.tolist()
+    change = [_pct(x) for x in map(math.expm1, t.d.tolist())]
+    relative_change = list(map(math.expm1, t.rel.tolist())) if t.centred else [None] * n
+    own = noise.own
+    cv = np.where(np.isfinite(own), np.sqrt(np.where(np.isfinite(own), own, 0.0) / 2), math.nan).tolist()
+    finite = np.isfinite(own).tolist()
+    relative, keys, fields, untrusted, source = t.relative, suite.keys, suite.fields, suite.untrusted, noise.source
+    make = SpecComparison.from_fields
+    for i, kind in enumerate(kinds.tolist()):
+        against = f" relative to the suite's {shift[better[i]]}" if relative else ""
+        src = source[i]
+        verdict = Verdict.INCONCLUSIVE
+        if kind == 1:
+            reason = f"no variability to weigh change {change[i]} against"
         else:
-            verdict = Verdict.INCONCLUSIVE
-            reason = f"too noisy to tell: change {change}{against} not significant, interval [{_pct(low[i])}, " \
-                     f"{_pct(high[i])}] wider than ±{max(threshold, mdc[i]) * 100:.2f} %; {stats_text}"
-            kind = ReasonKind.TOO_NOISY
-        rows[t.key] = SpecComparison(verdict=verdict, reason=reason, reason_kind=kind, **common)
-    return finding, widen, insensitive, noise.round_correlation
+            stats_text = (f"t-test p={_p(p_row[i])}, BH q={_p(q_row[i])}"
+                          + (f"; absolute p={_p(p_abs[i])}" if relative else "")
+                          + f", σ={se[i] * 100:.3f} % ({df[i]:.1f} df, {src}), "
+                          f"smallest detectable {mdc[i] * 100:.2f} % (80 % power)")
+            if kind == 0:
+                reason = f"{untrusted[i]}: change {change[i]} not trusted; {stats_text}"
+            elif kind == 2:
+                verdict = Verdict.REGRESSION if up[i] < 0 else Verdict.IMPROVEMENT
+                how = f"relative to the suite's {shift[better[i]]}" if relative else which
+                reason = f"change {change[i]}{sig}{how}{sig_q}{stats_text}"
+            elif kind == 3:
+                reason = (f"insensitive: these runs could not have detected a change under "
+                          f"{sensitivity[i] * 100:.1f}{insensitive}{stats_text}")
+            elif kind == 4:
+                verdict = Verdict.UNCHANGED
+                within = max(threshold, mdc[i]) * 100
+                reason = (f"{level} [{_pct(low[i])}, {_pct(high[i])}]{against} within ±{within:.2f} % "
+                          f"(the threshold or the smallest detectable change); {stats_text}")
+            elif kind == 5:
+                reason = (f"moved with the suite: change {change[i]}, the suite's shift {shift[better[i]]} "
+                          f"{moved_why}; {stats_text}")
+            else:
+                reason = (f"too noisy to tell: change {change[i]}{against} not significant, interval "
+                          f"[{_pct(low[i])}, {_pct(high[i])}] wider than ±{max(threshold, mdc[i]) * 100:.2f} %; "
+                          f"{stats_text}")
+        row = fields[i]  # the row's own: it becomes the row (and is let go once it has)
+        fields[i] = {}
+        if family[i]:
+            row.update(p_value=p_row[i], q_value=q_row[i], absolute_p_value=p_abs[i], absolute_q_value=q_abs[i],
+                       p_equivalence=p_equiv[i], standard_error=se[i], degrees_of_freedom=df[i],
+                       change_low=low[i], change_high=high[i], min_detectable_change=mdc[i],
+                       test=f"t-test on ln(head/base){against}, {df[i]:.1f} df", relative_change=relative_change[i],
+                       run_to_run_cv=cv[i] if finite[i] else None, run_to_run_source=src, verdict=verdict,
+                       reason=reason, reason_kind=_TESTED_KINDS[kind])
+        else:
+            row.update(relative_change=relative_change[i], run_to_run_cv=cv[i] if finite[i] else None,
+                       run_to_run_source=src, verdict=verdict, reason=reason, reason_kind=_TESTED_KINDS[kind])
+        rows[keys[i]] = make(row)
 
 
 def _one_sided(key: tuple[str, str], entry: _Entry, verdict: Verdict, reason: str,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -172,6 +172,18 @@ class SpecComparison:
     #: difference; empty when comparable. A row with any is never judged (inconclusive).
     not_comparable: tuple[str, ...] = ()
 
+    @classmethod
+    def from_fields(cls, values: Mapping[str, Any]) -> SpecComparison:
+        """The row ``SpecComparison(**fields)`` makes (every field not in `fields` its default),
+        made without the frozen dataclass's ``__init__``, which sets each of its 33 fields through
+        ``object.__setattr__`` (6 µs a row: 0.6 s of a comparison of 100,000 rows). `values` must
+        hold `algorithm`, `name`, `verdict` and `reason`, and nothing that is not a field."""
+        row = object.__new__(cls)
+        state = row.__dict__
+        state.update(_ROW_DEFAULTS)
+        state.update(values)
+        return row
+
     @property
     def comparable(self) -> bool:
         return not self.not_comparable
@@ -250,6 +262,10 @@ class SpecComparison:
             "comparable": self.comparable,
             "not_comparable": list(self.not_comparable),
         }
+
+
+#: Every field of `SpecComparison` that has a default, with it (`SpecComparison.from_fields`).
+_ROW_DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(SpecComparison) if f.default is not MISSING}
 
 
 @dataclass(frozen=True)

@@ -143,6 +143,65 @@ def moderated_variance(s_sq: np.ndarray, df: np.ndarray, prior: Prior | None) ->
     return post, total
 
 
+#: The unit roundoff of a float (2^-53): an addition's error is at most this times its result.
+_UNIT = 2.0**-53
+
+
+def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """a + b rounded, and the error of that rounding, exactly (Knuth's TwoSum)."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def exact_sums(parts: np.ndarray) -> np.ndarray:
+    """`math.fsum` of each row of `parts` (rows x terms), vectorised: the sum of the terms rounded
+    once, so the same float as ``math.fsum(row)`` whatever the order. A row's float sum and the
+    exact errors of its additions (TwoSum) give the sum to within far less than half a unit in the
+    last place; a row whose sum lies too near the midpoint between two floats to tell, is zero, or
+    is not finite is summed by `math.fsum` itself."""
+    parts = np.asarray(parts, dtype=float)
+    rows, k = parts.shape
+    if k == 0:
+        return np.zeros(rows)
+    if k == 1:
+        return parts[:, 0] + 0.0  # fsum([x]) is x, but 0.0 for -0.0
+    s, error = parts[:, 0], np.zeros(rows)
+    spread = np.zeros(rows)
+    with np.errstate(invalid="ignore", over="ignore"):
+        for j in range(1, k):
+            s, e = _two_sum(s, parts[:, j])
+            error = error + e
+            spread = spread + np.abs(e)
+        out, rest = _two_sum(s, error)
+        gap = np.minimum(np.nextafter(out, np.inf) - out, out - np.nextafter(out, -np.inf))
+        unsure = np.abs(rest) + 2.0 * k * _UNIT * spread + k * 5e-324 >= gap / 2
+    fallback = ~np.isfinite(out) | ~np.isfinite(spread) | (out == 0) | unsure
+    for i in np.flatnonzero(fallback):
+        out[i] = math.fsum(parts[i].tolist())
+    return out
+
+
+def grouped_sums(values: np.ndarray, group: np.ndarray, groups: int) -> np.ndarray:
+    """`math.fsum` of the `values` of each group (`group`: each value's group, 0 to groups - 1),
+    through `exact_sums` (0.0 for a group without values)."""
+    values = np.asarray(values, dtype=float)
+    group = np.asarray(group, dtype=np.int64)
+    counts = np.bincount(group, minlength=groups)
+    width = int(counts.max()) if counts.size else 0
+    if width <= 1:
+        out = np.zeros(groups)
+        out[group] = values
+        return out + 0.0
+    order = np.argsort(group, kind="stable")
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    sorted_group = group[order]
+    position = np.arange(group.size) - starts[sorted_group]
+    table = np.zeros((groups, width))
+    table[sorted_group, position] = values[order]
+    return exact_sums(table)
+
+
 def satterthwaite(terms: Sequence[tuple[float, float]]) -> float:
     """Welch-Satterthwaite degrees of freedom of a sum of independent variance estimates, each
     (variance, df); a term without df (0) counts as known exactly."""
@@ -151,6 +210,18 @@ def satterthwaite(terms: Sequence[tuple[float, float]]) -> float:
     if total <= 0:
         return 0.0
     return math.inf if denom <= 0 else total * total / denom
+
+
+def satterthwaite_rows(v: np.ndarray, df: np.ndarray) -> np.ndarray:
+    """`satterthwaite` of each row of terms, ``v`` and ``df`` (rows x terms), for arrays of them
+    (the same floats: its sums are `exact_sums`); a term of variance 0 is a term left out."""
+    v, df = np.asarray(v, dtype=float), np.asarray(df, dtype=float)
+    total = exact_sums(v)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        ok = (df > 0) & np.isfinite(df) & (v > 0)
+        denom = exact_sums(np.where(ok, v * v / np.where(ok, df, 1.0), 0.0))
+        out = np.where(denom <= 0, math.inf, total * total / np.where(denom <= 0, 1.0, denom))
+    return np.where(total <= 0, 0.0, out)
 
 
 def satterthwaite_pair(v1: np.ndarray, df1: np.ndarray, v2: np.ndarray, df2: np.ndarray) -> np.ndarray:
@@ -225,9 +296,27 @@ def min_detectable_change(se: np.ndarray, df: np.ndarray, alpha: float, tested: 
     pass the critical value of BH's first step (Bonferroni's, alpha / tested, two-sided) and the
     threshold `delta`; it does so 80 % of the time when it lies t_0.8 standard errors beyond
     both."""
-    crit = t_isf(alpha / (2 * max(1, tested)), df)
-    beyond = t_isf(1.0 - POWER, df)
+    crit = _quantiles(alpha / (2 * max(1, tested)), df)
+    beyond = _quantiles(1.0 - POWER, df)
     return np.expm1(np.maximum(delta, crit * se) + beyond * se)
+
+
+#: The last quantiles `_quantiles` computed: (q, the df's bytes, the quantiles).
+_LAST_QUANTILES: list[tuple[float, bytes, np.ndarray]] = []
+
+
+def _quantiles(q: float, df: np.ndarray) -> np.ndarray:
+    """`t_isf(q, df)`, the last few kept: a comparison asks `min_detectable_change` for the same df
+    three times (the change it finds, the noise's part of it, the absolute test's), and Student's
+    inverse is the slowest of its functions (0.05 s a call at 100,000 specializations)."""
+    df = np.asarray(df, dtype=float)
+    key = df.tobytes()
+    for known_q, known_df, quantiles in _LAST_QUANTILES:
+        if known_q == q and known_df == key:
+            return quantiles
+    quantiles = t_isf(q, df)
+    _LAST_QUANTILES[:] = [(q, key, quantiles), *_LAST_QUANTILES[:3]]
+    return quantiles
 
 
 def benjamini_hochberg(p: np.ndarray) -> np.ndarray:
@@ -272,13 +361,13 @@ def centred_standard_errors(se: np.ndarray, family: np.ndarray, *, seed: int = 0
     n = members.size
     if n == 0:
         return se
-    draws = int(min(CENTRING_DRAWS, max(200, 2_000_000 // n)))
-    z = np.random.default_rng(seed).standard_normal((draws, n)) * members
-    med = np.median(z, axis=1)
+    z, med = _median_draws(members, seed)
+    draws = z.shape[0]
     centred_med = med - med.mean()
     var_median = float(np.mean(centred_med**2))
     cov = np.zeros(se.shape)
-    cov[usable] = (z - z.mean(axis=0)).T @ centred_med / draws
+    z -= z.mean(axis=0)  # in place: at 100,000 specializations z is 160 MB
+    cov[usable] = z.T @ centred_med / draws
     with np.errstate(invalid="ignore"):
         return np.sqrt(np.maximum(se**2 - 2 * cov + var_median, 0.0))
 
@@ -288,12 +377,36 @@ def median_variance(se: np.ndarray, *, seed: int = 0) -> float:
     seeded as `centred_standard_errors`): what a suite's median shift varies by from its members'
     own noise alone."""
     members = se[np.isfinite(se) & (se > 0)]
-    n = members.size
-    if n == 0:
+    if members.size == 0:
         return 0.0
+    return float(np.var(_draw_medians(members, seed)))
+
+
+#: The medians of the last draws of `_median_draws`, with their arguments.
+_LAST_MEDIANS: list[tuple[bytes, int, np.ndarray]] = []
+
+
+def _median_draws(members: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Seeded normal changes with standard errors `members` (draws x members) and the median of
+    each draw, for `centred_standard_errors` and `median_variance`; the medians are kept
+    (`_draw_medians`)."""
+    n = members.size
     draws = int(min(CENTRING_DRAWS, max(200, 2_000_000 // n)))
-    z = np.random.default_rng(seed).standard_normal((draws, n)) * members
-    return float(np.var(np.median(z, axis=1)))
+    z = np.random.default_rng(seed).standard_normal((draws, n))
+    z *= members
+    # a few draws at a time: np.median partitions a copy of what it is given
+    med = np.concatenate([np.median(z[i:i + 16], axis=1) for i in range(0, draws, 16)])
+    _LAST_MEDIANS[:] = [(members.tobytes(), seed, med)]
+    return z, med
+
+
+def _draw_medians(members: np.ndarray, seed: int) -> np.ndarray:
+    """The medians of `_median_draws`: a comparison asks for the same ones twice (the suite's own
+    standard errors, where the empirical null does not widen them), so the last are kept (at
+    100,000 specializations the draws take 0.4 s)."""
+    if _LAST_MEDIANS and _LAST_MEDIANS[0][1] == seed and _LAST_MEDIANS[0][0] == members.tobytes():
+        return _LAST_MEDIANS[0][2]
+    return _median_draws(members, seed)[1]
 
 
 #: Fewest specializations for the suite's empirical check of the noise model.

@@ -1,17 +1,21 @@
-"""compare's pieces, each alone: pairing (`_pair`) pools the rounds of every run of a side, and
-the noise model (`_noise`) moderates the variances across the suite and lets history's larger
+"""compare's pieces, each alone: pairing (`_pair`, `_suite`) pools the rounds of every run of a
+side, and the noise model (`_noise`) moderates the variances across the suite and lets history's larger
 run-to-run variance take over. `compare_runs` composes them with the decision rules (`_judge`),
 which tests/test_compare_core.py tests through it."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
+import numpy as np
 import pytest
 
 from primbench.compare import priors
-from primbench.compare.core import _index, _noise, _pair, _Run, _Tested
+from primbench.compare.comparability import Comparability
+from primbench.compare.core import _index, _noise, _pair, _Paired, _run_values, _Runs, _runs, _Suite, _suite
+from primbench.compare.model import ReasonKind, SpecComparison, Verdict
 from primbench.results import Results, results_from_dict
 from tests.compare_data import document, spec
 
@@ -22,16 +26,27 @@ def res(*specs: dict[str, Any], source: str) -> Results:
     return results_from_dict(document(specs, version="4.4.0"), source)
 
 
+def suite_of(paired: _Paired) -> _Suite:
+    """The suite of one paired specialization (its runs' statistics, its row's fields)."""
+    rows: dict[Any, Any] = {}
+    suite = _suite([paired], Comparability(()), rows)
+    assert not rows and len(suite) == 1
+    return suite
+
+
 def test_pairing_keeps_each_run_with_its_measured_rounds() -> None:
     base = [res(spec("type: char", TB, round_cv=0.01), source=f"b{i}.json") for i in range(2)]
     head = [res(spec("type: char", TB * 1.02, round_cv=0.01), source="h.json")]
     key = ("copy", "type: char")
-    tested = _pair(key, _index(base)[key], _index(head)[key], None)
-    assert isinstance(tested, _Tested)
+    paired = _pair(key, _index(base)[key], _index(head)[key], None)
+    assert isinstance(paired, _Paired)
+    suite = suite_of(paired)
     rounds = len(base[0].specializations[0].rounds)  # 3: fewer than WARMUP_FROM, so all measured
-    assert [r.rounds for r in tested.base] == [rounds, rounds] and [r.rounds for r in tested.head] == [rounds]
-    assert tested.fields["change"] == pytest.approx(0.02, rel=1e-6)
-    assert tested.klass.name == "64 MiB"  # the files' --size, 128 MiB
+    runs = suite.runs
+    assert runs.rounds[runs.side == 0].tolist() == [rounds, rounds] and runs.rounds[runs.side == 1].tolist() == [rounds]
+    assert suite.fields[0]["change"] == pytest.approx(0.02, rel=1e-6)
+    assert suite.fields[0]["base_observations"] == 2 * rounds
+    assert suite.klass[0].name == "64 MiB"  # the files' --size, 128 MiB
 
 
 def test_a_warm_up_round_is_left_out_from_four_rounds_on() -> None:
@@ -40,21 +55,41 @@ def test_a_warm_up_round_is_left_out_from_four_rounds_on() -> None:
     record["rounds"] = [first] + [dict(r, round=k + 1) for k, r in enumerate(record["rounds"])]
     run = _pair(("copy", "type: char"), _index([res(record, source="b.json")])[("copy", "type: char")],
                 _index([res(spec("type: char", TB, round_cv=0.0), source="h.json")])[("copy", "type: char")], None)
-    assert isinstance(run, _Tested)
-    assert run.base[0].rounds == 3 and run.base[0].mean == pytest.approx(math.log(TB))  # the slow first left out
-    assert run.fields["change"] == pytest.approx(0.0, abs=1e-12)
+    assert isinstance(run, _Paired)
+    suite = suite_of(run)
+    base = suite.runs.side == 0
+    assert suite.runs.rounds[base].tolist() == [3]  # the slow first left out
+    assert suite.runs.mean[base][0] == pytest.approx(math.log(TB))
+    assert suite.fields[0]["change"] == pytest.approx(0.0, abs=1e-12)
 
 
-def make_tested(key: str, ss: float, n: int = 3, history: tuple[float, float] | None = None) -> _Tested:
-    """A specialization of one run a side, n rounds each, each side's squared deviations `ss`."""
-    return _Tested(("copy", key), {}, [_Run(0.0, ss, n)], [_Run(0.01, ss, n)], None, history,
-                   priors.SIZE_CLASSES[-1])
+def test_the_runs_statistics_are_math_fsum_s() -> None:
+    """The vectorised sums give the floats the per-run Python sums gave (`math.fsum`)."""
+    logs = [[27.6, 27.61, 27.59], [1e-9, 3.0, -3.0], [5.0], [27.6, 27.6 + 1e-15, 27.6 - 2e-15, 27.6]]
+    runs = _runs(np.array([x for values in logs for x in values]), np.array([len(v) for v in logs]),
+                 np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1]))
+    suite = _Suite([("a", "0"), ("a", "1")], [{}, {}], [None, None], [None, None], [priors.SIZE_CLASSES[-1]] * 2, runs)
+    for k, values in enumerate(logs):
+        mean = math.fsum(values) / len(values)
+        dev = [v - mean for v in values]
+        assert runs.mean[k] == mean
+        assert runs.ss[k] == math.fsum(e * e for e in dev)
+        assert runs.lag[k] == math.fsum(a * b for a, b in itertools.pairwise(dev))
+    assert suite.d.tolist() == [runs.mean[1] - runs.mean[0], runs.mean[3] - runs.mean[2]]
+
+
+def make_suite(rows: list[tuple[str, float, int, tuple[float, float] | None]]) -> _Suite:
+    """Specializations of one run a side, each (key, its sides' squared deviations, rounds, history)."""
+    n = len(rows)
+    runs = _Runs(np.repeat(np.arange(n), 2), np.tile([0, 1], n), np.tile([0.0, 0.01], n),
+                 np.repeat([ss for _, ss, _, _ in rows], 2), np.repeat([r for _, _, r, _ in rows], 2), np.zeros(2 * n))
+    return _Suite([("copy", k) for k, _, _, _ in rows], [{} for _ in rows], [None] * n, [h for *_, h in rows],
+                  [priors.SIZE_CLASSES[-1]] * n, runs)
 
 
 def test_the_noise_model_keeps_a_lone_outlier_variance_its_own_and_moderates_the_rest() -> None:
-    quiet = [make_tested(f"t{i}", 1e-6 * (1 + 0.2 * (i % 3))) for i in range(10)]
-    suite = [*quiet, make_tested("loud", 1e-3)]
-    noise = _noise(suite)
+    quiet = [(f"t{i}", 1e-6 * (1 + 0.2 * (i % 3)), 3, None) for i in range(10)]
+    noise = _noise(make_suite([*quiet, ("loud", 1e-3, 3, None)]))
     raw_loud = 2 * (1e-3 / 2) / 3  # both sides' round variance over their rounds
     assert noise.own[-1] >= raw_loud  # robust: not shrunk toward the quiet ones ...
     assert noise.own[-1] > 50 * noise.own[0]  # ... and far the loudest
@@ -63,9 +98,37 @@ def test_the_noise_model_keeps_a_lone_outlier_variance_its_own_and_moderates_the
 
 
 def test_history_takes_the_place_of_the_process_prior() -> None:
-    suite = [make_tested(f"t{i}", 1e-6) for i in range(5)] + [make_tested("known", 1e-6, history=(0.05, 7.0))]
-    noise = _noise(suite)
+    noise = _noise(make_suite([(f"t{i}", 1e-6, 3, None) for i in range(5)] + [("known", 1e-6, 3, (0.05, 7.0))]))
     assert noise.own[-1] == pytest.approx(2 * (0.05**2 - priors.SIZE_CLASSES[-1].rounds.common), rel=0.01)
     assert noise.source[-1].startswith("history (7 df)")
     assert noise.own[0] < noise.own[-1]
     assert 7.0 <= noise.own_df[-1] < 20.0  # history's few df dominate
+
+
+def test_run_values_take_the_measured_rounds_else_the_run_s_own_value() -> None:
+    """`_run_values` reads every run at once: its positive, finite rounds (the warm-up left out
+    from four on), else its own value; an entry with neither is no run."""
+    with_rounds = spec("a", TB, round_cv=0.01)
+    four = spec("b", TB, round_cv=0.0)
+    four["rounds"] = [dict(four["rounds"][0], round=0, bytes_per_second=TB / 2)] + [
+        dict(r, round=k + 1) for k, r in enumerate(four["rounds"])]
+    without = spec("c", 2 * TB, round_cv=None)
+    zero = spec("d", 0.0, round_cv=None)
+    zero["bytes_per_second"] = 0.0
+    results = res(with_rounds, four, without, zero, source="b.json")
+    entries = [entry for key in (("copy", n) for n in "abcd") for entry in _index([results])[key]]
+    logs, count, which = _run_values(entries, "bytes_per_second")
+    assert which.tolist() == [0, 1, 2] and count.tolist() == [3, 3, 1]  # "d" has no positive value
+    expected = [math.log(r.bytes_per_second) for r in results.specializations[0].rounds]
+    expected += [math.log(r.bytes_per_second) for r in results.specializations[1].rounds[1:]]
+    assert logs.tolist() == [*expected, math.log(2 * TB)]
+
+
+def test_a_row_built_from_its_fields_is_the_row_the_dataclass_builds() -> None:
+    fields: dict[str, Any] = {"algorithm": "copy", "name": "n", "verdict": Verdict.UNCHANGED, "reason": "r",
+                              "reason_kind": ReasonKind.EQUIVALENT, "p_value": 0.5, "base_observations": 3}
+    row = SpecComparison.from_fields(fields)
+    assert row == SpecComparison(**fields) and repr(row) == repr(SpecComparison(**fields))
+    assert row.to_dict() == SpecComparison(**fields).to_dict() and row.not_comparable == ()
+    with pytest.raises(AttributeError):
+        row.name = "other"  # type: ignore[misc]

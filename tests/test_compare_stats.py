@@ -160,3 +160,47 @@ def test_the_pairwise_satterthwaite_is_the_scalar_one_element_by_element() -> No
     got = stats.satterthwaite_pair(v1, df1, v2, df2)
     want = [stats.satterthwaite([(a, b), (c, d)]) for a, b, c, d in zip(v1, df1, v2, df2, strict=True)]
     assert list(got) == pytest.approx(want)
+
+
+# --------------------------------------------------------------------------- exact sums (math.fsum, vectorised)
+
+
+def _bits(x: np.ndarray) -> list[int]:
+    return np.asarray(x, dtype=float).view(np.int64).tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.floats(allow_nan=False, allow_infinity=False, min_value=-1e300, max_value=1e300),
+                         min_size=4, max_size=4), min_size=1, max_size=30))
+def test_exact_sums_are_math_fsum_bit_for_bit(rows: list[list[float]]) -> None:
+    parts = np.array(rows, dtype=float)
+    assert _bits(stats.exact_sums(parts)) == _bits(np.array([math.fsum(r) for r in rows]))
+
+
+def test_exact_sums_near_midpoints_cancellations_and_non_finite_rows_fall_back_to_math_fsum() -> None:
+    rng = np.random.default_rng(3)
+    x = rng.normal(27.6, 1e-3, size=(5000, 3))
+    x[::7, 2] = -x[::7, 0]  # cancellation
+    x[::11] = [1.0, 2.0**-53, 2.0**-106]  # a sum just beyond a midpoint
+    x[1] = [1e308, -1e308, 1.0]
+    x[2] = [math.inf, 1.0, 2.0]
+    x[3] = [0.0, -0.0, 0.0]
+    want = np.array([math.fsum(r) for r in x.tolist()])
+    got = stats.exact_sums(x)
+    assert _bits(got[4:]) == _bits(want[4:]) and got[1] == want[1] == 1.0 and math.isinf(got[2])
+    assert _bits(got[3:4]) == _bits(want[3:4])  # 0.0, as fsum gives
+    assert stats.exact_sums(np.zeros((3, 0))).tolist() == [0.0, 0.0, 0.0]
+    with pytest.raises(OverflowError):  # as math.fsum itself
+        stats.exact_sums(np.array([[1e308, 1e308, -1e308]]))
+
+
+def test_grouped_sums_and_satterthwaite_rows_are_their_scalar_forms() -> None:
+    values = np.array([0.1, 0.2, 0.3, 5.0, 1e-17, -0.0])
+    group = np.array([2, 2, 2, 0, 0, 3])
+    assert stats.grouped_sums(values, group, 5).tolist() == [math.fsum([5.0, 1e-17]), 0.0, math.fsum([0.1, 0.2, 0.3]),
+                                                              0.0, 0.0]
+    v = np.array([[1e-4, 2e-5, 0.0, 3e-6], [0.0, 0.0, 0.0, 0.0], [1e-4, 1e-4, 0.0, 0.0]])
+    df = np.array([[2.0, 5.0, 0.0, math.inf], [1.0, 1.0, 1.0, 1.0], [0.0, 3.0, 0.0, 0.0]])
+    want = [stats.satterthwaite([(a, b) for a, b in zip(vr, dr, strict=True) if a != 0]) for vr, dr in zip(v, df,
+                                                                                                         strict=True)]
+    assert stats.satterthwaite_rows(v, df).tolist() == want

@@ -4,6 +4,7 @@ short clause they show is the one the text says."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from primbench.compare.model import (
     Verdict,
     look,
 )
-from primbench.compare.render import PRIORITY, render_json, why
+from primbench.compare.render import PRIORITY, json_chunks, render_json, why
 from primbench.results import load_results
 
 DATA = Path(__file__).resolve().parent / "benchmarks" / "rounds" / "data"
@@ -65,6 +66,17 @@ def test_the_json_rows_carry_the_kind() -> None:
     c = compare_runs([load_results(DATA / "128MiB" / "aa-1.json")], [load_results(DATA / "128MiB" / "planted-2.json")])
     rows = json.loads(render_json(c))["specializations"]
     assert [r["reason_kind"] for r in rows] == [str(r.reason_kind) for r in c.rows]
+
+
+def test_the_json_in_pieces_is_the_json_of_the_whole_document() -> None:
+    """`json_chunks` streams the rows a few at a time: the same characters as one document."""
+    c = compare_runs([load_results(DATA / "128MiB" / "aa-1.json")], [load_results(DATA / "128MiB" / "planted-2.json")])
+    whole = json.dumps(c.to_dict(), ensure_ascii=False, allow_nan=False, separators=(",", ":")) + "\n"
+    for rows in (1, 3, 1000):
+        assert "".join(json_chunks(c, rows)) == whole
+    assert render_json(c) == whole
+    empty = dataclasses.replace(c, rows=())
+    assert json.loads(render_json(empty))["specializations"] == []
 
 
 @pytest.mark.parametrize("failed", [False, True])

@@ -169,7 +169,8 @@ def _show(comparison: Comparison, output_format: Format, stdout_taken: bool, vie
     if stdout_taken:
         return
     if output_format is Format.json:
-        typer.echo(render.render_json(comparison), nl=False)
+        for chunk in render.json_chunks(comparison):  # 100,000 rows: never all in memory as text
+            typer.echo(chunk, nl=False)
     elif output_format is Format.markdown:
         typer.echo(render.render_markdown(comparison, changed_only=view.changed_only, max_rows=view.max_rows,
                                           notes=view.notes), nl=False)
