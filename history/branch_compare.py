@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from primbench.errors import UsageError
 from primbench.history.errors import HistoryError
 from primbench.history.forkpoint import ForkPoint, given
+from primbench.history.queries import RUN_ORDER, RUN_ORDER_DESC
 from primbench.history.selector import Selector, Where
 from primbench.history.variability import WINDOW, describe, run_to_run_cvs
 
@@ -52,13 +53,21 @@ class RunRow(NamedTuple):
     date: _dt.datetime
     gpu_key: str
     config_key: str | None
+    ingested_at: _dt.datetime
+
+    @property
+    def order(self) -> tuple[_dt.datetime, _dt.datetime, str]:
+        """The run's place in ingest order (`history.queries.RUN_ORDER`), never its date alone."""
+        return (self.ingested_at, self.date, self.run_id)
 
     def at(self, branch: str) -> str:
         """``main@1a2b3c4d5e6f``: the run's branch and commit, for notes."""
         return f"{branch}@{(self.commit or '?')[:12]}"
 
 
-_RUN = 'SELECT r.algorithm, r.run_id, r."commit", r.date, r.gpu_key, r.config_key FROM runs r'
+_RUN = 'SELECT r.algorithm, r.run_id, r."commit", r.date, r.gpu_key, r.config_key, r.ingested_at FROM runs r'
+#: Newest first, in ingest order: a run a runner's clock dated a year ahead is not the latest for it.
+_NEWEST = RUN_ORDER_DESC.format(a="r")
 
 
 def _rows(reader: Reader, sql: str, params: Sequence[Any]) -> list[RunRow]:
@@ -69,8 +78,8 @@ def _rows(reader: Reader, sql: str, params: Sequence[Any]) -> list[RunRow]:
 
 
 class LatestOnBranch:
-    """The head: per algorithm, the branch's latest run, on the GPU of the newest of them (or
-    the one the selector's GPU names)."""
+    """The head: per algorithm, the branch's latest run (in ingest order: `history.queries.RUN_ORDER`),
+    on the GPU of the newest of them (or the one the selector's GPU names)."""
 
     def choose(self, reader: Reader, head: Selector) -> list[RunRow]:
         where = head.only("branch", "algorithm", "config").where("r")
@@ -80,11 +89,11 @@ class LatestOnBranch:
                 raise HistoryError(f"no runs of branch {head.branch!r} on GPU {head.gpu!r}")
             where = where.and_("r.gpu_key = ?", gpu_key)
         runs = _rows(reader, f"{_RUN}{where.sql()} QUALIFY row_number() OVER (PARTITION BY r.algorithm "
-                             "ORDER BY r.date DESC, r.run_id) = 1 ORDER BY r.algorithm", where.params)
+                             f"ORDER BY {_NEWEST}) = 1 ORDER BY r.algorithm", where.params)
         if not runs:
             return []
-        newest = max(runs, key=lambda r: r.date)
-        return sorted((r for r in runs if r.gpu_key == newest.gpu_key), key=lambda r: r.date, reverse=True)
+        newest = max(runs, key=lambda r: r.order)
+        return sorted((r for r in runs if r.gpu_key == newest.gpu_key), key=lambda r: r.order, reverse=True)
 
 
 # --------------------------------------------------------------------------- base
@@ -123,7 +132,7 @@ class BaseChoice:
 
 def base_run(reader: Reader, q: BaseQuery, *, gpu_key: str | None, commits: Sequence[str] = (),
              exclude: str | None = None, before: RunRow | None = None, same_model: bool = False) -> RunRow | None:
-    """The latest run of `q.base` of `q.head`'s algorithm (and `q.config`, when given): on
+    """The latest run (in ingest order) of `q.base` of `q.head`'s algorithm (and `q.config`, when given): on
     `gpu_key` (None: any GPU), not of the commit `exclude`, before the run `before`, and of
     the first of `commits` that has one (any commit when `commits` is empty)."""
     where: Where = Selector(branch=q.base, config=q.config).where("r").and_("r.algorithm = ?", q.head.algorithm)
@@ -135,8 +144,8 @@ def base_run(reader: Reader, q: BaseQuery, *, gpu_key: str | None, commits: Sequ
     if exclude is not None:
         where = where.and_('r."commit" IS DISTINCT FROM ?', exclude)
     if before is not None:
-        where = where.and_("(r.date, r.run_id) < (?, ?)", before.date, before.run_id)
-    order, params = "r.date DESC, r.run_id", list(where.params)
+        where = where.and_(f"({RUN_ORDER.format(a='r')}) < (?, ?, ?)", *before.order)
+    order, params = _NEWEST, list(where.params)
     if commits:
         where = where.and_('list_contains(?, r."commit")', list(commits))
         order, params = f'list_position(?, r."commit"), {order}', [*where.params, list(commits)]
@@ -332,6 +341,8 @@ def branch_comparison(db: Any, head: Selector, base: str = "main", *, fork_point
             raise HistoryError(f"no runs of base branch {base!r} to compare {branch!r} with"
                                + (" (other than the head commit)" if branch == base else ""))
         used = {b.run.algorithm for b in bases}
+        notes.extend(_date_notes(reader, [(h, branch) for h in heads if h.algorithm in used]
+                                 + [(b.run, base) for b in bases]))
         head_results = [reader.results(h.run_id) for h in heads if h.algorithm in used]
         base_results = [reader.results(b.run.run_id) for b in bases]
         latest = max(b.run.date for b in bases)
@@ -369,6 +380,14 @@ def branch_comparison(db: Any, head: Selector, base: str = "main", *, fork_point
         head_runs=[h.run_id for h in heads], base_runs=[b.run.run_id for b in bases], run_to_run_cv=cvs,
         comparison=comparison, notes=notes,
     )
+
+
+def _date_notes(reader: Reader, runs: Sequence[tuple[RunRow, str]]) -> list[str]:
+    """A note for each chosen run whose date ingest flagged (a runner's clock that was wrong):
+    it was chosen by ingest order, never by that date."""
+    flags = reader.date_flags([run.run_id for run, _ in runs])
+    return [f"{run.at(branch)} (run {run.run_id[:10]}): its date is flagged ({flags[run.run_id]}); "
+            "chosen by ingest order, not by its date" for run, branch in runs if run.run_id in flags]
 
 
 def compare_branch(db: Any, head: Selector, base: str = "main", **kwargs: Any) -> pd.DataFrame:

@@ -65,26 +65,41 @@ def ingest(paths: Iterable[str | os.PathLike[str]], *, db: Db = None, shared: Db
 def runs(db: Db, selector: Selector, *, limit: int | None = None) -> pd.DataFrame:
     """The selected runs, newest first (at most `limit`), each with its ``date_flag``: why
     ingest flagged its date (`history.storage.ingest.flag_dates`), else None."""
-    from primbench.history.storage.ingest import DATE_FLAG_KEY
-
     with _checked(db, selector) as r:
         frame = r.runs(selector, limit=limit)
-        flags = dict(r.con.execute(
-            "SELECT run_id, json_extract_string(general, ?) FROM runs WHERE list_contains(?, run_id) "
-            "AND json_extract_string(general, ?) IS NOT NULL",
-            [f"$.{DATE_FLAG_KEY}", list(frame["run_id"]), f"$.{DATE_FLAG_KEY}"]).fetchall())
+        flags = r.date_flags(list(frame["run_id"]))
     frame["date_flag"] = [flags.get(run_id) for run_id in frame["run_id"]]
     return frame
 
 
+def _warn_of_dates(r: Reader, run_ids: Iterable[str], order: str) -> None:
+    """A `HistoryWarning` naming the runs among `run_ids` whose dates ingest flagged (a
+    runner's clock that was wrong), and the order they are taken in instead."""
+    import warnings
+
+    from primbench.history.errors import HistoryWarning
+
+    flags = r.date_flags(list(dict.fromkeys(run_ids)))
+    if not flags:
+        return
+    shown = "; ".join(f"run {run_id[:10]}: {reason}" for run_id, reason in list(flags.items())[:3])
+    more = f" (and {len(flags) - 3} more)" if len(flags) > 3 else ""
+    warnings.warn(HistoryWarning(f"{len(flags)} run(s) with a flagged date, ordered by {order}, not by their "
+                                 f"dates: {shown}{more}"), stacklevel=3)
+
+
 def series(db: Db, selector: Selector, *, metric: str | None = None, last: int | None = None,
-           per_run: bool = False) -> pd.DataFrame:
-    """The selected series: one row per commit (the median of its runs), or per run."""
-    from primbench.history.trends import per_commit
+           per_run: bool = False, use_git: bool = True) -> pd.DataFrame:
+    """The selected series: one row per commit (the median of its runs), or per run; the
+    commits in git's order where git here knows them all (`use_git`), else in ingest order
+    (`history.trends.per_commit`). Runs whose dates ingest flagged are named in a warning."""
+    from primbench.history.trends import git_order, per_commit
 
     with _checked(db, selector) as r:
         frame = r.series(selector, metric=metric, last=last)
-    return frame if per_run else per_commit(frame)
+        order = git_order(frame) if use_git and not per_run else None
+        _warn_of_dates(r, frame["run_id"], "git" if order is not None else "ingest")
+    return frame if per_run else per_commit(frame, order)
 
 
 def branches(db: Db, selector: Selector) -> pd.DataFrame:
@@ -110,11 +125,18 @@ def compare(db: Db, head: Selector, *, base: str = "main", fork_point: str | Non
 
 def regressions(db: Db, selector: Selector, *, metric: str | None = None, alpha: float = DEFAULT_ALPHA,
                 min_shift: float = DEFAULT_MIN_SHIFT, min_size: int = DEFAULT_MIN_SIZE, last: int | None = None,
-                max_points: int = DEFAULT_MAX_POINTS) -> pd.DataFrame:
-    """Change points of every selected series (`history.trends.regressions_of`)."""
+                max_points: int = DEFAULT_MAX_POINTS, use_git: bool = True) -> pd.DataFrame:
+    """Change points of every selected series (`history.trends.regressions_of`), their commits
+    in git's order where git here knows them all (`use_git`), else in ingest order. Runs whose
+    dates ingest flagged are named in a warning."""
+    from primbench.history.trends import git_order, regressions_of
+
     with _checked(db, selector) as r:
-        return r.regressions(selector, metric=metric, alpha=alpha, min_shift=min_shift, min_size=min_size,
-                             last=last, max_points=max_points)
+        frame = r.series(selector, metric=metric)
+        order = git_order(frame) if use_git else None
+        _warn_of_dates(r, frame["run_id"], "git" if order is not None else "ingest")
+    return regressions_of(frame, metric=metric, alpha=alpha, min_size=min_size, min_shift=min_shift, last=last,
+                          max_points=max_points, order=order)
 
 
 def plot(db: Db, selector: Selector, *, out: str | os.PathLike[str], metric: str | None = None,

@@ -11,12 +11,15 @@ comes from one of two sources:
 
 Without either (or with refs git does not know) the fork point is unknown and the caller
 falls back to the base's latest run and says so.
+
+`commit_order` asks git the same way for the order of a series' commits (each after its
+ancestors), which the history follows rather than the dates a runner's clock wrote.
 """
 
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 
@@ -42,9 +45,10 @@ def given(commit: str | None, ancestors: Sequence[str] | None = None) -> ForkPoi
     return ForkPoint(commit, tuple(ancestors or ()), note="given")
 
 
-def _git(args: list[str], cwd: str | None) -> str | None:
+def _git(args: list[str], cwd: str | None, stdin: str | None = None) -> str | None:
     try:
-        out = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=20, check=False)
+        out = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=20, check=False,
+                             input=stdin)
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip() if out.returncode == 0 else None
@@ -71,3 +75,28 @@ def from_git(base: str, branch: str, cwd: str | None = None, depth: int = 500) -
         return ForkPoint(None, note=f"git finds no merge base of {base} and {branch}")
     listing = _git(["rev-list", "--first-parent", f"--max-count={depth}", merge_base], cwd) or merge_base
     return ForkPoint(merge_base, tuple(listing.split()), note="from git merge-base")
+
+
+def _hash_like(commit: str) -> bool:
+    return 7 <= len(commit) <= 64 and all(c in "0123456789abcdefABCDEF" for c in commit)
+
+
+def commit_order(commits: Iterable[str], cwd: str | None = None) -> dict[str, int] | None:
+    """Each of `commits` (hashes) with its place in git's history here, oldest first (``git
+    rev-list --topo-order --reverse``: a commit after its ancestors), for ordering runs by
+    commit rather than by a runner's clock; None when git is not there or does not know every
+    one of them (a fake or foreign hash: the caller keeps the ingest order)."""
+    wanted = {c for c in commits if c}
+    if not wanted or not all(_hash_like(c) for c in wanted):
+        return None
+    listing = _git(["rev-list", "--topo-order", "--reverse", "--stdin"], cwd, stdin="\n".join(sorted(wanted)) + "\n")
+    if listing is None:
+        return None
+    place = {sha: i for i, sha in enumerate(listing.split())}
+    found: dict[str, int] = {}
+    for c in wanted:
+        full = place.get(c) if c in place else next((i for sha, i in place.items() if sha.startswith(c)), None)
+        if full is None:
+            return None
+        found[c] = full
+    return found

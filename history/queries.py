@@ -9,11 +9,12 @@ found in `primbench.metrics` and among the store's columns.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from primbench.errors import UsageError
 from primbench.history.selector import Selector
-from primbench.history.storage.schema import SPEC_COLUMNS
+from primbench.history.storage.schema import DATE_FLAG_KEY, SPEC_COLUMNS
 from primbench.metrics import CHOICES, METRICS, Metric
 
 if TYPE_CHECKING:
@@ -43,6 +44,15 @@ def metric_of(name: str | None) -> Metric | None:
     return metric
 
 
+#: The order of runs: their ingest (``runs.ingested_at``, the ingesting machine's clock, one
+#: value per ingest call), never the date a runner's clock wrote into a run, which orders runs
+#: only within one ingest call (a backfill of many files at once), then the run's key. A run
+#: dated a year ahead is not the newest for it, nor is one dated 1970 never the newest.
+#: (`history.trends.per_commit` orders a series' commits by git instead, where git knows them.)
+RUN_ORDER = "{a}.ingested_at, {a}.date, {a}.run_id"
+#: `RUN_ORDER`, newest first.
+RUN_ORDER_DESC = "{a}.ingested_at DESC, {a}.date DESC, {a}.run_id"
+
 #: A run's commit, or for a run without one, the run itself (a commit of its own).
 _COMMIT = "coalesce({a}.\"commit\", 'run:' || {a}.run_id)"
 
@@ -54,19 +64,21 @@ _DEFAULT_METRIC = (
 )
 _DEFAULT_VALUE = ("CASE metric WHEN 'bytes_per_second' THEN bytes_per_second "
                   "WHEN 'items_per_second' THEN items_per_second ELSE gpu_seconds_per_call END")
-_SERIES_RUN = 'r.date, r.branch, r."commit", r.run_id, r.gpu_key, r.gpu_name, r.config_key, r.host, s.algorithm, s.name'
+_SERIES_RUN = ('r.date, r.branch, r."commit", r.run_id, r.gpu_key, r.gpu_name, r.config_key, r.host, s.algorithm, '
+               "s.name, r.ingested_at")
 _SERIES_BESIDE = ("s.bytes_per_second, s.items_per_second, s.gpu_seconds_per_call, s.noise_percent, s.noise_timeout, "
                   "s.gpu_temp_start, s.gpu_temp_end, s.sm_clock_mhz")
 
 
 def runs(con: duckdb.DuckDBPyConnection, selector: Selector = Selector(), *,
          limit: int | None = None) -> pd.DataFrame:
-    """Stored runs, newest first: one row per run with its branch, commit, date, GPU, config and host."""
+    """Stored runs, newest first (`RUN_ORDER`): one row per run with its branch, commit, date, GPU, config
+    and host."""
     where = selector.where("r")
     sql = (
         'SELECT r.run_id, r.date, r.branch, r."commit", r.algorithm, r.gpu_name, r.gpu_key, r.config_key, r.host, '
         "r.specialization_count AS specializations, r.failures, r.noise_timeouts, r.results_version, "
-        "r.source_path FROM runs r" + where.sql() + " ORDER BY r.date DESC, r.run_id"
+        "r.source_path FROM runs r" + where.sql() + " ORDER BY " + RUN_ORDER_DESC.format(a="r")
     )
     params = list(where.params)
     if limit is not None:
@@ -86,14 +98,14 @@ def names(con: duckdb.DuckDBPyConnection, selector: Selector = Selector()) -> li
 
 def series(con: duckdb.DuckDBPyConnection, selector: Selector = Selector(), *, metric: str | None = None,
            last: int | None = None, newest: int | None = None) -> pd.DataFrame:
-    """The selected specializations across their runs, oldest first: one row per (run,
+    """The selected specializations across their runs, oldest first (`RUN_ORDER`): one row per (run,
     specialization) that did not fail, the followed metric's value in `value` and its name in
     `metric`, with noise, temperatures and clock beside it. `metric`: a ``--metric`` name
     (`metric_of`); None: each specialization's default (`primbench.metrics.choose`). Different
     GPUs have different `gpu_key` values and different measurement settings different
     `config_key` values (`primbench.resultconfig`): keep their series apart
     (`history.trends.SERIES_KEYS`). `last`: only the runs of the newest `last` commits (by each
-    commit's first run) among the runs the selector's run filters select. `newest`: only each
+    commit's first run in `RUN_ORDER`) among the runs the selector's run filters select. `newest`: only each
     series' (algorithm, name, GPU and config) newest `newest` rows, chosen in SQL: the rows a
     window of recent runs needs, without reading the branch's whole history into memory (each
     specialization's default metric is still decided over every selected row, as without it)."""
@@ -106,14 +118,15 @@ def series(con: duckdb.DuckDBPyConnection, selector: Selector = Selector(), *, m
     if last is not None:
         recent = selector.runs_only().where("r2")
         where = where.and_(f"{_COMMIT.format(a='r')} IN (SELECT {_COMMIT.format(a='r2')} FROM runs r2{recent.sql()} "
-                           "GROUP BY 1 ORDER BY min(r2.date) DESC LIMIT ?)", *recent.params, int(last))
+                           f"GROUP BY 1 ORDER BY min(({RUN_ORDER.format(a='r2')})) DESC LIMIT ?)",
+                           *recent.params, int(last))
     where = where.and_("s.error IS NULL")
     source = f"FROM specializations s JOIN runs r USING (run_id){where.sql()}"
     params = list(where.params)
     if chosen is not None and chosen.name in EXTRA_METRICS:  # a path into extra's JSON, from the fixed table
         value = f"TRY_CAST(json_extract_string(s.extra, '{EXTRA_METRICS[chosen.name]}') AS DOUBLE)"
         sql = (f"SELECT {_SERIES_RUN}, {value} AS value, '{chosen.name}' AS metric, {_SERIES_BESIDE} "
-               f"{source} AND {value} IS NOT NULL ORDER BY r.date, r.run_id, s.idx")
+               f"{source} AND {value} IS NOT NULL ORDER BY {RUN_ORDER.format(a='r')}, s.idx")
         found = con.execute(sql, params).df()
         if newest is not None:  # each series' newest rows, as `_newest` keeps them for a column
             found = found.groupby(["algorithm", "name", "gpu_key", "config_key"], sort=False,
@@ -123,25 +136,26 @@ def series(con: duckdb.DuckDBPyConnection, selector: Selector = Selector(), *, m
         return _newest(con, source, params, chosen, int(newest))
     if chosen is not None:
         sql = (f"SELECT {_SERIES_RUN}, s.{chosen.name} AS value, '{chosen.name}' AS metric, {_SERIES_BESIDE} "
-               f"{source} ORDER BY r.date, r.run_id, s.idx")
+               f"{source} ORDER BY {RUN_ORDER.format(a='r')}, s.idx")
     else:
         inner = (f"SELECT {_SERIES_RUN}, {_DEFAULT_METRIC} AS metric, {_SERIES_BESIDE}, s.idx {source} "
                  "WINDOW spec AS (PARTITION BY s.algorithm, s.name)")
         sql = (f"SELECT date, branch, \"commit\", run_id, gpu_key, gpu_name, config_key, host, algorithm, name, "
-               f"{_DEFAULT_VALUE} AS value, metric, * EXCLUDE (date, branch, \"commit\", run_id, gpu_key, gpu_name, "
-               f"config_key, host, algorithm, name, metric, idx) FROM ({inner}) ORDER BY date, run_id, idx")
+               f"ingested_at, {_DEFAULT_VALUE} AS value, metric, * EXCLUDE (date, branch, \"commit\", run_id, "
+               f"gpu_key, gpu_name, config_key, host, algorithm, name, ingested_at, metric, idx) FROM ({inner}) "
+               "ORDER BY ingested_at, date, run_id, idx")
     return con.execute(sql, params).df()
 
 
 def _newest(con: duckdb.DuckDBPyConnection, source: str, params: list[object], chosen: Metric | None,
             newest: int) -> pd.DataFrame:
     """`series` with `newest`: the selected rows (`source`), of each series only its newest
-    `newest` (a top-N aggregate by date and run: `max_by(…, n)`), with the value of the chosen
+    `newest` (a top-N aggregate in `RUN_ORDER`: `max_by(…, n)`), with the value of the chosen
     metric, else of each specialization's default one decided over every selected row (an
     aggregate per specialization, as `_DEFAULT_METRIC`'s window). Each aggregate scans the
     selection on its own and keeps a row per series or per specialization: nothing holds the
     selection's rows (a CTE used twice would be materialized whole)."""
-    keep = ("SELECT unnest(max_by(r.run_id, (r.date, r.run_id), ?)) AS run_id, s.name "
+    keep = (f"SELECT unnest(max_by(r.run_id, ({RUN_ORDER.format(a='r')}), ?)) AS run_id, s.name "
             f"{source} GROUP BY s.algorithm, s.name, r.gpu_key, r.config_key")
     if chosen is not None:
         value, metric, join, extra = f"s.{chosen.name} AS value", f"'{chosen.name}' AS metric", "", []
@@ -154,18 +168,22 @@ def _newest(con: duckdb.DuckDBPyConnection, source: str, params: list[object], c
         extra = list(params)
     sql = (f"SELECT {_SERIES_RUN}, {value}, {metric}, {_SERIES_BESIDE} FROM ({keep}) k "
            "JOIN specializations s ON s.run_id = k.run_id AND s.name = k.name JOIN runs r ON r.run_id = s.run_id"
-           f"{join} ORDER BY r.date, r.run_id, s.idx")
+           f"{join} ORDER BY {RUN_ORDER.format(a='r')}, s.idx")
     return con.execute(sql, [newest, *params, *extra]).df()
 
 
+_LATEST = RUN_ORDER.format(a="r")
+
+
 def branches(con: duckdb.DuckDBPyConnection, selector: Selector = Selector()) -> pd.DataFrame:
-    """Each branch (per algorithm, GPU and config) with its run count and its latest run, newest first."""
+    """Each branch (per algorithm, GPU and config) with its run count and its latest run (`RUN_ORDER`),
+    the branches with the newest dates first."""
     where = selector.where("r")
     sql = (
         "SELECT branch, algorithm, gpu_name, gpu_key, config_key, count(*) AS runs, "
         'count(DISTINCT "commit") AS commits, min(date) AS first_date, max(date) AS latest_date, '
-        'arg_max("commit", date) AS latest_commit, arg_max(run_id, date) AS latest_run_id, '
-        "arg_max(host, date) AS latest_host "
+        f'arg_max("commit", ({_LATEST})) AS latest_commit, arg_max(run_id, ({_LATEST})) AS latest_run_id, '
+        f"arg_max(host, ({_LATEST})) AS latest_host "
         f"FROM runs r{where.sql()} GROUP BY branch, algorithm, gpu_name, gpu_key, config_key "
         "ORDER BY latest_date DESC, branch, config_key"
     )
@@ -176,7 +194,7 @@ def newest_gpu_key(con: duckdb.DuckDBPyConnection, selector: Selector) -> str | 
     """The full key of the GPU of the newest run the selector matches (None: no run): a short
     id (``5d6e1a0c-b``, as tables show it) or a model name made into one physical GPU."""
     sql, params = selector.source()
-    row = con.execute(f"SELECT r.gpu_key{sql} ORDER BY r.date DESC, r.run_id LIMIT 1", params).fetchone()
+    row = con.execute(f"SELECT r.gpu_key{sql} ORDER BY {RUN_ORDER_DESC.format(a='r')} LIMIT 1", params).fetchone()
     return None if row is None else str(row[0])
 
 
@@ -191,3 +209,15 @@ def document(con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[Any, str | No
         return None
     found = load_document(con, run_id)
     return None if found is None else (found, rows[0][0], rows[0][1])
+
+
+def date_flags(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> dict[str, str]:
+    """Why ingest flagged the date of each of `run_ids` that it flagged
+    (`history.storage.ingest.flag_dates`: later than its ingest, or earlier than the branch's
+    runs ingested before it), by run id; runs not flagged are absent."""
+    if not len(run_ids):
+        return {}
+    rows = con.execute("SELECT run_id, json_extract_string(general, ?) FROM runs WHERE list_contains(?, run_id) "
+                       "AND json_extract_string(general, ?) IS NOT NULL",
+                       [f"$.{DATE_FLAG_KEY}", list(run_ids), f"$.{DATE_FLAG_KEY}"]).fetchall()
+    return {str(r): str(reason) for r, reason in rows}

@@ -10,6 +10,7 @@ the checks of the filters in `history.selection`.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -59,14 +60,19 @@ class Reader:
     def regressions(self, selector: Selector, *, metric: str | None = None,
                     alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
                     min_shift: float = DEFAULT_MIN_SHIFT, last: int | None = None,
-                    max_points: int = DEFAULT_MAX_POINTS) -> pd.DataFrame:
+                    max_points: int = DEFAULT_MAX_POINTS, use_git: bool = False) -> pd.DataFrame:
         """Change points of every per-commit series the selector selects (`history.trends.regressions_of`);
-        give a branch, as for `series`."""
-        from primbench.history.trends import regressions_of
+        give a branch, as for `series`. The commits in ingest order, or with `use_git` in git's
+        order where git here knows them all (`history.trends.git_order`)."""
+        from primbench.history.trends import git_order, regressions_of
 
         frame = self.series(selector, metric=metric)
         return regressions_of(frame, metric=metric, alpha=alpha, min_size=min_size, min_shift=min_shift, last=last,
-                              max_points=max_points)
+                              max_points=max_points, order=git_order(frame) if use_git else None)
+
+    def date_flags(self, run_ids: Sequence[str]) -> dict[str, str]:
+        """Why ingest flagged the date of each of `run_ids` it flagged (`history.queries.date_flags`)."""
+        return queries.date_flags(self.con, run_ids)
 
     def gpu_key(self, selector: Selector) -> str | None:
         """The full key of the GPU of the newest run the selector matches (None: none does)."""

@@ -8,6 +8,7 @@ frame and names each change by the followed metric's better direction, read from
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from primbench.benchmark import natural_key
@@ -49,10 +50,13 @@ def _with_config(frame: pd.DataFrame) -> pd.DataFrame:
     return f
 
 
-def per_commit(frame: pd.DataFrame) -> pd.DataFrame:
-    """A series reduced to one point per commit (the median of its runs), ordered by each
-    commit's first run; runs with no commit hash count as commits of their own. Every
-    series (`SERIES_KEYS`) in `frame` gets its own points."""
+def per_commit(frame: pd.DataFrame, order: Mapping[str, int] | None = None) -> pd.DataFrame:
+    """A series reduced to one point per commit (the median of its runs), ordered by `order`
+    (each commit's place in git's history: `history.forkpoint.commit_order`) where it places
+    every commit of the frame, else by each commit's first run in ingest order
+    (`history.queries.RUN_ORDER`), never by the dates a runner's clock wrote; runs with no
+    commit hash count as commits of their own. Every series (`SERIES_KEYS`) in `frame` gets
+    its own points; `date` is each commit's earliest run date, as written."""
     import pandas as pd
 
     if frame.empty:
@@ -60,18 +64,34 @@ def per_commit(frame: pd.DataFrame) -> pd.DataFrame:
         return f if "config_key" in f.columns else f.assign(config_key=pd.Series(dtype="object"))
     f = _with_config(frame)
     f["commit"] = f["commit"].where(f["commit"].notna(), "run:" + f["run_id"].astype(str))
+    by = [c for c in ("ingested_at", "date", "run_id") if c in f.columns]
+    f["_order"] = _ingest_rank(f, by)
+    if order is not None and f["commit"].isin(list(order)).all():
+        f["_order"] = f["commit"].map(order)
     grouped = f.groupby([*SERIES_KEYS, "commit"], sort=False, dropna=False)
     metric = {"metric": ("metric", "first")} if "metric" in f.columns else {}
     out = grouped.agg(
         date=("date", "min"), value=("value", "median"), **metric, noise_percent=("noise_percent", "median"),
         runs=("run_id", "count"), gpu_name=("gpu_name", "first"), branch=("branch", "first"),
-        last_run_id=("run_id", "last"),
+        last_run_id=("run_id", "last"), _order=("_order", "min"),
     ).reset_index()
     # names in their natural order: a sweep's ``size: 256`` before ``size: 1024``
-    out = out.sort_values([*SERIES_KEYS, "date", "commit"], kind="stable",
+    out = out.sort_values([*SERIES_KEYS, "_order", "commit"], kind="stable",
                           key=lambda c: _natural_rank(c) if c.name == "name" else c).reset_index(drop=True)
+    out = out.drop(columns="_order")
     out["position"] = out.groupby(SERIES_KEYS, sort=False).cumcount()
     return out
+
+
+def _ingest_rank(frame: pd.DataFrame, by: list[str]) -> Any:
+    """Each row's place in ingest order (`history.queries.RUN_ORDER`, by the columns `by` the
+    frame has), as an array of numbers in the frame's row order."""
+    import numpy as np
+
+    ranked = frame[by].reset_index(drop=True).sort_values(by, kind="stable").index.to_numpy()
+    place = np.empty(len(frame), dtype=np.int64)
+    place[ranked] = np.arange(len(frame))
+    return place
 
 
 def _natural_rank(names: pd.Series) -> pd.Series:
@@ -85,9 +105,20 @@ def _natural_rank(names: pd.Series) -> pd.Series:
     return names.map(dict(zip(distinct, (place[k] for k in keys), strict=True)))
 
 
+def git_order(frame: pd.DataFrame, cwd: str | None = None) -> dict[str, int] | None:
+    """The place in git's history here of every commit of a series frame
+    (`history.forkpoint.commit_order`), for `per_commit`; None where a run has no commit or git
+    does not know one of them (the ingest order stands)."""
+    from primbench.history.forkpoint import commit_order
+
+    if frame.empty or "commit" not in frame.columns or frame["commit"].isna().any():
+        return None
+    return commit_order(frame["commit"].astype(str).unique().tolist(), cwd)
+
+
 def regressions_of(frame: pd.DataFrame, *, metric: str | None = None, alpha: float = DEFAULT_ALPHA,
                    min_size: int = DEFAULT_MIN_SIZE, min_shift: float = DEFAULT_MIN_SHIFT, last: int | None = None,
-                   max_points: int = DEFAULT_MAX_POINTS) -> pd.DataFrame:
+                   max_points: int = DEFAULT_MAX_POINTS, order: Mapping[str, int] | None = None) -> pd.DataFrame:
     """Change points of every per-commit series in `frame` (as `history.queries.series` returns
     it; one per specialization, GPU and config: `SERIES_KEYS`): the commit where the level
     shifted, the size of the shift and its confidence. `kind` is regression or improvement by
@@ -99,7 +130,7 @@ def regressions_of(frame: pd.DataFrame, *, metric: str | None = None, alpha: flo
     `capped` is true for every row of a series whose search stopped at
     the cap of `max_points` change points. `last` keeps only changes that reach the `last`
     newest commits of each series. `metric` names the values of a frame without a ``metric``
-    column."""
+    column. `order`: the commits' order (`git_order`) for `per_commit`; None: ingest order."""
     import pandas as pd
 
     from primbench.history.changepoints import analyse
@@ -110,7 +141,7 @@ def regressions_of(frame: pd.DataFrame, *, metric: str | None = None, alpha: flo
         raise UsageError(f"--alpha must lie between 0 and 1, got {alpha}")
     if min_size < 1:
         raise UsageError(f"--min-size must be at least 1, got {min_size}")
-    points = per_commit(frame)
+    points = per_commit(frame, order)
     rows: list[dict[str, Any]] = []
     for key, group in points.groupby(SERIES_KEYS, sort=True, dropna=False):
         group = group.reset_index(drop=True)

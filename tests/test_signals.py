@@ -197,3 +197,21 @@ def test_an_interrupt_inside_a_parquet_ingest_is_143_without_duckdbs_message(tmp
                            *map(str, files)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 143, proc.stderr
     assert "Traceback" not in proc.stderr and "error" not in proc.stderr, proc.stderr
+
+
+def test_main_sets_its_handlers_before_anything_else_it_runs() -> None:
+    """A SIGTERM in main's first steps (here: while it points closed standard streams at
+    /dev/null) is handled, exit 143, not the signal's default action (-15): the fault
+    campaign's phases (tests/benchmarks/faults/campaign.py, `Child.phase`)."""
+    code = textwrap.dedent("""
+        import os, signal, sys
+        import primbench.stdio as stdio
+        stdio.occupy_closed_streams = lambda: os.kill(os.getpid(), signal.SIGTERM)
+        sys.argv = ["primbench", "--help"]
+        from primbench.cli import main
+        main()
+    """)
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 143, (done.returncode, done.stderr[-500:])
+    assert "Traceback" not in done.stderr

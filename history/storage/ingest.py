@@ -40,6 +40,7 @@ from primbench.history.errors import HistoryError, HistoryWarning, one_line
 from primbench.history.storage.schema import (
     BATCH_COLUMNS,
     COLUMNS,
+    DATE_FLAG_KEY,
     EXTRA_LEFT_TO_DOCUMENT,
     JSON_COLUMNS,
     SCHEMA_VERSION,
@@ -600,9 +601,6 @@ def write_atomically(writer: Writer, staged: Staged, new: Sequence[str]) -> tupl
 #: How far past its ingest a run's date may lie before it is flagged (clocks drift; a run is
 #: ingested after it ends, so a run dated later than that comes from a clock that is wrong).
 DATE_TOLERANCE = _dt.timedelta(minutes=5)
-#: The key of the stored ``runs.general`` that holds a run's date flag (`flag_dates`); the
-#: results document itself, and so the run's identity, is never changed.
-DATE_FLAG_KEY = "history_date_flag"
 
 
 @dataclass(frozen=True)

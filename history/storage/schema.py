@@ -53,6 +53,10 @@ COLUMNS = {"runs": RUN_COLUMNS, "specializations": SPEC_COLUMNS, "batches": BATC
 TABLES = ("runs", "specializations", "batches")
 #: Each table's key: a row is stored once per key (the same run from two runners counts once).
 KEYS = {"runs": ("run_id",), "specializations": ("run_id", "name"), "batches": ("run_id", "idx", "batch")}
+#: The key of the stored ``runs.general`` that holds a run's date flag
+#: (`history.storage.ingest.flag_dates`); the results document itself, and so the run's
+#: identity, is never changed.
+DATE_FLAG_KEY = "history_date_flag"
 #: The JSON columns (DuckDB ``JSON``, a server's own JSON type: kept as written).
 JSON_COLUMNS = frozenset({"general", "settings", "flags", "custom_settings", "document", "meta", "sm_clock", "extra"})
 

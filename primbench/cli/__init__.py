@@ -236,17 +236,19 @@ def _interrupted_code(code: Any) -> Any:
 
 def main() -> None:
     """Console-script entry point (also ``python -m primbench``)."""
-    from primbench.cli.compare import separate_sides
     from primbench.signals import exit_code, terminate_as_interrupt
-    from primbench.stdio import occupy_closed_streams
 
-    occupy_closed_streams()  # `>&-`: writes fail as on a closed descriptor, and are reported
     code: Any = 0
     try:
         # SIGTERM and SIGHUP as Ctrl-C in every command (history ones roll back), exit 143 / 129;
-        # the exit code decided inside, where a signal a library swallowed is still known
+        # the exit code decided inside, where a signal a library swallowed is still known. The
+        # handlers first: nothing of main runs without them (the fault campaign's phases).
         with terminate_as_interrupt(interrupt=True):
             try:
+                from primbench.cli.compare import separate_sides
+                from primbench.stdio import occupy_closed_streams
+
+                occupy_closed_streams()  # `>&-`: writes fail as on a closed descriptor, and are reported
                 app(args=separate_sides(sys.argv[1:]), prog_name=PROG)
             except SystemExit as done:
                 code = _interrupted_code(_flush_stdout(done.code))

@@ -46,6 +46,7 @@ METRIC_HELP = ("What to follow: time (GPU seconds per call, lower is better), by
 TABLE_HELP = "table, json or csv."
 BASE_HELP = "The branch to compare against."
 GIT_HELP = "Ask git for the fork point and its ancestors."
+ORDER_HELP = "Order the commits as git here does, where it knows them all (else, and with --no-git: ingest order)."
 
 
 class Format(StrEnum):
@@ -388,6 +389,7 @@ def series(
     last: int | None = typer.Option(None, "--last", min=1, help=LAST_HELP),
     since: str | None = typer.Option(None, "--since", help=SINCE_HELP),
     per_run: bool = typer.Option(False, "--per-run", help="One row per run instead of per commit."),
+    use_git: bool = typer.Option(True, "--git/--no-git", help=ORDER_HELP),
     limit: int | None = typer.Option(None, "--limit", "-n", min=0, help=LIMIT_HELP),
     fmt: Format = typer.Option(Format.table, "--format", "-f", help=TABLE_HELP),
 ) -> None:
@@ -395,7 +397,7 @@ def series(
     one series per GPU and config (the settings that change results), never mixed. A terminal
     table shows the newest 50 rows (--limit)."""
     sel = _selector(branch=branch, name=name, algorithm=algorithm, gpu=gpu, config=config, since=since)
-    df = _call(_commands().series, db, sel, metric=metric, last=last, per_run=per_run)
+    df = _call(_commands().series, db, sel, metric=metric, last=last, per_run=per_run, use_git=use_git)
     _emit(df, fmt, SERIES_COLUMNS, title=f"{name} on {branch}: {_metric_title(df, metric)}", limit=limit,
           newest_last=True)
 
@@ -485,6 +487,7 @@ def regressions(
                                    help="Stop searching a series after this many change points (noted)."),
     fail_on: str = typer.Option("never", "--fail-on", metavar="WHAT",
                                 help="Exit 1 on: a regression; any shift (change); never (default)."),
+    use_git: bool = typer.Option(True, "--git/--no-git", help=ORDER_HELP),
     limit: int | None = typer.Option(None, "--limit", "-n", min=0, help=LIMIT_HELP),
     fmt: Format = typer.Option(Format.table, "--format", "-f", help=TABLE_HELP),
 ) -> None:
@@ -497,7 +500,8 @@ def regressions(
     fail_when = options.parse_fail_on(fail_on, allowed=("regression", "change", "never"))
     sel = _selector(branch=branch, name=name, algorithm=algorithm, gpu=gpu, config=config)
     df = _call(_commands().regressions, db, sel, metric=metric, alpha=alpha,
-               min_shift=_fraction(min_shift, "--min-shift"), min_size=min_size, last=last, max_points=max_points)
+               min_shift=_fraction(min_shift, "--min-shift"), min_size=min_size, last=last, max_points=max_points,
+               use_git=use_git)
     bursts = int((df["kind"] == OUTLIER).sum()) if not df.empty else 0
     title = f"{len(df) - bursts} change point(s) on {branch}" + (f", {bursts} outlier burst(s)" if bursts else "")
     _emit(df, fmt, REGRESSION_COLUMNS, title=title, limit=limit)

@@ -67,11 +67,14 @@ SIZES: dict[str, dict[str, int]] = {
     # category -> count; "fuzz_json" through compare and ingest (tests/fuzz.py), "fuzz_foreign"
     # through the loader, a tenth through compare, batches through ingest
     "ci": {"fuzz_json": 60, "fuzz_foreign": 240, "fuzz_cli": 3, "kill_harness": 8, "kill_ingest": 4,
-           "io_atomic": 8, "io_stdout": 12, "conc_trials": 1, "hostile": 4},
+           "io_atomic": 8, "io_stdout": 12, "conc_trials": 1, "hostile": 4, "kill_command": 3, "kill_report": 2,
+           "hostile_files": 3},
     "small": {"fuzz_json": 300, "fuzz_foreign": 700, "fuzz_cli": 10, "kill_harness": 50, "kill_ingest": 30,
-              "io_atomic": 36, "io_stdout": 42, "conc_trials": 5, "hostile": 19},
+              "io_atomic": 36, "io_stdout": 42, "conc_trials": 5, "hostile": 19, "kill_command": 10,
+              "kill_report": 5, "hostile_files": 9},
     "full": {"fuzz_json": 3000, "fuzz_foreign": 7200, "fuzz_cli": 30, "kill_harness": 200, "kill_ingest": 110,
-             "io_atomic": 120, "io_stdout": 126, "conc_trials": 34, "hostile": 20},
+             "io_atomic": 120, "io_stdout": 126, "conc_trials": 34, "hostile": 20, "kill_command": 30,
+             "kill_report": 20, "hostile_files": 30},
 }
 
 
@@ -92,6 +95,10 @@ class Row:
     na: bool = False
     default_action: int = 0  # SIGTERMs not handled: the process ended by the signal (exit -15)
     before_main: int = 0  # SIGTERMs during a benchmark script's own setup, before Executor.main
+    # exits by a signal's default action (SIGTERM -15, SIGHUP -1) told apart (`classify`):
+    in_main: int = 0  # in primbench.cli.main before it set its handlers (primbench's own window)
+    after_end: int = 0  # the command had printed its last line: the signal came after its end
+    after_handlers: int = 0  # main had put the handlers back: the command was over, exiting
 
     def note(self, text: str) -> None:
         if len(self.notes) < 30:
@@ -110,6 +117,9 @@ class Child:
     stdout: bytes
     stderr: bytes
     started: bool = True  # it reached primbench.cli.main (False: still in its imports)
+    #: where a command run through `cli` was: "importing" (before primbench.cli.main), "main"
+    #: (in main, before its signal handlers), "handled" (within them), "after" (handlers restored)
+    phase: str = "importing"
 
     @property
     def err(self) -> str:
@@ -194,8 +204,13 @@ def fork(fn: Callable[[], int], *, cwd: Path | None = None, stdout: str = "file"
         err.seek(0)
         mark = MARKS / str(pid)
         started = mark.exists()
+        phase = "importing"
+        for name in ("main", "handled", "after"):
+            if (MARKS / f"{pid}.{name}").exists():
+                phase = name
+            (MARKS / f"{pid}.{name}").unlink(missing_ok=True)
         mark.unlink(missing_ok=True)
-        return Child(rc, out.read(), err.read(), started)
+        return Child(rc, out.read(), err.read(), started, phase)
 
 
 def _exit_code(done: SystemExit) -> int:
@@ -231,11 +246,42 @@ def cli(args: list[str]) -> Callable[[], int]:
     def run() -> int:
         from primbench.cli import main
 
+        _mark_phases()
         (MARKS / str(os.getpid())).touch()
+        (MARKS / f"{os.getpid()}.main").touch()
         sys.argv = ["primbench", *args]
         main()
         return 0
     return run
+
+
+def _mark_phases() -> None:
+    """Note (in `MARKS`) when primbench.cli.main has set its signal handlers and when it has put
+    them back (`Child.phase`), by wrapping `primbench.signals.terminate_as_interrupt`, which
+    main looks up when it runs."""
+    try:
+        import primbench.signals as sg
+    except ImportError:  # c16539c
+        return
+    real = getattr(sg, "terminate_as_interrupt", None)
+    if real is None or getattr(real, "marked", False):
+        return
+
+    @contextlib.contextmanager
+    def marked(*a: Any, **k: Any) -> Iterator[None]:
+        outer = not getattr(marked, "depth", 0)
+        marked.depth = getattr(marked, "depth", 0) + 1  # type: ignore[attr-defined]
+        try:
+            with real(*a, **k):
+                if outer:
+                    (MARKS / f"{os.getpid()}.handled").touch()
+                yield
+        finally:
+            marked.depth -= 1  # type: ignore[attr-defined]
+            if outer:
+                (MARKS / f"{os.getpid()}.after").touch()
+    marked.marked = True  # type: ignore[attr-defined]
+    sg.terminate_as_interrupt = marked  # type: ignore[assignment]
 
 
 def kill_self(sig: int) -> None:
@@ -248,15 +294,26 @@ def kill_self(sig: int) -> None:
 
 
 POINTS = ["fsync:before", "fsync:after", "replace:before", "replace:after", "COMMIT:before", "COMMIT:after"]
+#: DuckDB's checkpoint: it runs in DuckDB's C++ code when the writer closes its connection (the
+#: ``con.close()`` of history/storage/duckdb_file.py): before it, after it, and during it (a
+#: timer thread sends the signal 0-20 ms into the close, while DuckDB writes the checkpoint).
+CHECKPOINTS = ["CHECKPOINT:before", "CHECKPOINT:during", "CHECKPOINT:after"]
 #: The points each backend reaches in Python (DuckDB syncs in its own C++ code, at COMMIT and at
 #: the checkpoint of close; PostgreSQL on the server, at COMMIT).
 BACKEND_POINTS = {"duckdb": POINTS[4:], "parquet": POINTS, "postgresql": POINTS[4:]}
+#: The signals the kills rotate through, and the exit codes that say primbench handled each
+#: (130 + 13 and 128 + 1), or that it ended by the signal's default action.
+SIGNALS = (signal.SIGKILL, signal.SIGTERM, signal.SIGHUP)
+HANDLED = {signal.SIGKILL: -9, signal.SIGTERM: 143, signal.SIGHUP: 129}
+DEFAULT_ACTION = (-15, -1)
+LANDED = (-9, 143, 129, 130, -15, -1)
 
 
 def inject(point: str, sig: int, nth: int) -> None:
     """At the `nth` reach of `point` (``fsync``/``replace``: os.fsync and os.replace;
-    ``COMMIT``: a line of the history storage that runs one, or psycopg's
-    transaction exit), send `sig` to this process before or after it."""
+    ``COMMIT``: a line of the history storage that runs one, or psycopg's transaction exit;
+    ``CHECKPOINT``: the DuckDB writer's close, `CHECKPOINTS`), send `sig` to this process
+    before, during or after it."""
     what, when = point.split(":")
     seen = [0]
 
@@ -286,14 +343,25 @@ def inject(point: str, sig: int, nth: int) -> None:
             psycopg.Transaction.__exit__ = wrap(psycopg.Transaction.__exit__)  # type: ignore[method-assign]
         storage = str(STORAGE)
         pending: list[Any] = []
+        checkpoint = what == "CHECKPOINT"
+
+        def reached(frame: Any) -> bool:
+            line = linecache.getline(frame.f_code.co_filename, frame.f_lineno)
+            if checkpoint:
+                return "con.close()" in line and frame.f_code.co_filename.endswith("duckdb_file.py")
+            return f'"{what}' in line
 
         def local(frame: Any, event: str, arg: Any) -> Any:
             if event == "line":
                 if pending and pending[0] is frame:
                     pending.clear()
                     kill_self(sig)
-                line = linecache.getline(frame.f_code.co_filename, frame.f_lineno)
-                if f'"{what}' in line and due():
+                if reached(frame) and due():
+                    if when == "during":
+                        import threading
+
+                        threading.Timer(random.uniform(0.0, 0.02), os.kill, (os.getpid(), sig)).start()
+                        return local
                     if when == "before":
                         kill_self(sig)
                     pending.append(frame)
@@ -509,9 +577,10 @@ def _spec_count(path: Path) -> int:
         return -1
 
 
-def kill_harness(row: Row, work: Path, trials: int, rng: random.Random) -> None:
+def kill_harness(row: Row, work: Path, trials: int, rng: random.Random, rotate: bool = True) -> None:
     """`python bench.py` on the fake device (as replay.py runs it), beside a complete
-    results.json, killed at a random moment or an injected point; the results.json after it
+    results.json, killed (SIGKILL, SIGTERM or SIGHUP in turn; without `rotate` SIGKILL and
+    SIGTERM, as parts 1-5) at a random moment or an injected point; the results.json after it
     must be a complete one (the old or the new), never a partial one."""
     d = work / "harness"
     d.mkdir(parents=True, exist_ok=True)
@@ -532,7 +601,7 @@ def kill_harness(row: Row, work: Path, trials: int, rng: random.Random) -> None:
         (d / "r.json").write_bytes(complete)
         (d / "r.partial.json").unlink(missing_ok=True)
         (d / "main.started").unlink(missing_ok=True)
-        sig = signal.SIGKILL if t % 2 == 0 else signal.SIGTERM
+        sig = SIGNALS[t % 3] if rotate else (signal.SIGKILL if t % 2 == 0 else signal.SIGTERM)
         if t % 4 < 2:  # at a random moment
             how, child = "random", fork(bench(args), cwd=d, kill_after=(rng.uniform(0.0, took), sig))
         else:
@@ -543,7 +612,7 @@ def kill_harness(row: Row, work: Path, trials: int, rng: random.Random) -> None:
                 inject(p, s, n)
             child = fork(bench(args, hook), cwd=d)
         row.inputs += 1
-        killed = child.rc in (-9, 143, -15)
+        killed = child.rc in LANDED
         row.faults += killed
         if child.rc is None:
             row.hangs += 1
@@ -552,16 +621,17 @@ def kill_harness(row: Row, work: Path, trials: int, rng: random.Random) -> None:
         if "Traceback" in child.err or child.rc == 3:
             row.internal += 1
             row.note(f"trial {t} ({how}): exit {child.rc}: {child.err[-300:]!r}")
-        elif child.rc in (0, 143, -9):
+        elif child.rc == 0 or child.rc == HANDLED[signal.Signals(sig)]:
             row.clean += 1
-        elif child.rc == -15 and (d / "r.json").read_bytes() != complete:
+        elif child.rc == -sig and (d / "r.json").read_bytes() != complete:
             row.clean += 1  # the run had written its results and was exiting: the signal came after the end
-        elif child.rc == -15 and not (d / "main.started").exists():
+            row.after_end += 1
+        elif child.rc == -sig and not (d / "main.started").exists():
             row.clean += 1  # during the script's own setup (its imports, Executor(), queue()), before primbench runs
             row.before_main += 1
-        elif child.rc == -15:  # not handled: ended by SIGTERM's default action
+        elif child.rc == -sig:  # not handled: ended by the signal's default action
             row.default_action += 1
-            row.note(f"trial {t} ({how}): ended by SIGTERM's default action (exit -15), not 143")
+            row.note(f"trial {t} ({how}): ended by {signal.Signals(sig).name}'s default action (exit {child.rc})")
         else:
             row.note(f"trial {t} ({how}, signal {int(sig)}): exit {child.rc}: {child.err[-200:]!r}")
         n = _spec_count(d / "r.json")
@@ -641,9 +711,46 @@ def ingest_args(backend: str, location: str, files: list[Path]) -> list[str]:
     return ["history", "ingest", *map(str, files), *flag]
 
 
-def kill_ingest(row: Row, work: Path, backend: str, location: str, trials: int, rng: random.Random) -> None:
-    """`history ingest` of a few files per call, killed (SIGKILL or SIGTERM) at a random moment
-    or an injected point (fsync, rename, COMMIT, CHECKPOINT); every 10 kills, and at the end, a
+def classify(row: Row, label: str, child: Child, sig: int, ended: re.Pattern[str] = SUMMARY) -> None:
+    """Count a killed command run through `cli`: clean when it exited as it should (0: the
+    kill missed; -9; 143 or 129: the signal handled); an exit by the signal's default action
+    (-15, -1) is told apart by where the child was (`Child.phase`) and by its last line
+    (`ended`): during its imports, in main before the handlers, after its end, after the
+    handlers were put back (each counted clean and reported), or within the handlers (a
+    finding: not handled)."""
+    out = child.err + child.stdout.decode("utf-8", "replace")
+    if child.rc is None:
+        row.hangs += 1
+        row.note(f"{label}: hang")
+    elif "Traceback" in child.err or child.rc == 3:
+        row.internal += 1
+        row.note(f"{label}: exit {child.rc}: {child.err[-300:]!r}")
+    elif child.rc == 0 or child.rc == HANDLED[signal.Signals(sig)]:
+        row.clean += 1
+    elif child.rc == -sig and ended.search(out):
+        row.clean += 1
+        row.after_end += 1
+    elif child.rc == -sig and child.phase == "importing":
+        row.clean += 1
+        row.before_main += 1
+    elif child.rc == -sig and child.phase == "after":
+        row.clean += 1
+        row.after_handlers += 1
+    elif child.rc == -sig and child.phase == "main":
+        row.in_main += 1
+        row.note(f"{label}: ended by the signal's default action in primbench.cli.main before its handlers")
+    elif child.rc == -sig:
+        row.default_action += 1
+        row.note(f"{label}: ended by the signal's default action (exit {child.rc}) within primbench's handlers")
+    else:
+        row.note(f"{label}: exit {child.rc}: {child.err.strip()[-200:]!r}")
+
+
+def kill_ingest(row: Row, work: Path, backend: str, location: str, trials: int, rng: random.Random,
+                rotate: bool = True) -> None:
+    """`history ingest` of a few files per call, killed (SIGKILL, SIGTERM or SIGHUP in turn;
+    without `rotate` SIGKILL and SIGTERM, as parts 1-5) at a random moment or an injected point
+    (fsync, rename, COMMIT; the checkpoint of DuckDB's close); every 10 kills, and at the end, a
     re-ingest of every file: each run stored exactly once, whole."""
     # 3 fresh files per trial (as many trials as may be needed): every call writes, so that it can be
     # killed at its COMMIT (a pool that is all stored gives calls with nothing to commit)
@@ -653,15 +760,16 @@ def kill_ingest(row: Row, work: Path, backend: str, location: str, trials: int, 
     took = time.monotonic() - started  # one call: random kills fall within it
     stored: set[int] = set()
     t = -1
+    points = BACKEND_POINTS[backend] + (CHECKPOINTS if backend == "duckdb" and rotate else [])
     while row.faults < trials and t < 3 * trials:
         t += 1
-        sig = signal.SIGKILL if t % 2 == 0 else signal.SIGTERM
+        sig = SIGNALS[(t + t // 3) % 3] if rotate else (signal.SIGKILL if t % 2 == 0 else signal.SIGTERM)
         pick = [3 * t + 3 + k for k in range(3)]  # the first three: the timing call below
         args = ingest_args(backend, location, [files[k] for k in pick])
         if t % 3 == 0:
             how, child = "random", fork(cli(args), kill_after=(rng.uniform(0.0, took), sig))
         else:
-            point = rng.choice(BACKEND_POINTS[backend])
+            point = rng.choice(points)
             nth = rng.choice([1, 1, 1, 2])
             how = f"{point}#{nth}"
 
@@ -670,26 +778,9 @@ def kill_ingest(row: Row, work: Path, backend: str, location: str, trials: int, 
                 return cli(a)()
             child = fork(hooked)
         row.inputs += 1
-        row.faults += child.rc in (-9, 143, 130, -15)
+        row.faults += child.rc in LANDED
         stored.update(pick)
-        if child.rc is None:
-            row.hangs += 1
-            row.note(f"{backend} trial {t} ({how}): hang")
-        elif "Traceback" in child.err or child.rc == 3:
-            row.internal += 1
-            row.note(f"{backend} trial {t} ({how}): exit {child.rc}: {child.err[-300:]!r}")
-        elif child.rc in (0, -9, 143):
-            row.clean += 1
-        elif child.rc == -15 and SUMMARY.search(child.err + child.stdout.decode("utf-8", "replace")):
-            row.clean += 1  # the ingest had ended (its summary printed, stdout or stderr): the signal came after
-        elif child.rc == -15 and not child.started:
-            row.clean += 1  # during the child's imports, before primbench.cli.main: no handler can run yet
-            row.before_main += 1
-        elif child.rc == -15:  # not handled: ended by SIGTERM's default action
-            row.default_action += 1
-            row.note(f"{backend} trial {t} ({how}): ended by SIGTERM's default action (exit -15), not 143")
-        else:
-            row.note(f"{backend} trial {t} ({how}, signal {int(sig)}): exit {child.rc}: {child.err.strip()[-200:]!r}")
+        classify(row, f"{backend} trial {t} ({how}, {signal.Signals(sig).name})", child, sig)
         if (t + 1) % 10 == 0:
             got = check_store(location)
             if "error" in got:
@@ -718,6 +809,263 @@ def kill_ingest(row: Row, work: Path, backend: str, location: str, trials: int, 
     row.duplicated += got["runs"] - got["distinct"]
     if got["distinct"] > len(files):
         row.note(f"{backend}: {got['distinct']} distinct runs for {len(files)} files")
+
+
+# --------------------------------------------------------------------------- merge, export, report
+
+
+#: What each killed command prints as its last line when it ended (`classify`'s `ended`).
+ENDED = {"merge": re.compile(r"run\(s\) added"), "export": re.compile(r"Wrote .* rows of"),
+         "report": re.compile(r"Wrote .*charts")}
+#: Where each command is killed besides a random moment: what it reaches in Python.
+COMMAND_POINTS = {"merge": POINTS[4:], "export": POINTS[2:4], "report": POINTS[:4]}
+
+
+def store_counts(location: str) -> dict[str, Any]:
+    """In a child: the rows of every table of the store at `location` (or the error)."""
+    def run() -> int:
+        try:
+            with read_store(location) as con:
+                doc: dict[str, Any] = {t: one(con, f"SELECT count(*) FROM {t}")
+                                       for t in ("runs", "specializations", "batches")}
+        except Exception as exc:
+            doc = {"error": f"{type(exc).__name__}: {str(exc)[:200]}"}
+        sys.stdout.write(json.dumps(doc))
+        return 0
+    child = fork(run, limit=180)
+    try:
+        return dict(json.loads(child.stdout))
+    except ValueError:
+        return {"error": f"checker exit {child.rc}: {child.err[-300:]}"}
+
+
+def check_export(directory: Path, counts: dict[str, Any], whole: bool = False) -> str | None:
+    """In a child: every ``<table>.parquet`` under its final name in `directory` is a whole
+    Parquet file with the store's rows (`whole`: and every table is there); None, or what is not."""
+    def run() -> int:
+        import duckdb
+
+        con = duckdb.connect()
+        problems = []
+        for table in sorted(counts):
+            path = directory / f"{table}.parquet"
+            if not path.exists():
+                if whole:
+                    problems.append(f"{table}.parquet missing")
+                continue
+            try:
+                got = con.execute("SELECT count(*) FROM read_parquet(?)", [str(path)]).fetchone()
+            except Exception as exc:
+                problems.append(f"{table}.parquet unreadable: {str(exc)[:100]}")
+                continue
+            if not got or got[0] != counts[table]:
+                problems.append(f"{table}.parquet holds {got[0] if got else None} rows, not {counts[table]}")
+        sys.stdout.write(json.dumps(problems))
+        return 0
+    child = fork(run, limit=120)
+    try:
+        found = json.loads(child.stdout)
+    except ValueError:
+        return f"checker exit {child.rc}: {child.err[-200:]}"
+    return "; ".join(found) or None
+
+
+def _report_whole(path: Path) -> bool:
+    try:
+        return path.read_bytes().rstrip().endswith(b"</html>")
+    except FileNotFoundError:
+        return True  # none written yet: nothing half written
+    except OSError:
+        return False
+
+
+def kill_commands(row: Row, work: Path, command: str, backend: str, location: str, source: str, trials: int,
+                  rng: random.Random, make_target: Callable[[int], str] | None = None) -> None:
+    """`history merge` (of the Parquet folder `source` into a fresh store of `backend` per trial,
+    `make_target`), `history export` or `history report` (of the store at `location`, holding
+    what `source` holds), killed (SIGKILL, SIGTERM, SIGHUP in turn) at a random moment or at a
+    point it reaches (`COMMAND_POINTS`; DuckDB's checkpoint for a merge into a DuckDB file).
+    A merge is one transaction: after a kill its target holds none or all of the source's
+    runs, each whole; after a merge run again, all of them once. An export's files under their
+    final names, and the report's HTML, are whole (the old or the new) after every kill, the
+    store unchanged; at the end an export and a report that are not killed complete."""
+    expected = store_counts(source if command == "merge" else location)
+    if "error" in expected:
+        row.note(f"{command} {backend}: the store to read is unreadable: {expected['error']}")
+        return
+    out = work / f"{command}-{backend}-out"
+    out.mkdir(parents=True, exist_ok=True)
+
+    def args_of(target: str) -> list[str]:
+        if command == "merge":
+            return ["history", "merge", source, "--db", target, "--wait-secs", "120"]
+        if command == "export":
+            return ["history", "export", "--db", location, "--parquet", str(out)]
+        return ["history", "report", "--db", location, "-o", str(out / "r.html"), "--no-git", "--max-charts", "2"]
+
+    timing_target = make_target(-1) if make_target else location
+    started = time.monotonic()
+    first = fork(cli(args_of(timing_target)), cwd=work, limit=300)
+    took = time.monotonic() - started
+    if first.rc != 0:
+        row.note(f"{command} {backend}: the first, unkilled call failed: exit {first.rc}: {first.err[-300:]!r}")
+        return
+    points = COMMAND_POINTS[command] + (CHECKPOINTS if command == "merge" and backend == "duckdb" else [])
+    t = -1
+    while row.faults < trials and t < 3 * trials:
+        t += 1
+        sig = SIGNALS[(t + t // 3) % 3]
+        target = make_target(t) if make_target else location
+        args = args_of(target)
+        if t % 3 == 0:
+            how, child = "random", fork(cli(args), cwd=work, kill_after=(rng.uniform(0.0, took), sig), limit=300)
+        else:
+            point = rng.choice(points)
+            nth = rng.choice([1, 1, 2]) if command != "merge" else 1
+            how = f"{point}#{nth}"
+
+            def hooked(p: str = point, n: int = nth, s: int = sig, a: list[str] = args) -> int:
+                inject(p, s, n)
+                return cli(a)()
+            child = fork(hooked, cwd=work, limit=300)
+        row.inputs += 1
+        row.faults += child.rc in LANDED
+        label = f"{command} {backend} trial {t} ({how}, {signal.Signals(sig).name})"
+        classify(row, label, child, sig, ENDED[command])
+        if command == "merge":
+            _after_merge(row, label, target, source, expected, child)
+        elif command == "export":
+            problem = check_export(out, expected)
+            if problem:
+                row.lost += 1
+                row.note(f"{label}: {problem}")
+        elif not _report_whole(out / "r.html"):
+            row.lost += 1
+            row.note(f"{label}: r.html is not a whole report")
+        if command != "merge" and (t + 1) % 10 == 0:
+            got = store_counts(location)
+            if got != expected:
+                row.lost += 1
+                row.note(f"{label}: the store it read changed: {got} against {expected}")
+    if command == "export":
+        done = fork(cli(args_of(location)), cwd=work, limit=300)
+        problem = check_export(out, expected, whole=True) if done.rc == 0 else f"exit {done.rc}: {done.err[-200:]!r}"
+        if problem:
+            row.lost += 1
+            row.note(f"{command} {backend}, unkilled at the end: {problem}")
+    elif command == "report":
+        done = fork(cli(args_of(location)), cwd=work, limit=300)
+        if done.rc != 0 or not (out / "r.html").exists() or not _report_whole(out / "r.html"):
+            row.lost += 1
+            row.note(f"{command} {backend}, unkilled at the end: exit {done.rc}: {done.err[-200:]!r}")
+
+
+def _after_merge(row: Row, label: str, target: str, source: str, expected: dict[str, Any], child: Child) -> None:
+    """A killed merge's target: none or all of the source's runs, each whole; then a merge run
+    again (not killed) must leave all of them, once."""
+    got = check_store(target)
+    runs = expected["runs"]
+    if "error" not in got:
+        if got["runs"] not in (0, runs) or got["not_whole"]:
+            row.lost += 1
+            row.note(f"{label}: a killed merge left {got['runs']} of {runs} runs ({got['not_whole']} not whole)")
+    elif child.rc == 0:
+        row.note(f"{label}: merged, then unreadable: {got['error']}")
+    again = fork(cli(["history", "merge", source, "--db", target, "--wait-secs", "120"]), limit=300)
+    got = check_store(target)
+    if again.rc != 0 or "error" in got:
+        row.lost += runs
+        row.note(f"{label}: the merge again: exit {again.rc}: {(got.get('error') or again.err)[-200:]!r}")
+        return
+    row.lost += max(0, runs - got["distinct"]) + got["not_whole"]
+    row.duplicated += got["runs"] - got["distinct"]
+
+
+# --------------------------------------------------------------------------- hostile file names
+
+
+#: File and folder names a CI checkout or artifact may hold: bytes that are not UTF-8 (Latin-1,
+#: a cut sequence, an encoded surrogate, 0xff), control characters, a leading dash, a formula
+#: prefix, bidi controls, spaces, a name of 250 bytes.
+HOSTILE_FILE_NAMES = [b"run-\xff\xfe", b"caf\xe9", b"cut-\xc3(", b"sur-\xed\xa0\x80", b"-rf \n\r", b"\x1b[31mred",
+                      b"\xe2\x80\xaeevil", b"=cmd|calc", b" lead space ", b"tab\there", b"\xff" * 240,
+                      b"\x80\x81\x82", b"new\nline", b"quote\"'`", b"back\\slash"]
+
+
+def hostile_files(row: Row, work: Path, trials: int, stores: dict[str, str], rng: random.Random) -> None:
+    """Results files (and folders) with hostile names, the file names above, through `history
+    ingest` (a folder, or the files one by one as arguments) into each backend in turn, with a
+    broken file among them in every third trial: exit 0, or 2 with one line for the broken
+    file; then `history runs` (table, CSV, JSON) shows every name escaped, and every good file's
+    run is stored once (runs lost or duplicated otherwise)."""
+    backends = sorted(stores)
+    stored = dict.fromkeys(backends, 0)
+    for t in range(trials):
+        backend = backends[t % len(backends)]
+        location = stores[backend]
+        folder = os.fsencode(work / "hostile-files") + b"/" + rng.choice(HOSTILE_FILE_NAMES)[:60] + f"-{t}".encode()
+        os.makedirs(folder, exist_ok=True)
+        names = rng.sample(HOSTILE_FILE_NAMES, 3)
+        paths = []
+        broken = t % 3 == 2
+        for k, name in enumerate(names):
+            path = folder + b"/" + name + f"-{k}.json".encode()
+            doc = hd.document([1e12 * (1 + k / 10)], commit=hd.sha(f"hf-{t}-{k}"), batches=2,
+                              date=hd.START + dt.timedelta(hours=t, minutes=k))
+            data = json.dumps(doc).encode()
+            if broken and k == 1:
+                data = data[: len(data) // 2]
+            with open(path, "wb") as f:
+                f.write(data)
+            paths.append(os.fsdecode(path))
+        given = [os.fsdecode(folder)] if t % 2 == 0 else paths
+        flag = ["--shared", location, "--runner", "r"] if backend == "parquet" else ["--db", location]
+        child = fork(cli(["history", "ingest", *given, *flag]), cwd=work)
+        row.inputs += len(paths)
+        row.faults += len(paths)
+        label = f"trial {t} ({backend}, {'a folder' if t % 2 == 0 else 'files'}{', one broken' if broken else ''})"
+        lines = [ln for ln in child.error_lines() if not SUMMARY.search(ln)]
+        if child.rc is None:
+            row.hangs += 1
+            row.note(f"{label}: hang")
+            continue
+        if "Traceback" in child.err or child.rc == 3:
+            row.internal += 1
+            row.note(f"{label}: exit {child.rc}: {child.err[-300:]!r}")
+        elif child.rc != (2 if broken else 0) or len(lines) != int(broken):
+            row.note(f"{label}: exit {child.rc}, {len(lines)} error lines: {child.err[-300:]!r}")
+        else:
+            row.clean += len(paths)  # each file stored, or the broken one refused in one line
+        stored[backend] += len(paths) - int(broken)
+        for fmt in ("table", "csv", "json"):
+            shown = fork(cli(["history", "runs", "-n", "0", "-f", fmt, "--db", location]), cwd=work)
+            text = shown.stdout.decode("utf-8", "replace")
+            why = None
+            if shown.rc != 0 or "Traceback" in shown.err:
+                why = f"exit {shown.rc}: {shown.err[-200:]!r}"
+            elif b"\xff" in shown.stdout or "\ufffd" in text:
+                why = "a name's raw bytes in the output"
+            elif fmt == "table" and CONTROL.search(text.replace("\n", "")):
+                why = "a control character on the terminal"
+            elif fmt == "json":
+                try:
+                    json.loads(text)
+                except ValueError:
+                    why = "not JSON"
+            elif fmt == "csv" and len({len(r) for r in csv.reader(io.StringIO(text, newline=""))}) > 1:
+                why = "CSV rows of different widths"
+            if why:
+                row.note(f"{label}: history runs -f {fmt}: {why}")
+    for backend in backends:
+        got = check_store(stores[backend])
+        if "error" in got:
+            row.lost += stored[backend]
+            row.note(f"{backend}: {got['error']}")
+            continue
+        if got["distinct"] != stored[backend]:
+            row.note(f"{backend}: {got['distinct']} runs stored for {stored[backend]} good files")
+        row.lost += max(0, stored[backend] - got["distinct"]) + got["not_whole"]
+        row.duplicated += got["runs"] - got["distinct"]
 
 
 # --------------------------------------------------------------------------- I/O errors
@@ -1113,6 +1461,34 @@ def postgres() -> Iterator[str | None]:
         server.stop()
 
 
+def command_sections(work: Path, n: dict[str, int], rng: random.Random, backends: list[str],
+                     location: Callable[[str, str], str | None], section: Callable[..., None],
+                     pg_base: str | None) -> None:
+    """The kills during `history merge` (into a DuckDB file and a PostgreSQL server), `export`
+    and `report` (of each backend's store), on stores holding the same 12 runs."""
+    files = make_runs(work / "cmd-in", 12, "cmd")
+    source = str(location("parquet", "cmd-source"))
+    fork(cli(ingest_args("parquet", source, files)))
+    stores = {"parquet": source}
+    for b in backends:
+        if b != "parquet" and (loc := location(b, "cmd-" + b)):
+            fork(cli(ingest_args(b, loc, files)))
+            stores[b] = loc
+    for b in ("duckdb", "postgresql"):
+        def target(t: int, b: str = b) -> str:
+            return str(location(b, f"merge-{b}-{t + 1}"))
+
+        def merges(r: Row, b: str = b, target: Callable[[int], str] = target) -> None:
+            kill_commands(r, work, "merge", b, "", source, n["kill_command"], rng, target)
+        section(f"kill -9 / SIGTERM / SIGHUP, history merge into {b}", "commands", merges, na=b not in stores)
+    for command, count in (("export", n["kill_command"]), ("report", n["kill_report"])):
+        for b in backends:
+            def killed(r: Row, b: str = b, command: str = command, count: int = count) -> None:
+                kill_commands(r, work, command, b, stores[b], stores[b], count, rng)
+            section(f"kill -9 / SIGTERM / SIGHUP, history {command} of {b}", "commands", killed,
+                    na=b not in stores)
+
+
 def table(rows: list[Row]) -> str:
     head = "| category | inputs / trials | faults | clean exits | internal errors | hangs | runs lost | " \
            "runs duplicated | other findings | seconds |"
@@ -1158,7 +1534,12 @@ def run(size: str, seed: int, only: set[str] | None, log: Callable[[str], None])
                 + (f"; {row.default_action} SIGTERM(s) not handled (ended by the signal, exit -15)"
                    if row.default_action else "")
                 + (f"; {row.before_main} SIGTERM(s) before primbench's entry point ran (the script's own setup or"
-                   " the child's imports; exit -15, nothing done yet)" if row.before_main else ""))
+                   " the child's imports; exit -15, nothing done yet)" if row.before_main else "")
+                + (f"; {row.in_main} in primbench.cli.main before its handlers" if row.in_main else "")
+                + (f"; {row.after_end} after the command's last line (the signal came after its end)"
+                   if row.after_end else "")
+                + (f"; {row.after_handlers} after main put the handlers back (the command over, exiting)"
+                   if row.after_handlers else ""))
             for note in row.notes:
                 log(f"  - {note}")
 
@@ -1175,14 +1556,14 @@ def run(size: str, seed: int, only: set[str] | None, log: Callable[[str], None])
             r.faults = r.inputs  # every input is a fault: a mutated file
 
         section("fuzzed inputs, every reader (compare, ingest)", "fuzz", fuzzed)
-        section("kill -9 / SIGTERM, harness (primbench run, fake device)", "harness",
+        section("kill -9 / SIGTERM / SIGHUP, harness (primbench run, fake device)", "harness",
                 lambda r: kill_harness(r, work, n["kill_harness"], rng))
         for b in backends:
             loc = location(b, "kill-" + b)
 
             def kills(r: Row, b: str = b, loc: str | None = loc) -> None:
                 kill_ingest(r, work, b, str(loc), n["kill_ingest"], rng)
-            section(f"kill -9 / SIGTERM, ingest into {b}", "kills", kills, na=loc is None)
+            section(f"kill -9 / SIGTERM / SIGHUP, ingest into {b}", "kills", kills, na=loc is None)
         io_db = str(work / "io.duckdb")
         if only is None or "io" in only:
             fork(cli(["history", "ingest", *map(str, make_runs(work / "io-in", 4, "io")), "--db", io_db]))
@@ -1200,6 +1581,12 @@ def run(size: str, seed: int, only: set[str] | None, log: Callable[[str], None])
             r.faults = r.inputs  # every output checked is given a hostile name
 
         section("hostile names, every output", "hostile", hostile_names)
+        if only is None or "commands" in only:
+            command_sections(work, n, rng, backends, location, section, pg_base)
+        if only is None or "hostile_files" in only:
+            named = {b: loc for b in backends if (loc := location(b, "hf-" + b))}
+            section("hostile file names (not UTF-8, control characters) through ingest", "hostile_files",
+                    lambda r: hostile_files(r, work, n["hostile_files"], named, rng))
     return rows
 
 
@@ -1207,7 +1594,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", choices=sorted(SIZES), default="ci")
     parser.add_argument("--seed", type=int, default=29)
-    parser.add_argument("--only", default=None, help="comma-separated: fuzz,harness,kills,io,concurrency,hostile")
+    parser.add_argument("--only", default=None,
+                        help="comma-separated: fuzz,harness,kills,io,concurrency,hostile,commands,hostile_files")
     args = parser.parse_args()
     started = time.time()
     print(f"primbench fault campaign (tests/benchmarks/faults/campaign.py --size {args.size} --seed {args.seed}); "
