@@ -9,6 +9,7 @@ found in `primbench.metrics` and among the store's columns.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from primbench.errors import UsageError
@@ -102,14 +103,8 @@ def series(con: duckdb.DuckDBPyConnection, selector: Selector = Selector(), *, m
         raise UsageError(f"newest must be at least 1, got {newest}")
     if last is not None and last < 1:
         raise UsageError(f"--last must be at least 1, got {last}")
-    where = selector.where("r", "s")
-    if last is not None:
-        recent = selector.runs_only().where("r2")
-        where = where.and_(f"{_COMMIT.format(a='r')} IN (SELECT {_COMMIT.format(a='r2')} FROM runs r2{recent.sql()} "
-                           "GROUP BY 1 ORDER BY min(r2.date) DESC LIMIT ?)", *recent.params, int(last))
-    where = where.and_("s.error IS NULL")
-    source = f"FROM specializations s JOIN runs r USING (run_id){where.sql()}"
-    params = list(where.params)
+    where, params = _selected(selector, last)
+    source = f"FROM specializations s JOIN runs r USING (run_id){where}"
     if chosen is not None and chosen.name in EXTRA_METRICS:  # a path into extra's JSON, from the fixed table
         value = f"TRY_CAST(json_extract_string(s.extra, '{EXTRA_METRICS[chosen.name]}') AS DOUBLE)"
         sql = (f"SELECT {_SERIES_RUN}, {value} AS value, '{chosen.name}' AS metric, {_SERIES_BESIDE} "
@@ -130,6 +125,90 @@ def series(con: duckdb.DuckDBPyConnection, selector: Selector = Selector(), *, m
         sql = (f"SELECT date, branch, \"commit\", run_id, gpu_key, gpu_name, config_key, host, algorithm, name, "
                f"{_DEFAULT_VALUE} AS value, metric, * EXCLUDE (date, branch, \"commit\", run_id, gpu_key, gpu_name, "
                f"config_key, host, algorithm, name, metric, idx) FROM ({inner}) ORDER BY date, run_id, idx")
+    return con.execute(sql, params).df()
+
+
+def _selected(selector: Selector, last: int | None) -> tuple[str, list[object]]:
+    """The ``WHERE …`` of `series`' rows from ``specializations s JOIN runs r`` (and its
+    parameters): the selector's runs and specializations that did not fail, of the newest
+    `last` commits where given."""
+    where = selector.where("r", "s")
+    if last is not None:
+        recent = selector.runs_only().where("r2")
+        where = where.and_(f"{_COMMIT.format(a='r')} IN (SELECT {_COMMIT.format(a='r2')} FROM runs r2{recent.sql()} "
+                           "GROUP BY 1 ORDER BY min(r2.date) DESC LIMIT ?)", *recent.params, int(last))
+    where = where.and_("s.error IS NULL")
+    return where.sql(), list(where.params)
+
+
+def specialization_sizes(con: duckdb.DuckDBPyConnection, selector: Selector = Selector(), *,
+                         last: int | None = None) -> list[tuple[str, str, int]]:
+    """Each selected specialization (algorithm, name) with its number of `series` rows, sorted:
+    what `commit_points` is given a batch at a time."""
+    where, params = _selected(selector, last)
+    rows = con.execute(f"SELECT s.algorithm, s.name, count(*) FROM specializations s JOIN runs r USING (run_id){where} "
+                       "GROUP BY 1, 2", params).fetchall()
+    return sorted((str(a), str(n), int(c)) for a, n, c in rows)
+
+
+def _sorted_values(column: str) -> str:
+    """An aggregate: `column`'s values over a group as a sorted list, NULL and NaN left out (`_middle` of it)."""
+    return (f"list_sort(list({column}::DOUBLE) FILTER (WHERE {column} IS NOT NULL "
+            f"AND NOT isnan({column}::DOUBLE)))")
+
+
+def _middle(values: str) -> str:
+    """The median of a sorted list (`_sorted_values`) as pandas computes it: the middle value,
+    or half the sum of the two middle ones (the same float, bit for bit); NULL for none."""
+    n = f"len({values})"
+    return (f"CASE WHEN {n} = 0 THEN NULL WHEN {n} % 2 = 1 THEN {values}[{n} // 2 + 1] "
+            f"ELSE ({values}[{n} // 2] + {values}[{n} // 2 + 1]) / 2 END")
+
+
+#: `_DEFAULT_VALUE` of a specialization row `s` whose default metric is `m.metric`.
+_DEFAULT_OF_ROW = ("CASE m.metric WHEN 'bytes_per_second' THEN s.bytes_per_second "
+                   "WHEN 'items_per_second' THEN s.items_per_second ELSE s.gpu_seconds_per_call END")
+
+
+def commit_points(con: duckdb.DuckDBPyConnection, selector: Selector, algorithm: str, names: Sequence[str], *,
+                  metric: str | None = None, last: int | None = None) -> pd.DataFrame:
+    """The `series` rows of the `algorithm`'s specializations `names` reduced in SQL to one point per
+    commit of each series, as `history.trends.per_commit` reduces them (a run without a commit
+    is a commit of its own; the median of the commit's values and of its noise; its first run's
+    date, metric and GPU name; the number of runs): the columns algorithm, name, gpu_key,
+    config_key (empty text where unknown), commit, date, value, metric, noise_percent, runs,
+    gpu_name; each series oldest first, the series in key order. The rows of other
+    specializations are not read: a caller goes through a large selection a batch at a time."""
+    chosen = metric_of(metric)
+    where, params = _selected(selector, last)
+    where += f" AND s.algorithm = ? AND s.name IN ({', '.join('?' * len(names))})"  # a filter the scan applies
+    params += [algorithm, *names]
+    tables = "FROM specializations s JOIN runs r USING (run_id)"
+    if chosen is not None and chosen.name in EXTRA_METRICS:  # a path into extra's JSON, from the fixed table
+        value = f"TRY_CAST(json_extract_string(s.extra, '{EXTRA_METRICS[chosen.name]}') AS DOUBLE)"
+        where += f" AND {value} IS NOT NULL"
+    elif chosen is not None:
+        value = f"s.{chosen.name}"
+    else:
+        value = _DEFAULT_OF_ROW
+        tables += (" JOIN (SELECT s.algorithm, s.name, CASE WHEN max(s.bytes_per_second) > 0 THEN "
+                   "'bytes_per_second' WHEN max(s.items_per_second) > 0 THEN 'items_per_second' "
+                   f"ELSE 'gpu_seconds_per_call' END AS metric {tables}{where} GROUP BY s.algorithm, s.name) m "
+                   "ON m.algorithm = s.algorithm AND m.name = s.name")
+        params = [*params, *params]
+    metric_sql = "m.metric" if chosen is None else f"'{chosen.name}'"
+    rows = (f"SELECT s.algorithm, s.name, r.gpu_key, coalesce(r.config_key, '') AS config_key, "
+            f"{_COMMIT.format(a='r')} AS \"commit\", r.date, r.run_id, s.idx, r.gpu_name, {value} AS value, "
+            f"{metric_sql} AS metric, s.noise_percent {tables}{where}")
+    first = "(date, run_id, idx)"
+    grouped = (f"SELECT algorithm, name, gpu_key, config_key, \"commit\", min(date) AS date, "
+               f"{_sorted_values('value')} AS vs, arg_min(metric, {first}) AS metric, "
+               f"{_sorted_values('noise_percent')} AS ns, count(run_id) AS runs, "
+               f"arg_min(gpu_name, {first}) FILTER (WHERE gpu_name IS NOT NULL) AS gpu_name "
+               f"FROM ({rows}) GROUP BY algorithm, name, gpu_key, config_key, \"commit\"")
+    sql = (f"SELECT algorithm, name, gpu_key, config_key, \"commit\", date, {_middle('vs')} AS value, metric, "
+           f"{_middle('ns')} AS noise_percent, runs, gpu_name FROM ({grouped}) "
+           "ORDER BY algorithm, name, gpu_key NULLS LAST, config_key, date, \"commit\"")
     return con.execute(sql, params).df()
 
 

@@ -10,6 +10,7 @@ the checks of the filters in `history.selection`.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,6 +25,10 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from primbench.results import Results
+
+
+#: About how many `series` rows (a run's specialization each) `Reader.commit_points` reduces in one query.
+BATCH_ROWS = 50_000
 
 
 class Reader:
@@ -62,11 +67,28 @@ class Reader:
                     max_points: int = DEFAULT_MAX_POINTS) -> pd.DataFrame:
         """Change points of every per-commit series the selector selects (`history.trends.regressions_of`);
         give a branch, as for `series`."""
-        from primbench.history.trends import regressions_of
+        from primbench.history.trends import regressions_in
 
-        frame = self.series(selector, metric=metric)
-        return regressions_of(frame, metric=metric, alpha=alpha, min_size=min_size, min_shift=min_shift, last=last,
-                              max_points=max_points)
+        return regressions_in(self.commit_points(selector, metric=metric), metric=metric, alpha=alpha,
+                              min_size=min_size, min_shift=min_shift, last=last, max_points=max_points)
+
+    def commit_points(self, selector: Selector, *, metric: str | None = None, last: int | None = None,
+                      rows: int = BATCH_ROWS) -> Iterator[pd.DataFrame]:
+        """The selected series reduced to one point per commit in SQL (`history.queries.commit_points`),
+        a batch of specializations at a time, each batch of about `rows` `series` rows at most (one
+        specialization more, where one alone has more; one algorithm's), the specializations in key order: a
+        whole branch's history is never in memory at once."""
+        batch: list[str] = []
+        size, of = 0, ""
+        for algorithm, name, count in queries.specialization_sizes(self.con, selector, last=last):
+            if batch and (size + count > rows or algorithm != of):
+                yield queries.commit_points(self.con, selector, of, batch, metric=metric, last=last)
+                batch, size = [], 0
+            batch.append(name)
+            size += count
+            of = algorithm
+        if batch:
+            yield queries.commit_points(self.con, selector, of, batch, metric=metric, last=last)
 
     def gpu_key(self, selector: Selector) -> str | None:
         """The full key of the GPU of the newest run the selector matches (None: none does)."""
