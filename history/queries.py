@@ -151,6 +151,31 @@ def specialization_sizes(con: duckdb.DuckDBPyConnection, selector: Selector = Se
     return sorted((str(a), str(n), int(c)) for a, n, c in rows)
 
 
+def series_overview(con: duckdb.DuckDBPyConnection, selector: Selector, *, metric: str | None = None,
+                    last: int | None = None) -> tuple[tuple[int, int, Any, Any], list[tuple[Any, ...]]]:
+    """What a `series` frame of the same arguments holds, without its rows: (runs, commits
+    (a run without one a commit of its own), first date, last date; zeros and None for no row),
+    and each distinct (algorithm, name, config_key (empty text where unknown), gpu_name, metric)
+    of its rows, sorted (None last)."""
+    chosen = metric_of(metric)
+    where, params = _selected(selector, last)
+    source = f"FROM specializations s JOIN runs r USING (run_id){where}"
+    if chosen is not None and chosen.name in EXTRA_METRICS:  # only the rows that have the value, as `series`
+        source += (f" AND TRY_CAST(json_extract_string(s.extra, '{EXTRA_METRICS[chosen.name]}') AS DOUBLE) "
+                   "IS NOT NULL")
+    row = con.execute(f"SELECT count(DISTINCT r.run_id), count(DISTINCT {_COMMIT.format(a='r')}), min(r.date), "
+                      f"max(r.date) {source}", params).fetchone()
+    totals = (int(row[0]), int(row[1]), row[2], row[3]) if row else (0, 0, None, None)
+    followed = (f"'{chosen.name}'" if chosen is not None else
+                "CASE WHEN max(max(s.bytes_per_second)) OVER spec > 0 THEN 'bytes_per_second' "
+                "WHEN max(max(s.items_per_second)) OVER spec > 0 THEN 'items_per_second' "
+                "ELSE 'gpu_seconds_per_call' END")
+    groups = con.execute(f"SELECT s.algorithm, s.name, coalesce(r.config_key, '') AS config_key, r.gpu_name, "
+                         f"{followed} AS metric {source} GROUP BY 1, 2, 3, 4 "
+                         "WINDOW spec AS (PARTITION BY s.algorithm, s.name) ORDER BY 1, 2, 3, 4", params).fetchall()
+    return totals, groups
+
+
 def _sorted_values(column: str) -> str:
     """An aggregate: `column`'s values over a group as a sorted list, NULL and NaN left out (`_middle` of it)."""
     return (f"list_sort(list({column}::DOUBLE) FILTER (WHERE {column} IS NOT NULL "

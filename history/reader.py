@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from primbench.history import queries, selection
 from primbench.history.changepoints import DEFAULT_ALPHA, DEFAULT_MAX_POINTS, DEFAULT_MIN_SHIFT, DEFAULT_MIN_SIZE
@@ -52,6 +52,12 @@ class Reader:
         """One row per selected (run, specialization), oldest first (`history.queries.series`).
         Give a branch: the series of two branches are one series here."""
         return queries.series(self.con, selector, metric=metric, last=last)
+
+    def overview(self, selector: Selector, *, metric: str | None = None,
+                 last: int | None = None) -> tuple[tuple[int, int, Any, Any], list[tuple[Any, ...]]]:
+        """(runs, commits, first and last date) of what `series` selects, and its distinct
+        (algorithm, name, config_key, gpu_name, metric) (`history.queries.series_overview`)."""
+        return queries.series_overview(self.con, selector, metric=metric, last=last)
 
     def branches(self, selector: Selector = Selector()) -> pd.DataFrame:
         """Branches per algorithm, GPU and config with their latest run (`history.queries.branches`)."""

@@ -76,3 +76,23 @@ def test_settings_are_checked_before_any_query() -> None:
 
     with pytest.raises(UsageError, match="--alpha"):
         regressions_in(iter(never, None), alpha=2.0)
+
+
+def test_the_report_reads_what_the_whole_frame_holds(db: Store, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The report's counts, change points and charts, read without the whole frame, are the frame's."""
+    from primbench.history.plots import charts_of
+    from primbench.history.report import write_report
+
+    with db.read() as reader:
+        frame = reader.series(S(branch="twice"))
+        changes = regressions_of(frame)
+        overview, groups = reader.overview(S(branch="twice"))
+    commits = frame["commit"].fillna("run:" + frame["run_id"].astype(str)).nunique()
+    assert overview == (frame["run_id"].nunique(), commits, frame["date"].min(), frame["date"].max())
+    assert len(charts_of(frame)) == len({(a, n, c, m) for a, n, c, m, _ in groups})
+    out = tmp_path_factory.mktemp("report") / "r.html"
+    done = write_report(db, S(branch="twice"), out, max_charts=3)
+    assert (done.charts, done.change_points) == (3, len(changes))
+    text = out.read_text()
+    assert f"{frame['run_id'].nunique()} runs of {commits} commits" in text
+    assert f"{len(charts_of(frame))} series" in text
