@@ -96,3 +96,24 @@ def test_the_report_reads_what_the_whole_frame_holds(db: Store, tmp_path_factory
     text = out.read_text()
     assert f"{frame['run_id'].nunique()} runs of {commits} commits" in text
     assert f"{len(charts_of(frame))} series" in text
+
+
+def test_export_writes_bounded_row_groups_and_restores_the_settings(db: Store,
+                                                                    tmp_path_factory: pytest.TempPathFactory) -> None:
+    import duckdb
+
+    from primbench.history.export import DEFAULT_ROW_GROUP_ROWS, ROW_GROUP_ROWS, export_tables
+
+    out = tmp_path_factory.mktemp("export")
+    with db.read() as reader:
+        before = reader.con.execute("SELECT current_setting('memory_limit'), current_setting('threads')").fetchone()
+        written = export_tables(reader.con, out)
+        after = reader.con.execute("SELECT current_setting('memory_limit'), current_setting('threads')").fetchone()
+        stored = {t: reader.con.execute(f"SELECT count(*) FROM {t}").fetchone() for t in written}
+    assert before == after
+    con = duckdb.connect()
+    for table, (path, rows) in written.items():
+        assert (rows,) == stored[table]
+        groups = con.execute("SELECT max(row_group_num_rows) FROM parquet_metadata(?)", [str(path)]).fetchone()
+        assert groups is not None and (groups[0] or 0) <= ROW_GROUP_ROWS.get(table, DEFAULT_ROW_GROUP_ROWS)
+    assert "documents" in written
