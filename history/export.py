@@ -4,12 +4,11 @@ which cannot open a DuckDB 2.0 file), pandas, Polars or Spark."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from primbench.history.errors import HistoryError, one_line
+from primbench.history.reader import bounded
 from primbench.history.storage.schema import TABLES
 
 if TYPE_CHECKING:
@@ -37,7 +36,7 @@ def export_tables(con: duckdb.DuckDBPyConnection, directory: str | os.PathLike[s
     written: dict[str, tuple[Path, int]] = {}
     present = {r[0] for r in con.execute(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'").fetchall()}
-    with _bounded(con):
+    with bounded(con, EXPORT_MEMORY, threads=1):
         for table in EXPORTED:
             if table in present:
                 written[table] = _export(con, table, out)
@@ -52,29 +51,6 @@ DEFAULT_ROW_GROUP_ROWS = 100_000
 #: DuckDB's memory while it exports a store file: its buffer pool otherwise keeps every block
 #: it read (up to 80 % of the machine's memory), so a 10,000-run store's export took 1.6 GB.
 EXPORT_MEMORY = "384MB"
-
-
-@contextmanager
-def _bounded(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
-    """One thread and `EXPORT_MEMORY` for DuckDB while a store *file* is exported (blocks read
-    are then let go rather than cached; an in-memory copy of a Parquet folder or a server's
-    tables is not limited: its tables are that memory); the settings as they were after."""
-    row = con.execute("SELECT count(*) FROM duckdb_databases() WHERE database_name = current_database() "
-                      "AND path IS NOT NULL").fetchone()
-    if not row or not row[0]:
-        yield
-        return
-    was = con.execute("SELECT current_setting('memory_limit'), current_setting('threads')").fetchone()
-    con.execute(f"SET memory_limit = '{EXPORT_MEMORY}'")
-    con.execute("SET threads = 1")
-    try:
-        yield
-    finally:
-        con.execute("RESET memory_limit")  # the default (its text is rounded: '18.8 GiB' would not give it back)
-        if was and con.execute("SELECT current_setting('memory_limit')").fetchone() != (was[0],):
-            con.execute(f"SET memory_limit = '{was[0]}'")
-        if was:
-            con.execute(f"SET threads = {int(was[1])}")
 
 
 def _export(con: duckdb.DuckDBPyConnection, table: str, out: Path) -> tuple[Path, int]:

@@ -142,13 +142,16 @@ def _selected(selector: Selector, last: int | None) -> tuple[str, list[object]]:
 
 
 def specialization_sizes(con: duckdb.DuckDBPyConnection, selector: Selector = Selector(), *,
-                         last: int | None = None) -> list[tuple[str, str, int]]:
-    """Each selected specialization (algorithm, name) with its number of `series` rows, sorted:
-    what `commit_points` is given a batch at a time."""
+                         last: int | None = None) -> list[tuple[str, str, int, str]]:
+    """Each selected specialization (algorithm, name) with its number of `series` rows and its
+    default metric over them (`primbench.metrics.choose`, as `series` decides it), sorted: what
+    `commit_points` is given a batch at a time."""
     where, params = _selected(selector, last)
-    rows = con.execute(f"SELECT s.algorithm, s.name, count(*) FROM specializations s JOIN runs r USING (run_id){where} "
-                       "GROUP BY 1, 2", params).fetchall()
-    return sorted((str(a), str(n), int(c)) for a, n, c in rows)
+    rows = con.execute("SELECT s.algorithm, s.name, count(*), CASE WHEN max(s.bytes_per_second) > 0 THEN "
+                       "'bytes_per_second' WHEN max(s.items_per_second) > 0 THEN 'items_per_second' "
+                       "ELSE 'gpu_seconds_per_call' END "
+                       f"FROM specializations s JOIN runs r USING (run_id){where} GROUP BY 1, 2", params).fetchall()
+    return sorted((str(a), str(n), int(c), str(m)) for a, n, c, m in rows)
 
 
 def series_overview(con: duckdb.DuckDBPyConnection, selector: Selector, *, metric: str | None = None,
@@ -190,49 +193,36 @@ def _middle(values: str) -> str:
             f"ELSE ({values}[{n} // 2] + {values}[{n} // 2 + 1]) / 2 END")
 
 
-#: `_DEFAULT_VALUE` of a specialization row `s` whose default metric is `m.metric`.
-_DEFAULT_OF_ROW = ("CASE m.metric WHEN 'bytes_per_second' THEN s.bytes_per_second "
-                   "WHEN 'items_per_second' THEN s.items_per_second ELSE s.gpu_seconds_per_call END")
-
-
 def commit_points(con: duckdb.DuckDBPyConnection, selector: Selector, algorithm: str, names: Sequence[str], *,
-                  metric: str | None = None, last: int | None = None) -> pd.DataFrame:
-    """The `series` rows of the `algorithm`'s specializations `names` reduced in SQL to one point per
-    commit of each series, as `history.trends.per_commit` reduces them (a run without a commit
-    is a commit of its own; the median of the commit's values and of its noise; its first run's
-    date, metric and GPU name; the number of runs): the columns algorithm, name, gpu_key,
+                  metric: str, last: int | None = None) -> pd.DataFrame:
+    """The `series` rows of the `algorithm`'s specializations `names` reduced in SQL to one point
+    per commit of each series, as `history.trends.per_commit` reduces them (a run without a
+    commit is a commit of its own; the median of the commit's values and of its noise; its first
+    run's date and GPU name; the number of runs), of the `metric` named (a ``--metric`` name;
+    `specialization_sizes` says each one's default): the columns algorithm, name, gpu_key,
     config_key (empty text where unknown), commit, date, value, metric, noise_percent, runs,
     gpu_name; each series oldest first, the series in key order. The rows of other
     specializations are not read: a caller goes through a large selection a batch at a time."""
     chosen = metric_of(metric)
+    assert chosen is not None
     where, params = _selected(selector, last)
     where += f" AND s.algorithm = ? AND s.name IN ({', '.join('?' * len(names))})"  # a filter the scan applies
     params += [algorithm, *names]
-    tables = "FROM specializations s JOIN runs r USING (run_id)"
-    if chosen is not None and chosen.name in EXTRA_METRICS:  # a path into extra's JSON, from the fixed table
+    if chosen.name in EXTRA_METRICS:  # a path into extra's JSON, from the fixed table
         value = f"TRY_CAST(json_extract_string(s.extra, '{EXTRA_METRICS[chosen.name]}') AS DOUBLE)"
         where += f" AND {value} IS NOT NULL"
-    elif chosen is not None:
-        value = f"s.{chosen.name}"
     else:
-        value = _DEFAULT_OF_ROW
-        tables += (" JOIN (SELECT s.algorithm, s.name, CASE WHEN max(s.bytes_per_second) > 0 THEN "
-                   "'bytes_per_second' WHEN max(s.items_per_second) > 0 THEN 'items_per_second' "
-                   f"ELSE 'gpu_seconds_per_call' END AS metric {tables}{where} GROUP BY s.algorithm, s.name) m "
-                   "ON m.algorithm = s.algorithm AND m.name = s.name")
-        params = [*params, *params]
-    metric_sql = "m.metric" if chosen is None else f"'{chosen.name}'"
+        value = f"s.{chosen.name}"
     rows = (f"SELECT s.algorithm, s.name, r.gpu_key, coalesce(r.config_key, '') AS config_key, "
-            f"{_COMMIT.format(a='r')} AS \"commit\", r.date, r.run_id, s.idx, r.gpu_name, {value} AS value, "
-            f"{metric_sql} AS metric, s.noise_percent {tables}{where}")
-    first = "(date, run_id, idx)"
+            f"{_COMMIT.format(a='r')} AS \"commit\", r.date, r.run_id, r.gpu_name, {value} AS value, "
+            f"s.noise_percent FROM specializations s JOIN runs r USING (run_id){where}")
+    # a (run, specialization) row per run of a commit (the key): a run's place is (date, run_id), as in `series`
     grouped = (f"SELECT algorithm, name, gpu_key, config_key, \"commit\", min(date) AS date, "
-               f"{_sorted_values('value')} AS vs, arg_min(metric, {first}) AS metric, "
-               f"{_sorted_values('noise_percent')} AS ns, count(run_id) AS runs, "
-               f"arg_min(gpu_name, {first}) FILTER (WHERE gpu_name IS NOT NULL) AS gpu_name "
+               f"{_sorted_values('value')} AS vs, {_sorted_values('noise_percent')} AS ns, count(run_id) AS runs, "
+               "arg_min(gpu_name, (date, run_id)) FILTER (WHERE gpu_name IS NOT NULL) AS gpu_name "
                f"FROM ({rows}) GROUP BY algorithm, name, gpu_key, config_key, \"commit\"")
-    sql = (f"SELECT algorithm, name, gpu_key, config_key, \"commit\", date, {_middle('vs')} AS value, metric, "
-           f"{_middle('ns')} AS noise_percent, runs, gpu_name FROM ({grouped}) "
+    sql = (f"SELECT algorithm, name, gpu_key, config_key, \"commit\", date, {_middle('vs')} AS value, "
+           f"'{chosen.name}' AS metric, {_middle('ns')} AS noise_percent, runs, gpu_name FROM ({grouped}) "
            "ORDER BY algorithm, name, gpu_key NULLS LAST, config_key, date, \"commit\"")
     return con.execute(sql, params).df()
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,8 +28,37 @@ if TYPE_CHECKING:
     from primbench.results import Results
 
 
+#: DuckDB's memory while a command reads a branch's whole history from a store file (`bounded`).
+READ_MEMORY = "384MB"
+
 #: About how many `series` rows (a run's specialization each) `Reader.commit_points` reduces in one query.
 BATCH_ROWS = 50_000
+
+
+@contextmanager
+def bounded(con: duckdb.DuckDBPyConnection, memory: str = READ_MEMORY, *, threads: int | None = None) -> Iterator[None]:
+    """DuckDB limited to `memory` (and `threads`, where given) while a store *file* is read on
+    `con`: its buffer pool otherwise keeps every block it read, up to 80 % of the machine's
+    memory (a 100,000-run store's report passed 1.3 GB); past the limit it lets cached blocks
+    go. An in-memory copy of a Parquet folder's or a server's tables is not limited (its tables
+    are that memory). The settings are as they were afterwards."""
+    row = con.execute("SELECT count(*) FROM duckdb_databases() WHERE database_name = current_database() "
+                      "AND path IS NOT NULL").fetchone()
+    if not row or not row[0]:
+        yield
+        return
+    was = con.execute("SELECT current_setting('memory_limit'), current_setting('threads')").fetchone()
+    con.execute(f"SET memory_limit = '{memory}'")
+    if threads is not None:
+        con.execute(f"SET threads = {int(threads)}")
+    try:
+        yield
+    finally:
+        con.execute("RESET memory_limit")  # the default (its text is rounded: '18.8 GiB' would not give it back)
+        if was and con.execute("SELECT current_setting('memory_limit')").fetchone() != (was[0],):
+            con.execute(f"SET memory_limit = '{was[0]}'")
+        if was:
+            con.execute(f"SET threads = {int(was[1])}")
 
 
 class Reader:
@@ -75,8 +105,9 @@ class Reader:
         give a branch, as for `series`."""
         from primbench.history.trends import regressions_in
 
-        return regressions_in(self.commit_points(selector, metric=metric), metric=metric, alpha=alpha,
-                              min_size=min_size, min_shift=min_shift, last=last, max_points=max_points)
+        with bounded(self.con):
+            return regressions_in(self.commit_points(selector, metric=metric), metric=metric, alpha=alpha,
+                                  min_size=min_size, min_shift=min_shift, last=last, max_points=max_points)
 
     def commit_points(self, selector: Selector, *, metric: str | None = None, last: int | None = None,
                       rows: int = BATCH_ROWS) -> Iterator[pd.DataFrame]:
@@ -85,16 +116,17 @@ class Reader:
         specialization more, where one alone has more; one algorithm's), the specializations in key order: a
         whole branch's history is never in memory at once."""
         batch: list[str] = []
-        size, of = 0, ""
-        for algorithm, name, count in queries.specialization_sizes(self.con, selector, last=last):
-            if batch and (size + count > rows or algorithm != of):
-                yield queries.commit_points(self.con, selector, of, batch, metric=metric, last=last)
+        size, of = 0, ("", "")
+        for algorithm, name, count, default in queries.specialization_sizes(self.con, selector, last=last):
+            # a batch: one algorithm's specializations of one metric (each one's default, decided once here)
+            if batch and (size + count > rows or (algorithm, metric or default) != of):
+                yield queries.commit_points(self.con, selector, of[0], batch, metric=of[1], last=last)
                 batch, size = [], 0
             batch.append(name)
             size += count
-            of = algorithm
+            of = (algorithm, metric or default)
         if batch:
-            yield queries.commit_points(self.con, selector, of, batch, metric=metric, last=last)
+            yield queries.commit_points(self.con, selector, of[0], batch, metric=of[1], last=last)
 
     def gpu_key(self, selector: Selector) -> str | None:
         """The full key of the GPU of the newest run the selector matches (None: none does)."""

@@ -33,6 +33,7 @@ from primbench.history.changepoints import (
 from primbench.history.errors import HistoryError
 from primbench.history.labels import model
 from primbench.history.plots import Chart
+from primbench.history.reader import bounded
 from primbench.history.selector import Selector
 from primbench.history.trends import cap_notes, regressions_in
 from primbench.metrics import by_name
@@ -256,7 +257,7 @@ def write_report(db: Any, selector: Selector, out: str | os.PathLike[str] = "his
     branch, gpu = selector.branch, selector.gpu
     head = selector.only("branch", "gpu")
     notes: list[str] = []
-    with reading(db) as reader:
+    with reading(db) as reader, bounded(reader.con):
         (runs, commits, first, newest), groups = reader.overview(selector, metric=metric, last=last)
         if not runs:
             raise HistoryError(f"no runs of branch {branch!r}" + (f" on GPU {gpu!r}" if gpu else ""))
