@@ -324,14 +324,15 @@ def write_report(db: Any, selector: Selector, out: str | os.PathLike[str] = "his
                  "segmentation on ln(value) with a robust noise estimate, t-tests with Bonferroni correction, "
                  "drifts where a ramp fits as well as a staircase (docs/history.md).</p></body></html>")
     target = Path(out)
-    from primbench.atomicfile import write_atomic
+    from primbench.atomicfile import write_bytes_atomic
 
-    text = "\n".join(parts)
+    data = b"\n".join(p.encode("utf-8") for p in parts)  # one copy of the page (40 charts of 95,000 points: 110 MB)
+    parts.clear()
     try:
-        write_atomic(target, text)
+        write_bytes_atomic(target, data)
     except OSError as exc:
         raise HistoryError(f"{target}: cannot write the report ({exc.strerror or exc})") from None
-    return Report(target, branch, len(drawn), len(changes), counts, notes, len(text.encode("utf-8")))
+    return Report(target, branch, len(drawn), len(changes), counts, notes, len(data))
 
 
 _Steps = dict[tuple[str, str], dict[tuple[Any, Any], list[tuple[int, float]]]]
