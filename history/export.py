@@ -7,8 +7,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from primbench.history.bounded import bounded
 from primbench.history.errors import HistoryError, one_line
-from primbench.history.reader import bounded
 from primbench.history.storage.schema import TABLES
 
 if TYPE_CHECKING:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from primbench.errors import UsageError
 from primbench.history import interactive
+from primbench.history.bounded import bounded
 from primbench.history.changepoints import (
     DEFAULT_ALPHA,
     DEFAULT_MAX_POINTS,
@@ -33,7 +34,6 @@ from primbench.history.changepoints import (
 from primbench.history.errors import HistoryError
 from primbench.history.labels import model
 from primbench.history.plots import Chart
-from primbench.history.reader import bounded
 from primbench.history.selector import Selector
 from primbench.history.trends import cap_notes, regressions_in
 from primbench.metrics import by_name
