@@ -59,7 +59,8 @@ def chart_data(frame: pd.DataFrame, *, metric: str | None, title: str, reference
     scale, unit = followed.scale_for(shown)
     axis = commit_axis(points)
     x_of = {c: i for i, c in enumerate(axis)}
-    lines = list(dict.fromkeys(zip(points["gpu_key"], points["config_key"], strict=True))) if not points.empty else []
+    lines = (list(dict.fromkeys(zip(points["gpu_key"].tolist(), points["config_key"].tolist(), strict=True)))
+             if not points.empty else [])  # lists: iterating a pandas column boxes every value
     several_gpus = len({g for g, _ in lines}) > 1
     several_configs = len({c for _, c in lines}) > 1
     ids = short_gpu_ids(g for g, _ in lines)
@@ -75,14 +76,15 @@ def chart_data(frame: pd.DataFrame, *, metric: str | None, title: str, reference
         if several_configs:
             label += f", {config}"
         median: list[float | None] = [None] * len(axis)
-        for c, v in zip(pts["commit"], pts["value"], strict=True):
+        for c, v in zip(pts["commit"].tolist(), pts["value"].tolist(), strict=True):
             median[x_of[c]] = _num(v / scale)
         runs = f[(f["gpu_key"] == gpu_key) & (f["config_key"].fillna("") == (config or ""))] \
             if "config_key" in f.columns else f[f["gpu_key"] == gpu_key]
         low: list[float | None] = [None] * len(axis)
         high: list[float | None] = [None] * len(axis)
         spread = runs.groupby("commit", sort=False)["value"].agg(["size", "min", "max"])  # one pass, not one per commit
-        for c, n, lo, hi in zip(spread.index, spread["size"], spread["min"], spread["max"], strict=True):
+        for c, n, lo, hi in zip(spread.index.tolist(), spread["size"].tolist(), spread["min"].tolist(),
+                                spread["max"].tolist(), strict=True):
             if c in x_of and n > 1:
                 low[x_of[c]], high[x_of[c]] = _num(lo / scale), _num(hi / scale)
         color = COLORS[i % len(COLORS)]
@@ -91,7 +93,7 @@ def chart_data(frame: pd.DataFrame, *, metric: str | None, title: str, reference
         found = (steps.get((gpu_key, config), ()) if steps is not None else
                  [(cp.index, cp.shift) for cp in changes_of(pts, alpha=alpha, min_size=min_size,
                                                             min_shift=min_shift).points])
-        xs = [x_of[c] for c in pts["commit"]]
+        xs = [x_of[c] for c in pts["commit"].tolist()]
         for index, shift in found:
             worse = better is not None and ((shift > 0) != better)
             changes.append({"x": (xs[index - 1] + xs[index]) / 2, "worse": bool(worse),

@@ -159,6 +159,8 @@ def commit_axis(points: pd.DataFrame) -> list[str]:
     order = {c: i for i, c in enumerate(first)}  # first appearance: the tie-break
     keys = [k for k in ("gpu_key", "config_key", "branch") if k in points.columns]
     groups = [g["commit"].tolist() for _, g in points.groupby(keys, sort=False, dropna=False)] if keys else [commits]
+    if len(groups) == 1 and len(first) == len(groups[0]):
+        return groups[0]  # one series, each commit once: a chain, whose only topological order is itself
     after: dict[str, list[str]] = {c: [] for c in first}
     waiting = dict.fromkeys(first, 0)
     for seq in groups:
@@ -269,9 +271,13 @@ class Chart:
 
     def rows(self, frame: pd.DataFrame) -> pd.DataFrame:
         """The rows of `frame` (a `series` frame) this chart draws."""
+        import numpy as np
+        import pandas as pd
+
+        codes, names = pd.factorize(frame["gpu_name"], use_na_sentinel=False)  # the model once per GPU name
+        models = np.array([model(n) for n in names], dtype=object)[codes] if len(frame) else np.array([], dtype=object)
         return frame[(frame["algorithm"] == self.algorithm) & (frame["name"] == self.name)
-                     & (frame["config_key"].fillna("") == self.config_key)
-                     & (frame["gpu_name"].map(model) == self.gpu_model)]
+                     & (frame["config_key"].fillna("") == self.config_key) & (models == self.gpu_model)]
 
 
 def charts_of(frame: pd.DataFrame) -> list[Chart]:

@@ -114,15 +114,8 @@ def series(con: duckdb.DuckDBPyConnection, selector: Selector = Selector(), *, m
         raise UsageError(f"newest must be at least 1, got {newest}")
     if last is not None and last < 1:
         raise UsageError(f"--last must be at least 1, got {last}")
-    where = selector.where("r", "s")
-    if last is not None:
-        recent = selector.runs_only().where("r2")
-        where = where.and_(f"{_COMMIT.format(a='r')} IN (SELECT {_COMMIT.format(a='r2')} FROM runs r2{recent.sql()} "
-                           f"GROUP BY 1 ORDER BY min(({RUN_ORDER.format(a='r2')})) DESC LIMIT ?)",
-                           *recent.params, int(last))
-    where = where.and_("s.error IS NULL")
-    source = f"FROM specializations s JOIN runs r USING (run_id){where.sql()}"
-    params = list(where.params)
+    where, params = _selected(selector, last)
+    source = f"FROM specializations s JOIN runs r USING (run_id){where}"
     if chosen is not None and chosen.name in EXTRA_METRICS:  # a path into extra's JSON, from the fixed table
         value = f"TRY_CAST(json_extract_string(s.extra, '{EXTRA_METRICS[chosen.name]}') AS DOUBLE)"
         sql = (f"SELECT {_SERIES_RUN}, {value} AS value, '{chosen.name}' AS metric, {_SERIES_BESIDE} "
@@ -144,6 +137,116 @@ def series(con: duckdb.DuckDBPyConnection, selector: Selector = Selector(), *, m
                f"ingested_at, {_DEFAULT_VALUE} AS value, metric, * EXCLUDE (date, branch, \"commit\", run_id, "
                f"gpu_key, gpu_name, config_key, host, algorithm, name, ingested_at, metric, idx) FROM ({inner}) "
                "ORDER BY ingested_at, date, run_id, idx")
+    return con.execute(sql, params).df()
+
+
+def _selected(selector: Selector, last: int | None) -> tuple[str, list[object]]:
+    """The ``WHERE …`` of `series`' rows from ``specializations s JOIN runs r`` (and its
+    parameters): the selector's runs and specializations that did not fail, of the newest
+    `last` commits where given."""
+    where = selector.where("r", "s")
+    if last is not None:
+        recent = selector.runs_only().where("r2")
+        where = where.and_(f"{_COMMIT.format(a='r')} IN (SELECT {_COMMIT.format(a='r2')} FROM runs r2{recent.sql()} "
+                           f"GROUP BY 1 ORDER BY min(({RUN_ORDER.format(a='r2')})) DESC LIMIT ?)",
+                           *recent.params, int(last))
+    where = where.and_("s.error IS NULL")
+    return where.sql(), list(where.params)
+
+
+def specialization_sizes(con: duckdb.DuckDBPyConnection, selector: Selector = Selector(), *,
+                         last: int | None = None) -> list[tuple[str, str, int, str]]:
+    """Each selected specialization (algorithm, name) with its number of `series` rows and its
+    default metric over them (`primbench.metrics.choose`, as `series` decides it), sorted: what
+    `commit_points` is given a batch at a time."""
+    where, params = _selected(selector, last)
+    rows = con.execute("SELECT s.algorithm, s.name, count(*), CASE WHEN max(s.bytes_per_second) > 0 THEN "
+                       "'bytes_per_second' WHEN max(s.items_per_second) > 0 THEN 'items_per_second' "
+                       "ELSE 'gpu_seconds_per_call' END "
+                       f"FROM specializations s JOIN runs r USING (run_id){where} GROUP BY 1, 2", params).fetchall()
+    return sorted((str(a), str(n), int(c), str(m)) for a, n, c, m in rows)
+
+
+def series_overview(con: duckdb.DuckDBPyConnection, selector: Selector, *, metric: str | None = None,
+                    last: int | None = None) -> tuple[tuple[int, int, Any, Any], list[tuple[Any, ...]]]:
+    """What a `series` frame of the same arguments holds, without its rows: (runs, commits
+    (a run without one a commit of its own), first date, last date; zeros and None for no row),
+    and each distinct (algorithm, name, config_key (empty text where unknown), gpu_name, metric)
+    of its rows, sorted (None last)."""
+    chosen = metric_of(metric)
+    where, params = _selected(selector, last)
+    source = f"FROM specializations s JOIN runs r USING (run_id){where}"
+    if chosen is not None and chosen.name in EXTRA_METRICS:  # only the rows that have the value, as `series`
+        source += (f" AND TRY_CAST(json_extract_string(s.extra, '{EXTRA_METRICS[chosen.name]}') AS DOUBLE) "
+                   "IS NOT NULL")
+    row = con.execute(f"SELECT count(DISTINCT r.run_id), count(DISTINCT {_COMMIT.format(a='r')}), min(r.date), "
+                      f"max(r.date) {source}", params).fetchone()
+    totals = (int(row[0]), int(row[1]), row[2], row[3]) if row else (0, 0, None, None)
+    followed = (f"'{chosen.name}'" if chosen is not None else
+                "CASE WHEN max(max(s.bytes_per_second)) OVER spec > 0 THEN 'bytes_per_second' "
+                "WHEN max(max(s.items_per_second)) OVER spec > 0 THEN 'items_per_second' "
+                "ELSE 'gpu_seconds_per_call' END")
+    groups = con.execute(f"SELECT s.algorithm, s.name, coalesce(r.config_key, '') AS config_key, r.gpu_name, "
+                         f"{followed} AS metric {source} GROUP BY 1, 2, 3, 4 "
+                         "WINDOW spec AS (PARTITION BY s.algorithm, s.name) ORDER BY 1, 2, 3, 4", params).fetchall()
+    return totals, groups
+
+
+def _sorted_values(column: str) -> str:
+    """An aggregate: `column`'s values over a group as a sorted list, NULL and NaN left out (`_middle` of it)."""
+    return (f"list_sort(list({column}::DOUBLE) FILTER (WHERE {column} IS NOT NULL "
+            f"AND NOT isnan({column}::DOUBLE)))")
+
+
+def _middle(values: str) -> str:
+    """The median of a sorted list (`_sorted_values`) as pandas computes it: the middle value,
+    or half the sum of the two middle ones (the same float, bit for bit); NULL for none."""
+    n = f"len({values})"
+    return (f"CASE WHEN {n} = 0 THEN NULL WHEN {n} % 2 = 1 THEN {values}[{n} // 2 + 1] "
+            f"ELSE ({values}[{n} // 2] + {values}[{n} // 2 + 1]) / 2 END")
+
+
+def selected_commits(con: duckdb.DuckDBPyConnection, selector: Selector, *, last: int | None = None) -> list[str]:
+    """Every commit of the runs `series` would read for `selector` (a run without one as
+    ``run:RUN_ID``, a commit of its own), for git's order of them (`history.forkpoint.commit_order`)."""
+    where, params = _selected(selector, last)
+    sql = (f"SELECT DISTINCT {_COMMIT.format(a='r')} FROM specializations s JOIN runs r USING (run_id){where}")
+    return [row[0] for row in con.execute(sql, params).fetchall()]
+
+
+def commit_points(con: duckdb.DuckDBPyConnection, selector: Selector, algorithm: str, names: Sequence[str], *,
+                  metric: str, last: int | None = None) -> pd.DataFrame:
+    """The `series` rows of the `algorithm`'s specializations `names` reduced in SQL to one point
+    per commit of each series, as `history.trends.per_commit` reduces them (a run without a
+    commit is a commit of its own; the median of the commit's values and of its noise; its first
+    run's date and GPU name; the number of runs), of the `metric` named (a ``--metric`` name;
+    `specialization_sizes` says each one's default): the columns algorithm, name, gpu_key,
+    config_key (empty text where unknown), commit, date, value, metric, noise_percent, runs,
+    gpu_name; each series in ingest order (each commit at its first run's place in `RUN_ORDER`,
+    never by the dates a runner's clock wrote), the series in key order. The rows of other
+    specializations are not read: a caller goes through a large selection a batch at a time."""
+    chosen = metric_of(metric)
+    assert chosen is not None
+    where, params = _selected(selector, last)
+    where += f" AND s.algorithm = ? AND s.name IN ({', '.join('?' * len(names))})"  # a filter the scan applies
+    params += [algorithm, *names]
+    if chosen.name in EXTRA_METRICS:  # a path into extra's JSON, from the fixed table
+        value = f"TRY_CAST(json_extract_string(s.extra, '{EXTRA_METRICS[chosen.name]}') AS DOUBLE)"
+        where += f" AND {value} IS NOT NULL"
+    else:
+        value = f"s.{chosen.name}"
+    rows = (f"SELECT s.algorithm, s.name, r.gpu_key, coalesce(r.config_key, '') AS config_key, "
+            f"{_COMMIT.format(a='r')} AS \"commit\", r.date, ({RUN_ORDER.format(a='r')}) AS run_order, r.run_id, "
+            f"r.gpu_name, {value} AS value, s.noise_percent FROM specializations s JOIN runs r USING (run_id){where}")
+    # a (run, specialization) row per run of a commit (the key): a run's place is `RUN_ORDER`, as in `series`
+    grouped = (f"SELECT algorithm, name, gpu_key, config_key, \"commit\", min(date) AS date, "
+               f"min(run_order) AS run_order, {_sorted_values('value')} AS vs, {_sorted_values('noise_percent')} "
+               "AS ns, count(run_id) AS runs, "
+               "arg_min(gpu_name, run_order) FILTER (WHERE gpu_name IS NOT NULL) AS gpu_name "
+               f"FROM ({rows}) GROUP BY algorithm, name, gpu_key, config_key, \"commit\"")
+    sql = (f"SELECT algorithm, name, gpu_key, config_key, \"commit\", date, {_middle('vs')} AS value, "
+           f"'{chosen.name}' AS metric, {_middle('ns')} AS noise_percent, runs, gpu_name FROM ({grouped}) "
+           "ORDER BY algorithm, name, gpu_key NULLS LAST, config_key, run_order, \"commit\"")
     return con.execute(sql, params).df()
 
 

@@ -10,11 +10,12 @@ the checks of the filters in `history.selection`.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from primbench.history import queries, selection
+from primbench.history.bounded import bounded
 from primbench.history.changepoints import DEFAULT_ALPHA, DEFAULT_MAX_POINTS, DEFAULT_MIN_SHIFT, DEFAULT_MIN_SIZE
 from primbench.history.deps import require
 from primbench.history.errors import HistoryError
@@ -25,6 +26,10 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from primbench.results import Results
+
+
+#: About how many `series` rows (a run's specialization each) `Reader.commit_points` reduces in one query.
+BATCH_ROWS = 50_000
 
 
 class Reader:
@@ -49,6 +54,12 @@ class Reader:
         Give a branch: the series of two branches are one series here."""
         return queries.series(self.con, selector, metric=metric, last=last)
 
+    def overview(self, selector: Selector, *, metric: str | None = None,
+                 last: int | None = None) -> tuple[tuple[int, int, Any, Any], list[tuple[Any, ...]]]:
+        """(runs, commits, first and last date) of what `series` selects, and its distinct
+        (algorithm, name, config_key, gpu_name, metric) (`history.queries.series_overview`)."""
+        return queries.series_overview(self.con, selector, metric=metric, last=last)
+
     def branches(self, selector: Selector = Selector()) -> pd.DataFrame:
         """Branches per algorithm, GPU and config with their latest run (`history.queries.branches`)."""
         return queries.branches(self.con, selector)
@@ -63,16 +74,41 @@ class Reader:
                     max_points: int = DEFAULT_MAX_POINTS, use_git: bool = False) -> pd.DataFrame:
         """Change points of every per-commit series the selector selects (`history.trends.regressions_of`);
         give a branch, as for `series`. The commits in ingest order, or with `use_git` in git's
-        order where git here knows them all (`history.trends.git_order`)."""
-        from primbench.history.trends import git_order, regressions_of
+        order where git here knows them all (`history.forkpoint.commit_order`)."""
+        from primbench.history.forkpoint import commit_order
+        from primbench.history.trends import regressions_in
 
-        frame = self.series(selector, metric=metric)
-        return regressions_of(frame, metric=metric, alpha=alpha, min_size=min_size, min_shift=min_shift, last=last,
-                              max_points=max_points, order=git_order(frame) if use_git else None)
+        with bounded(self.con):
+            order = None
+            if use_git:
+                commits = queries.selected_commits(self.con, selector, last=last)
+                order = commit_order(commits) if commits and not any(c.startswith("run:") for c in commits) else None
+            return regressions_in(self.commit_points(selector, metric=metric), metric=metric, alpha=alpha,
+                                  min_size=min_size, min_shift=min_shift, last=last, max_points=max_points,
+                                  order=order)
 
     def date_flags(self, run_ids: Sequence[str]) -> dict[str, str]:
         """Why ingest flagged the date of each of `run_ids` it flagged (`history.queries.date_flags`)."""
         return queries.date_flags(self.con, run_ids)
+
+    def commit_points(self, selector: Selector, *, metric: str | None = None, last: int | None = None,
+                      rows: int = BATCH_ROWS) -> Iterator[pd.DataFrame]:
+        """The selected series reduced to one point per commit in SQL (`history.queries.commit_points`),
+        a batch of specializations at a time, each batch of about `rows` `series` rows at most (one
+        specialization more, where one alone has more; one algorithm's), the specializations in key order: a
+        whole branch's history is never in memory at once."""
+        batch: list[str] = []
+        size, of = 0, ("", "")
+        for algorithm, name, count, default in queries.specialization_sizes(self.con, selector, last=last):
+            # a batch: one algorithm's specializations of one metric (each one's default, decided once here)
+            if batch and (size + count > rows or (algorithm, metric or default) != of):
+                yield queries.commit_points(self.con, selector, of[0], batch, metric=of[1], last=last)
+                batch, size = [], 0
+            batch.append(name)
+            size += count
+            of = (algorithm, metric or default)
+        if batch:
+            yield queries.commit_points(self.con, selector, of[0], batch, metric=of[1], last=last)
 
     def gpu_key(self, selector: Selector) -> str | None:
         """The full key of the GPU of the newest run the selector matches (None: none does)."""

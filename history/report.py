@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from primbench.errors import UsageError
 from primbench.history import interactive
+from primbench.history.bounded import bounded
 from primbench.history.changepoints import (
     DEFAULT_ALPHA,
     DEFAULT_MAX_POINTS,
@@ -32,9 +33,9 @@ from primbench.history.changepoints import (
 )
 from primbench.history.errors import HistoryError
 from primbench.history.labels import model
-from primbench.history.plots import Chart, charts_of
+from primbench.history.plots import Chart
 from primbench.history.selector import Selector
-from primbench.history.trends import cap_notes, regressions_of
+from primbench.history.trends import cap_notes, regressions_in
 from primbench.metrics import by_name
 from primbench.textsafe import term_clean
 
@@ -168,16 +169,17 @@ class _Verdict:
     standard_error: float | None = None
 
 
-def _comparisons(reader: Any, frame: pd.DataFrame, head: Selector, base: str, use_git: bool,
+def _comparisons(reader: Any, configs: Sequence[str], head: Selector, base: str, use_git: bool,
                  notes: list[str]) -> list[tuple[str, BranchComparison]]:
-    """The latest verdicts of the head's branch against `base`, once per config the branch has runs of."""
+    """The latest verdicts of the head's branch against `base`, once per config the branch has runs of
+    (`configs`: their keys, empty text for unknown, sorted)."""
     from dataclasses import replace
 
     from primbench.errors import PrimbenchError
     from primbench.history.branch_compare import branch_comparison
 
     out = []
-    for config in sorted(set(frame["config_key"].fillna(""))):
+    for config in configs:
         try:
             out.append((config, branch_comparison(reader, replace(head, config=config or None), base,
                                                   use_git=use_git)))
@@ -255,68 +257,56 @@ def write_report(db: Any, selector: Selector, out: str | os.PathLike[str] = "his
     branch, gpu = selector.branch, selector.gpu
     head = selector.only("branch", "gpu")
     notes: list[str] = []
-    with reading(db) as reader:
-        frame = reader.series(selector, metric=metric, last=last)
-        if frame.empty:
+    with reading(db) as reader, bounded(reader.con):
+        (runs, commits, first, newest), groups = reader.overview(selector, metric=metric, last=last)
+        if not runs:
             raise HistoryError(f"no runs of branch {branch!r}" + (f" on GPU {gpu!r}" if gpu else ""))
-        changes = regressions_of(frame, metric=metric, alpha=alpha, min_size=min_size, min_shift=min_shift,
-                                 max_points=max_points)
-        comparisons = _comparisons(reader, frame, head, base, use_git, notes)
-        commits = frame["commit"].fillna("run:" + frame["run_id"].astype(str))
+        # one point per commit in SQL, a batch of specializations at a time: never the whole history in memory
+        changes = regressions_in(reader.commit_points(selector, metric=metric, last=last), metric=metric,
+                                 alpha=alpha, min_size=min_size, min_shift=min_shift, max_points=max_points)
+        comparisons = _comparisons(reader, sorted({g[2] for g in groups}), head, base, use_git, notes)
         # energy per call (results 4.5.0) beside whatever the charts follow, where runs read it
         energy = None if metric == "energy" else reader.series(selector, metric="energy", last=last)
         reference = None
         if branch != base:
             gpu_key = comparisons[0][1].gpu_key if comparisons else gpu
-            reference = reader.series(Selector(branch=base, gpu=gpu_key, since=selector.since), metric=metric)
-    verdicts = _verdicts(comparisons)
-    followed = ", ".join(sorted(set(frame["metric"]))) if "metric" in frame.columns else str(metric)
-    charts = _rank_charts(charts_of(frame), changes, verdicts)
-    drawn = charts[:max_charts]
-    anchors = {(c.algorithm, c.name, c.config_key): _anchor(i) for i, c in enumerate(drawn)}
+            reference = Selector(branch=base, gpu=gpu_key, since=selector.since)
+        verdicts = _verdicts(comparisons)
+        followed = ", ".join(sorted({str(g[4]) for g in groups}))
+        charts = _rank_charts(sorted({Chart(str(a), str(n), str(c), str(model(m))) for a, n, c, m, _ in groups}),
+                              changes, verdicts)
+        drawn = charts[:max_charts]
+        anchors = {(c.algorithm, c.name, c.config_key): _anchor(i) for i, c in enumerate(drawn)}
 
-    def link(algorithm: str, name: str, config: str) -> str:
-        a = anchors.get((algorithm, name, config or ""))
-        return f"<a href='#{a}'>{_e(name)}</a>" if a else _e(name)
+        def link(algorithm: str, name: str, config: str) -> str:
+            a = anchors.get((algorithm, name, config or ""))
+            return f"<a href='#{a}'>{_e(name)}</a>" if a else _e(name)
 
-    regressed, headline = _headline(branch, base, changes, verdicts, commits.nunique(), comparisons, metric)
-    missing = [n for n in notes if "no comparable base" in n]
-    if missing and not comparisons:
-        headline += f"; no verdicts against {base}: no comparable base (see the notes at the end)"
-    parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><meta name='viewport' "
-             f"content='width=device-width'><title>primbench history: {_e(branch)}</title>"
-             f"<style>{_CSS}</style>{interactive.assets()}</head><body>",
-             f"<h1>primbench history: <code>{_e(branch)}</code></h1>",
-             f"<p id='headline' class='headline {'bad' if regressed else 'good'}'>{_e(headline)}</p>",
-             f"<p>{frame['run_id'].nunique()} runs of {commits.nunique()} commits, {_e(_day(frame['date'].min()))} "
-             f"to {_e(_day(frame['date'].max()))}; {len(charts)} series. Metric: <code>{_e(followed)}</code>. "
-             f"Generated {_e(_dt.datetime.now(_dt.UTC).strftime(_STAMP))}.</p>"]
-    counts = _verdict_counts(verdicts)
-    parts.append(_summary(changes, counts, base))
-    parts.append(_attention(changes, verdicts, link, metric))
-    parts.append("<h2>Trends</h2>")
-    if len(charts) > len(drawn):
-        rest = ", ".join(f"{_e(c.algorithm)} / {_e(c.name)} ({_e(c.config_key)})" for c in charts[len(drawn):])
-        notes.append(f"{len(charts)} series: charts for the {len(drawn)} most interesting only "
-                     "(primbench history plot draws any other)")
-        parts.append(f"<p class='muted'>Not drawn ({len(charts) - len(drawn)}, nothing changed there): {rest}</p>")
-    models = len({c.gpu_model for c in charts}) > 1
-    short: list[list[str]] = []
-    parts_of = _split(frame, drawn)
-    steps = _steps(changes, max_points)
-    for i, chart in enumerate(drawn):
-        if progress is not None:
-            progress(i, len(drawn))
-        part = parts_of[chart]
-        ref = _reference(reference, chart, part)
-        points = part["commit"].fillna("run:" + part["run_id"].astype(str)).nunique()
-        if points <= SHORT_SERIES:  # one or two commits: numbers say more than a chart
-            short.append(_short_row(part, chart, _anchor(i), metric, ref, base))
-            continue
-        data = interactive.chart_data(part, metric=metric, title=chart.title(branch, models), reference=ref,
-                                      reference_label=base, alpha=alpha, min_size=min_size, min_shift=min_shift,
-                                      steps=steps.get((chart.algorithm, chart.name), {}) if steps is not None else None)
-        parts.append(interactive.chart_html(_anchor(i), data))
+        regressed, headline = _headline(branch, base, changes, verdicts, commits, comparisons, metric)
+        missing = [n for n in notes if "no comparable base" in n]
+        if missing and not comparisons:
+            headline += f"; no verdicts against {base}: no comparable base (see the notes at the end)"
+        parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><meta name='viewport' "
+                 f"content='width=device-width'><title>primbench history: {_e(branch)}</title>"
+                 f"<style>{_CSS}</style>{interactive.assets()}</head><body>",
+                 f"<h1>primbench history: <code>{_e(branch)}</code></h1>",
+                 f"<p id='headline' class='headline {'bad' if regressed else 'good'}'>{_e(headline)}</p>",
+                 f"<p>{runs} runs of {commits} commits, {_e(_day(first))} "
+                 f"to {_e(_day(newest))}; {len(charts)} series. Metric: <code>{_e(followed)}</code>. "
+                 f"Generated {_e(_dt.datetime.now(_dt.UTC).strftime(_STAMP))}.</p>"]
+        counts = _verdict_counts(verdicts)
+        parts.append(_summary(changes, counts, base))
+        parts.append(_attention(changes, verdicts, link, metric))
+        parts.append("<h2>Trends</h2>")
+        if len(charts) > len(drawn):
+            rest = ", ".join(f"{_e(c.algorithm)} / {_e(c.name)} ({_e(c.config_key)})" for c in charts[len(drawn):])
+            notes.append(f"{len(charts)} series: charts for the {len(drawn)} most interesting only "
+                         "(primbench history plot draws any other)")
+            parts.append(f"<p class='muted'>Not drawn ({len(charts) - len(drawn)}, nothing changed there): "
+                         f"{rest}</p>")
+        drawing = _Drawing(reader, selector, branch, base, metric, last, alpha, min_size, min_shift,
+                           _steps(changes, max_points), reference, len({c.gpu_model for c in charts}) > 1)
+        short = drawing.draw(drawn, parts, progress)
     if short:
         parts.append(f"<h3>Series of {SHORT_SERIES} commits or fewer</h3>" + _table(
             ["algorithm", "specialization", "config", "GPU", "commits", "values (oldest first)",
@@ -334,26 +324,15 @@ def write_report(db: Any, selector: Selector, out: str | os.PathLike[str] = "his
                  "segmentation on ln(value) with a robust noise estimate, t-tests with Bonferroni correction, "
                  "drifts where a ramp fits as well as a staircase (docs/history.md).</p></body></html>")
     target = Path(out)
-    from primbench.atomicfile import write_atomic
+    from primbench.atomicfile import write_bytes_atomic
 
-    text = "\n".join(parts)
+    data = b"\n".join(p.encode("utf-8") for p in parts)  # one copy of the page (40 charts of 95,000 points: 110 MB)
+    parts.clear()
     try:
-        write_atomic(target, text)
+        write_bytes_atomic(target, data)
     except OSError as exc:
         raise HistoryError(f"{target}: cannot write the report ({exc.strerror or exc})") from None
-    return Report(target, branch, len(drawn), len(changes), counts, notes, len(text.encode("utf-8")))
-
-
-def _split(frame: pd.DataFrame, charts: Sequence[Chart]) -> dict[Chart, pd.DataFrame]:
-    """Each chart's rows of `frame` (`Chart.rows`), found in one pass over the frame rather than
-    one per chart."""
-    if not charts:
-        return {}
-    keys = frame.assign(config_key=frame["config_key"].fillna(""), gpu_model=frame["gpu_name"].map(model))
-    groups = keys.groupby(["algorithm", "name", "config_key", "gpu_model"], sort=False, dropna=False).indices
-    empty = frame.iloc[:0]
-    return {c: frame.iloc[groups[key]] if (key := (c.algorithm, c.name, c.config_key, c.gpu_model)) in groups
-            else empty for c in charts}
+    return Report(target, branch, len(drawn), len(changes), counts, notes, len(data))
 
 
 _Steps = dict[tuple[str, str], dict[tuple[Any, Any], list[tuple[int, float]]]]
@@ -372,6 +351,61 @@ def _steps(changes: pd.DataFrame, max_points: int) -> _Steps | None:
         line = out.setdefault((c.algorithm, c.name), {}).setdefault((c.gpu_key, c.config_key), [])
         line.append((int(c.position), float(c.shift)))
     return out
+
+
+@dataclass
+class _Drawing:
+    """The report's charts, each read from the store on its own (its specialization's rows,
+    and the base's for the reference line): one chart's rows in memory at a time."""
+
+    reader: Any
+    selector: Selector
+    branch: str
+    base: str
+    metric: str | None
+    last: int | None
+    alpha: float
+    min_size: int
+    min_shift: float
+    steps: _Steps | None
+    reference: Selector | None
+    models: bool
+
+    def rows(self, chart: Chart) -> pd.DataFrame:
+        """The chart's rows of the report's `series` frame (`Chart.rows` of its specialization's)."""
+        from dataclasses import replace
+
+        of = replace(self.selector, algorithm=chart.algorithm, name=chart.name)
+        return chart.rows(self.reader.series(of, metric=self.metric, last=self.last))
+
+    def base_rows(self, chart: Chart, part: pd.DataFrame) -> pd.DataFrame | None:
+        """The base's rows for the chart's reference line (`_reference`); None for the base itself."""
+        if self.reference is None:
+            return None
+        from dataclasses import replace
+
+        of = replace(self.reference, algorithm=chart.algorithm, name=chart.name)
+        return _reference(self.reader.series(of, metric=self.metric), chart, part)
+
+    def draw(self, drawn: Sequence[Chart], parts: list[str],
+             progress: Callable[[int, int], None] | None) -> list[list[str]]:
+        """Each chart's HTML appended to `parts`; the rows of the series too short for a chart returned."""
+        short: list[list[str]] = []
+        for i, chart in enumerate(drawn):
+            if progress is not None:
+                progress(i, len(drawn))
+            part = self.rows(chart)
+            ref = self.base_rows(chart, part)
+            points = part["commit"].fillna("run:" + part["run_id"].astype(str)).nunique()
+            if points <= SHORT_SERIES:  # one or two commits: numbers say more than a chart
+                short.append(_short_row(part, chart, _anchor(i), self.metric, ref, self.base))
+                continue
+            steps = self.steps.get((chart.algorithm, chart.name), {}) if self.steps is not None else None
+            data = interactive.chart_data(part, metric=self.metric, title=chart.title(self.branch, self.models),
+                                          reference=ref, reference_label=self.base, alpha=self.alpha,
+                                          min_size=self.min_size, min_shift=self.min_shift, steps=steps)
+            parts.append(interactive.chart_html(_anchor(i), data))
+        return short
 
 
 def _reference(reference: pd.DataFrame | None, chart: Chart, part: pd.DataFrame) -> pd.DataFrame | None:

@@ -8,7 +8,7 @@ frame and names each change by the followed metric's better direction, read from
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from primbench.benchmark import natural_key
@@ -131,33 +131,57 @@ def regressions_of(frame: pd.DataFrame, *, metric: str | None = None, alpha: flo
     the cap of `max_points` change points. `last` keeps only changes that reach the `last`
     newest commits of each series. `metric` names the values of a frame without a ``metric``
     column. `order`: the commits' order (`git_order`) for `per_commit`; None: ingest order."""
-    import pandas as pd
+    _check_settings(alpha, min_size, last)
+    return regressions_in([per_commit(frame, order)], metric=metric, alpha=alpha, min_size=min_size,
+                          min_shift=min_shift, last=last, max_points=max_points)
 
-    from primbench.history.changepoints import analyse
 
+def _check_settings(alpha: float, min_size: int, last: int | None) -> None:
     if last is not None and last < 1:
         raise UsageError(f"--last must be at least 1, got {last}")
     if not 0 < alpha < 1:
         raise UsageError(f"--alpha must lie between 0 and 1, got {alpha}")
     if min_size < 1:
         raise UsageError(f"--min-size must be at least 1, got {min_size}")
-    points = per_commit(frame, order)
+
+
+def regressions_in(batches: Iterable[pd.DataFrame], *, metric: str | None = None, alpha: float = DEFAULT_ALPHA,
+                   min_size: int = DEFAULT_MIN_SIZE, min_shift: float = DEFAULT_MIN_SHIFT, last: int | None = None,
+                   max_points: int = DEFAULT_MAX_POINTS, order: Mapping[str, int] | None = None) -> pd.DataFrame:
+    """`regressions_of` of per-commit points (`per_commit`'s columns; or
+    `history.queries.commit_points`', reduced in SQL, each series in ingest order) that come a
+    batch at a time, each batch whole series of specializations after those of the batch before
+    (key order): the rows `regressions_of` gives for all of them at once, with one batch in
+    memory at a time. `order` (each commit's place in git's history: `git_order`, placing every
+    commit) reorders each series' points by it. The settings are checked before the first batch
+    is asked for."""
+    import pandas as pd
+
+    from primbench.history.changepoints import analyse
+
+    _check_settings(alpha, min_size, last)
     rows: list[dict[str, Any]] = []
-    for key, group in points.groupby(SERIES_KEYS, sort=True, dropna=False):
-        group = group.reset_index(drop=True)
-        values = group["value"].astype(float).to_numpy()
-        if len(values) < 2 * min_size or not (values == values).all():
-            continue
-        followed = metric_in(group, metric)
-        changes = analyse(values, alpha=alpha, min_size=min_size, min_shift=min_shift, max_points=max_points,
-                          uncertainty=_uncertainty(group))
-        found = [_step_row(key, group, cp, followed) for cp in changes.points]
-        found += [_drift_row(key, group, d, followed) for d in changes.drifts]
-        found += [_burst_row(key, group, b, followed) for b in changes.bursts]
-        for row in sorted(found, key=lambda r: r["position"]):
-            if last is not None and row["end_position"] < len(values) - last:
+    for points in batches:
+        if order is not None and len(points) and points["commit"].isin(list(order)).all():
+            points = points.assign(_git=points["commit"].map(order)).sort_values(
+                [*SERIES_KEYS, "_git"], kind="stable").drop(columns="_git")
+            if "position" in points.columns:
+                points["position"] = points.groupby(SERIES_KEYS, sort=False, dropna=False).cumcount()
+        for key, group in points.groupby(SERIES_KEYS, sort=True, dropna=False):
+            group = group.reset_index(drop=True)
+            values = group["value"].astype(float).to_numpy()
+            if len(values) < 2 * min_size or not (values == values).all():
                 continue
-            rows.append({**row, "capped": changes.capped})
+            followed = metric_in(group, metric)
+            changes = analyse(values, alpha=alpha, min_size=min_size, min_shift=min_shift, max_points=max_points,
+                              uncertainty=_uncertainty(group))
+            found = [_step_row(key, group, cp, followed) for cp in changes.points]
+            found += [_drift_row(key, group, d, followed) for d in changes.drifts]
+            found += [_burst_row(key, group, b, followed) for b in changes.bursts]
+            for row in sorted(found, key=lambda r: r["position"]):
+                if last is not None and row["end_position"] < len(values) - last:
+                    continue
+                rows.append({**row, "capped": changes.capped})
     return pd.DataFrame(rows, columns=REGRESSION_COLUMNS)
 
 

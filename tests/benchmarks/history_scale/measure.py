@@ -75,7 +75,9 @@ def timed(argv: list[str], *, code_root: Path, timeout_s: float = 120.0, rss_lim
         start = time.perf_counter()
         with open(os.devnull, "rb") as null, tempfile.TemporaryFile("w+") as out, \
                 tempfile.TemporaryFile("w+") as err:
-            proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=out, stderr=err, stdin=null,
+            # in `code_root` unless told otherwise: ``python -c`` puts the working directory first on
+            # sys.path, before PYTHONPATH, so a runner started in another checkout timed that one's code
+            proc = subprocess.Popen(cmd, env=env, cwd=cwd or code_root, stdout=out, stderr=err, stdin=null,
                                     start_new_session=True)
             killed = None
             peak = cpu = 0.0

@@ -2,11 +2,15 @@
 branch): every command's CPU time, wall time and peak RSS per store, beside each other, the
 growth exponents (d log CPU / d log runs, 1,000 -> 10,000 -> 100,000 runs) and the targets.
 
-Run: ``python report.py`` (writes results.md beside it).
+Run: ``python report.py`` (writes results.md beside it); ``python report.py --base LABEL
+--head LABEL --base-title TEXT --head-title TEXT --out NAME.md`` for other results files (the
+issue-28b figures: ``--base main-cd87fcb --head s3-28b --base-title "main at cd87fcb"
+--head-title "issue-28b" --base-short cd87fcb --head-short 28b --out results-28b.md``).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 from pathlib import Path
@@ -45,13 +49,24 @@ def exponent(a: dict[str, Any] | None, b: dict[str, Any] | None, ratio: float = 
 
 
 def main() -> None:
-    base, head = _load("base"), _load("head")
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--base", default="base")
+    parser.add_argument("--head", default="head")
+    parser.add_argument("--base-title", default="main at c16539c")
+    parser.add_argument("--head-title", default="this branch")
+    parser.add_argument("--base-short", default="main", help="the base's name in the exponents' table")
+    parser.add_argument("--head-short", default="branch")
+    parser.add_argument("--out", default="results.md")
+    args = parser.parse_args()
+    base, head = _load(args.base), _load(args.head)
+    bt, ht, bs, hs = args.base_title, args.head_title, args.base_short, args.head_short
     out = ["# history_scale: recorded figures", "",
-           f"main at c16539c: {base.get('machine', '?')}", f"this branch: {head.get('machine', '?')}", "",
+           f"{bt}: {base.get('machine', '?')}", f"{ht}: {head.get('machine', '?')}", "",
            "Each cell: CPU time (user + system, all threads) / wall time / peak RSS of the whole process "
            "(GNU time), one run per command on a shared 2-core machine (wall times include waiting for "
            "the CPU). Killed: past the runner's limit (120 s, or 4 GB of RSS).", ""]
-    out += ["## compare", "", "| files | main at c16539c | this branch |", "|---|---|---|"]
+    if base.get("compare") or head.get("compare"):
+        out += ["## compare", "", f"| files | {bt} | {ht} |", "|---|---|---|"]
     for key in (base.get("compare") or head.get("compare") or {}):
         out.append(f"| {key} (median of {len(((head.get('compare') or {}).get(key) or {}).get('cpu_s_all', [1]))}) "
                    f"| {cell((base.get('compare') or {}).get(key))} | {cell((head.get('compare') or {}).get(key))} |")
@@ -61,12 +76,12 @@ def main() -> None:
             continue
         size = (h or b or {}).get("store_mb")
         out += ["", f"## {TITLES[store]} (store file {size} MB)", "",
-                "| command | main at c16539c | this branch |", "|---|---|---|"]
+                f"| command | {bt} | {ht} |", "|---|---|---|"]
         keys = [k for k in (h or b or {}) if k not in ("store_runs", "store_mb")]
         for k in keys:
             out.append(f"| {k} | {cell((b or {}).get(k))} | {cell((h or {}).get(k))} |")
     out += ["", "## Growth exponents (CPU time ~ runs^k)", "",
-            "| command | main 1k->10k | branch 1k->10k | main 10k->100k (lean) | branch 10k->100k (lean) |",
+            f"| command | {bs} 1k->10k | {hs} 1k->10k | {bs} 10k->100k (lean) | {hs} 10k->100k (lean) |",
             "|---|---|---|---|---|"]
     s = {lab: d.get("stores") or {} for lab, d in (("base", base), ("head", head))}
     keys = list(s["head"].get("s1k") or s["base"].get("s1k") or {})
@@ -76,7 +91,7 @@ def main() -> None:
         row = [exponent((s[lab].get(a) or {}).get(k), (s[lab].get(z) or {}).get(k))
                for a, z in (("s1k", "s10k"), ("s10k", "s100k_lean")) for lab in ("base", "head")]
         out.append(f"| {k} | {row[0]} | {row[1]} | {row[2]} | {row[3]} |")
-    (HERE / "results.md").write_text("\n".join(out) + "\n")
+    (HERE / args.out).write_text("\n".join(out) + "\n")
     print("\n".join(out))
 
 
