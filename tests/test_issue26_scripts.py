@@ -86,7 +86,13 @@ def test_the_net_energy_driver_and_table_run_on_the_fake_gpu(tmp_path: Path) -> 
     table = subprocess.run([sys.executable, str(ROOT / "tests/benchmarks/energy/net_energy.py"),
                             str(tmp_path / "energy_net")], capture_output=True, text=True, cwd=ROOT)
     assert table.returncode == 0, table.stderr
-    assert "net twice within the A/A tolerance: 8 of 8" in table.stdout
+    for run in ("a", "b"):  # twice the work reads twice the net joules (the fake's jitter: 0.3 % a call)
+        specs = json.loads((tmp_path / "energy_net" / f"net_{run}.json").read_text())["specializations"]
+        net = {(s["meta"]["kernel"], s["meta"]["launches"]): s["energy_baseline"]["net_joules_per_call"] for s in specs}
+        for kernel in ("copy", "scale", "reduce", "fma"):
+            assert net[(kernel, 2)] / net[(kernel, 1)] == pytest.approx(2.0, rel=0.01), (run, kernel)
     assert "gross twice at |z| <= 3: 0 of 8" in table.stdout  # the clear is in every gross call
     rms = float(table.stdout.split("RMS ")[1].split(" %")[0])
-    assert rms < 0.5  # aligned windows: not the 2-5 % of a plain window's 100 ms steps
+    # aligned windows: what is left is the fake's 0.2 % shift per process (issue26_fake), not the
+    # 2-5 % of a plain window's 100 ms steps
+    assert rms < 1.5

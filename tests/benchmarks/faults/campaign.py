@@ -687,14 +687,14 @@ def one(con: Any, sql: str) -> int:
     return int(row[0]) if row else 0
 
 
-def check_store(location: str) -> dict[str, Any]:
-    """In a child: the store's runs, distinct runs and runs not whole (or the error)."""
+def query_store(location: str, query: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
+    """In a child: what `query` reads from a read-only connection to the store at `location`
+    (or the error)."""
     def run() -> int:
         doc: dict[str, Any]
         try:
             with read_store(location) as con:
-                doc = {"runs": one(con, "SELECT count(*) FROM runs"),
-                       "distinct": one(con, "SELECT count(DISTINCT run_id) FROM runs"), "not_whole": one(con, WHOLE)}
+                doc = query(con)
         except Exception as exc:
             doc = {"error": f"{type(exc).__name__}: {str(exc)[:200]}"}
         sys.stdout.write(json.dumps(doc))
@@ -704,6 +704,13 @@ def check_store(location: str) -> dict[str, Any]:
         return dict(json.loads(child.stdout))
     except ValueError:
         return {"error": f"checker exit {child.rc}: {child.err[-300:]}"}
+
+
+def check_store(location: str) -> dict[str, Any]:
+    """In a child: the store's runs, distinct runs and runs not whole (or the error)."""
+    return query_store(location, lambda con: {"runs": one(con, "SELECT count(*) FROM runs"),
+                                              "distinct": one(con, "SELECT count(DISTINCT run_id) FROM runs"),
+                                              "not_whole": one(con, WHOLE)})
 
 
 def ingest_args(backend: str, location: str, files: list[Path]) -> list[str]:
@@ -823,20 +830,8 @@ COMMAND_POINTS = {"merge": POINTS[4:], "export": POINTS[2:4], "report": POINTS[:
 
 def store_counts(location: str) -> dict[str, Any]:
     """In a child: the rows of every table of the store at `location` (or the error)."""
-    def run() -> int:
-        try:
-            with read_store(location) as con:
-                doc: dict[str, Any] = {t: one(con, f"SELECT count(*) FROM {t}")
-                                       for t in ("runs", "specializations", "batches")}
-        except Exception as exc:
-            doc = {"error": f"{type(exc).__name__}: {str(exc)[:200]}"}
-        sys.stdout.write(json.dumps(doc))
-        return 0
-    child = fork(run, limit=180)
-    try:
-        return dict(json.loads(child.stdout))
-    except ValueError:
-        return {"error": f"checker exit {child.rc}: {child.err[-300:]}"}
+    return query_store(location, lambda con: {t: one(con, f"SELECT count(*) FROM {t}")
+                                              for t in ("runs", "specializations", "batches")})
 
 
 def check_export(directory: Path, counts: dict[str, Any], whole: bool = False) -> str | None:
