@@ -479,3 +479,19 @@ def test_an_older_file_reads_as_its_whole_upgrade_does(version: str) -> None:
     assert (fast.context, fast.specializations, fast.summary) == (whole.context, whole.specializations, whole.summary)
     if version == "4.0.0":
         assert fast.settings.cache_size == 256 * 2**20
+
+
+def test_the_context_only_upgrades_change_the_context_alone() -> None:
+    """`CONTEXT_ONLY_UPGRADES` lets an older file's specializations be read as the current model
+    decodes them: every step from those versions must leave everything but the context as it is
+    (the fast path of 100,000-specialization files, issue 28)."""
+    from primbench.results import CONTEXT_ONLY_UPGRADES, UPGRADES
+
+    assert set(UPGRADES) == set(KNOWN_VERSIONS[:-1])
+    for version in sorted(CONTEXT_ONLY_UPGRADES):
+        specs = [{"name": "k", "index": 0, "anything": [1, 2]}]
+        summary = {"count": 1}
+        doc = {"context": {"results_version": version, "settings": {}}, "specializations": specs, "summary": summary}
+        out = UPGRADES[version](doc)
+        assert out["specializations"] is specs and out["summary"] is summary, version
+        assert set(out) == set(doc), version
