@@ -71,6 +71,18 @@ def _copy_documents(con: Any, rid: str, parts: list[str], originals: list[str]) 
             f"SELECT run_id, codec, body FROM {p}" for p in parts))
 
 
+def _copy_runs(tag: str, rid: str, hours: int, extra: str = "") -> str:
+    """The INSERT of a copy of the original runs (``originals``): run ids `rid`, branches other
+    than main and commits suffixed with `tag`, dates moved by `hours` (earlier where negative),
+    `extra` more replaced columns."""
+    shift = f"date {'+' if hours >= 0 else '-'} INTERVAL {abs(hours)} HOUR"
+    return (f"INSERT INTO runs SELECT * REPLACE ({rid} AS run_id, "
+            f"CASE WHEN branch = 'main' THEN 'main' ELSE branch || '{tag}' END AS branch, "
+            f"md5(\"commit\" || '{tag}') || substr(md5(\"commit\"), 1, 8) AS \"commit\", "
+            f"{shift} AS date, strftime({shift}, '%Y-%m-%dT%H:%M:%S+00:00') AS date_text{extra}) "
+            "FROM runs WHERE run_id IN (SELECT run_id FROM originals)")
+
+
 def replicate(src: Path, dst: Path, copies: int) -> None:
     """`dst`: `src` and `copies` - 1 more copies of its runs, each dated after the last."""
     import duckdb
@@ -91,13 +103,7 @@ def replicate(src: Path, dst: Path, copies: int) -> None:
         tag = f"-c{k}" if dst.stem == "s10k" else f"-{dst.stem}-{k}"
         rid = f"substr(md5(run_id || '{tag}'), 1, 32)"
         con.execute("BEGIN")
-        con.execute(
-            f"INSERT INTO runs SELECT * REPLACE ({rid} AS run_id, "
-            f"CASE WHEN branch = 'main' THEN 'main' ELSE branch || '{tag}' END AS branch, "
-            f"md5(\"commit\" || '{tag}') || substr(md5(\"commit\"), 1, 8) AS \"commit\", "
-            f"date + INTERVAL {k * span_h} HOUR AS date, "
-            f"strftime(date + INTERVAL {k * span_h} HOUR, '%Y-%m-%dT%H:%M:%S+00:00') AS date_text) "
-            "FROM runs WHERE run_id IN (SELECT run_id FROM originals)")
+        con.execute(_copy_runs(tag, rid, k * span_h))
         con.execute(f"INSERT INTO specializations SELECT * REPLACE ({rid} AS run_id) FROM specializations "
                     "WHERE run_id IN (SELECT run_id FROM originals)")
         con.execute(f"INSERT INTO batches SELECT * REPLACE ({rid} AS run_id) FROM batches "
@@ -130,14 +136,8 @@ def replicate_lean(src: Path, dst: Path, copies: int) -> None:
         tag = f"-{dst.stem}-{k}"
         rid = f"substr(md5(run_id || '{tag}'), 1, 32)"
         con.execute("BEGIN")
-        con.execute(
-            f"INSERT INTO runs SELECT * REPLACE ({rid} AS run_id, "
-            f"CASE WHEN branch = 'main' THEN 'main' ELSE branch || '{tag}' END AS branch, "
-            f"md5(\"commit\" || '{tag}') || substr(md5(\"commit\"), 1, 8) AS \"commit\", "
-            f"date - INTERVAL {k * span_h} HOUR AS date, "
-            f"strftime(date - INTERVAL {k * span_h} HOUR, '%Y-%m-%dT%H:%M:%S+00:00') AS date_text"
-            + ("" if _document_parts(con) else ", '{}' AS document")  # schema 6: the copies get no document
-            + ") FROM runs WHERE run_id IN (SELECT run_id FROM originals)")
+        # schema 6 keeps the documents apart: the copies get none; before, a placeholder
+        con.execute(_copy_runs(tag, rid, -k * span_h, "" if _document_parts(con) else ", '{}' AS document"))
         con.execute(f"INSERT INTO specializations SELECT * REPLACE ({rid} AS run_id, NULL AS extra) "
                     "FROM specializations WHERE run_id IN (SELECT run_id FROM originals)")
         con.execute("COMMIT")

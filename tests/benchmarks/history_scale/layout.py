@@ -23,6 +23,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from build import replicate  # build.py's copies of a store's runs, documents included
+
 
 def timed(args: list[str], code_root: Path) -> dict[str, float]:
     """One process under GNU time: CPU seconds (user + system), wall seconds, peak RSS in MB."""
@@ -46,50 +50,6 @@ def used_bytes(db: Path) -> tuple[int, int]:
         con.close()
     assert row is not None
     return db.stat().st_size, int(row[0]) * int(row[1])
-
-
-def replicate(src: Path, dst: Path, copies: int) -> None:
-    """`dst`: `src`'s runs and `copies` - 1 copies of them with new run ids, later dates and
-    commits (as build.py's), documents included, in either layout."""
-    import duckdb
-
-    shutil.copyfile(src, dst)
-    con = duckdb.connect(str(dst))
-    con.execute("SET threads = 1")
-    con.execute("SET preserve_insertion_order = false")
-    originals = [r[0] for r in con.execute(  # the documents' parts (schema 6), none before
-        "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' "
-        "AND table_name LIKE 'documents\\_%' ESCAPE '\\' ORDER BY 1").fetchall()]
-    parts = list(originals)
-    con.execute("CREATE TEMP TABLE originals AS SELECT run_id FROM runs")
-    first, last = con.execute("SELECT min(date), max(date) FROM runs").fetchall()[0]
-    span_h = int((last - first).total_seconds() // 3600) + 1
-    for k in range(1, copies):
-        tag = f"-c{k}"
-        rid = f"substr(md5(run_id || '{tag}'), 1, 32)"
-        con.execute("BEGIN")
-        con.execute(
-            f"INSERT INTO runs SELECT * REPLACE ({rid} AS run_id, "
-            f"CASE WHEN branch = 'main' THEN 'main' ELSE branch || '{tag}' END AS branch, "
-            f"md5(\"commit\" || '{tag}') || substr(md5(\"commit\"), 1, 8) AS \"commit\", "
-            f"date + INTERVAL {k * span_h} HOUR AS date, "
-            f"strftime(date + INTERVAL {k * span_h} HOUR, '%Y-%m-%dT%H:%M:%S+00:00') AS date_text) "
-            "FROM runs WHERE run_id IN (SELECT run_id FROM originals)")
-        for table in ("specializations", "batches"):
-            con.execute(f"INSERT INTO {table} SELECT * REPLACE ({rid} AS run_id) FROM {table} "
-                        "WHERE run_id IN (SELECT run_id FROM originals)")
-        for part in originals:  # each part copied into a new one (500 documents at most, as ingest fills them)
-            name = f"documents_{len(parts):05d}"
-            con.execute(f"CREATE TABLE {name} (run_id VARCHAR PRIMARY KEY, codec VARCHAR NOT NULL, "
-                        "body BLOB NOT NULL)")
-            con.execute(f"INSERT INTO {name} SELECT * REPLACE ({rid} AS run_id) FROM {part}")
-            parts.append(name)
-        if parts:
-            con.execute("CREATE OR REPLACE VIEW documents AS " + " UNION ALL ".join(
-                f"SELECT run_id, codec, body FROM {p}" for p in parts))
-        con.execute("COMMIT")
-    con.execute("CHECKPOINT")
-    con.close()
 
 
 def main(label: str, code_root: Path, files: Path, work: Path) -> dict[str, Any]:
