@@ -123,14 +123,21 @@ def test_a_directory_of_only_a_dangling_link_names_the_link(tmp_path: Path) -> N
     assert len(lines) == 1 and "results.json" in lines[0]
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a folder and a file of mode 000: nothing to report")
-def test_a_locked_folder_and_an_unreadable_file_are_reported_with_exit_2(tmp_path: Path) -> None:
+def _folder_with_a_locked_folder_and_a_secret_file(tmp_path: Path) -> tuple[str, Path, Path, Path]:
+    """A store holding one run, and a folder to ingest: one good file, a subfolder `locked`
+    and a file `secret.json` (each holding a run) for the test to make unreadable."""
     db = _with_stored_run(tmp_path)
     d = tmp_path / "in"
     hd.write(d / "good.json", hd.document([1.0e12], commit=hd.sha("good")))
     locked = d / "locked"
     hd.write(locked / "hidden.json", hd.document([1.0e12], commit=hd.sha("locked")))
     secret = hd.write(d / "secret.json", hd.document([1.0e12], commit=hd.sha("secret")))
+    return db, d, locked, secret
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a folder and a file of mode 000: nothing to report")
+def test_a_locked_folder_and_an_unreadable_file_are_reported_with_exit_2(tmp_path: Path) -> None:
+    db, d, locked, secret = _folder_with_a_locked_folder_and_a_secret_file(tmp_path)
     locked.chmod(0)
     secret.chmod(0)
     try:
@@ -283,12 +290,7 @@ def test_a_folder_that_cannot_be_listed_and_a_file_that_cannot_be_opened_are_rep
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """What mode 000 does to a user other than root, made so for root too (os.scandir and
     os.access answer as they would)."""
-    db = _with_stored_run(tmp_path)
-    d = tmp_path / "in"
-    hd.write(d / "good.json", hd.document([1.0e12], commit=hd.sha("good")))
-    locked = d / "locked"
-    hd.write(locked / "hidden.json", hd.document([1.0e12], commit=hd.sha("locked")))
-    secret = hd.write(d / "secret.json", hd.document([1.0e12], commit=hd.sha("secret")))
+    db, d, locked, secret = _folder_with_a_locked_folder_and_a_secret_file(tmp_path)
     real_scandir, real_access = os.scandir, os.access
 
     def scandir(path: object = ".") -> object:
