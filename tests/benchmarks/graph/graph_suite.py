@@ -24,20 +24,13 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/benchmarks: issue26_fake
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "examples"))  # cuda_graph: its kernel
 
 import issue26_fake
+from cuda_graph import BLOCK, CODE  # the kernel of the chain, as examples/cuda_graph.py has it
 
 import primbench as pb
 
-CODE = r"""
-extern "C" __global__ void axpy(const float* __restrict__ x, float* __restrict__ y, float a, unsigned int n)
-{
-    const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if(i < n)
-        y[i] = a * x[i] + y[i];
-}
-"""
-BLOCK = 256
 CASES = ("chain10", "single", "cupy10", "cupy_alloc", "host_timer")
 
 
