@@ -180,11 +180,10 @@ def over_rounds(windows: Sequence[EnergyWindow], power_limit_watts: float | None
     board's enforced power limit."""
     joules = math.fsum(w.joules for w in windows)
     secs = math.fsum(w.secs for w in windows)
-    calls = sum(w.calls for w in windows)
     per_round = [v for w in windows if (v := w.joules_per_call) is not None]
     spread = log_sd(per_round) if len(per_round) > 1 else None
     return {
-        "joules_per_call": joules / calls if joules > 0 and calls > 0 else None,
+        "joules_per_call": _per_call(windows),
         "watts": joules / secs if joules > 0 and secs > 0 else None,
         "cv_between_rounds_percent": spread * 100.0 if spread is not None else None,
         "rounds_too_short": sum(1 for w in windows if w.too_short),
