@@ -512,3 +512,44 @@ def autocorrelation_inflation(rho: float, n: np.ndarray | float) -> np.ndarray:
         var_mean = float(np.sum(rho ** np.abs(idx[:, None] - idx[None, :]))) / k  # n Var(mean)
         out[np.rint(n_arr) == m] = var_mean / (ss / (k - 1))
     return out
+
+
+#: Blocking on round order: the fewest runs of one file, and the fewest measured rounds a run has,
+#: for which the rounds' shared shift is taken out of their spread (`round_blocked`).
+BLOCK_MIN_RUNS = 5
+BLOCK_MIN_ROUNDS = 4
+
+
+def round_blocked(dev: np.ndarray, present: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rounds of the runs of one results file, blocked on round order.
+
+    Rounds are interleaved (round r of every specialization, then round r + 1), and on an H200 the
+    specializations of one process move together from round to round: at 64 KiB-4 MiB a shift
+    shared by the kernels of a round is 0.8-1.4 % of the 1.1-1.7 % spread of their rounds, with a
+    shape over the rounds that repeats from process to process (tests/benchmarks/variance/
+    round_order.txt). Such a shift is no property of one kernel's mean; it inflates every variance
+    that treats a kernel's rounds as exchangeable. So each round position's shift is estimated as
+    the median, over the runs that have it, of their rounds' deviations from their own means (where
+    at least `BLOCK_MIN_RUNS` runs have it), and each run's spread is measured on what is left.
+
+    `dev`: runs x positions, each run's measured rounds' deviations from its mean (any value where
+    `present` is False). Returns, per run, the sum of squares and the sum of the products of
+    successive values of its residuals (re-centred on their own mean), and their degrees of
+    freedom: the run's n - 1 less, for each blocked position it has, 1 / (runs at that position)
+    of the run's own share (a two-way layout's (K - 1)(R - 1) split over its K runs)."""
+    present = present & np.isfinite(dev)
+    count = present.sum(axis=0)
+    blocked = count >= BLOCK_MIN_RUNS
+    masked = np.where(present, dev, np.nan)
+    shift = np.zeros(dev.shape[1])
+    if blocked.any():
+        shift[blocked] = np.nanmedian(masked[:, blocked], axis=0)
+    n = present.sum(axis=1)
+    resid = np.where(present, dev - shift[None, :], 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        resid = np.where(present, resid - (resid.sum(axis=1) / np.maximum(n, 1))[:, None], 0.0)
+        share = np.where(present & blocked[None, :], 1.0 / np.maximum(count, 1)[None, :], 0.0).sum(axis=1)
+        df = (n - 1) * (1.0 - np.where(n > 0, share / np.maximum(n, 1), 0.0))
+    ss = exact_sums(resid * resid)
+    lag = exact_sums(resid[:, :-1] * resid[:, 1:] * (present[:, :-1] & present[:, 1:]))
+    return ss, lag, np.maximum(df, 0.0)
