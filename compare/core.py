@@ -328,9 +328,7 @@ class _Runs:
     side (0 base, 1 head), the mean of ln(metric) over its measured rounds
     (`primbench.rounds.measured_rounds`: the warm-up round left out), their sum of squared
     deviations and how many they are (1 for a run without rounds: its own value), and the sum of
-    the products of successive deviations (their lag-1 autocovariance times the count); with rounds
-    blocked on their order (`stats.round_blocked`), both of the residuals, and `dof` the degrees of
-    freedom of `ss` (rounds - 1 where nothing was blocked)."""
+    the products of successive deviations (their lag-1 autocovariance times the count)."""
 
     row: np.ndarray
     side: np.ndarray
@@ -338,7 +336,6 @@ class _Runs:
     ss: np.ndarray
     rounds: np.ndarray
     lag: np.ndarray
-    dof: np.ndarray
 
     @property
     def slot(self) -> np.ndarray:
@@ -349,8 +346,7 @@ class _Runs:
         """The runs of the rows `keep` marks, their rows renumbered."""
         new = np.cumsum(keep) - 1
         at = keep[self.row]
-        return _Runs(new[self.row[at]], self.side[at], self.mean[at], self.ss[at], self.rounds[at], self.lag[at],
-                     self.dof[at])
+        return _Runs(new[self.row[at]], self.side[at], self.mean[at], self.ss[at], self.rounds[at], self.lag[at])
 
 
 def _run_values(entries: Sequence[_Entry], metric: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -383,12 +379,9 @@ def _run_values(entries: Sequence[_Entry], metric: str) -> tuple[np.ndarray, np.
             np.concatenate([has, np.array(own, dtype=np.int64)]))
 
 
-def _runs(logs: np.ndarray, count: np.ndarray, row: np.ndarray, side: np.ndarray,
-          group: np.ndarray | None = None) -> _Runs:
+def _runs(logs: np.ndarray, count: np.ndarray, row: np.ndarray, side: np.ndarray) -> _Runs:
     """The runs' statistics from their ln values (`logs`, run after run, `count` a run), computed
-    for all runs of a count at once (the sums exactly rounded, `stats.exact_sums`, as math.fsum).
-    `group`: each run's results file (an integer); the runs of a file with enough of them are
-    blocked on round order (`stats.round_blocked`)."""
+    for all runs of a count at once (the sums exactly rounded, `stats.exact_sums`, as math.fsum)."""
     mean, ss, lag = np.empty(count.size), np.empty(count.size), np.empty(count.size)
     start = np.cumsum(count) - count
     for c in np.unique(count).tolist():
@@ -397,32 +390,8 @@ def _runs(logs: np.ndarray, count: np.ndarray, row: np.ndarray, side: np.ndarray
         m = stats.exact_sums(x) / c
         dev = x - m[:, None]
         mean[at], ss[at], lag[at] = m, stats.exact_sums(dev * dev), stats.exact_sums(dev[:, :-1] * dev[:, 1:])
-    dof = (count - 1).astype(float)
-    if group is not None:
-        _block(logs, count, start, mean, group, ss, lag, dof)
     return _Runs(np.asarray(row, dtype=np.int64), np.asarray(side, dtype=np.int64), mean, ss,
-                 np.asarray(count, dtype=np.int64), lag, dof)
-
-
-def _block(logs: np.ndarray, count: np.ndarray, start: np.ndarray, mean: np.ndarray, group: np.ndarray,
-           ss: np.ndarray, lag: np.ndarray, dof: np.ndarray) -> None:
-    """Block the runs of each file on round order (`stats.round_blocked`), in place: the runs of
-    `stats.BLOCK_MIN_ROUNDS` or more rounds, in files with `stats.BLOCK_MIN_RUNS` or more of them."""
-    long = count >= stats.BLOCK_MIN_ROUNDS
-    if not long.any():
-        return
-    runs_of = np.flatnonzero(long)
-    files, at_file = np.unique(group[long], return_inverse=True)
-    at_file = at_file.reshape(-1)
-    sizes = np.bincount(at_file, minlength=files.size)
-    for f in np.flatnonzero(sizes >= stats.BLOCK_MIN_RUNS).tolist():
-        at = runs_of[at_file == f]
-        width = int(count[at].max())
-        pos = np.arange(width)
-        present = pos[None, :] < count[at][:, None]
-        idx = np.where(present, start[at][:, None] + pos[None, :], 0)
-        dev = np.where(present, logs[idx] - mean[at][:, None], 0.0)
-        ss[at], lag[at], dof[at] = stats.round_blocked(dev, present)
+                 np.asarray(count, dtype=np.int64), lag)
 
 
 class _Paired(NamedTuple):
@@ -476,7 +445,7 @@ class _Suite:
     def within(self) -> tuple[np.ndarray, np.ndarray]:
         """Each slot's pooled variance between rounds and its df (nan, 0 without rounds)."""
         slot, slots = self.runs.slot, 2 * len(self)
-        df = np.bincount(slot, weights=self.runs.dof, minlength=slots)
+        df = np.bincount(slot, weights=self.runs.rounds - 1, minlength=slots)
         ss = stats.grouped_sums(self.runs.ss, slot, slots)
         ok = df > 0
         return np.where(ok, ss / np.where(ok, df, 1.0), math.nan), np.where(ok, df, 0.0)
@@ -548,11 +517,9 @@ def _runs_of(paired: Sequence[_Paired]) -> _Runs:
         row = np.repeat(rows, counts.sum(axis=1))
         side = np.repeat(np.tile([0, 1], len(rows)), counts.reshape(-1))
         logs, count, which = _run_values(entries, metric)
-        files = {key: i for i, key in enumerate(dict.fromkeys(id(e.results) for e in entries))}
-        group = np.array([files[id(entries[j].results)] for j in which.tolist()], dtype=np.int64)
-        parts.append(_runs(logs, count, row[which], side[which], group))
+        parts.append(_runs(logs, count, row[which], side[which]))
     return _Runs(*(np.concatenate([getattr(r, f) for r in parts]) for f in ("row", "side", "mean", "ss", "rounds",
-                                                                              "lag", "dof")))
+                                                                              "lag")))
 
 
 def _blockers(comparability: Comparability, key: tuple[str, str]) -> tuple[str, ...]:

@@ -43,11 +43,11 @@ KIB, MIB = 1 << 10, 1 << 20
 
 SIZE_CLASSES: tuple[SizeClass, ...] = (
     SizeClass("64 KiB", 256 * KIB,
-              Component(9.135e-05, 25, 3.315e-06, 19.73), Component(0.0001522, 25, 5.752e-05, 12.75)),
+              Component(9.135e-05, 25, 1.081e-06, 19.73), Component(0.0001522, 25, 5.752e-05, 12.75)),
     SizeClass("1 MiB", 2 * MIB,
               Component(4.733e-05, 25, 4e-08, 130.5), Component(8.623e-05, 25, 8.601e-05, 16.41)),
     SizeClass("4 MiB", 16 * MIB,
-              Component(2.075e-05, 4, 4.711e-06, 32), Component(3.462e-05, 4, 7.313e-05, 12.47)),
+              Component(2.075e-05, 4, 2.595e-06, 32), Component(3.462e-05, 4, 7.313e-05, 12.47)),
     SizeClass("64 MiB", math.inf,
               Component(4e-08, 25, 4e-08, 7.135), Component(4e-08, 25, 7.713e-06, 6.649)),
 )

@@ -507,10 +507,7 @@ def test_rounds_that_drift_together_widen_the_error_that_shuffled_rounds_do_not(
     shuffled = compare_runs([side(False, "b")], [side(False, "h")])
     se_w = [r.standard_error for r in walked.rows]
     se_s = [r.standard_error for r in shuffled.rows]
-    ratios = [w / s for w, s in zip(se_w, se_s, strict=True) if w is not None and s is not None]
-    # the rounds are blocked on their order first (the median of 8 walks per round taken out), which
-    # leaves each walk most of its own correlation
-    assert len(ratios) == 8 and min(ratios) > 1.2 and float(np.median(ratios)) > 1.4
+    assert all(w is not None and s is not None and w > 1.3 * s for w, s in zip(se_w, se_s, strict=True))
     assert walked.method.round_correlation > 0.3 and shuffled.method.round_correlation == 0.0
     assert any("correlated" in w for w in walked.warnings)
     assert not any("correlated" in w for w in shuffled.warnings)

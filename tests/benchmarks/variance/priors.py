@@ -55,27 +55,6 @@ def processes(d: Path) -> list[dict[str, list[float]]]:
     return out
 
 
-def blocked_variance_of_mean(proc: dict[str, list[float]], names: list[str], plain: np.ndarray) -> np.ndarray:
-    """Each kernel's variance of its mean over its measured rounds once the process's rounds are
-    blocked on round order as compare blocks them (`stats.round_blocked`, over every kernel of the
-    process); `plain` where a kernel has too few rounds to be blocked."""
-    rounds = [np.asarray(proc[n][measured_rounds(len(proc[n]))]) for n in names]
-    counts = np.array([len(r) for r in rounds])
-    long = counts >= stats.BLOCK_MIN_ROUNDS
-    if long.sum() < stats.BLOCK_MIN_RUNS:
-        return plain
-    width = int(counts.max())
-    present = np.arange(width)[None, :] < counts[:, None]
-    dev = np.zeros((len(names), width))
-    for i, r in enumerate(rounds):
-        dev[i, :len(r)] = r - r.mean()
-    ss, _, dof = stats.round_blocked(dev[long], present[long])
-    out = plain.copy()
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out[long] = np.where(dof > 0, ss / dof / counts[long], plain[long])
-    return out
-
-
 def components(procs: list[dict[str, list[float]]], single: bool) -> dict[str, float] | None:
     names = sorted(set.intersection(*(set(p) for p in procs)))
     P, K = len(procs), len(names)
@@ -91,8 +70,6 @@ def components(procs: list[dict[str, list[float]]], single: bool) -> dict[str, f
             else:
                 m[i, j] = np.mean(r)
                 w[i, j] = np.var(r, ddof=1) / len(r)
-        if not single:  # the rounds' variance as compare measures it: blocked on round order
-            w[:, j] = blocked_variance_of_mean(p, names, w[:, j])
     c = m - m.mean(axis=1, keepdims=True)
     shift = np.median(c, axis=0)
     resid = c - shift
