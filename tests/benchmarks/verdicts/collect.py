@@ -22,6 +22,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import ModuleType
 
 HERE = Path(__file__).resolve().parent
 SUITE = HERE / "eval_suite.py"
@@ -29,14 +30,14 @@ SUITE = HERE / "eval_suite.py"
 FRACTIONS = (0.01, 0.01, 0.02, 0.02, 0.05, 0.05)
 
 
-def load_kernels(suite: Path) -> tuple[tuple[str, str], ...]:
-    """The suite file's `KERNELS` ((op, type) pairs), imported from that file without running it."""
+def load_suite(suite: Path) -> ModuleType:
+    """The suite file as a module, imported without running its `main` (its `KERNELS`: (op, type) pairs)."""
     spec = importlib.util.spec_from_file_location(suite.stem, suite)
     if spec is None or spec.loader is None:
         raise SystemExit(f"error: {suite} is not a Python file")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return tuple(module.KERNELS)
+    return module
 
 
 def names(kernels: tuple[tuple[str, str], ...]) -> list[str]:
@@ -90,7 +91,7 @@ def main() -> None:
     if not suite.is_file():
         print(f"error: --suite {args.suite}: no such file", file=sys.stderr)
         raise SystemExit(2)
-    kernels = load_kernels(suite)
+    kernels = tuple(load_suite(suite).KERNELS)
     for size in args.sizes.split(","):
         d = args.out / size
         d.mkdir(parents=True, exist_ok=True)
