@@ -1,18 +1,20 @@
-"""Collect the verdict evaluation on a GPU: `eval_suite.py` as separate processes with default
-settings, A/A (identical code) and planted, interleaved in time, one GPU.
+"""Collect the verdict evaluation on a GPU: `eval_suite.py` (or `--suite`, e.g. `eval_suite2.py`) as
+separate processes with default settings, A/A (identical code) and planted, interleaved in time, one GPU.
 
     python tests/benchmarks/verdicts/collect.py --sizes 64KiB,1MiB --out DIR [--aa 8] [--planted 3]
+    python tests/benchmarks/verdicts/collect.py --suite tests/benchmarks/verdicts/eval_suite2.py ...
 
 Per size: two A/A processes; the planted delays are calibrated from their time per call; then
 planted and A/A processes alternate (P1 A3 P2 A4 P3 A5 ... A8). Planted process k (0, 1, 2)
-slows six kernels, starting at the (2k)-th of `eval_suite.KERNELS`: two by 1 %, two by 2 %, two by
-5 % of their time per call. Files: DIR/SIZE/aa-K.json, planted-K.json, plant-K.json (what was
+slows six kernels, starting at the (2k)-th of the suite's `KERNELS`: two by 1 %, two by 2 %, two
+by 5 % of their time per call. Files: DIR/SIZE/aa-K.json, planted-K.json, plant-K.json (what was
 planted, in cycles and as a fraction), collect.log (exit and wall time of every process).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import statistics
@@ -20,24 +22,33 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import ModuleType
 
 HERE = Path(__file__).resolve().parent
 SUITE = HERE / "eval_suite.py"
-sys.path.insert(0, str(HERE))
-from eval_suite import KERNELS  # noqa: E402
 
 FRACTIONS = (0.01, 0.01, 0.02, 0.02, 0.05, 0.05)
 
 
-def names() -> list[str]:
-    return [f"op: {op}, type: {t}" for op, t in KERNELS]
+def load_suite(suite: Path) -> ModuleType:
+    """The suite file as a module, imported without running its `main` (its `KERNELS`: (op, type) pairs)."""
+    spec = importlib.util.spec_from_file_location(suite.stem, suite)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"error: {suite} is not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def run_suite(out: Path, size: str, env_extra: dict[str, str], log) -> None:
+def names(kernels: tuple[tuple[str, str], ...]) -> list[str]:
+    return [f"op: {op}, type: {t}" for op, t in kernels]
+
+
+def run_suite(suite: Path, out: Path, size: str, env_extra: dict[str, str], log) -> None:
     env = {**os.environ, "PRIMBENCH_BRANCH": "eval", "PRIMBENCH_COMMIT": os.environ.get("EVAL_COMMIT", "unknown"),
            "PYTHONUNBUFFERED": "1", **env_extra}
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, str(SUITE), "--size", size, "--json-out", str(out)],
+    proc = subprocess.run([sys.executable, str(suite), "--size", size, "--json-out", str(out)],
                           env=env, capture_output=True, text=True)
     wall = time.perf_counter() - start
     out.with_suffix(".log").write_text(proc.stdout[-20000:] + proc.stderr[-20000:])
@@ -47,7 +58,7 @@ def run_suite(out: Path, size: str, env_extra: dict[str, str], log) -> None:
     log.flush()
 
 
-def calibrate(files: list[Path], k: int) -> dict[str, object]:
+def calibrate(files: list[Path], k: int, kernels: tuple[tuple[str, str], ...]) -> dict[str, object]:
     per_call: dict[str, list[float]] = {}
     clocks: list[float] = []
     for f in files:
@@ -61,7 +72,7 @@ def calibrate(files: list[Path], k: int) -> dict[str, object]:
             if clock:
                 clocks.append(clock)
     mhz = statistics.median(clocks) if clocks else 1980.0
-    all_names = names()
+    all_names = names(kernels)
     chosen = {all_names[(2 * k + j) % len(all_names)]: frac for j, frac in enumerate(FRACTIONS)}
     ms = {n: statistics.median(per_call[n]) for n in chosen if n in per_call}
     cycles = {n: round(chosen[n] * ms[n] * 1e-3 * mhz * 1e6) for n in ms}
@@ -74,24 +85,30 @@ def main() -> None:
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--aa", type=int, default=8)
     ap.add_argument("--planted", type=int, default=3)
+    ap.add_argument("--suite", type=Path, default=SUITE, help="the suite script (default: eval_suite.py)")
     args = ap.parse_args()
+    suite = args.suite.resolve()
+    if not suite.is_file():
+        print(f"error: --suite {args.suite}: no such file", file=sys.stderr)
+        raise SystemExit(2)
+    kernels = tuple(load_suite(suite).KERNELS)
     for size in args.sizes.split(","):
         d = args.out / size
         d.mkdir(parents=True, exist_ok=True)
         with open(d / "collect.log", "a") as log:
             for k in (1, 2):
-                run_suite(d / f"aa-{k}.json", size, {}, log)
+                run_suite(suite, d / f"aa-{k}.json", size, {}, log)
             aa, pl = 2, 0
             while aa < args.aa or pl < args.planted:
                 if pl < args.planted:
-                    plant = calibrate([d / "aa-1.json", d / "aa-2.json"], pl)
+                    plant = calibrate([d / "aa-1.json", d / "aa-2.json"], pl, kernels)
                     pl += 1
                     (d / f"plant-{pl}.json").write_text(json.dumps(plant, indent=2) + "\n")
                     env = {"PRIMBENCH_EVAL_PLANT": json.dumps(plant["cycles"])}
-                    run_suite(d / f"planted-{pl}.json", size, env, log)
+                    run_suite(suite, d / f"planted-{pl}.json", size, env, log)
                 if aa < args.aa:
                     aa += 1
-                    run_suite(d / f"aa-{aa}.json", size, {}, log)
+                    run_suite(suite, d / f"aa-{aa}.json", size, {}, log)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,9 @@ pb.register_type(np.float32, "float")
 pb.register_type(np.int32, "int")
 pb.register_type(np.complex64, "complex float")
 
+SUMMARY = ("SGEMM, sort, FFT, torch and Triton softmax, histogram, pointer chase, FMA, ReductionKernel, "
+           "transpose (no copy kernel, no tuning-suite kind)")  # evaluate.py's line "Kernels: ..."
+
 TAIL = r"""
 extern "C" __global__ void tail(long long delay)
 {

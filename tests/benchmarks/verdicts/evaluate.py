@@ -4,6 +4,10 @@ frozen; the data were collected at a9c1633 (protocol frozen), the method frozen 
 that adds this file.
 
     python tests/benchmarks/verdicts/evaluate.py > tests/benchmarks/verdicts/evaluate.txt
+    python tests/benchmarks/verdicts/evaluate.py --data DIR --suite tests/benchmarks/verdicts/eval_suite2.py
+
+`--data` (default h200/data) is `collect.py`'s output folder, `--suite` (default eval_suite.py) the
+suite it ran: its `KERNELS` give each kernel's short label (its op), its `SUMMARY` the line "Kernels".
 
 Per size:
 * A/A: every ordered pair of the 8 identical-code processes (56): the share exiting 1, the share
@@ -22,6 +26,7 @@ Per size:
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import json
 import math
@@ -35,6 +40,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE))
+
+from collect import SUITE, load_suite  # noqa: E402
 
 from primbench.compare.core import compare_runs  # noqa: E402
 from primbench.results import load_results  # noqa: E402
@@ -115,12 +123,24 @@ def aa_stats(res: list[dict]) -> tuple[int, int, int, int, dict[str, list[float]
     return failed, len(res), unchanged, len(rows), mdc
 
 
-def wall(size: str) -> tuple[float, float]:
-    log = (DATA / size / "collect.log").read_text()
+def wall(data: Path, size: str, count: int) -> tuple[float, float]:
+    """A process's wall time and its specializations' host time, both per specialization (`count`
+    specializations a process)."""
+    log = (data / size / "collect.log").read_text()
     walls = [float(m.group(1)) for m in re.finditer(r"aa-\d+\.json: exit 0, wall ([\d.]+) s", log)]
-    host = [sum(s["elapsed_secs"]["host"] for s in json.loads(f.read_text())["specializations"]) / 10
-            for f in sorted((DATA / size).glob("aa-*.json"))]
-    return statistics.median(walls) / 10, statistics.median(host)
+    host = [sum(s["elapsed_secs"]["host"] for s in json.loads(f.read_text())["specializations"]) / count
+            for f in sorted((data / size).glob("aa-*.json"))]
+    return statistics.median(walls) / count, statistics.median(host)
+
+
+def header(data: Path, suite: Path, summary: str) -> str:
+    """The title and the line saying where the data are, the commit they were collected at, and the kernels."""
+    runs = [*data.glob("*/aa-*.json"), *data.glob("*/planted-*.json")]
+    commits = sorted({json.loads(f.read_text())["context"]["general"]["commit_hash"] for f in runs})
+    where = data.relative_to(ROOT) if data.is_relative_to(ROOT) else data
+    title = "the evaluation suite" if suite == SUITE else suite.name
+    return (f"# Verdicts on {title} (H200; new method vs {OLD})\n\n"
+            f"Data: {where} (collected at {', '.join(commits)}, default settings). Kernels: {summary}.\n")
 
 
 def planted_stats(pairs: list, res: list[dict], plants: list[dict], actual: dict[tuple[int, str], float]
@@ -167,6 +187,17 @@ def no_rounds_found(pairs: list, res: list[dict], plants: list[dict]) -> list[in
 
 
 def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=DATA, help="collect.py's output folder (default: h200/data)")
+    ap.add_argument("--suite", type=Path, default=SUITE, help="the suite collected (default: eval_suite.py)")
+    args = ap.parse_args()
+    data, suite_path = args.data.resolve(), args.suite.resolve()
+    for path, what in ((data, "--data"), (suite_path, "--suite")):
+        if not path.exists():
+            print(f"error: {what} {path}: no such file or folder", file=sys.stderr)
+            raise SystemExit(2)
+    suite = load_suite(suite_path)
+    labels = {f"op: {op}, type: {t}": op for op, t in suite.KERNELS}
     with tempfile.TemporaryDirectory() as tmp:
         tree = Path(tmp) / "old"
         tree.mkdir()
@@ -175,13 +206,10 @@ def main() -> None:
         subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
         work = Path(tmp) / "work"
         work.mkdir()
-        print(f"# Verdicts on the evaluation suite (H200; new method vs {OLD})\n")
-        print("Data: tests/benchmarks/verdicts/h200/data (collected at a9c1633, default settings). "
-              "Kernels: SGEMM, sort, FFT, torch and Triton softmax, histogram, pointer chase, FMA, "
-              "ReductionKernel, transpose (no copy kernel, no tuning-suite kind).\n")
+        print(header(data, suite_path, suite.SUMMARY))
         summary = []
         for size in SIZES:
-            d = DATA / size
+            d = data / size
             aa = [d / f"aa-{k}.json" for k in range(1, 9)]
             planted = [d / f"planted-{k}.json" for k in range(1, 4)]
             plants = [json.loads((d / f"plant-{k}.json").read_text()) for k in range(1, 4)]
@@ -207,8 +235,9 @@ def main() -> None:
                     base = statistics.fmean(v[name] for v in aa_logs)
                     actual[(k, name)] = math.expm1(pv[name] - base)
             print(f"\n## {size}\n")
-            per_call, host = wall(size)
-            print(f"Wall time per specialization: {per_call:.2f} s per process / 10 (imports, setup and "
+            count = len(suite.KERNELS)
+            per_call, host = wall(data, size, count)
+            print(f"Wall time per specialization: {per_call:.2f} s per process / {count} (imports, setup and "
                   f"compilation included); the measurement's own {host:.2f} s (median of the 8 A/A processes).\n")
             print("| | new | " + OLD + " |")
             print("|---|---|---|")
@@ -220,7 +249,7 @@ def main() -> None:
                 f3, n3, u3, r3, _ = aa_stats(r["p3"])
                 nf, nn, nu, nrr, _ = aa_stats(r["nr_aa"])
                 med = statistics.median(statistics.median(v) for v in mdc.values()) if mdc else float("nan")
-                kernels = ", ".join(f"{name.split(',')[0][4:]} {pct(statistics.median(v))}"
+                kernels = ", ".join(f"{labels.get(name, name)} {pct(statistics.median(v))}"
                                     for name, v in sorted(mdc.items()))
                 det, bins, unplanted = planted_stats(pl_pairs, r["pl"], plants, actual)
                 nr5 = no_rounds_found(nr_pl, r["nr_pl"], plants)
@@ -245,7 +274,7 @@ def main() -> None:
             for key, (new, old) in lines.items():
                 print(f"| {key} | {new} | {old} |")
             print("\nReal change of each planted kernel (planted process against the A/A mean): " + "; ".join(
-                f"{name.split(',')[0][4:]} {plants[k]['fraction'][name] * 100:g} % -> {pct(v)}"
+                f"{labels.get(name, name)} {plants[k]['fraction'][name] * 100:g} % -> {pct(v)}"
                 for (k, name), v in sorted(actual.items())))
         print("\n## Summary\n")
         print("| size | method | A/A exit 1 | A/A unchanged | median detectable |")

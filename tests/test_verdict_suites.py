@@ -1,0 +1,56 @@
+"""The verdict evaluation's scripts (tests/benchmarks/verdicts/) without a GPU: the second suite
+imports, names its kernels as collect.py plants them and shares no kind with the first; collect.py
+and evaluate.py with their defaults still give what was recorded for the first suite."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from types import ModuleType
+
+import primbench as pb
+
+VERDICTS = Path(__file__).resolve().parent / "benchmarks" / "verdicts"
+
+
+def load(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"verdicts_{name}", VERDICTS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_second_suite_imports_without_a_gpu_and_shares_no_kind_with_the_first() -> None:
+    collect = load("collect")
+    first = collect.load_suite(VERDICTS / "eval_suite.py")
+    second = collect.load_suite(VERDICTS / "eval_suite2.py")
+    ops = [op for op, _ in second.KERNELS]
+    assert len(ops) == len(set(ops)) == 10
+    assert not set(ops) & {op for op, _ in first.KERNELS}
+    assert set(ops) == set(second.SETUPS)
+    kernels = [second.Kernel(op, t) for op, t in second.KERNELS]
+    assert {k.meta()["algo"] for k in kernels} == {"eval2"}
+    # the names the planted tail looks up are the names collect.py plants
+    assert [pb.specialization_name(k.meta()) for k in kernels] == collect.names(tuple(second.KERNELS))
+    assert "op: torch.bmm, type: half" in collect.names(tuple(second.KERNELS))
+
+
+def test_collect_with_the_default_suite_plants_what_was_recorded() -> None:
+    collect = load("collect")
+    kernels = tuple(collect.load_suite(collect.SUITE).KERNELS)
+    d = VERDICTS / "h200" / "data" / "64KiB"
+    for k in range(3):
+        recorded = json.loads((d / f"plant-{k + 1}.json").read_text())
+        assert collect.calibrate([d / "aa-1.json", d / "aa-2.json"], k, kernels) == recorded
+
+
+def test_evaluate_describes_the_default_data_as_recorded() -> None:
+    evaluate = load("evaluate")
+    collect = load("collect")
+    text = evaluate.header(evaluate.DATA, evaluate.SUITE, collect.load_suite(evaluate.SUITE).SUMMARY)
+    recorded = (VERDICTS / "evaluate-after.txt").read_text().splitlines()
+    assert text.splitlines()[1:] == recorded[1:3]
+    other = evaluate.header(evaluate.DATA, VERDICTS / "eval_suite2.py", "k")
+    assert other.startswith("# Verdicts on eval_suite2.py") and "Kernels: k." in other
