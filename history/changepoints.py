@@ -59,6 +59,17 @@ the same at 1 TB/s and at 10 GB/s).
    knots tried) and at least `min_shift` (and, for a single step, the ramp 10 commits long or
    more), the steps are replaced by one `Drift`. A real staircase stays steps.
 
+7. **Many series together** (`analyse_many`). Series measured alike (one store's: the same
+   harness on the same machines) share their noise's shape. Each series' noise about its first
+   levels (step 4's residuals: spread, degrees of freedom, lag-1 autocorrelation) is pooled into
+   a `NoisePrior` (limma's empirical Bayes for the variance, Smyth 2004; the median
+   autocorrelation, its weight from how much more the series' own scatter than sampling
+   explains), and each series' own estimate is shrunk toward it before steps 4-5b: its tests
+   then use the moderated variance on the pooled degrees of freedom plus its own (the scan's
+   too), and its correlation is no longer estimated from 30 points alone. `analyse` (one
+   series) is unchanged; `history regressions` still analyses each series alone (see
+   ``tests/benchmarks/changepoints/README.md``, third pass).
+
 Cost: PELT evaluates each surviving candidate start once per point (numpy, one vector per
 point): linear in n while the level keeps moving, at most n (n + 1) / 2 evaluations on a series
 that never moves, which is why a series of more than 1,000 points is searched on at most 500
