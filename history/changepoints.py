@@ -531,8 +531,9 @@ def analyse_many(series: Sequence[Sequence[float]], *, alpha: float = DEFAULT_AL
     them a `NoisePrior` (variance and lag-1 autocorrelation, `_noise_prior`), toward which each
     series' own estimate is shrunk before its tests (so that 30 points need not estimate the
     noise's correlation alone). Fewer than `MIN_POOLED` series with a noise estimate: each as
-    `analyse` alone. A series' result depends on the series analysed with it; the results are
-    not kept (`analyse`'s are)."""
+    `analyse` alone; so is a series with a value at or below zero (its noise is not relative).
+    A series' result depends on the series analysed with it; the results are not kept
+    (`analyse`'s are)."""
     if uncertainties is not None and len(uncertainties) != len(series):
         raise ValueError("uncertainties must give one entry per series")
     starts = []
@@ -540,8 +541,10 @@ def analyse_many(series: Sequence[Sequence[float]], *, alpha: float = DEFAULT_AL
         x = _check(values, alpha, min_size, max_points)
         u = None if uncertainties is None or uncertainties[i] is None else np.asarray(uncertainties[i], dtype=float)
         starts.append(_start(x, min_size, u))
-    prior = _noise_prior([st.fit for st in starts])
-    return [_finish(st, prior, alpha, min_size, min_shift, max_points) for st in starts]
+    # relative noise only: a series with a value at or below zero is analysed on its values, in
+    # its own units, and keeps its own noise
+    prior = _noise_prior([st.fit for st in starts if st.s.log])
+    return [_finish(st, prior if st.s.log else None, alpha, min_size, min_shift, max_points) for st in starts]
 
 
 def _analyse(x: Array, alpha: float, min_size: int, min_shift: float, max_points: int,

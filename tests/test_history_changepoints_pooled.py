@@ -68,3 +68,13 @@ def test_the_prior_moderates_a_series_noise_toward_the_pooled_one() -> None:
 def test_uncertainties_must_match_the_series() -> None:
     with pytest.raises(ValueError, match="one entry per series"):
         analyse_many([np.ones(10)], uncertainties=[])
+
+
+def test_a_series_with_values_at_or_below_zero_keeps_its_own_noise() -> None:
+    """Its noise is in its own units, not relative: it takes no part in the pooling."""
+    rng = np.random.default_rng(3)
+    batch = [_ar1(rng, 30, 0.3) for _ in range(20)]
+    odd = -_fixed(rng, 30, 10, 7, 0.03, 0.01)
+    clear_cache()
+    assert analyse_many([*batch, odd])[-1].to_dict() == analyse(odd).to_dict()
+    assert [c.to_dict() for c in analyse_many([*batch, odd])[:-1]] == [c.to_dict() for c in analyse_many(batch)]
