@@ -59,6 +59,17 @@ the same at 1 TB/s and at 10 GB/s).
    knots tried) and at least `min_shift` (and, for a single step, the ramp 10 commits long or
    more), the steps are replaced by one `Drift`. A real staircase stays steps.
 
+7. **Many series together** (`analyse_many`). Series measured alike (one store's: the same
+   harness on the same machines) share their noise's shape. Each series' noise about its first
+   levels (step 4's residuals: spread, degrees of freedom, lag-1 autocorrelation) is pooled into
+   a `NoisePrior` (limma's empirical Bayes for the variance, Smyth 2004; the median
+   autocorrelation, its weight from how much more the series' own scatter than sampling
+   explains), and each series' own estimate is shrunk toward it before steps 4-5b: its tests
+   then use the moderated variance on the pooled degrees of freedom plus its own (the scan's
+   too), and its correlation is no longer estimated from 30 points alone. `analyse` (one
+   series) is unchanged; `history regressions` still analyses each series alone (see
+   ``tests/benchmarks/changepoints/README.md``, third pass).
+
 Cost: PELT evaluates each surviving candidate start once per point (numpy, one vector per
 point): linear in n while the level keeps moving, at most n (n + 1) / 2 evaluations on a series
 that never moves, which is why a series of more than 1,000 points is searched on at most 500
@@ -214,6 +225,8 @@ class _Series:
     log: bool
     scale: float = 1.0  # y is the values over this where not ln(values): no square overflows
     inflation: float = 1.0  # variance of a mean over sigma**2 / n: correlated neighbours (AR(1))
+    prior_var: float = 0.0  # the pooled noise variance of the series analysed together (`NoisePrior`)
+    prior_dof: float = 0.0  # ... and its degrees of freedom (0: this series' noise alone)
 
 
 def _running_median(y: Array) -> Array:
@@ -245,16 +258,23 @@ def _noise(y: Array) -> float:
     return spread / math.sqrt(2)
 
 
-def _segment_noise(y: Array, segs: Segments) -> tuple[float, float, float]:
+@dataclass(frozen=True)
+class NoiseFit:
+    """One series' noise about the levels found (`_segment_fit`), what `NoisePrior` pools and moderates."""
+
+    sigma: float  # the spread of the residuals pulled in to 3 spreads
+    dof: float  # residuals less levels
+    rho: float  # lag-1 autocorrelation of the residuals, less the bias of centring each segment
+    points: int  # residuals it is from
+
+
+def _segment_fit(y: Array, segs: Segments) -> NoiseFit | None:
     """The noise of y around the levels of the segments found (bursts left out), its degrees of
-    freedom, and the factor by which the variance of a mean exceeds sigma**2 / n because
-    neighbouring points are correlated: residuals beyond 3 spreads are dropped and the spread
-    recomputed until it settles, then the residuals are pulled in to 3 such spreads and their
-    root mean square (residuals less levels as degrees of freedom) is the noise; the lag-1
-    autocorrelation rho of those residuals between neighbours in one segment (less its bias,
-    ``-(1 + 3 rho) / points`` per segment, and less one standard error, ``1 / sqrt(points)``,
-    so that independent noise is seldom inflated) gives ``(1 + rho) / (1 - rho)`` (AR(1);
-    never below 1)."""
+    freedom, and the lag-1 autocorrelation of neighbours in one segment (None: no estimate):
+    residuals beyond 3 spreads are dropped and the spread recomputed until it settles, then the
+    residuals are pulled in to 3 such spreads and their root mean square (residuals less levels
+    as degrees of freedom) is the noise; rho is that of those residuals less its bias,
+    ``-(1 + 3 rho) / points`` per segment."""
     keep = np.ones(len(y), dtype=bool)
     for a, b in segs.bursts:
         keep[a:b] = False
@@ -265,7 +285,7 @@ def _segment_noise(y: Array, segs: Segments) -> tuple[float, float, float]:
     levels = len(bounds) - 1
     spread = _MAD * float(np.median(np.abs(res)))
     if spread <= 0 or len(res) <= levels + 2:
-        return 0.0, 0.0, 1.0
+        return None
     kept = res
     for _ in range(10):
         kept = res[np.abs(res) <= _REJECT * spread]
@@ -281,8 +301,24 @@ def _segment_noise(y: Array, segs: Segments) -> tuple[float, float, float]:
     spread = math.sqrt(power / max(len(res) - levels, 1))
     rho = lagged / power if power > 0 else 0.0
     rho = rho + (1 + 3 * rho) * levels / len(res)  # less the bias of centring each segment
-    rho = min(rho - _RHO_SE / math.sqrt(len(res)), _MAX_RHO)  # less one standard error: what iid noise may show
-    return spread, max(float(len(res) - levels), 0.0), max(1.0, (1 + rho) / (1 - rho))
+    return NoiseFit(spread, max(float(len(res) - levels), 0.0), rho, len(res))
+
+
+def _segment_noise(fit: NoiseFit | None, prior: NoisePrior | None = None) -> tuple[float, float, float]:
+    """The noise the tests use, its degrees of freedom, and the factor by which the variance of
+    a mean exceeds sigma**2 / n because neighbouring points are correlated, from one series'
+    `fit` alone or moderated by the `prior` of the series analysed with it (`NoisePrior.moderate`):
+    ``(1 + rho) / (1 - rho)`` (AR(1); never below 1), rho less half a standard error
+    (``1 / sqrt(points)`` alone) so that independent noise is seldom inflated."""
+    if fit is None:
+        return 0.0, 0.0, 1.0
+    if prior is None:
+        sigma, dof, rho = fit.sigma, fit.dof, fit.rho - _RHO_SE / math.sqrt(fit.points)
+    else:
+        sigma, dof, rho, se = prior.moderate(fit)
+        rho -= _RHO_SE * se
+    rho = min(rho, _MAX_RHO)
+    return sigma, dof, max(1.0, (1 + rho) / (1 - rho))
 
 
 def _prepare(x: Array) -> _Series:
@@ -306,7 +342,7 @@ def _subset(s: _Series, keep: Array) -> _Series:
     """`s` without the points of bursts: noise and its degrees of freedom from the whole series."""
     y = s.y[keep]
     w = _winsorize(y, s.sigma) if s.sigma > 0 else y
-    return _Series(s.x[keep], y, w, s.sigma, s.dof, s.log, s.scale, s.inflation)
+    return replace(s, x=s.x[keep], y=y, w=w)
 
 
 def _relative_shift(values: Array, start: int, split: int, stop: int) -> tuple[float, float, float]:
@@ -345,6 +381,83 @@ def _variances(s: _Series, uncertainty: Array | None) -> Array:
     extra = np.sqrt(np.maximum(u**2 - float(np.median(u)) ** 2, 0.0))
     own = extra if s.log else extra * np.abs(s.y)
     return np.asarray(base**2 + own**2)
+
+
+@dataclass(frozen=True)
+class NoisePrior:
+    """The noise of many series measured alike (one store: the same harness on the same
+    machines), pooled, that each series' own estimate is shrunk toward (`analyse_many`).
+
+    Variance: empirical Bayes as limma's (Smyth 2004): each series' residual variance s**2 on d
+    degrees of freedom is taken as a scaled chi-square draw around a prior variance
+    `variance` (s0**2) on `dof` (d0) degrees of freedom, both fitted to the spread of the
+    ln s**2 by the method of moments; a series then uses ``(d0 s0**2 + d s**2) / (d0 + d)`` on
+    ``d0 + d`` degrees of freedom. Where the series' variances scatter no more than their
+    sampling alone explains, d0 is the sum of their own degrees of freedom (the most the data
+    hold). Lag-1 autocorrelation: `rho` is the median of the series' own (each less its
+    centring bias); where they scatter more than sampling (``1 / points`` each) explains, by
+    tau**2, the pooled one weighs as ``rho_points = 1 / tau**2`` points (else as all of theirs
+    together) and a series' own rho on m points becomes ``(m rho_i + k rho) / (m + k)``, its
+    standard error ``1 / sqrt(m + k)``."""
+
+    variance: float  # s0**2, the pooled noise variance of ln(value)
+    dof: float  # d0
+    rho: float  # the pooled lag-1 autocorrelation
+    rho_points: float  # k: the points the pooled rho weighs as
+    series: int  # the series it was pooled from
+
+    def moderate(self, fit: NoiseFit) -> tuple[float, float, float, float]:
+        """One series' noise, degrees of freedom, rho and rho's standard error, moderated."""
+        dof = self.dof + fit.dof
+        sigma = math.sqrt((self.dof * self.variance + fit.dof * fit.sigma**2) / dof)
+        weight = fit.points + self.rho_points
+        return sigma, dof, (fit.points * fit.rho + self.rho_points * self.rho) / weight, 1 / math.sqrt(weight)
+
+
+#: Fewest series with a noise estimate that `analyse_many` pools (fewer: each alone).
+MIN_POOLED = 5
+
+
+def _trigamma_inverse(x: float) -> float:
+    """y with trigamma(y) == x (limma's Newton iteration)."""
+    special = require("scipy.special")
+    if x > 1e7:
+        return 1 / math.sqrt(x)
+    if x < 1e-6:
+        return 1 / x
+    y = 0.5 + 1 / x
+    for _ in range(50):
+        tri = float(special.polygamma(1, y))
+        step = tri * (1 - tri / x) / float(special.polygamma(2, y))
+        y += step
+        if -step / y < 1e-8:
+            break
+    return y
+
+
+def _noise_prior(fits: Sequence[NoiseFit | None]) -> NoisePrior | None:
+    """The `NoisePrior` of the series' first fits, or None where fewer than `MIN_POOLED` have one."""
+    special = require("scipy.special")
+    usable = [f for f in fits if f is not None and f.sigma > 0 and f.dof >= 1]
+    if len(usable) < MIN_POOLED:
+        return None
+    d = np.array([f.dof for f in usable])
+    z = np.log(np.array([f.sigma**2 for f in usable]))
+    e = z - special.psi(d / 2) + np.log(d / 2)
+    mean = float(np.mean(e))
+    excess = float(np.var(e, ddof=1)) - float(np.mean(special.polygamma(1, d / 2)))
+    if excess > 0:
+        d0 = min(2 * _trigamma_inverse(excess), float(np.sum(d)))
+        s0 = math.exp(mean + float(special.psi(d0 / 2)) - math.log(d0 / 2))
+    else:
+        d0, s0 = float(np.sum(d)), math.exp(mean)
+    m = np.array([float(f.points) for f in usable])
+    r = np.array([f.rho for f in usable])
+    rho = float(np.median(r))
+    tau2 = float(np.var(r, ddof=1)) - float(np.mean(1 / m))
+    total = float(np.sum(m))
+    k = min(1 / tau2, total) if tau2 > 0 else total
+    return NoisePrior(s0, d0, rho, k, len(usable))
 
 
 #: Results of `analyse` kept, newest last (`_CACHE_SIZE` at most), by a digest of the values,
@@ -386,30 +499,85 @@ def analyse(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: 
     return replace(found, points=list(found.points), drifts=list(found.drifts), bursts=list(found.bursts))
 
 
+@dataclass(frozen=True)
+class _Start:
+    """A series' first segmentation and the noise about it: what `analyse_many` pools before
+    each series' analysis goes on (`_finish`)."""
+
+    s: _Series
+    var: Array
+    segs: Segments
+    fit: NoiseFit | None
+    uncertainty: Array | None
+
+
+def _start(x: Array, min_size: int, uncertainty: Array | None) -> _Start:
+    s = _prepare(x)
+    var = _variances(s, uncertainty)
+    if len(x) < 2:
+        return _Start(s, var, Segments([], []), None, uncertainty)
+    centred = s.y - float(np.median(s.y))
+    penalty = _PENALTY * math.log(max(len(x), 3))
+    segs = classify(centred, 1.0 / var, search(centred, 1.0 / var, penalty), min_size=min_size)
+    return _Start(s, var, segs, _segment_fit(s.y, segs) if s.sigma > 0 else None, uncertainty)
+
+
+def analyse_many(series: Sequence[Sequence[float]], *, alpha: float = DEFAULT_ALPHA,
+                 min_size: int = DEFAULT_MIN_SIZE, min_shift: float = DEFAULT_MIN_SHIFT,
+                 max_points: int = DEFAULT_MAX_POINTS,
+                 uncertainties: Sequence[Sequence[float] | None] | None = None) -> list[Changes]:
+    """`analyse` of each of many series measured alike (one store's, one command's), their
+    noise pooled: each series' first segmentation gives its noise about its levels; from all of
+    them a `NoisePrior` (variance and lag-1 autocorrelation, `_noise_prior`), toward which each
+    series' own estimate is shrunk before its tests (so that 30 points need not estimate the
+    noise's correlation alone). Fewer than `MIN_POOLED` series with a noise estimate: each as
+    `analyse` alone; so is a series with a value at or below zero (its noise is not relative).
+    A series' result depends on the series analysed with it; the results are not kept
+    (`analyse`'s are)."""
+    if uncertainties is not None and len(uncertainties) != len(series):
+        raise ValueError("uncertainties must give one entry per series")
+    starts = []
+    for i, values in enumerate(series):
+        x = _check(values, alpha, min_size, max_points)
+        u = None if uncertainties is None or uncertainties[i] is None else np.asarray(uncertainties[i], dtype=float)
+        starts.append(_start(x, min_size, u))
+    # relative noise only: a series with a value at or below zero is analysed on its values, in
+    # its own units, and keeps its own noise
+    prior = _noise_prior([st.fit for st in starts if st.s.log])
+    return [_finish(st, prior if st.s.log else None, alpha, min_size, min_shift, max_points) for st in starts]
+
+
 def _analyse(x: Array, alpha: float, min_size: int, min_shift: float, max_points: int,
              uncertainty: Array | None) -> Changes:
     """`analyse` of checked values."""
-    s = _prepare(x)
-    n = len(x)
+    return _finish(_start(x, min_size, uncertainty), None, alpha, min_size, min_shift, max_points)
+
+
+def _finish(start: _Start, prior: NoisePrior | None, alpha: float, min_size: int, min_shift: float,
+            max_points: int) -> Changes:
+    """The analysis of a series from its first segmentation, its noise from its own residuals
+    or moderated by a `prior` (`analyse_many`)."""
+    s, var, segs, uncertainty = start.s, start.var, start.segs, start.uncertainty
+    n = len(s.x)
     if n < 2:
         return Changes(max_points=max_points)
     centred = s.y - float(np.median(s.y))
     penalty = _PENALTY * math.log(max(n, 3))
-    var = _variances(s, uncertainty)
-    segs = classify(centred, 1.0 / var, search(centred, 1.0 / var, penalty), min_size=min_size)
     if s.sigma > 0:
         # The noise about the levels found (steps close together inflate the noise seen in
         # successive differences) and how much correlated neighbours inflate a mean's variance;
         # segmented again where either changes clearly.
-        sigma, dof, inflation = _segment_noise(s.y, segs)
+        sigma, dof, inflation = _segment_noise(start.fit, prior)
         if sigma > 0 and dof >= 1 and (sigma < 0.9 * s.sigma or inflation > 1.1):
             s = replace(s, sigma=sigma, w=_winsorize(s.y, sigma))
             var = _variances(s, uncertainty) * inflation
             segs = classify(centred, 1.0 / var, search(centred, 1.0 / var, penalty), min_size=min_size)
-            sigma, dof, again = _segment_noise(s.y, segs)
+            sigma, dof, again = _segment_noise(_segment_fit(s.y, segs), prior)
             inflation = max(inflation, again)
         if sigma > 0 and dof >= 1:
             s = replace(s, sigma=sigma, dof=dof, w=_winsorize(s.y, sigma), inflation=inflation)
+            if prior is not None:
+                s = replace(s, prior_var=prior.variance, prior_dof=prior.dof)
             var = _variances(s, uncertainty) * inflation
     keep = np.ones(n, dtype=bool)
     for a, b in segs.bursts:
@@ -594,9 +762,12 @@ def _excursions(s: _Series, var: Array, points: list[ChangePoint], alpha: float,
         left = rss - z_clipped**2 * s.inflation
         if left <= 0:
             continue
-        z = z_clipped / math.sqrt(left / (dof - 1))
+        # the noise of the series analysed together, where pooled (`NoisePrior`): its degrees
+        # of freedom and sum of squares, in this series' units, join this series' own
+        pooled = s.prior_dof * s.prior_var / s.sigma**2
+        z = z_clipped / math.sqrt((left + pooled) / (dof - 1 + s.prior_dof))
         count = max(tried, ex.tried)
-        p = min(1.0, 2 * float(special.stdtr(dof - 1, -z)) * count * excursion_share(count))
+        p = min(1.0, 2 * float(special.stdtr(dof - 1 + s.prior_dof, -z)) * count * excursion_share(count))
         inside = float(np.median(s.x[ex.start:ex.stop]))
         level = float(np.median(np.concatenate([s.x[a:ex.start], s.x[ex.stop:b]])))
         shift = inside / level - 1 if level else math.inf

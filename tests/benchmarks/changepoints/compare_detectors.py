@@ -26,6 +26,11 @@ span (± `TOL`), and further points inside the span are not counted as false; sy
 drift found over true steps (a staircase reported as a ramp) finds every true step in its span. Recall: true
 changes found / true changes. Precision: found points that match / found points (100 % where
 nothing was found). Time: wall time per series of the tool's call, mean, in this process.
+
+The second fresh evaluation (``CP_FRESH=2``, issue 24's third pass) runs primbench as
+`history.changepoints.analyse_many` (`Pooled`): the 100 series of each row together, their
+noise pooled (`NoisePrior`), its time the whole call's over its series; beside it main at
+aa0c92a's `analyse`, each series alone (this checkout's `analyse` gives the same results).
 """
 
 from __future__ import annotations
@@ -51,15 +56,20 @@ sys.path.insert(0, str(HERE))
 
 from generate import Noise, Series, series  # noqa: E402
 
-from primbench.history.changepoints import analyse, clear_cache  # noqa: E402
+from primbench.history.changepoints import analyse, analyse_many, clear_cache  # noqa: E402
 
 SERIES = int(os.environ.get("CP_SERIES", "100"))
 #: The fresh evaluation (issue 24's second pass, `CP_FRESH=1`): new seeds never used before for
 #: the t5 and AR(1) eval sets, main at cd87fcb (before the second pass) beside this checkout
 #: on the same series, written to ``changepoints-fresh.txt``; the eval sections and the speed only.
-FRESH = os.environ.get("CP_FRESH") == "1"
-EVAL_SEEDS = (9001, 9002) if FRESH else (2, 3)
-BEFORE = "cd87fcb"
+#: The second fresh evaluation (the third pass, `CP_FRESH=2`): seeds 9101 (t5) and 9102 (AR(1)
+#: 0.3), primbench's `analyse_many` (each cell's 100 series together, their noise pooled) beside
+#: main at aa0c92a (`analyse`, each series alone: the same as this checkout's `analyse`), written to
+#: ``changepoints-fresh2.txt``.
+FRESH2 = os.environ.get("CP_FRESH") == "2"
+FRESH = os.environ.get("CP_FRESH") == "1" or FRESH2
+EVAL_SEEDS = (9101, 9102) if FRESH2 else (9001, 9002) if FRESH else (2, 3)
+BEFORE = "aa0c92a" if FRESH2 else "cd87fcb"
 BASELINE_1000 = int(os.environ.get("CP_BASELINE_1000", "10"))
 TOL = 2
 NS = (30, 100, 1000)
@@ -108,6 +118,23 @@ def primbench_tool(min_shift: float | None = None,
         c = (fn or analyse)(values, **kw)
         return [p.index for p in c.points], [(d.start, d.end) for d in c.drifts]
     return run
+
+
+class Pooled:
+    """primbench's `analyse_many`: the series of one cell (a case, a noise, an n) analysed
+    together, their noise pooled, as `history regressions` would analyse one store's series."""
+
+    def __call__(self, values: np.ndarray) -> Found:
+        return self.many([values])[0]
+
+    def many(self, batch: list[np.ndarray]) -> list[Found]:
+        clear_cache()
+        return [([p.index for p in c.points], [(d.start, d.end) for d in c.drifts]) for c in analyse_many(batch)]
+
+
+def run_batch(tool: Callable[[np.ndarray], Found], batch: list[np.ndarray]) -> list[Found]:
+    """`tool` on each series of `batch`, or on all of them together where it pools (`Pooled`)."""
+    return tool.many(batch) if isinstance(tool, Pooled) else [tool(v) for v in batch]
 
 
 def otava_tool(min_magnitude: float) -> Callable[[np.ndarray], Found]:
@@ -214,10 +241,10 @@ def evaluate(tools: dict[str, Callable[[np.ndarray], Found]], cfgs: list[Config]
             batch = batch[:(counts or {}).get(n, SERIES)]
             for name, tool in tools.items():
                 acc = out.setdefault((cfg.label(), n, name), Score())
-                for s in batch:
-                    t = time.perf_counter()
-                    found = tool(s.values)
-                    acc.seconds += time.perf_counter() - t
+                t = time.perf_counter()
+                founds = run_batch(tool, [s.values for s in batch])
+                acc.seconds += time.perf_counter() - t
+                for s, found in zip(batch, founds, strict=True):
                     score(s, found, acc)
     return out
 
@@ -254,7 +281,9 @@ def main() -> None:
         before = load(BEFORE)
         if before is None:
             raise SystemExit(f"primbench at {BEFORE} could not be loaded (no git history here)")
-        tools = {"primbench": tools["primbench"], f"primbench {BEFORE}": primbench_tool(fn=before.analyse),
+        ours: dict[str, Callable[[np.ndarray], Found]] = (
+            {"primbench pooled": Pooled()} if FRESH2 else {"primbench": tools["primbench"]})
+        tools = {**ours, f"primbench {BEFORE}": primbench_tool(fn=before.analyse),
                  **{k: v for k, v in tools.items() if k != "primbench"}}
     names = list(tools)
     lines = ["Change points: primbench beside Apache Otava 0.8.0 and ruptures 1.1.10 PELT on the same series "
@@ -276,7 +305,7 @@ def main() -> None:
     if FRESH:
         lines += speed_section(tools)
         lines.append(f"(whole run {time.perf_counter() - t0:.0f} s; load average at end {os.getloadavg()[0]:.2f})")
-        (HERE / "changepoints-fresh.txt").write_text("\n".join(lines) + "\n")
+        (HERE / ("changepoints-fresh2.txt" if FRESH2 else "changepoints-fresh.txt")).write_text("\n".join(lines) + "\n")
         print("\n".join(lines))
         return
     lines.append("== tune set: seed 1, Gaussian innovations (the set primbench's constants were chosen on) ==")
@@ -359,8 +388,7 @@ def speed_section(tools: dict[str, Callable[[np.ndarray], Found]]) -> list[str]:
         for tool in tools.values():
             for batch in ([f.values for f in flat], moved):
                 t = time.perf_counter()
-                for v in batch:
-                    tool(v)
+                run_batch(tool, batch)
                 cells.append((time.perf_counter() - t) / len(batch) * 1e3)
         lines.append(f"{n:>6} {count:>6}  " + "  ".join(f"{cells[2 * i]:16.2f} {cells[2 * i + 1]:18.2f}"
                                                         for i in range(len(tools))))

@@ -4,7 +4,9 @@ point). The same series as `compare_detectors.py` (same seeds and case indices),
 checkout's primbench and for main at ec89fec (loaded from git by `versions.py`).
 
 Run: ``python tests/benchmarks/changepoints/false_points.py`` (about a minute); writes
-``false_points.txt``.
+``false_points.txt``. ``CP_FRESH=1``: the first fresh evaluation (``false_points-fresh.txt``);
+``CP_FRESH=2``: the second, this checkout's `analyse_many` on each block of 100 series together
+beside main at aa0c92a (``false_points-fresh2.txt``).
 """
 
 from __future__ import annotations
@@ -20,18 +22,30 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 sys.path.insert(0, str(HERE))
 
-from compare_detectors import BEFORE, EVAL_SEEDS, FRESH, Config, ar1_configs, configs  # noqa: E402
+from compare_detectors import BEFORE, EVAL_SEEDS, FRESH, FRESH2, Config, ar1_configs, configs  # noqa: E402
 from generate import series  # noqa: E402
 from versions import load  # noqa: E402
 
-from primbench.history.changepoints import analyse, clear_cache  # noqa: E402
+from primbench.history.changepoints import Changes, analyse, analyse_many, clear_cache  # noqa: E402
 
 #: Series per cell: 100 (the first 100 are `compare_detectors.py`'s series), or in the fresh
 #: run 1,000, in blocks of 100 (the count per 100 series, and its rate over all 1,000).
 BLOCKS = 10 if FRESH else 1
 
 
-def count(fn: Callable[..., Any], cfgs: list[Config], seed: int) -> list[str]:
+def alone(fn: Callable[..., Any]) -> Callable[[list[np.ndarray]], list[Changes]]:
+    """`fn` (an `analyse`) on each series of a block alone."""
+    def run(block: list[np.ndarray]) -> list[Changes]:
+        out = []
+        for values in block:
+            clear_cache()
+            out.append(fn(values))
+        return out
+    return run
+
+
+def count(fn: Callable[[list[np.ndarray]], list[Changes]], cfgs: list[Config], seed: int) -> list[str]:
+    """False points per block of 100 series, each block given to `fn` whole."""
     lines = []
     for ci, cfg in enumerate(cfgs):
         if cfg.kind not in ("flat", "burst2", "burst3"):
@@ -41,13 +55,8 @@ def count(fn: Callable[..., Any], cfgs: list[Config], seed: int) -> list[str]:
             rng = np.random.default_rng([seed, ci, n])
             blocks = []
             for _ in range(BLOCKS):
-                points = 0
-                for _ in range(100):
-                    s = series(cfg.kind, n, cfg.noise, rng, size=cfg.size)
-                    clear_cache()
-                    c = fn(s.values)
-                    points += len(c.points) + len(c.drifts)
-                blocks.append(points)
+                block = [series(cfg.kind, n, cfg.noise, rng, size=cfg.size).values for _ in range(100)]
+                blocks.append(sum(len(c.points) + len(c.drifts) for c in fn(block)))
             if BLOCKS == 1:
                 cells.append(f"n={n}: {blocks[0]:2d}")
             else:
@@ -66,14 +75,17 @@ def main() -> None:
                    "(1,000 series), the most in one block, blocks with more than 1")
     rev = BEFORE if FRESH else "ec89fec"
     old = load(rev)
-    tools: list[tuple[str, Callable[..., Any]]] = [("this checkout", analyse)]
+    tools: list[tuple[str, Callable[[list[np.ndarray]], list[Changes]]]] = [
+        ("this checkout, each block of 100 together (analyse_many, noise pooled)", analyse_many) if FRESH2
+        else ("this checkout", alone(analyse))]
     if old is not None:
-        tools.append((f"main at {rev}", old.analyse))
+        tools.append((f"main at {rev}", alone(old.analyse)))
     for name, fn in tools:
         out.append(f"{name}:")
         out += count(fn, configs("t5"), EVAL_SEEDS[0])
         out += count(fn, ar1_configs(), EVAL_SEEDS[1])
-    (HERE / ("false_points-fresh.txt" if FRESH else "false_points.txt")).write_text("\n".join(out) + "\n")
+    name = "false_points-fresh2.txt" if FRESH2 else "false_points-fresh.txt" if FRESH else "false_points.txt"
+    (HERE / name).write_text("\n".join(out) + "\n")
     print("\n".join(out))
 
 
