@@ -97,7 +97,7 @@ def names(con: duckdb.DuckDBPyConnection, selector: Selector = Selector()) -> li
 
 
 def series(con: duckdb.DuckDBPyConnection, selector: Selector = Selector(), *, metric: str | None = None,
-           last: int | None = None, newest: int | None = None) -> pd.DataFrame:
+           last: int | None = None, newest: int | None = None, names: Sequence[str] | None = None) -> pd.DataFrame:
     """The selected specializations across their runs, oldest first (`RUN_ORDER`): one row per (run,
     specialization) that did not fail, the followed metric's value in `value` and its name in
     `metric`, with noise, temperatures and clock beside it. `metric`: a ``--metric`` name
@@ -108,13 +108,19 @@ def series(con: duckdb.DuckDBPyConnection, selector: Selector = Selector(), *, m
     commit's first run in `RUN_ORDER`) among the runs the selector's run filters select. `newest`: only each
     series' (algorithm, name, GPU and config) newest `newest` rows, chosen in SQL: the rows a
     window of recent runs needs, without reading the branch's whole history into memory (each
-    specialization's default metric is still decided over every selected row, as without it)."""
+    specialization's default metric is still decided over every selected row, as without it).
+    `names`: only the specializations of these names (with the selector's one algorithm, if any):
+    the rows of one `series` call per name, in one query (one scan of the store, not one per name;
+    each name's rows as its own call gives them, in the same order)."""
     chosen = metric_of(metric)
     if newest is not None and newest < 1:
         raise UsageError(f"newest must be at least 1, got {newest}")
     if last is not None and last < 1:
         raise UsageError(f"--last must be at least 1, got {last}")
     where, params = _selected(selector, last)
+    if names is not None:  # a filter the scan applies; the default metric is a name's own either way
+        where += f" AND s.name IN ({', '.join('?' * len(names))})" if names else " AND false"
+        params += list(names)
     source = f"FROM specializations s JOIN runs r USING (run_id){where}"
     if chosen is not None and chosen.name in EXTRA_METRICS:  # a path into extra's JSON, from the fixed table
         value = f"TRY_CAST(json_extract_string(s.extra, '{EXTRA_METRICS[chosen.name]}') AS DOUBLE)"
@@ -254,25 +260,26 @@ def _newest(con: duckdb.DuckDBPyConnection, source: str, params: list[object], c
             newest: int) -> pd.DataFrame:
     """`series` with `newest`: the selected rows (`source`), of each series only its newest
     `newest` (a top-N aggregate in `RUN_ORDER`: `max_by(…, n)`), with the value of the chosen
-    metric, else of each specialization's default one decided over every selected row (an
-    aggregate per specialization, as `_DEFAULT_METRIC`'s window). Each aggregate scans the
-    selection on its own and keeps a row per series or per specialization: nothing holds the
-    selection's rows (a CTE used twice would be materialized whole)."""
-    keep = (f"SELECT unnest(max_by(r.run_id, ({RUN_ORDER.format(a='r')}), ?)) AS run_id, s.name "
+    metric, else of each specialization's default one decided over every selected row (the
+    series' maxima of bytes and items per second, and their maxima per specialization: as
+    `_DEFAULT_METRIC`'s window). One scan of the selection, one row per series kept: nothing
+    holds the selection's rows (a CTE used twice would be materialized whole)."""
+    keep = (f"SELECT s.algorithm, s.name, max_by(r.run_id, ({RUN_ORDER.format(a='r')}), ?) AS run_ids, "
+            "max(s.bytes_per_second) AS bytes, max(s.items_per_second) AS items "
             f"{source} GROUP BY s.algorithm, s.name, r.gpu_key, r.config_key")
     if chosen is not None:
-        value, metric, join, extra = f"s.{chosen.name} AS value", f"'{chosen.name}' AS metric", "", []
+        value, metric = f"s.{chosen.name} AS value", f"'{chosen.name}' AS metric"
+        keep = f"SELECT unnest(run_ids) AS run_id, name FROM ({keep})"
     else:
-        value = _DEFAULT_VALUE.replace("CASE metric", "CASE m.metric") + " AS value"
-        metric = "m.metric"
-        join = (" JOIN (SELECT s.algorithm, s.name, CASE WHEN max(s.bytes_per_second) > 0 THEN 'bytes_per_second' "
-                "WHEN max(s.items_per_second) > 0 THEN 'items_per_second' ELSE 'gpu_seconds_per_call' END AS metric "
-                f"{source} GROUP BY s.algorithm, s.name) m ON m.algorithm = s.algorithm AND m.name = s.name")
-        extra = list(params)
+        value = _DEFAULT_VALUE.replace("CASE metric", "CASE k.metric") + " AS value"
+        metric = "k.metric"
+        keep = ("SELECT unnest(run_ids) AS run_id, name, CASE WHEN max(bytes) OVER spec > 0 THEN 'bytes_per_second' "
+                "WHEN max(items) OVER spec > 0 THEN 'items_per_second' ELSE 'gpu_seconds_per_call' END AS metric "
+                f"FROM ({keep}) WINDOW spec AS (PARTITION BY algorithm, name)")
     sql = (f"SELECT {_SERIES_RUN}, {value}, {metric}, {_SERIES_BESIDE} FROM ({keep}) k "
            "JOIN specializations s ON s.run_id = k.run_id AND s.name = k.name JOIN runs r ON r.run_id = s.run_id"
-           f"{join} ORDER BY {RUN_ORDER.format(a='r')}, s.idx")
-    return con.execute(sql, [newest, *params, *extra]).df()
+           f" ORDER BY {RUN_ORDER.format(a='r')}, s.idx")
+    return con.execute(sql, [newest, *params]).df()
 
 
 _LATEST = RUN_ORDER.format(a="r")
@@ -312,6 +319,23 @@ def document(con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[Any, str | No
         return None
     found = load_document(con, run_id)
     return None if found is None else (found, rows[0][0], rows[0][1])
+
+
+def selected_date_flags(con: duckdb.DuckDBPyConnection, selector: Selector, *,
+                        last: int | None = None) -> dict[str, str]:
+    """`date_flags` of the runs `series` would read for `selector` (and `last`): the flagged runs
+    among the selector's runs first (the runs table alone), then those of them with a selected
+    row; no scan of the specializations where no run is flagged (the usual case)."""
+    runs_where = selector.runs_only().where("r").and_("json_extract_string(r.general, ?) IS NOT NULL",
+                                                      f"$.{DATE_FLAG_KEY}")
+    flagged = [row[0] for row in con.execute(f"SELECT r.run_id FROM runs r{runs_where.sql()}",
+                                             list(runs_where.params)).fetchall()]
+    if not flagged:
+        return {}
+    where, params = _selected(selector, last)
+    rows = con.execute(f"SELECT DISTINCT s.run_id FROM specializations s JOIN runs r USING (run_id){where} "
+                       "AND list_contains(?, s.run_id)", [*params, flagged]).fetchall()
+    return date_flags(con, [row[0] for row in rows])
 
 
 def date_flags(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> dict[str, str]:

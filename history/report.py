@@ -16,7 +16,7 @@ from __future__ import annotations
 import datetime as _dt
 import html
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -305,7 +305,7 @@ def write_report(db: Any, selector: Selector, out: str | os.PathLike[str] = "his
             parts.append(f"<p class='muted'>Not drawn ({len(charts) - len(drawn)}, nothing changed there): "
                          f"{rest}</p>")
         drawing = _Drawing(reader, selector, branch, base, metric, last, alpha, min_size, min_shift,
-                           _steps(changes, max_points), reference, len({c.gpu_model for c in charts}) > 1)
+                           _steps(changes, max_points), reference, len({c.gpu_model for c in charts}) > 1, runs)
         short = drawing.draw(drawn, parts, progress)
     if short:
         parts.append(f"<h3>Series of {SHORT_SERIES} commits or fewer</h3>" + _table(
@@ -355,8 +355,10 @@ def _steps(changes: pd.DataFrame, max_points: int) -> _Steps | None:
 
 @dataclass
 class _Drawing:
-    """The report's charts, each read from the store on its own (its specialization's rows,
-    and the base's for the reference line): one chart's rows in memory at a time."""
+    """The report's charts, read from the store a batch of charts at a time (their
+    specializations' rows in one query: about `BATCH_ROWS` rows, at most one chart's more;
+    `runs`, the runs selected, bounds a chart's rows) and the base's rows for each chart's
+    reference line on their own: never more than a batch's rows in memory."""
 
     reader: Any
     selector: Selector
@@ -370,13 +372,20 @@ class _Drawing:
     steps: _Steps | None
     reference: Selector | None
     models: bool
+    runs: int
 
-    def rows(self, chart: Chart) -> pd.DataFrame:
-        """The chart's rows of the report's `series` frame (`Chart.rows` of its specialization's)."""
-        from dataclasses import replace
+    def rows(self, charts: Sequence[Chart]) -> Iterator[tuple[Chart, pd.DataFrame]]:
+        """Each chart with its rows of the report's `series` frame (`Chart.rows` of its
+        specialization's), in the order given, a batch of charts read in one query."""
+        from primbench.history.reader import BATCH_ROWS
 
-        of = replace(self.selector, algorithm=chart.algorithm, name=chart.name)
-        return chart.rows(self.reader.series(of, metric=self.metric, last=self.last))
+        per_batch = max(1, BATCH_ROWS // max(1, self.runs))  # a specialization has a row per run at most
+        for first in range(0, len(charts), per_batch):
+            batch = charts[first:first + per_batch]
+            frame = self.reader.series(self.selector, metric=self.metric, last=self.last,
+                                       names=sorted({c.name for c in batch}))
+            for chart in batch:
+                yield chart, chart.rows(frame)
 
     def base_rows(self, chart: Chart, part: pd.DataFrame) -> pd.DataFrame | None:
         """The base's rows for the chart's reference line (`_reference`); None for the base itself."""
@@ -391,10 +400,9 @@ class _Drawing:
              progress: Callable[[int, int], None] | None) -> list[list[str]]:
         """Each chart's HTML appended to `parts`; the rows of the series too short for a chart returned."""
         short: list[list[str]] = []
-        for i, chart in enumerate(drawn):
+        for i, (chart, part) in enumerate(self.rows(drawn)):
             if progress is not None:
                 progress(i, len(drawn))
-            part = self.rows(chart)
             ref = self.base_rows(chart, part)
             points = part["commit"].fillna("run:" + part["run_id"].astype(str)).nunique()
             if points <= SHORT_SERIES:  # one or two commits: numbers say more than a chart
