@@ -22,6 +22,8 @@ same() {  # same KIND STORE "HEAD ARGS" "BASE ARGS"
       run "$BASE" history $kind --db "$WORK/$s.duckdb" $old -f json > "old-$tag.json"
       run "$HEAD_ROOT" history $kind --db "$WORK/$s.duckdb" $new -f json > "new-$tag.json"
       if cmp -s "old-$tag.json" "new-$tag.json"; then echo "SAME $kind $s [$new] [$old] ($(wc -c < "new-$tag.json") bytes)"
+      elif tail -c "$(wc -c < "new-$tag.json")" "old-$tag.json" | cmp -s - "new-$tag.json"; then  # BASE: DuckDB's bar first
+        echo "SAME $kind $s [$new] [$old] ($(wc -c < "new-$tag.json") bytes; BASE wrote $(( $(wc -c < "old-$tag.json") - $(wc -c < "new-$tag.json") )) bytes of DuckDB's progress bar before them)"
       else echo "DIFF $kind $s [$new] [$old]"; fi;;
   esac
 }
