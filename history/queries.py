@@ -132,7 +132,7 @@ def series(con: duckdb.DuckDBPyConnection, selector: Selector = Selector(), *, m
                                   dropna=False).tail(int(newest))
         return found
     if newest is not None:
-        return _newest(con, source, params, chosen, int(newest))
+        return _newest(con, source, params, chosen, int(newest), selector)
     if chosen is not None:
         sql = (f"SELECT {_SERIES_RUN}, s.{chosen.name} AS value, '{chosen.name}' AS metric, {_SERIES_BESIDE} "
                f"{source} ORDER BY {RUN_ORDER.format(a='r')}, s.idx")
@@ -256,30 +256,51 @@ def commit_points(con: duckdb.DuckDBPyConnection, selector: Selector, algorithm:
     return con.execute(sql, params).df()
 
 
+#: How many of the newest selected runs `_newest` looks among first, per row it keeps of a series.
+NEWEST_RUNS_PER_ROW = 10
+
+
 def _newest(con: duckdb.DuckDBPyConnection, source: str, params: list[object], chosen: Metric | None,
-            newest: int) -> pd.DataFrame:
+            newest: int, selector: Selector) -> pd.DataFrame:
     """`series` with `newest`: the selected rows (`source`), of each series only its newest
     `newest` (a top-N aggregate in `RUN_ORDER`: `max_by(…, n)`), with the value of the chosen
-    metric, else of each specialization's default one decided over every selected row (the
-    series' maxima of bytes and items per second, and their maxima per specialization: as
-    `_DEFAULT_METRIC`'s window). One scan of the selection, one row per series kept: nothing
-    holds the selection's rows (a CTE used twice would be materialized whole)."""
-    keep = (f"SELECT s.algorithm, s.name, max_by(r.run_id, ({RUN_ORDER.format(a='r')}), ?) AS run_ids, "
-            "max(s.bytes_per_second) AS bytes, max(s.items_per_second) AS items "
-            f"{source} GROUP BY s.algorithm, s.name, r.gpu_key, r.config_key")
-    if chosen is not None:
-        value, metric = f"s.{chosen.name} AS value", f"'{chosen.name}' AS metric"
-        keep = f"SELECT unnest(run_ids) AS run_id, name FROM ({keep})"
-    else:
-        value = _DEFAULT_VALUE.replace("CASE metric", "CASE k.metric") + " AS value"
-        metric = "k.metric"
-        keep = ("SELECT unnest(run_ids) AS run_id, name, CASE WHEN max(bytes) OVER spec > 0 THEN 'bytes_per_second' "
-                "WHEN max(items) OVER spec > 0 THEN 'items_per_second' ELSE 'gpu_seconds_per_call' END AS metric "
-                f"FROM ({keep}) WINDOW spec AS (PARTITION BY algorithm, name)")
-    sql = (f"SELECT {_SERIES_RUN}, {value}, {metric}, {_SERIES_BESIDE} FROM ({keep}) k "
+    metric, else of each specialization's default one decided over every selected row (as
+    `_DEFAULT_METRIC`'s window). The top-N is taken among the newest `NEWEST_RUNS_PER_ROW` x
+    `newest` runs the selector's run filters select (a run holds one row of a series at most,
+    and every row outside them is older than every row inside): a series with fewer rows there
+    than it needs (and than it has) is taken from all its rows; a plain aggregate over every row
+    counts each series' rows and decides the default metrics. No query holds the selection's rows."""
+    order = RUN_ORDER.format(a="r")
+    keys = "s.algorithm, s.name, r.gpu_key, r.config_key"
+    totals = con.execute(
+        f"SELECT {keys}, count(*), CASE WHEN max(max(s.bytes_per_second)) OVER spec > 0 THEN 'bytes_per_second' "
+        "WHEN max(max(s.items_per_second)) OVER spec > 0 THEN 'items_per_second' ELSE 'gpu_seconds_per_call' END "
+        f"{source} GROUP BY {keys} WINDOW spec AS (PARTITION BY s.algorithm, s.name)", params).fetchall()
+    recent = selector.runs_only().where("r2")
+    suffix = (f" AND r.run_id IN (SELECT r2.run_id FROM runs r2{recent.sql()} "
+              f"ORDER BY {RUN_ORDER_DESC.format(a='r2')} LIMIT ?)")
+    top = f"SELECT {keys}, max_by(r.run_id, ({order}), ?), count(*) "
+    kept = {tuple(row[:4]): (row[4], row[5]) for row in con.execute(
+        f"{top}{source}{suffix} GROUP BY {keys}",
+        [newest, *params, *recent.params, newest * NEWEST_RUNS_PER_ROW]).fetchall()}
+    short = sorted({str(t[1]) for t in totals if kept.get(tuple(t[:4]), ((), 0))[1] < min(newest, t[4])})
+    if short:  # too few rows among the newest runs: these series from all their rows
+        older = f" AND s.name IN ({', '.join('?' * len(short))})"
+        kept.update({tuple(row[:4]): (row[4], row[5]) for row in con.execute(
+            f"{top}{source}{older} GROUP BY {keys}", [newest, *params, *short]).fetchall()})
+    run_ids, names, metrics = [], [], []
+    for algorithm, name, gpu_key, config_key, _, default in totals:
+        for run_id in kept[(algorithm, name, gpu_key, config_key)][0]:
+            run_ids.append(run_id)
+            names.append(name)
+            metrics.append(chosen.name if chosen is not None else default)
+    value = (f"s.{chosen.name} AS value" if chosen is not None else
+             _DEFAULT_VALUE.replace("CASE metric", "CASE k.metric") + " AS value")
+    sql = (f"SELECT {_SERIES_RUN}, {value}, k.metric, {_SERIES_BESIDE} FROM (SELECT unnest(?::VARCHAR[]) AS run_id, "
+           "unnest(?::VARCHAR[]) AS name, unnest(?::VARCHAR[]) AS metric) k "
            "JOIN specializations s ON s.run_id = k.run_id AND s.name = k.name JOIN runs r ON r.run_id = s.run_id"
-           f" ORDER BY {RUN_ORDER.format(a='r')}, s.idx")
-    return con.execute(sql, [newest, *params]).df()
+           f" ORDER BY {order}, s.idx")
+    return con.execute(sql, [run_ids, names, metrics]).df()
 
 
 _LATEST = RUN_ORDER.format(a="r")

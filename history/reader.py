@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 
 #: About how many `series` rows (a run's specialization each) `Reader.commit_points` reduces in one query.
-BATCH_ROWS = 50_000
+BATCH_ROWS = 200_000
 
 
 class Reader:

@@ -160,17 +160,16 @@ def test_series_of_several_names_are_each_names_series(db: Store, selector: S, m
 def test_the_report_draws_its_charts_a_batch_at_a_time_as_one_by_one(db: Store,
                                                                    tmp_path_factory: pytest.TempPathFactory) -> None:
     """A batch of charts per query (`report._Drawing.rows`) draws the page one query per chart drew."""
-    import primbench.history.reader as reader_module
-    from primbench.history.report import write_report
+    import primbench.history.report as report_module
 
     out = tmp_path_factory.mktemp("batches")
     pages = []
-    for rows in (1, reader_module.BATCH_ROWS):
-        was, reader_module.BATCH_ROWS = reader_module.BATCH_ROWS, rows
+    for rows in (1, report_module.CHART_ROWS):
+        was, report_module.CHART_ROWS = report_module.CHART_ROWS, rows
         try:
-            write_report(db, S(branch="twice"), out / f"{rows}.html", max_charts=10)
+            report_module.write_report(db, S(branch="twice"), out / f"{rows}.html", max_charts=10)
         finally:
-            reader_module.BATCH_ROWS = was
+            report_module.CHART_ROWS = was
         pages.append((out / f"{rows}.html").read_text().split("Generated", 1)[1].split(".</p>", 1)[1])
     assert pages[0] == pages[1]
     assert pages[0].count("<script type='application/json'>") >= 3  # charts drawn: with 1 row a batch, a query each
@@ -193,3 +192,23 @@ def test_selected_date_flags_are_the_flags_of_the_selected_runs(tmp_path: Path) 
                 expected = reader.date_flags(list(dict.fromkeys(frame["run_id"])))
                 assert reader.selected_date_flags(sel, last=last) == expected
         assert reader.selected_date_flags(S(branch="main")), "the late run is flagged"
+
+
+@pytest.mark.parametrize("selector", [S(branch="main"), S(branch="twice"), S()])
+@pytest.mark.parametrize("metric", [None, "time"])
+@pytest.mark.parametrize("per_row", [0, 1, 10])
+def test_newest_rows_among_the_newest_runs_are_each_series_newest(
+        db: Store, selector: S, metric: str | None, per_row: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`series(newest=N)` looks among the newest runs first (`NEWEST_RUNS_PER_ROW` x N of them) and
+    takes a series short of rows there from all its rows: every series' N newest rows either way
+    (0: every series from all its rows; 1: most of them short of rows)."""
+    from primbench.history import queries
+
+    monkeypatch.setattr(queries, "NEWEST_RUNS_PER_ROW", per_row)
+    whole = db.series(selector, metric=metric)
+    with db.read() as reader:
+        for n in (1, 2, 5, 100):
+            got = queries.series(reader.con, selector, metric=metric, newest=n)
+            expected = whole.groupby(SERIES_KEYS, sort=False, dropna=False).tail(n)
+            pd.testing.assert_frame_equal(got.reset_index(drop=True), expected.reset_index(drop=True),
+                                          check_exact=True)
