@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from primbench.history.bounded import bounded
 from primbench.history.changepoints import DEFAULT_ALPHA, DEFAULT_MAX_POINTS, DEFAULT_MIN_SHIFT, DEFAULT_MIN_SIZE
 from primbench.history.selector import Selector
 from primbench.history.storage.contract import open_store
@@ -94,7 +95,7 @@ def series(db: Db, selector: Selector, *, metric: str | None = None, last: int |
     (`history.trends.per_commit`). Runs whose dates ingest flagged are named in a warning."""
     from primbench.history.trends import git_order, per_commit
 
-    with _checked(db, selector) as r:
+    with _checked(db, selector) as r, bounded(r.con):
         frame = r.series(selector, metric=metric, last=last)
         order = git_order(frame) if use_git and not per_run else None
         _warn_of_dates(r.date_flags(list(dict.fromkeys(frame["run_id"]))), "git" if order is not None else "ingest")
@@ -115,7 +116,7 @@ def compare(db: Db, head: Selector, *, base: str = "main", fork_point: str | Non
 
     from primbench.history.branch_compare import branch_comparison
 
-    with _checked(db, head, _base(base)) as r:
+    with _checked(db, head, _base(base)) as r, bounded(r.con):
         if head.gpu is not None:  # a short id or a model: the full key of the GPU it names
             head = replace(head, gpu=r.gpu_key(head) or head.gpu)
         return branch_comparison(r, head, base, fork_point=fork_point, use_git=use_git, threshold=threshold,
