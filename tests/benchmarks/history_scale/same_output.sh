@@ -5,7 +5,8 @@
 # window of commits: HEAD's defaults (regressions --window 1000, report --last 1000) against
 # BASE's whole history where the store's branch has fewer commits than that (s1k), against
 # BASE's `report --last 1000` always, and HEAD's whole history (--window 0, --last 0) against
-# BASE's default. Each line: SAME or DIFF, the store, HEAD's arguments, BASE's.
+# BASE's default. Each line: SAME or DIFF, the store, HEAD's arguments, BASE's (and a DIFF line where
+# their warnings on stderr differ: the runs with a flagged date, for one).
 # Run: BASE=/tmp/s4q/base HEAD_ROOT=$PWD WORK=/tmp/s4q STORES="s1k s10k" same_output.sh
 : "${BASE:?}" "${HEAD_ROOT:?}" "${WORK:?}"
 mkdir -p "$WORK/cmp" && cd "$WORK/cmp"
@@ -19,8 +20,9 @@ same() {  # same KIND STORE "HEAD ARGS" "BASE ARGS"
       if diff -q <(sed 's/Generated [^.]*UTC\././' "old-$tag.html") <(sed 's/Generated [^.]*UTC\././' "new-$tag.html") > /dev/null
       then echo "SAME report $s [$new] [$old] ($(wc -c < "new-$tag.html") bytes)"; else echo "DIFF report $s [$new] [$old]"; fi;;
     *)
-      run "$BASE" history $kind --db "$WORK/$s.duckdb" $old -f json > "old-$tag.json"
-      run "$HEAD_ROOT" history $kind --db "$WORK/$s.duckdb" $new -f json > "new-$tag.json"
+      run "$BASE" history $kind --db "$WORK/$s.duckdb" $old -f json > "old-$tag.json" 2> "old-$tag.err"
+      run "$HEAD_ROOT" history $kind --db "$WORK/$s.duckdb" $new -f json > "new-$tag.json" 2> "new-$tag.err"
+      cmp -s "old-$tag.err" "new-$tag.err" || echo "DIFF $kind $s [$new] [$old]: the warnings on stderr"
       if cmp -s "old-$tag.json" "new-$tag.json"; then echo "SAME $kind $s [$new] [$old] ($(wc -c < "new-$tag.json") bytes)"
       elif tail -c "$(wc -c < "new-$tag.json")" "old-$tag.json" | cmp -s - "new-$tag.json"; then  # BASE: DuckDB's bar first
         echo "SAME $kind $s [$new] [$old] ($(wc -c < "new-$tag.json") bytes; BASE wrote $(( $(wc -c < "old-$tag.json") - $(wc -c < "new-$tag.json") )) bytes of DuckDB's progress bar before them)"
