@@ -362,10 +362,22 @@ def selected_date_flags(con: duckdb.DuckDBPyConnection, selector: Selector, *,
 def date_flags(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> dict[str, str]:
     """Why ingest flagged the date of each of `run_ids` that it flagged
     (`history.storage.ingest.flag_dates`: later than its ingest, or earlier than the branch's
-    runs ingested before it), by run id; runs not flagged are absent."""
+    runs ingested before it), by run id; runs not flagged are absent. Many run ids (a whole
+    branch's): the flagged runs read first and kept where asked for, in the same order (a list
+    of 100,000 ids tested against every run took 0.6 s)."""
     if not len(run_ids):
         return {}
+    path = f"$.{DATE_FLAG_KEY}"
+    if len(run_ids) > _FEW_RUNS:
+        wanted = set(run_ids)
+        rows = con.execute("SELECT run_id, json_extract_string(general, ?) FROM runs "
+                           "WHERE json_extract_string(general, ?) IS NOT NULL", [path, path]).fetchall()
+        return {str(r): str(reason) for r, reason in rows if r in wanted}
     rows = con.execute("SELECT run_id, json_extract_string(general, ?) FROM runs WHERE list_contains(?, run_id) "
                        "AND json_extract_string(general, ?) IS NOT NULL",
-                       [f"$.{DATE_FLAG_KEY}", list(run_ids), f"$.{DATE_FLAG_KEY}"]).fetchall()
+                       [path, list(run_ids), path]).fetchall()
     return {str(r): str(reason) for r, reason in rows}
+
+
+#: Up to this many run ids, `date_flags` tests each run against the list in SQL.
+_FEW_RUNS = 1000

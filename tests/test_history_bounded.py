@@ -175,9 +175,13 @@ def test_the_report_draws_its_charts_a_batch_at_a_time_as_one_by_one(db: Store,
     assert pages[0].count("<script type='application/json'>") >= 3  # charts drawn: with 1 row a batch, a query each
 
 
-def test_selected_date_flags_are_the_flags_of_the_selected_runs(tmp_path: Path) -> None:
+def test_selected_date_flags_are_the_flags_of_the_selected_runs(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """The date flags of a selection, found from the runs table first, are `date_flags` of the
-    run ids of its `series` frame, for the whole history and for a window."""
+    run ids of its `series` frame, for the whole history and for a window; `date_flags` of many
+    run ids (the flagged runs read first) is that of few (each run tested against the list)."""
+    from primbench.history import queries
+
     rows = hd.noisy_levels(6, specs=2, seed=31)
     files = hd.branch_series(tmp_path / "a", rows, branch="main", start=hd.START)
     path = tmp_path / "h.duckdb"
@@ -192,6 +196,12 @@ def test_selected_date_flags_are_the_flags_of_the_selected_runs(tmp_path: Path) 
                 expected = reader.date_flags(list(dict.fromkeys(frame["run_id"])))
                 assert reader.selected_date_flags(sel, last=last) == expected
         assert reader.selected_date_flags(S(branch="main")), "the late run is flagged"
+        every = list(reader.runs(S())["run_id"])
+        for ids in (every, every[:1], every[1:], []):
+            few = reader.date_flags(ids)
+            monkeypatch.setattr(queries, "_FEW_RUNS", 0)
+            assert reader.date_flags(ids) == few and list(reader.date_flags(ids)) == list(few)
+            monkeypatch.setattr(queries, "_FEW_RUNS", 1000)
 
 
 @pytest.mark.parametrize("selector", [S(branch="main"), S(branch="twice"), S()])
