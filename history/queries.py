@@ -9,7 +9,7 @@ found in `primbench.metrics` and among the store's columns.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from primbench.errors import UsageError
@@ -97,7 +97,8 @@ def names(con: duckdb.DuckDBPyConnection, selector: Selector = Selector()) -> li
 
 
 def series(con: duckdb.DuckDBPyConnection, selector: Selector = Selector(), *, metric: str | None = None,
-           last: int | None = None, newest: int | None = None, names: Sequence[str] | None = None) -> pd.DataFrame:
+           last: int | None = None, newest: int | None = None, names: Sequence[str] | None = None,
+           commits: Sequence[str] | None = None) -> pd.DataFrame:
     """The selected specializations across their runs, oldest first (`RUN_ORDER`): one row per (run,
     specialization) that did not fail, the followed metric's value in `value` and its name in
     `metric`, with noise, temperatures and clock beside it. `metric`: a ``--metric`` name
@@ -111,7 +112,8 @@ def series(con: duckdb.DuckDBPyConnection, selector: Selector = Selector(), *, m
     specialization's default metric is still decided over every selected row, as without it).
     `names`: only the specializations of these names (with the selector's one algorithm, if any):
     the rows of one `series` call per name, in one query (one scan of the store, not one per name;
-    each name's rows as its own call gives them, in the same order)."""
+    each name's rows as its own call gives them, in the same order). `commits`: only the runs of
+    these commits (give `metric` with it: a default decided over these rows alone may differ)."""
     chosen = metric_of(metric)
     if newest is not None and newest < 1:
         raise UsageError(f"newest must be at least 1, got {newest}")
@@ -121,6 +123,9 @@ def series(con: duckdb.DuckDBPyConnection, selector: Selector = Selector(), *, m
     if names is not None:  # a filter the scan applies; the default metric is a name's own either way
         where += f" AND s.name IN ({', '.join('?' * len(names))})" if names else " AND false"
         params += list(names)
+    if commits is not None:
+        where += " AND list_contains(?, r.\"commit\")"
+        params.append(list(commits))
     source = f"FROM specializations s JOIN runs r USING (run_id){where}"
     if chosen is not None and chosen.name in EXTRA_METRICS:  # a path into extra's JSON, from the fixed table
         value = f"TRY_CAST(json_extract_string(s.extra, '{EXTRA_METRICS[chosen.name]}') AS DOUBLE)"
@@ -210,6 +215,37 @@ def _middle(values: str) -> str:
     n = f"len({values})"
     return (f"CASE WHEN {n} = 0 THEN NULL WHEN {n} % 2 = 1 THEN {values}[{n} // 2 + 1] "
             f"ELSE ({values}[{n} // 2] + {values}[{n} // 2 + 1]) / 2 END")
+
+
+def newest_commits(con: duckdb.DuckDBPyConnection, selector: Selector,
+                   wanted: Sequence[tuple[str, str, str, str, Any]], model: Callable[[Any], str],
+                   n: int) -> dict[int, list[str]]:
+    """For each (algorithm, name, config_key (empty text where unknown), GPU model, latest date) of
+    `wanted`, by its index: the `n` commits (a run without one never among them) of the selector's
+    `series` rows of that specialization and config, of runs on a GPU of that model (`model` of
+    the run's GPU name; of the empty text for none) dated `latest` or earlier, whose first row
+    comes last in `RUN_ORDER`, oldest first: in one query, what a `series` frame of each
+    specialization, filtered so, keeps of its newest `n` distinct commits."""
+    where, params = _selected(selector, None)
+    gpus = [str(row[0]) for row in con.execute("SELECT DISTINCT coalesce(gpu_name, '') FROM runs").fetchall()]
+    models = {g: model(g or None) for g in gpus}
+    charts = list(zip(*wanted, strict=True)) if wanted else [()] * 5
+    sql = (
+        "WITH w AS (SELECT unnest(?::BIGINT[]) AS chart, unnest(?::VARCHAR[]) AS algorithm, "
+        "unnest(?::VARCHAR[]) AS name, unnest(?::VARCHAR[]) AS config_key, unnest(?::VARCHAR[]) AS model, "
+        "unnest(?::TIMESTAMPTZ[]) AS latest), "
+        "m AS (SELECT unnest(?::VARCHAR[]) AS gpu_name, unnest(?::VARCHAR[]) AS model) "
+        f"SELECT chart, \"commit\" FROM (SELECT w.chart, r.\"commit\", min(({RUN_ORDER.format(a='r')})) AS first "
+        "FROM specializations s JOIN runs r USING (run_id) JOIN w ON w.algorithm = s.algorithm AND w.name = s.name "
+        f"JOIN m ON m.gpu_name = coalesce(r.gpu_name, ''){where} AND coalesce(r.config_key, '') = w.config_key "
+        "AND m.model = w.model AND r.date <= w.latest AND r.\"commit\" IS NOT NULL GROUP BY w.chart, r.\"commit\") "
+        "QUALIFY row_number() OVER (PARTITION BY chart ORDER BY first DESC) <= ? ORDER BY chart, first")
+    out: dict[int, list[str]] = {}
+    rows = con.execute(sql, [list(range(len(wanted))), *(list(c) for c in charts[:5]), list(models),
+                             list(models.values()), *params, int(n)]).fetchall()
+    for chart, commit in rows:
+        out.setdefault(int(chart), []).append(str(commit))
+    return out
 
 
 def selected_commits(con: duckdb.DuckDBPyConnection, selector: Selector, *, last: int | None = None) -> list[str]:

@@ -52,11 +52,11 @@ class Reader:
         return queries.runs(self.con, selector, limit=limit)
 
     def series(self, selector: Selector, *, metric: str | None = None, last: int | None = None,
-               names: Sequence[str] | None = None) -> pd.DataFrame:
+               names: Sequence[str] | None = None, commits: Sequence[str] | None = None) -> pd.DataFrame:
         """One row per selected (run, specialization), oldest first (`history.queries.series`;
-        `names`: of these specializations only, read in one query). Give a branch: the series
-        of two branches are one series here."""
-        return queries.series(self.con, selector, metric=metric, last=last, names=names)
+        `names`: of these specializations only, read in one query; `commits`: of these commits'
+        runs only). Give a branch: the series of two branches are one series here."""
+        return queries.series(self.con, selector, metric=metric, last=last, names=names, commits=commits)
 
     def overview(self, selector: Selector, *, metric: str | None = None,
                  last: int | None = None) -> tuple[tuple[int, int, Any, Any], list[tuple[Any, ...]]]:

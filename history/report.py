@@ -55,6 +55,8 @@ CHART_ROWS = 50_000
 #: 1,000 commits: 4.0 s of CPU instead of 4.5 s, 0.25 s more of wall time). A whole history keeps
 #: every thread (its scans are long).
 WINDOW_THREADS = 1
+#: The base's commits a chart's reference line is the level of (the newest, up to the chart's last run's date).
+REFERENCE_COMMITS = 30
 
 
 def _rank(kind: str) -> int:
@@ -383,35 +385,53 @@ class _Drawing:
     models: bool
     runs: int
 
-    def rows(self, charts: Sequence[Chart]) -> Iterator[tuple[Chart, pd.DataFrame]]:
+    def rows(self, charts: Sequence[Chart]) -> Iterator[tuple[Chart, pd.DataFrame, pd.DataFrame | None]]:
         """Each chart with its rows of the report's `series` frame (`Chart.rows` of its
-        specialization's), in the order given, a batch of charts read in one query."""
+        specialization's) and its reference rows (`base_rows`), in the order given, a batch of
+        charts read in one query."""
         per_batch = max(1, CHART_ROWS // max(1, self.runs))  # a specialization has a row per run at most
         for first in range(0, len(charts), per_batch):
             batch = charts[first:first + per_batch]
             frame = self.reader.series(self.selector, metric=self.metric, last=self.last,
                                        names=sorted({c.name for c in batch}))
             of = dict(iter(frame.groupby(["algorithm", "name"], sort=False)))  # each specialization's rows, once
-            for chart in batch:
-                yield chart, chart.rows(of.get((chart.algorithm, chart.name), frame.iloc[:0]))
+            parts = [chart.rows(of.get((chart.algorithm, chart.name), frame.iloc[:0])) for chart in batch]
+            yield from zip(batch, parts, self.base_rows(batch, parts), strict=True)
 
-    def base_rows(self, chart: Chart, part: pd.DataFrame) -> pd.DataFrame | None:
-        """The base's rows for the chart's reference line (`_reference`); None for the base itself."""
+    def base_rows(self, charts: Sequence[Chart], parts: Sequence[pd.DataFrame]) -> list[pd.DataFrame | None]:
+        """The base's rows for each chart's reference line (`_reference` of the base's `series`
+        frame of its specialization), None for the base itself: each chart's newest 30 commits
+        found in one query (`history.queries.newest_commits`), then the rows of those commits
+        alone read in one query per metric (each specialization's default decided over all
+        its base rows, as its whole frame decides it), never the base's whole history."""
         if self.reference is None:
-            return None
-        from dataclasses import replace
+            return [None] * len(charts)
+        from primbench.history import queries
 
-        of = replace(self.reference, algorithm=chart.algorithm, name=chart.name)
-        return _reference(self.reader.series(of, metric=self.metric), chart, part)
+        con = self.reader.con
+        wanted = [(c.algorithm, c.name, c.config_key, c.gpu_model,
+                   part["date"].max().to_pydatetime() if len(part) else None) for c, part in zip(charts, parts,
+                                                                                               strict=True)]
+        keep = queries.newest_commits(con, self.reference, wanted, model, REFERENCE_COMMITS)
+        commits = sorted({c for found in keep.values() for c in found})
+        if self.metric is not None:
+            metrics: dict[tuple[str, str], str | None] = {(c.algorithm, c.name): self.metric for c in charts}
+        else:
+            decided = {(a, n): m for a, n, _, m in queries.specialization_sizes(con, self.reference)}
+            metrics = {(c.algorithm, c.name): decided.get((c.algorithm, c.name)) for c in charts}
+        names = sorted({c.name for c in charts})
+        frames = {m: self.reader.series(self.reference, metric=m, names=names, commits=commits)
+                  for m in sorted({m for m in metrics.values() if m is not None})}
+        return [_reference(frames.get(metrics[(c.algorithm, c.name)] or ""), c, part)
+                for c, part in zip(charts, parts, strict=True)]
 
     def draw(self, drawn: Sequence[Chart], parts: list[str],
              progress: Callable[[int, int], None] | None) -> list[list[str]]:
         """Each chart's HTML appended to `parts`; the rows of the series too short for a chart returned."""
         short: list[list[str]] = []
-        for i, (chart, part) in enumerate(self.rows(drawn)):
+        for i, (chart, part, ref) in enumerate(self.rows(drawn)):
             if progress is not None:
                 progress(i, len(drawn))
-            ref = self.base_rows(chart, part)
             points = part["commit"].fillna("run:" + part["run_id"].astype(str)).nunique()
             if points <= SHORT_SERIES:  # one or two commits: numbers say more than a chart
                 short.append(_short_row(part, chart, _anchor(i), self.metric, ref, self.base))
@@ -425,14 +445,14 @@ class _Drawing:
 
 
 def _reference(reference: pd.DataFrame | None, chart: Chart, part: pd.DataFrame) -> pd.DataFrame | None:
-    """The base's newest 30 commits of the same specialization, config and GPU model."""
+    """The base's newest `REFERENCE_COMMITS` commits of the same specialization, config and GPU model."""
     if reference is None or reference.empty:
         return None
     ref = reference[(reference["algorithm"] == chart.algorithm) & (reference["name"] == chart.name)
                     & (reference["config_key"].fillna("") == chart.config_key)
                     & (reference["gpu_name"].map(model) == chart.gpu_model)]
     ref = ref[ref["date"] <= part["date"].max()]
-    keep = set(ref["commit"].dropna().drop_duplicates().iloc[-30:])
+    keep = set(ref["commit"].dropna().drop_duplicates().iloc[-REFERENCE_COMMITS:])
     return ref[ref["commit"].isin(keep)]
 
 

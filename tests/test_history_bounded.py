@@ -222,3 +222,30 @@ def test_newest_rows_among_the_newest_runs_are_each_series_newest(
             expected = whole.groupby(SERIES_KEYS, sort=False, dropna=False).tail(n)
             pd.testing.assert_frame_equal(got.reset_index(drop=True), expected.reset_index(drop=True),
                                           check_exact=True)
+
+
+@pytest.mark.parametrize("n", [1, 3, 30])
+def test_newest_commits_are_those_a_filtered_series_frame_keeps(db: Store, n: int) -> None:
+    """`queries.newest_commits` (every chart's reference commits in one query) names, for each
+    specialization, config, GPU model and latest date, the newest `n` distinct commits of the
+    base's `series` frame of that specialization filtered so (`report._reference`'s choice)."""
+    from dataclasses import replace
+
+    from primbench.history import queries
+    from primbench.history.labels import model
+
+    base = S(branch="main")
+    with db.read() as reader:
+        frame = reader.series(S())
+        keys = sorted({(a, nm, c or "", model(g)) for a, nm, c, g in
+                       zip(frame["algorithm"], frame["name"], frame["config_key"], frame["gpu_name"], strict=True)})
+        dates = sorted(frame["date"].unique())
+        wanted = [(*k, d.to_pydatetime()) for k in keys for d in (dates[len(dates) // 3], dates[-1])]
+        got = queries.newest_commits(reader.con, base, wanted, model, n)
+        for i, (algorithm, name, config, gpu_model, latest) in enumerate(wanted):
+            ref = reader.series(replace(base, algorithm=algorithm, name=name))
+            ref = ref[(ref["config_key"].fillna("") == config) & (ref["gpu_name"].map(model) == gpu_model)
+                      & (ref["date"] <= latest)]
+            expected = list(ref["commit"].dropna().drop_duplicates().iloc[-n:])
+            assert got.get(i, []) == expected, (algorithm, name, config, latest)
+    assert any(len(v) >= min(n, 3) for v in got.values())  # some with commits to choose among

@@ -46,6 +46,8 @@ def commands(db: Path, out: Path, store: str) -> list[tuple[str, list[str]]]:
         ("regressions -b main", ["history", "regressions", "--db", d, "-b", "main", "-f", "csv"]),
         ("report -b main (default chart cap)", ["history", "report", "--db", d, "-b", "main", "--no-git",
                                                 "-o", str(out / "report.html")]),
+        ("report -b feat-0 (against main)", ["history", "report", "--db", d, "-b", "feat-0", "--no-git",
+                                             "-o", str(out / "report-feat.html")]),
         ("regressions -b main, whole history", ["history", "regressions", "--db", d, "-b", "main", "-f", "csv",
                                                 "--window", "0"]),
         ("report -b main, whole history", ["history", "report", "--db", d, "-b", "main", "--no-git", "--last", "0",
