@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from primbench.history.bounded import bounded
 from primbench.history.changepoints import DEFAULT_ALPHA, DEFAULT_MAX_POINTS, DEFAULT_MIN_SHIFT, DEFAULT_MIN_SIZE
 from primbench.history.selector import Selector
 from primbench.history.storage.contract import open_store
@@ -72,14 +73,13 @@ def runs(db: Db, selector: Selector, *, limit: int | None = None) -> pd.DataFram
     return frame
 
 
-def _warn_of_dates(r: Reader, run_ids: Iterable[str], order: str) -> None:
-    """A `HistoryWarning` naming the runs among `run_ids` whose dates ingest flagged (a
+def _warn_of_dates(flags: dict[str, str], order: str) -> None:
+    """A `HistoryWarning` naming the runs whose dates ingest flagged (`flags`: run id -> why; a
     runner's clock that was wrong), and the order they are taken in instead."""
     import warnings
 
     from primbench.history.errors import HistoryWarning
 
-    flags = r.date_flags(list(dict.fromkeys(run_ids)))
     if not flags:
         return
     shown = "; ".join(f"run {run_id[:10]}: {reason}" for run_id, reason in list(flags.items())[:3])
@@ -95,10 +95,10 @@ def series(db: Db, selector: Selector, *, metric: str | None = None, last: int |
     (`history.trends.per_commit`). Runs whose dates ingest flagged are named in a warning."""
     from primbench.history.trends import git_order, per_commit
 
-    with _checked(db, selector) as r:
+    with _checked(db, selector) as r, bounded(r.con):
         frame = r.series(selector, metric=metric, last=last)
         order = git_order(frame) if use_git and not per_run else None
-        _warn_of_dates(r, frame["run_id"], "git" if order is not None else "ingest")
+        _warn_of_dates(r.date_flags(list(dict.fromkeys(frame["run_id"]))), "git" if order is not None else "ingest")
     return frame if per_run else per_commit(frame, order)
 
 
@@ -116,7 +116,7 @@ def compare(db: Db, head: Selector, *, base: str = "main", fork_point: str | Non
 
     from primbench.history.branch_compare import branch_comparison
 
-    with _checked(db, head, _base(base)) as r:
+    with _checked(db, head, _base(base)) as r, bounded(r.con):
         if head.gpu is not None:  # a short id or a model: the full key of the GPU it names
             head = replace(head, gpu=r.gpu_key(head) or head.gpu)
         return branch_comparison(r, head, base, fork_point=fork_point, use_git=use_git, threshold=threshold,
@@ -125,18 +125,22 @@ def compare(db: Db, head: Selector, *, base: str = "main", fork_point: str | Non
 
 def regressions(db: Db, selector: Selector, *, metric: str | None = None, alpha: float = DEFAULT_ALPHA,
                 min_shift: float = DEFAULT_MIN_SHIFT, min_size: int = DEFAULT_MIN_SIZE, last: int | None = None,
-                max_points: int = DEFAULT_MAX_POINTS, use_git: bool = True) -> pd.DataFrame:
-    """Change points of every selected series (`history.trends.regressions_of`), their commits
-    in git's order where git here knows them all (`use_git`), else in ingest order. Runs whose
-    dates ingest flagged are named in a warning."""
-    from primbench.history.trends import git_order, regressions_of
+                max_points: int = DEFAULT_MAX_POINTS, use_git: bool = True, window: int | None = None) -> pd.DataFrame:
+    """Change points of every selected series (`history.trends.regressions_of`), of the newest
+    `window` commits only (None: the whole history), their commits in git's order where git here
+    knows them all (`use_git`), else in ingest order; `last` keeps the changes that reach the
+    newest `last` commits. Read from the store a batch of specializations at a time, each
+    reduced to one point per commit in SQL (`Reader.regressions`): never the whole selection in
+    memory. Runs whose dates ingest flagged are named in a warning."""
+    from primbench.errors import UsageError
 
+    if window is not None and window < 1:
+        raise UsageError(f"--window must be at least 1, got {window}")
     with _checked(db, selector) as r:
-        frame = r.series(selector, metric=metric)
-        order = git_order(frame) if use_git else None
-        _warn_of_dates(r, frame["run_id"], "git" if order is not None else "ingest")
-    return regressions_of(frame, metric=metric, alpha=alpha, min_size=min_size, min_shift=min_shift, last=last,
-                          max_points=max_points, order=order)
+        order = r.commit_order(selector, last=window) if use_git else None
+        _warn_of_dates(r.selected_date_flags(selector, last=window), "git" if order is not None else "ingest")
+        return r.regressions(selector, metric=metric, alpha=alpha, min_size=min_size, min_shift=min_shift, last=last,
+                             max_points=max_points, window=window, order=order)
 
 
 def plot(db: Db, selector: Selector, *, out: str | os.PathLike[str], metric: str | None = None,

@@ -329,9 +329,10 @@ def plot_series(db: Any, selector: Selector, out: str | os.PathLike[str] = "hist
     `metric`: a ``--metric`` name (None: each specialization's default); `last`: only the
     newest `last` commits. `progress` is told of every chart written. `db`: a store, a reader,
     an open connection or a path (`history.storage.contract.reading`)."""
+    from primbench.history.bounded import bounded
     from primbench.history.storage.contract import reading
 
-    with reading(db) as reader:
+    with reading(db) as reader, bounded(reader.con):  # DuckDB's blocks let go, not kept for the drawing
         frame = reader.series(selector, metric=metric, last=last)
     if frame.empty:
         what = f"specialization {selector.name!r}" if selector.name else "any specialization"

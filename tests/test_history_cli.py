@@ -161,3 +161,24 @@ def test_migrate_and_info(tmp_path: Path) -> None:
 def test_bad_dates_exit_2(db: Path) -> None:
     code, _, err = run("runs", "--db", str(db), "--since", "last tuesday")
     assert code == 2 and "not an ISO 8601 date" in err
+
+
+def test_regressions_and_report_read_a_window_of_commits_by_default(db: Path, tmp_path: Path) -> None:
+    """`regressions --window N` analyses the newest N commits (default 1,000, 0: the whole history,
+    as before the window); the report's `--last` defaults to the same window, 0 the whole history."""
+    from primbench.cli.history import WINDOW
+
+    whole = run("regressions", "--db", str(db), "--window", "0", "-f", "json")
+    default = run("regressions", "--db", str(db), "-f", "json")
+    assert whole[0] == default[0] == 0 and json.loads(whole[1])
+    assert default[1] == whole[1]  # the standard story's branch: fewer commits than the window
+    short = json.loads(run("regressions", "--db", str(db), "--window", "4", "-f", "json")[1])
+    assert all(row["commits"] <= 4 for row in short)
+    assert run("regressions", "--db", str(db), "--window", "-1")[0] == 2
+    pages = []
+    for last in ("0", str(WINDOW), None):
+        out = tmp_path / f"{last}.html"
+        code, said, _ = run("report", "--db", str(db), "--no-git", "-o", str(out), *(["--last", last] if last else []))
+        assert code == 0, said
+        pages.append(out.read_text().split("Generated", 1)[1].split(".</p>", 1)[1])
+    assert pages[0] == pages[1] == pages[2]

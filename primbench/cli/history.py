@@ -187,6 +187,17 @@ def _metric_title(df: Any, metric: str | None) -> str:
 
 LIMIT_HELP = "Rows of a terminal table (default 50; piped output shows all unless given); 0: all."
 LAST_HELP = "Only the newest N commits of the branch."
+#: The newest commits `regressions` and `report` analyse unless told otherwise (``--window`` /
+#: ``--last``; 0: the whole history): about six weeks of a branch with a commit an hour. What it
+#: buys: both commands read, search and draw a bounded number of commits per series whatever the
+#: store's size (100,000 runs: tests/benchmarks/history_scale/README.md); what it costs: a shift
+#: older than that is not found, and the first shift inside it is measured against the window's
+#: start, not the older history.
+WINDOW = 1000
+WINDOW_HELP = (f"Analyse only the newest N commits of the branch (default {WINDOW:,}; 0: the whole history, "
+               "which grows with the store).")
+REPORT_LAST_HELP = (f"Only the newest N commits of the branch (default {WINDOW:,}; 0: the whole history, "
+                    "which grows with the store).")
 SINCE_HELP = "Only runs from this date on (ISO 8601, e.g. 2026-01-31)."
 
 
@@ -482,6 +493,7 @@ def regressions(
     min_shift: str = typer.Option("0.5%", "--min-shift", help="Smallest shift of level reported."),
     min_size: int = typer.Option(3, "--min-size", help="Commits needed on each side of a shift."),
     last: int | None = typer.Option(None, "--last", help="Only shifts among the newest N commits."),
+    window: int = typer.Option(WINDOW, "--window", min=0, help=WINDOW_HELP),
     config: str | None = typer.Option(None, "--config", metavar="KEY", help=CONFIG_HELP),
     max_points: int = typer.Option(20, "--max-points", min=1,
                                    help="Stop searching a series after this many change points (noted)."),
@@ -501,7 +513,7 @@ def regressions(
     sel = _selector(branch=branch, name=name, algorithm=algorithm, gpu=gpu, config=config)
     df = _call(_commands().regressions, db, sel, metric=metric, alpha=alpha,
                min_shift=_fraction(min_shift, "--min-shift"), min_size=min_size, last=last, max_points=max_points,
-               use_git=use_git)
+               use_git=use_git, window=window or None)
     bursts = int((df["kind"] == OUTLIER).sum()) if not df.empty else 0
     title = f"{len(df) - bursts} change point(s) on {branch}" + (f", {bursts} outlier burst(s)" if bursts else "")
     _emit(df, fmt, REGRESSION_COLUMNS, title=title, limit=limit)
@@ -544,7 +556,7 @@ def report(
     gpu: str | None = typer.Option(None, "--gpu", help=GPU_HELP),
     metric: str | None = typer.Option(None, "--metric", "-m", help=METRIC_HELP),
     use_git: bool = typer.Option(True, "--git/--no-git", help=GIT_HELP),
-    last: int | None = typer.Option(None, "--last", min=1, help=LAST_HELP),
+    last: int = typer.Option(WINDOW, "--last", min=0, help=REPORT_LAST_HELP),
     since: str | None = typer.Option(None, "--since", help=SINCE_HELP),
     max_charts: int = typer.Option(40, "--max-charts", min=0,
                                    help="Charts drawn, the most interesting first (the rest are listed)."),
@@ -560,7 +572,7 @@ def report(
         raise typer.Exit(EXIT_USAGE)
     sel = _selector(branch=branch, gpu=gpu, since=since)
     with _progress("drawing the report") as progress:
-        done = _call(_commands().report, db, sel, out=out, base=base, metric=metric, use_git=use_git, last=last,
+        done = _call(_commands().report, db, sel, out=out, base=base, metric=metric, use_git=use_git, last=last or None,
                      max_charts=max_charts, progress=progress)
     typer.echo(f"Wrote {term_clean(done.path)} ({done.charts} charts, {done.change_points} change points)")
 

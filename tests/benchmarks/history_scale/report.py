@@ -57,6 +57,8 @@ def main() -> None:
     parser.add_argument("--base-short", default="main", help="the base's name in the exponents' table")
     parser.add_argument("--head-short", default="branch")
     parser.add_argument("--out", default="results.md")
+    parser.add_argument("--large", default="s100k_lean", help="the 100,000-run store of the exponents' table")
+    parser.add_argument("--limit", default="120 s", help="the runner's time limit, as the header says it")
     args = parser.parse_args()
     base, head = _load(args.base), _load(args.head)
     bt, ht, bs, hs = args.base_title, args.head_title, args.base_short, args.head_short
@@ -64,7 +66,7 @@ def main() -> None:
            f"{bt}: {base.get('machine', '?')}", f"{ht}: {head.get('machine', '?')}", "",
            "Each cell: CPU time (user + system, all threads) / wall time / peak RSS of the whole process "
            "(GNU time), one run per command on a shared 2-core machine (wall times include waiting for "
-           "the CPU). Killed: past the runner's limit (120 s, or 4 GB of RSS).", ""]
+           f"the CPU). Killed: past the runner's limit ({args.limit}, or 4 GB of RSS).", ""]
     if base.get("compare") or head.get("compare"):
         out += ["## compare", "", f"| files | {bt} | {ht} |", "|---|---|---|"]
     for key in (base.get("compare") or head.get("compare") or {}):
@@ -80,8 +82,9 @@ def main() -> None:
         keys = [k for k in (h or b or {}) if k not in ("store_runs", "store_mb")]
         for k in keys:
             out.append(f"| {k} | {cell((b or {}).get(k))} | {cell((h or {}).get(k))} |")
+    large = " (lean)" if args.large.endswith("_lean") else ""
     out += ["", "## Growth exponents (CPU time ~ runs^k)", "",
-            f"| command | {bs} 1k->10k | {hs} 1k->10k | {bs} 10k->100k (lean) | {hs} 10k->100k (lean) |",
+            f"| command | {bs} 1k->10k | {hs} 1k->10k | {bs} 10k->100k{large} | {hs} 10k->100k{large} |",
             "|---|---|---|---|---|"]
     s = {lab: d.get("stores") or {} for lab, d in (("base", base), ("head", head))}
     keys = list(s["head"].get("s1k") or s["base"].get("s1k") or {})
@@ -89,7 +92,7 @@ def main() -> None:
         if k in ("store_runs", "store_mb"):
             continue
         row = [exponent((s[lab].get(a) or {}).get(k), (s[lab].get(z) or {}).get(k))
-               for a, z in (("s1k", "s10k"), ("s10k", "s100k_lean")) for lab in ("base", "head")]
+               for a, z in (("s1k", "s10k"), ("s10k", args.large)) for lab in ("base", "head")]
         out.append(f"| {k} | {row[0]} | {row[1]} | {row[2]} | {row[3]} |")
     (HERE / args.out).write_text("\n".join(out) + "\n")
     print("\n".join(out))

@@ -46,6 +46,12 @@ def commands(db: Path, out: Path, store: str) -> list[tuple[str, list[str]]]:
         ("regressions -b main", ["history", "regressions", "--db", d, "-b", "main", "-f", "csv"]),
         ("report -b main (default chart cap)", ["history", "report", "--db", d, "-b", "main", "--no-git",
                                                 "-o", str(out / "report.html")]),
+        ("report -b feat-0 (against main)", ["history", "report", "--db", d, "-b", "feat-0", "--no-git",
+                                             "-o", str(out / "report-feat.html")]),
+        ("regressions -b main, whole history", ["history", "regressions", "--db", d, "-b", "main", "-f", "csv",
+                                                "--window", "0"]),
+        ("report -b main, whole history", ["history", "report", "--db", d, "-b", "main", "--no-git", "--last", "0",
+                                           "-o", str(out / "report-all.html")]),
         ("plot one specialization", ["history", "plot", "--db", d, name, "-o", str(out / "plot.png")]),
         ("export --parquet", ["history", "export", "--db", d, "--parquet", str(out / "export")]),
     ]
@@ -142,6 +148,8 @@ def main() -> None:
     parser.add_argument("--no-compare", action="store_true")
     parser.add_argument("--only-ingest", action="store_true", help="time the one-file ingests only")
     parser.add_argument("--skip", default="", help="commands not run (names separated by ;), said so in the figures")
+    parser.add_argument("--skip-why", default="not run on this store (over the limits on a smaller one, or too "
+                        "costly here)", help="why, as the figures say it")
     args = parser.parse_args()
     path = HERE / f"results-{args.label}.json"
     data: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
@@ -153,7 +161,7 @@ def main() -> None:
         data["compare"] = run_compare(args.label, args.code_root, args.work, args.timeout, args.rss_limit)
         path.write_text(json.dumps(data, indent=1))
     asked = {k.strip() for k in args.skip.split(";") if k.strip()}
-    skip_why = dict.fromkeys(asked, "not run on this store (over the limits on a smaller one, or too costly here)")
+    skip_why = dict.fromkeys(asked, args.skip_why)
     skip: set[str] = set(asked)
     stores = data.setdefault("stores", {})
     for store in args.stores.split(","):
