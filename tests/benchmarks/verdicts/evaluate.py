@@ -45,7 +45,7 @@ sys.path.insert(0, str(HERE))
 from collect import SUITE, load_suite  # noqa: E402
 
 from primbench.compare.core import compare_runs  # noqa: E402
-from primbench.results import load_results  # noqa: E402
+from primbench.results import CONTEXT_ONLY_UPGRADES, RESULTS_VERSION, load_results  # noqa: E402
 from primbench.rounds import measured_rounds  # noqa: E402
 
 OLD = "c16539c"
@@ -73,10 +73,34 @@ def new_method(pairs: list[tuple[list[Path], list[Path]]], cache: dict[Path, obj
     return out
 
 
+#: The newest results version the method of `OLD` reads.
+OLD_NEWEST_VERSION = "4.4.0"
+
+
+def readable_by_old(p: Path, tree: Path) -> Path:
+    """`p` as the method of `OLD` can read it: a file newer than it knows, relabelled
+    `OLD_NEWEST_VERSION` (every upgrade since changes the context alone, `CONTEXT_ONLY_UPGRADES`, and
+    that loader ignores the context fields it does not know); an older file as it is."""
+    doc = json.loads(p.read_text())
+    version = doc["context"].get("results_version", "")
+    if tuple(map(int, version.split("."))) > tuple(map(int, OLD_NEWEST_VERSION.split("."))):
+        if version not in CONTEXT_ONLY_UPGRADES | {RESULTS_VERSION}:
+            raise SystemExit(f"error: {p}: results {version}: not known to be readable by {OLD}")
+        target = tree.parent / "for-old" / f"{p.parent.name}-{p.name}"
+        target.parent.mkdir(exist_ok=True)
+        doc["context"]["results_version"] = OLD_NEWEST_VERSION
+        target.write_text(json.dumps(doc))
+        return target
+    return p
+
+
 def old_method(pairs: list[tuple[list[Path], list[Path]]], tree: Path) -> list[dict]:
+    pairs = [([readable_by_old(p, tree) for p in b], [readable_by_old(p, tree) for p in h]) for b, h in pairs]
     payload = json.dumps([([str(p) for p in b], [str(p) for p in h]) for b, h in pairs])
     proc = subprocess.run([sys.executable, "-c", OLD_SCRIPT], input=payload, capture_output=True, text=True,
-                          cwd=tree, env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"}, check=True)
+                          cwd=tree, env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"})
+    if proc.returncode:
+        raise SystemExit(f"error: the method of {OLD} failed: {proc.stderr.strip().splitlines()[-1]}")
     return json.loads(proc.stdout)
 
 
@@ -190,6 +214,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DATA, help="collect.py's output folder (default: h200/data)")
     ap.add_argument("--suite", type=Path, default=SUITE, help="the suite collected (default: eval_suite.py)")
+    ap.add_argument("--sizes", default=",".join(SIZES), help="sizes to evaluate, comma-separated (default: all four)")
     args = ap.parse_args()
     data, suite_path = args.data.resolve(), args.suite.resolve()
     for path, what in ((data, "--data"), (suite_path, "--suite")):
@@ -208,7 +233,7 @@ def main() -> None:
         work.mkdir()
         print(header(data, suite_path, suite.SUMMARY))
         summary = []
-        for size in SIZES:
+        for size in args.sizes.split(","):
             d = data / size
             aa = [d / f"aa-{k}.json" for k in range(1, 9)]
             planted = [d / f"planted-{k}.json" for k in range(1, 4)]
