@@ -39,25 +39,44 @@ def _files(directory: Path, runs: int = 12, specs: int = 6) -> list[Path]:
     return out
 
 
-def _version_5_store(db: Path, files: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
-    """`db` as a schema-5 primbench wrote it: documents in ``runs.document``, the rounds in
-    ``specializations.extra`` too."""
-    monkeypatch.setattr(ingest_module, "EXTRA_LEFT_TO_DOCUMENT", ())
+#: What a store of each older schema kept: in extra (schema 5: everything the table has no
+#: column for; 6: not the rounds) and the documents' codec (6: MessagePack under zlib).
+_LEFT_TO_DOCUMENT = {5: (), 6: ("rounds",)}
+_DROPPED = ("rounds", "between_rounds", "time_per_call")
+
+
+def _old_store(db: Path, files: list[Path], monkeypatch: pytest.MonkeyPatch, version: int = 5) -> None:
+    """`db` as a schema-`version` primbench wrote it: 5, documents in ``runs.document``, the
+    rounds in ``specializations.extra`` too; 6, documents apart (MessagePack under zlib), the
+    spread between rounds and the time per call's statistics in extra too."""
+    monkeypatch.setattr(ingest_module, "EXTRA_LEFT_TO_DOCUMENT", _LEFT_TO_DOCUMENT[version])
+    monkeypatch.setattr(schema, "DOCUMENT_CODEC", "msgpack+zlib")
     ingest_module._extra_fields.cache_clear()
     try:
         staged, _, _ = stage_files(files)
         con = connect(db, read_only=False)
         try:
-            assert schema.migrate(con, migrations=schema.FILE_MIGRATIONS, target=5) == [1, 2, 3, 4, 5]
-            staged.columns["runs"]["store_schema"] = [5] * len(staged.run_ids)
+            assert schema.migrate(con, migrations=schema.FILE_MIGRATIONS, target=version) == list(range(1, version + 1))
+            staged.columns["runs"]["store_schema"] = [version] * len(staged.run_ids)
             DuckDBWriter(con).write(staged.rows())
-            extra = con.execute("SELECT count(*) FROM specializations WHERE json_exists(extra, '$.rounds')").fetchall()
-            assert extra[0][0] > 0  # the rounds stored twice, as schema 5 did
+            extra = con.execute("SELECT count(*) FROM specializations WHERE json_exists(extra, '$.time_per_call')"
+                                ).fetchall()
+            assert extra[0][0] > 0  # stored twice, as schemas 5 and 6 did
         finally:
             con.close()
     finally:
         monkeypatch.undo()
         ingest_module._extra_fields.cache_clear()
+
+
+def _version_5_store(db: Path, files: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    _old_store(db, files, monkeypatch, 5)
+
+
+def _texts(con: Any) -> dict[str, str]:
+    """Every stored document's canonical text, by run id (either layout)."""
+    run_ids = sorted(r[0] for r in con.execute("SELECT run_id FROM runs").fetchall())
+    return schema.document_texts(con, run_ids)
 
 
 def _answers(reader: Reader) -> dict[str, Any]:
@@ -81,38 +100,46 @@ def _answers(reader: Reader) -> dict[str, Any]:
     }
 
 
-def test_queries_answer_the_same_before_and_after_the_migration(tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("version", [5, 6])
+def test_queries_answer_the_same_before_and_after_the_migration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 version: int) -> None:
     db = tmp_path / "s.duckdb"
     files = _files(tmp_path / "in")
-    _version_5_store(db, files, monkeypatch)
+    _old_store(db, files, monkeypatch, version)
     duckdb = duckdb_module()
     con = duckdb.connect(str(db), read_only=True)
     try:
         before = _answers(Reader(con))
-        texts = dict(con.execute("SELECT run_id, CAST(document AS VARCHAR) FROM runs").fetchall())
+        texts = _texts(con)
         merged_before = rows_of(con, sorted(texts))
     finally:
         con.close()
-    assert open_store(db).migrate() == [6]
+    assert open_store(db).migrate() == list(range(version + 1, schema.SCHEMA_VERSION + 1))
     with open_store(db).read() as reader:
         after = _answers(reader)
         assert schema.document_texts(reader.con, sorted(texts)) == texts  # every document byte for byte
         merged_after = rows_of(reader.con, sorted(texts))
         columns = {r[0] for r in reader.con.execute("SELECT column_name FROM information_schema.columns "
                                                     "WHERE table_name = 'runs'").fetchall()}
-        rounds = reader.con.execute("SELECT count(*) FROM specializations WHERE json_exists(extra, '$.rounds')"
-                                    ).fetchall()[0][0]
+        twice = reader.con.execute("SELECT count(*) FROM specializations WHERE json_exists(extra, '$.rounds') "
+                                   "OR json_exists(extra, '$.between_rounds') OR json_exists(extra, '$.time_per_call')"
+                                   ).fetchall()[0][0]
+        codecs = reader.con.execute("SELECT DISTINCT codec FROM documents").fetchall()
+        keys = reader.con.execute("SELECT count(*) FROM duckdb_constraints() WHERE table_name = 'specializations' "
+                                  "AND constraint_type = 'PRIMARY KEY'").fetchall()[0][0]
+        leftovers = reader.con.execute("SELECT count(*) FROM information_schema.tables "
+                                       "WHERE table_name LIKE 'documents7%'").fetchall()[0][0]
     assert after == before
-    assert "document" not in columns and rounds == 0
-    # a merge takes the same rows from either layout (the rounds aside, now in the document alone)
+    assert "document" not in columns and twice == 0 and codecs == [(schema.DOCUMENT_CODEC,)]
+    assert keys == 0 and leftovers == 0
+    # a merge takes the same rows from either layout (extra aside: what the document alone keeps)
     for table in schema.TABLES:
         old, new = merged_before.columns[table], merged_after.columns[table]
         if table == "specializations":
             old = dict(old, extra=[_without_rounds(e) for e in old["extra"]])
             new = dict(new, extra=[None if e is None else json.loads(e) for e in new["extra"]])
         assert old == new, table
-    # and a store ingested at schema 6 holds what the migrated one does
+    # and a store ingested at the latest schema holds what the migrated one does
     fresh = tmp_path / "fresh.duckdb"
     hd.ingest(files, fresh)
     with open_store(fresh).read() as reader:
@@ -124,7 +151,8 @@ def _without_rounds(text: str | None) -> Any:
     if text is None:
         return None
     value = json.loads(text)
-    value.pop("rounds", None)
+    for key in _DROPPED:
+        value.pop(key, None)
     return value or None
 
 
@@ -140,7 +168,7 @@ def test_a_document_is_read_by_its_key(tmp_path: Path) -> None:
             "EXPLAIN ANALYZE SELECT codec, body FROM documents WHERE run_id = ?", [run_id]).fetchall())
         assert "Index Scan" in plan and "documents" in plan
         codecs = reader.con.execute("SELECT DISTINCT codec FROM documents").fetchall()
-        assert codecs == [("msgpack+zlib",)]
+        assert codecs == [("floats+xz",)]
         assert reader.results(run_id).specializations
 
 
@@ -148,9 +176,13 @@ def test_a_document_messagepack_cannot_hold_is_kept_as_text() -> None:
     text = ingest_module.canonical_json({"big": 2**70, "x": [1.5, "é"]})
     codec, body = schema.encode_document(text)
     assert codec == "json+zlib" and schema.document_text(codec, body) == text
-    text = ingest_module.canonical_json({"x": [0.1, 1e-300, 12345678901234567, -0.0, True, None]})
-    codec, body = schema.encode_document(text)
-    assert codec == "msgpack+zlib" and schema.document_text(codec, body) == text
+    for doc in ({"x": [0.1, 1e-300, 12345678901234567, -0.0, True, None, 2.0]}, {"a": {"b": [1.5, {"c": 2.5}]}},
+                {"s": [{"t": 0.5, "u": 1}, {"t": 0.25, "u": 1.0}], "v": []}, [], {}):
+        text = ingest_module.canonical_json(doc)
+        for codec in schema.DOCUMENT_CODECS[:2]:  # floats+xz (written), msgpack+zlib (schema 6's, read)
+            stored, body = schema.encode_document(text, codec)
+            assert stored == codec and schema.document_text(codec, body) == text
+            assert schema.decode_document(codec, body) == json.loads(text)
 
 
 _MIGRATE = """
@@ -162,19 +194,20 @@ print("done", flush=True)
 """
 
 
-def test_a_migration_killed_half_way_leaves_the_store_as_it_was(tmp_path: Path,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("version", [5, 6])
+def test_a_migration_killed_half_way_leaves_the_store_as_it_was(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                version: int) -> None:
     db = tmp_path / "s.duckdb"
     files = _files(tmp_path / "in", runs=40, specs=60)
-    _version_5_store(db, files, monkeypatch)
+    _old_store(db, files, monkeypatch, version)
     duckdb = duckdb_module()
     con = duckdb.connect(str(db), read_only=True)
     try:
-        texts = dict(con.execute("SELECT run_id, CAST(document AS VARCHAR) FROM runs").fetchall())
+        texts = _texts(con)
     finally:
         con.close()
     killed = False
-    for delay in (0.05, 0.2, 0.5):
+    for delay in (0.05, 0.2, 0.5, 1.0):
         proc = subprocess.Popen([sys.executable, "-c", _MIGRATE, str(db)], stdout=subprocess.PIPE, text=True)
         assert proc.stdout is not None
         assert proc.stdout.readline().strip() == "start"
@@ -185,16 +218,20 @@ def test_a_migration_killed_half_way_leaves_the_store_as_it_was(tmp_path: Path,
         proc.wait()
         con = duckdb.connect(str(db), read_only=True)
         try:
-            version = schema.stored_version(con)
-            assert version in (5, 6)
-            assert schema.document_texts(con, sorted(texts)) == texts  # nothing lost, whichever it is
-            if version == 6:
+            reached = schema.stored_version(con)
+            assert version <= reached <= schema.SCHEMA_VERSION
+            assert _texts(con) == texts  # nothing lost, whichever it is
+            codecs = {r[0] for r in con.execute("SELECT DISTINCT codec FROM documents").fetchall()} \
+                if reached >= 6 else set()
+            # at 6 the documents are all still in 6's codec, at 7 all in 7's: never a mix a reader of 6 cannot read
+            assert codecs <= ({"msgpack+zlib"} if reached == 6 else {schema.DOCUMENT_CODEC} if reached == 7 else set())
+            if reached == schema.SCHEMA_VERSION:
                 break
         finally:
             con.close()
-    assert open_store(db).migrate() in ([], [6])
+    assert open_store(db).migrate() == list(range(reached + 1, schema.SCHEMA_VERSION + 1))
     with open_store(db).read() as reader:
-        assert schema.document_texts(reader.con, sorted(texts)) == texts
+        assert _texts(reader.con) == texts
         assert len(reader.runs(Selector())) == len(texts)
     if not killed:  # pragma: no cover - the machine migrated faster than the first kill
         pytest.skip("every migration finished before it could be killed")
