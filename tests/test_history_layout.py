@@ -1,7 +1,9 @@
-"""The store layout of schema 6 (issue 28): a DuckDB file keeps each run's document apart from
-``runs``, compressed and written once; the rounds are stored once (in the document). Every
-query answers as it did on a store of schema 5, the migration keeps every document byte for
-byte, and a migration killed half-way leaves the store as it was."""
+"""The store layout of schemas 6 and 7 (issue 28): a DuckDB file keeps each run's document apart
+from ``runs``, compressed (7: ``floats+xz``) and written once; the rounds, the spread between
+rounds and the time per call's statistics are stored once (in the document); 7's
+specializations have no primary-key index. Every query answers as it did on a store of schema 5
+or 6, the migrations keep every document byte for byte, and a migration killed half-way leaves
+the store as it was."""
 
 from __future__ import annotations
 
@@ -23,21 +25,7 @@ from primbench.history.storage.contract import open_store
 from primbench.history.storage.duckdb_file import DuckDBWriter, connect, duckdb_module
 from primbench.history.storage.ingest import document_of, rows_of, stage_files
 from tests import history_data as hd
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "benchmarks" / "history_scale"))
-import generate  # noqa: E402
-
-
-def _files(directory: Path, runs: int = 12, specs: int = 6) -> list[Path]:
-    """Results 4.4.0 files with rounds (and one with batches), on main and a feature branch."""
-    directory.mkdir(parents=True, exist_ok=True)
-    out = []
-    for run in generate.plan(runs, features=1, per_feature=2):
-        doc = generate.document(run, specs, batches=run.index == 3)
-        out.append(hd.write(directory / f"{run.branch}-{run.index:03d}.json", doc))
-    return out
-
+from tests.layout_data import answers, rounds_files
 
 #: What a store of each older schema kept: in extra (schema 5: everything the table has no
 #: column for; 6: not the rounds) and the documents' codec (6: MessagePack under zlib).
@@ -79,44 +67,23 @@ def _texts(con: Any) -> dict[str, str]:
     return schema.document_texts(con, run_ids)
 
 
-def _answers(reader: Reader) -> dict[str, Any]:
-    """What the queries answer on a store, as plain values (without the time of the ingest,
-    which differs between two stores by design)."""
-    def rows(frame: Any) -> Any:
-        return json.loads(frame.drop(columns=["ingested_at"], errors="ignore").to_json(
-            orient="records", date_format="iso", double_precision=15))
-
-    main = Selector(branch="main")
-    run_ids = sorted(reader.runs(Selector())["run_id"])
-    return {
-        "runs": rows(reader.runs(Selector())),
-        "branches": rows(reader.branches(Selector())),
-        "series": rows(reader.series(main)),
-        "series_time": rows(reader.series(main, metric="time")),
-        "series_last": rows(reader.series(Selector(branch="feat-0"), last=2)),
-        "regressions": rows(reader.regressions(main)),
-        "gpu_key": reader.gpu_key(main),
-        "documents": {r: document_of(reader.results(r)) for r in run_ids},
-    }
-
-
 @pytest.mark.parametrize("version", [5, 6])
 def test_queries_answer_the_same_before_and_after_the_migration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                  version: int) -> None:
     db = tmp_path / "s.duckdb"
-    files = _files(tmp_path / "in")
+    files = rounds_files(tmp_path / "in")
     _old_store(db, files, monkeypatch, version)
     duckdb = duckdb_module()
     con = duckdb.connect(str(db), read_only=True)
     try:
-        before = _answers(Reader(con))
+        before = answers(Reader(con))
         texts = _texts(con)
         merged_before = rows_of(con, sorted(texts))
     finally:
         con.close()
     assert open_store(db).migrate() == list(range(version + 1, schema.SCHEMA_VERSION + 1))
     with open_store(db).read() as reader:
-        after = _answers(reader)
+        after = answers(reader)
         assert schema.document_texts(reader.con, sorted(texts)) == texts  # every document byte for byte
         merged_after = rows_of(reader.con, sorted(texts))
         columns = {r[0] for r in reader.con.execute("SELECT column_name FROM information_schema.columns "
@@ -143,7 +110,7 @@ def test_queries_answer_the_same_before_and_after_the_migration(tmp_path: Path, 
     fresh = tmp_path / "fresh.duckdb"
     hd.ingest(files, fresh)
     with open_store(fresh).read() as reader:
-        assert {k: v for k, v in _answers(reader).items() if k != "runs"} == \
+        assert {k: v for k, v in answers(reader).items() if k != "runs"} == \
             {k: v for k, v in after.items() if k != "runs"}
 
 
@@ -160,7 +127,7 @@ def test_a_document_is_read_by_its_key(tmp_path: Path) -> None:
     """The lookup is a point query on ``documents`` by run_id (its primary key); the plan and
     the stored size are what issue 28 records (tests/benchmarks/history_scale/layout.txt)."""
     db = tmp_path / "s.duckdb"
-    hd.ingest(_files(tmp_path / "in", runs=3), db)
+    hd.ingest(rounds_files(tmp_path / "in", runs=3), db)
     with open_store(db).read() as reader:
         run_id = reader.con.execute("SELECT run_id FROM runs LIMIT 1").fetchall()[0][0]
         # DuckDB 2 picks the index at run time: EXPLAIN says Seq Scan, EXPLAIN ANALYZE Index Scan
@@ -198,7 +165,7 @@ print("done", flush=True)
 def test_a_migration_killed_half_way_leaves_the_store_as_it_was(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                 version: int) -> None:
     db = tmp_path / "s.duckdb"
-    files = _files(tmp_path / "in", runs=40, specs=60)
+    files = rounds_files(tmp_path / "in", runs=40, specs=60)
     _old_store(db, files, monkeypatch, version)
     duckdb = duckdb_module()
     con = duckdb.connect(str(db), read_only=True)
@@ -242,7 +209,7 @@ def test_documents_fill_parts_of_a_bounded_size(tmp_path: Path, monkeypatch: pyt
     part at most); a write that does not fit goes on into a new part; every one is read by key."""
     monkeypatch.setattr(schema, "DOCUMENT_PART_RUNS", 2)
     db = tmp_path / "s.duckdb"
-    files = _files(tmp_path / "in", runs=5, specs=2)
+    files = rounds_files(tmp_path / "in", runs=5, specs=2)
     hd.ingest(files[:1], db)
     hd.ingest(files[1:], db)
     with open_store(db).read() as reader:
@@ -258,7 +225,7 @@ def test_documents_fill_parts_of_a_bounded_size(tmp_path: Path, monkeypatch: pyt
 
 def test_an_export_of_a_file_holds_the_documents_as_stored(tmp_path: Path) -> None:
     db = tmp_path / "s.duckdb"
-    hd.ingest(_files(tmp_path / "in", runs=3, specs=2), db)
+    hd.ingest(rounds_files(tmp_path / "in", runs=3, specs=2), db)
     written = open_store(db).export_parquet(tmp_path / "export")
     assert written["documents"][1] == 3 and "document" not in written
     duckdb = duckdb_module()
@@ -267,3 +234,39 @@ def test_an_export_of_a_file_holds_the_documents_as_stored(tmp_path: Path) -> No
     with open_store(db).read() as reader:
         stored = schema.document_texts(reader.con, [r[0] for r in rows])
     assert {r: schema.document_text(c, b) for r, c, b in rows} == stored
+
+
+def test_a_parquet_folder_of_schema_6_answers_the_same_after_migration_7(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder's parts are never rewritten: migration 7 records that new parts leave
+    between_rounds and time_per_call to the document; the old parts, with them in extra too,
+    answer as before, and old and new parts together as one store of the latest schema does."""
+    folder = tmp_path / "parts"
+    files = rounds_files(tmp_path / "in", runs=8, specs=3)
+    monkeypatch.setattr(ingest_module, "EXTRA_LEFT_TO_DOCUMENT", _LEFT_TO_DOCUMENT[6])
+    ingest_module._extra_fields.cache_clear()
+    try:
+        hd.ingest_shared(files[:5], folder, runner="old")
+    finally:
+        monkeypatch.undo()
+        ingest_module._extra_fields.cache_clear()
+    (folder / "schema_migrations" / "0007.parquet").unlink()  # the folder as schema 6 left it
+    store = open_store(folder)
+    assert [m.version for m in store.migrations()][-1] == 6
+    with store.read() as reader:
+        before = answers(reader)
+    assert store.migrate() == [7]
+    with store.read() as reader:
+        assert answers(reader) == before
+    hd.ingest_shared(files[5:], folder, runner="new")
+    duckdb = duckdb_module()
+    con = duckdb.connect()
+    extra = {runner: con.execute("SELECT count(*) FROM read_parquet(?) WHERE json_exists(extra, '$.time_per_call')",
+                                 [str(folder / "specializations" / f"runner={runner}" / "*.parquet")]).fetchall()[0][0]
+             for runner in ("old", "new")}
+    assert extra == {"old": 5 * 3, "new": 0}
+    fresh = tmp_path / "fresh.duckdb"
+    hd.ingest(files, fresh)
+    with open_store(folder).read() as a, open_store(fresh).read() as b:
+        assert {k: v for k, v in answers(a).items() if k != "runs"} == \
+            {k: v for k, v in answers(b).items() if k != "runs"}
