@@ -219,3 +219,17 @@ def test_a_batch_ingested_in_chunks_stores_what_one_chunk_does(tmp_path: Path) -
         ("copy.json", "stored"), ("r0.json", "stored"), ("r1.json", "duplicate"),
         ("r2.json", "stored"), ("r3.json", "stored"), ("zbad.json", "error")]
     assert {c for _, c, _ in runs} == {full, hd.sha("c2"), hd.sha("c3")} and flags == []
+
+
+def test_a_run_with_two_specializations_of_one_name_is_refused(tmp_path: Path) -> None:
+    """Results 4.8.0 may measure one specialization on two GPUs (``--replicate``); the history
+    keys a run's specializations by name, and schema 7 has no primary-key index to refuse the
+    second row: ingest refuses the file, naming it, and stores nothing of it."""
+    db = tmp_path / "s.duckdb"
+    doc = hd.document([1e12, 2e12], commit=hd.sha("r"), version="4.8.0")
+    first, second = doc["specializations"]
+    second["name"], first["gpu"], second["gpu"] = first["name"], {"index": 0}, {"index": 1}
+    report = ingest([hd.write(tmp_path / "r.json", doc)], db)
+    assert [o.status for o in report.outcomes] == ["error"]
+    assert "specializations[1].name: duplicate name 'type: t0'" in (report.outcomes[0].message or "")
+    assert not db.exists()  # nothing stored: the file was refused before the store was opened

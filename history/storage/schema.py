@@ -673,6 +673,21 @@ _V7_SPECS = (
     "INSERT INTO specializations_v7 SELECT * FROM specializations",
     "DROP TABLE specializations",
     "ALTER TABLE specializations_v7 RENAME TO specializations",
+    # and batches without theirs (run_id, idx, batch): ingest numbers a run's batches itself
+    """
+    CREATE TABLE batches_v7 (
+        run_id VARCHAR NOT NULL,
+        idx BIGINT NOT NULL,
+        batch INTEGER NOT NULL,
+        batch_ms DOUBLE NOT NULL,
+        kernel_calls BIGINT,
+        host_secs DOUBLE,
+        iterations_ms DOUBLE[]
+    )
+    """,
+    "INSERT INTO batches_v7 SELECT * FROM batches",
+    "DROP TABLE batches",
+    "ALTER TABLE batches_v7 RENAME TO batches",
     """
     CREATE VIEW measurements AS
     SELECT r.branch, r."commit", r.date, r.gpu_key, r.gpu_name, r.host, r.config_key, r.run_id, s.*
@@ -686,7 +701,7 @@ _V7_SPECS = (
 #: parts' place: until then the store is at 6 with every document in its old codec.
 _REENCODED = "documents7_"
 _V7_DESCRIPTION = ("specializations.extra without between_rounds and time_per_call (kept once, in the run's "
-                   "document); specializations without its (run_id, name) primary-key index")
+                   "document); specializations and batches without their primary-key indexes")
 
 
 def _reencode_part(con: duckdb.DuckDBPyConnection, part: str) -> None:
