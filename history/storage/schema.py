@@ -396,18 +396,28 @@ _FLOAT_EXT = 1
 _FLOATS_HEADER = 4  # bytes of the skeleton's length, little-endian, before it
 
 
-def _float_groups(skeleton: Any, placeholder: Callable[[Any], bool]) -> list[tuple[Any, Any]]:
-    """(container, key) of every float's place in `skeleton`, grouped by its path (object keys,
-    ``[]`` for any list item) in the order each path first appears, within a group in document
-    order: the order ``floats+xz`` stores the floats in."""
-    groups: dict[tuple[Any, ...], list[tuple[Any, Any]]] = {}
+def _float_groups(skeleton: Any, mark: object = None) -> list[tuple[Any, Any]]:
+    """(container, key) of every float's place in `skeleton` (with `mark`: of every `mark`, the
+    floats' placeholder), grouped by its path (object keys, ``[]`` for any list item) in the
+    order each path first appears, within a group in document order: the order ``floats+xz``
+    stores the floats in."""
+    groups: dict[Any, list[tuple[Any, Any]]] = {}
 
-    def walk(node: Any, path: tuple[Any, ...]) -> None:
-        items = node.items() if isinstance(node, dict) else enumerate(node)
-        for key, value in items:
-            sub = (*path, key if isinstance(node, dict) else "[]")
-            if placeholder(value):
-                groups.setdefault(sub, []).append((node, key))
+    def found(value: Any) -> bool:
+        return value is mark if mark is not None else type(value) is float
+
+    def walk(node: Any, path: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if found(value):
+                    groups.setdefault((path, key), []).append((node, key))
+                elif isinstance(value, dict | list):
+                    walk(value, (path, key))
+            return
+        sub = (path, "[]")  # one path for every item of a list (an object key "[]" shares it: the same both ways)
+        for i, value in enumerate(node):
+            if found(value):
+                groups.setdefault(sub, []).append((node, i))
             elif isinstance(value, dict | list):
                 walk(value, sub)
 
@@ -416,8 +426,9 @@ def _float_groups(skeleton: Any, placeholder: Callable[[Any], bool]) -> list[tup
     return [place for group in groups.values() for place in group]
 
 
-def _encode_floats(document: Any) -> bytes:
-    """``floats+xz`` before xz: the skeleton's length (4 bytes), the skeleton (the document's
+def _encode_floats(skeleton: Any) -> bytes:
+    """``floats+xz`` before xz, of a document that this overwrites (each float replaced by its
+    placeholder): the skeleton's length (4 bytes), the skeleton (the document's
     MessagePack, each float an extension of type 1 without data), then the floats as IEEE
     doubles, grouped by their path (`_float_groups`), byte-transposed: byte 0 of every float,
     then byte 1, ... (floats of one field share their sign, exponent and top bits, which
@@ -425,10 +436,9 @@ def _encode_floats(document: Any) -> bytes:
     import msgspec
     import numpy as np
 
-    skeleton = msgspec.json.decode(msgspec.json.encode(document))  # a copy to overwrite
     marker = msgspec.msgpack.Ext(_FLOAT_EXT, b"")
     floats = []
-    for holder, key in _float_groups(skeleton, lambda v: isinstance(v, float)):
+    for holder, key in _float_groups(skeleton):
         floats.append(holder[key])
         holder[key] = marker
     packed = msgspec.msgpack.encode(skeleton)
@@ -457,7 +467,7 @@ def _decode_floats(raw: bytes) -> Any:
         return _FLOAT_MARK
 
     skeleton = msgspec.msgpack.Decoder(ext_hook=ext).decode(raw[_FLOATS_HEADER:end])
-    places = _float_groups(skeleton, lambda v: v is _FLOAT_MARK)
+    places = _float_groups(skeleton, _FLOAT_MARK)
     planes = np.frombuffer(raw, dtype=np.uint8, offset=end)
     if planes.size != 8 * len(places):
         raise SchemaError(f"a stored document (floats+xz) holds {planes.size} bytes of floats for {len(places)} floats")
