@@ -391,7 +391,7 @@ DOCUMENT_CODECS = ("floats+xz", "msgpack+zlib", "json+zlib")
 DOCUMENT_CODEC = DOCUMENT_CODECS[0]
 
 #: ``floats+xz``: the MessagePack of the document with every float replaced by this extension
-#: (no data), and the floats apart (`_split_floats`).
+#: (no data), and the floats apart (`_encode_floats`).
 _FLOAT_EXT = 1
 _FLOATS_HEADER = 4  # bytes of the skeleton's length, little-endian, before it
 
@@ -481,8 +481,9 @@ def encode_document(canonical: str, codec: str = DOCUMENT_CODEC) -> tuple[str, b
     """A run's canonical JSON document as (codec, compressed bytes): ``floats+xz``
     (`_encode_floats` under xz: the floats, most of a results file, stored as binary doubles
     grouped by field) when it gives the canonical text back exactly, else the text itself under
-    zlib (an integer MessagePack cannot hold). Schema 6 wrote ``msgpack+zlib`` (`codec`: what
-    its migration still writes): the MessagePack of the document under zlib; still read."""
+    zlib (an integer MessagePack cannot hold; and for `codec` ``json+zlib``). Schema 6 wrote
+    ``msgpack+zlib`` (`codec`: what its migration still writes): the MessagePack of the
+    document under zlib; still read."""
     import lzma
     import zlib
 
@@ -494,10 +495,10 @@ def encode_document(canonical: str, codec: str = DOCUMENT_CODEC) -> tuple[str, b
             packed = msgspec.msgpack.encode(msgspec.json.decode(text))
             if _canonical(msgspec.msgpack.decode(packed)) == canonical:
                 return codec, zlib.compress(packed, 9)
-        else:
+        elif codec == "floats+xz":
             raw = _encode_floats(msgspec.json.decode(text))
             if _canonical(_decode_floats(raw)) == canonical:
-                return DOCUMENT_CODEC, lzma.compress(raw, preset=XZ_PRESET)
+                return codec, lzma.compress(raw, preset=XZ_PRESET)
     except (msgspec.MsgspecError, OverflowError, ValueError, TypeError):
         pass
     return "json+zlib", zlib.compress(text, 9)
