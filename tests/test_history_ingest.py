@@ -42,11 +42,13 @@ def test_ingest_stores_runs_specializations_and_batches(tmp_path: Path) -> None:
                             "error, extra, sm_clock_below_expected, sm_clock_fraction, "
                             "sm_clock->>'$.default_mhz' FROM specializations ORDER BY idx").fetchall()
         assert specs[0][:7] == ("type: t0", 1.0e12, 0.05, 41.0, 42.0, 1978.0, None)
-        # extra: what the model reads and the table has no column for; the document is kept as written
-        assert json.loads(specs[0][7]) == {"between_rounds": {"count": 1, "cv_percent": None}}
+        # extra: what the model reads and the table has no column for, but not what the document
+        # alone keeps (schema 7: between_rounds, time_per_call); the document is kept as written
+        assert specs[0][7] is None
         # the document apart from runs (issue 28), compressed, read back by its run's key
         stored = load_document(con, con.execute("SELECT run_id FROM runs").fetchone()[0])
         assert stored["specializations"][0]["future_key"] == {"x": 1} and stored == json.loads(f.read_text())
+        assert stored["specializations"][0]["between_rounds"] == {"count": 1, "cv_percent": None}
         assert specs[0][8:] == (False, pytest.approx(1978 / 1980), "1980.0")
         assert specs[1][1] is None and specs[1][6] == "RuntimeError: boom"
         batches = con.execute("SELECT batch, batch_ms, kernel_calls, host_secs, iterations_ms FROM batches "
@@ -164,7 +166,8 @@ def test_every_known_results_version_is_ingested(tmp_path: Path, version: str) -
 
 
 def test_extra_names_the_fields_of_4_4_0_as_results_json_does(tmp_path: Path) -> None:
-    """The time per call has a column; its statistics and a host timer go to extra under their JSON names."""
+    """The time per call has a column; a host timer goes to extra under its JSON name; the time
+    per call's statistics stay in the document alone (schema 7), as the document wrote them."""
     from primbench.results import time_per_call_fields
 
     db = tmp_path / "s.duckdb"
@@ -175,10 +178,11 @@ def test_extra_names_the_fields_of_4_4_0_as_results_json_does(tmp_path: Path) ->
     ingest([hd.write(tmp_path / "r.json", doc)], db)
     with open_for_query(db) as con:
         rows = con.execute("SELECT extra, gpu_seconds_per_call FROM specializations ORDER BY idx").fetchall()
+        stored = load_document(con, con.execute("SELECT run_id FROM runs").fetchone()[0])
     extra = json.loads(rows[0][0])
-    assert set(extra) >= {"time_per_call", "timer"} and extra["timer"] == "host"
+    assert set(extra) >= {"timer"} and extra["timer"] == "host" and "time_per_call" not in extra
     assert "gpu_seconds_per_call" not in extra and not any(k.startswith("written") for k in extra)
-    assert extra["time_per_call"] == first["time_per_call"]
+    assert stored["specializations"][0]["time_per_call"] == first["time_per_call"]
     assert rows[0][1] == pytest.approx(first["gpu_seconds_per_call"])
     assert rows[1][0] is None or "timer" not in json.loads(rows[1][0])  # GPU events: not written, not stored
     assert rows[1][1] == pytest.approx(second["elapsed_secs"]["gpu"] / second["calls"]["kernel_calls"])
@@ -215,3 +219,17 @@ def test_a_batch_ingested_in_chunks_stores_what_one_chunk_does(tmp_path: Path) -
         ("copy.json", "stored"), ("r0.json", "stored"), ("r1.json", "duplicate"),
         ("r2.json", "stored"), ("r3.json", "stored"), ("zbad.json", "error")]
     assert {c for _, c, _ in runs} == {full, hd.sha("c2"), hd.sha("c3")} and flags == []
+
+
+def test_a_run_with_two_specializations_of_one_name_is_refused(tmp_path: Path) -> None:
+    """Results 4.8.0 may measure one specialization on two GPUs (``--replicate``); the history
+    keys a run's specializations by name, and schema 7 has no primary-key index to refuse the
+    second row: ingest refuses the file, naming it, and stores nothing of it."""
+    db = tmp_path / "s.duckdb"
+    doc = hd.document([1e12, 2e12], commit=hd.sha("r"), version="4.8.0")
+    first, second = doc["specializations"]
+    second["name"], first["gpu"], second["gpu"] = first["name"], {"index": 0}, {"index": 1}
+    report = ingest([hd.write(tmp_path / "r.json", doc)], db)
+    assert [o.status for o in report.outcomes] == ["error"]
+    assert "specializations[1].name: duplicate name 'type: t0'" in (report.outcomes[0].message or "")
+    assert not db.exists()  # nothing stored: the file was refused before the store was opened

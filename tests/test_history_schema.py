@@ -67,7 +67,7 @@ def test_migrating_an_old_store_keeps_its_data(tmp_path: Path) -> None:
         pass
     # ... and fill it as a version-1 writer would have: tables only
     _fill_as_old_writer(db, _runs(tmp_path, 3))
-    assert open_store(db).migrate() == [2, 3, 4, 5, 6]
+    assert open_store(db).migrate() == [2, 3, 4, 5, 6, 7]
     assert open_store(db).migrate() == []
     with open_for_query(db) as con:
         assert con.execute("SELECT count(*) FROM measurements").fetchone()[0] == 6  # the view of migration 2
@@ -92,7 +92,7 @@ def test_migrating_a_version_2_store_fills_in_the_config_keys(tmp_path: Path) ->
         specs = con.execute("SELECT * FROM specializations ORDER BY run_id, idx").fetchall()
     finally:
         con.close()
-    assert open_store(db).migrate() == [3, 4, 5, 6]
+    assert open_store(db).migrate() == [3, 4, 5, 6, 7]
     with open_for_query(db) as con:
         rows = con.execute("SELECT * EXCLUDE (config_key) FROM runs ORDER BY run_id").fetchall()
         assert rows == before  # the data is kept; the documents apart, as they were (migration 6)
@@ -103,7 +103,7 @@ def test_migrating_a_version_2_store_fills_in_the_config_keys(tmp_path: Path) ->
         assert con.execute("SELECT count(*) FROM measurements WHERE config_key = 'size=1MiB hot extra_percent=1'"
                            ).fetchone()[0] == 1  # the view has the column
         versions = con.execute("SELECT version FROM schema_migrations ORDER BY version").fetchall()
-        assert versions == [(1,), (2,), (3,), (4,), (5,), (6,)]
+        assert versions == [(1,), (2,), (3,), (4,), (5,), (6,), (7,)]
     assert keys == {str(plain[0]): "size=128MiB", str(plain[1]): "size=128MiB",
                     str(files[2]): "size=1MiB hot extra_percent=1", str(files[3]): "size=128MiB"}
     # the backfill and ingest agree: ingesting the same files again finds them all stored
@@ -199,7 +199,7 @@ def test_migration_5_fills_in_the_time_per_call_of_stored_runs(tmp_path: Path) -
     doc = hd.document({"type: a": 1e12, "type: b": 2e12}, commit=hd.sha("t"), failed=["type: b"])
     files = [*_runs(tmp_path, 2), hd.write(tmp_path / "failed.json", doc)]
     _fill_as_old_writer(db, files)
-    assert open_store(db).migrate() == [5, 6]
+    assert open_store(db).migrate() == [5, 6, 7]
     with open_for_query(db) as con:
         rows = con.execute("SELECT name, elapsed_gpu_secs, kernel_calls, gpu_seconds_per_call FROM specializations "
                            "ORDER BY run_id, idx").fetchall()

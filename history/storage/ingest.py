@@ -443,15 +443,23 @@ class Staged:
 
 
 def _check_indexes(results: Results) -> None:
-    """The store keys batches by the specialization's index: two specializations of one run
-    may not share one."""
+    """The store keys batches by the specialization's index, and a run's specializations by
+    their names: two specializations of one run may share neither (schema 7's specializations
+    have no primary-key index to refuse a second row: this is what refuses it)."""
     seen: dict[int, int] = {}
+    names: dict[str, int] = {}
     for i, s in enumerate(results.specializations):
         if s.index in seen:
             raise ResultsFileError(results.source, f"specializations[{i}].index",
                                    f"duplicate index {s.index} (also specializations[{seen[s.index]}]); the history "
                                    "keys each specialization's batches by its index")
+        if s.skipped is None and s.name in names:
+            raise ResultsFileError(results.source, f"specializations[{i}].name",
+                                   f"duplicate name {s.name!r} (also specializations[{names[s.name]}]); the history "
+                                   "keeps one specialization of a name per run")
         seen[s.index] = i
+        if s.skipped is None:
+            names[s.name] = i
 
 
 # --------------------------------------------------------------------------- ingest

@@ -143,6 +143,16 @@ MIGRATIONS: tuple[Migration, ...] = (
            WHERE extra IS NOT NULL AND jsonb_typeof(extra::jsonb) = 'object'
              AND (extra::jsonb -> 'rounds') IS NOT NULL""",
     )),
+    # issue 28: between_rounds and time_per_call were stored twice too. The (run_id, name)
+    # primary key stays here (the server's own index; the DuckDB file drops its copy, 8.9 KB a run)
+    Migration(7, "specializations.extra without between_rounds and time_per_call (kept once, in the run's "
+                 "document)", (
+        """UPDATE specializations
+           SET extra = CASE WHEN (extra::jsonb - 'between_rounds' - 'time_per_call') = '{}'::jsonb THEN NULL
+                            ELSE (extra::jsonb - 'between_rounds' - 'time_per_call')::json END
+           WHERE extra IS NOT NULL AND jsonb_typeof(extra::jsonb) = 'object'
+             AND ((extra::jsonb -> 'between_rounds') IS NOT NULL OR (extra::jsonb -> 'time_per_call') IS NOT NULL)""",
+    )),
 )
 if MIGRATIONS[-1].version != schema.SCHEMA_VERSION:  # pragma: no cover - a schema change needs its migration here
     raise RuntimeError("history.storage.postgres: no migration to the history schema's version")

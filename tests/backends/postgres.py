@@ -36,6 +36,7 @@ from primbench.history.storage.contract import Store, open_store
 from primbench.history.storage.postgres import PostgresStore, redact
 from tests import history_data as hd
 from tests.backends import Case
+from tests.layout_data import answers, rounds_files
 
 ENV = "PRIMBENCH_TEST_POSTGRES"
 ROOT = Path(__file__).resolve().parents[2]
@@ -229,16 +230,47 @@ def test_postgres_migrations_have_their_own_table(postgres_url: str, tmp_path: P
     import psycopg
 
     store = PostgresStore(postgres_url)
-    assert store.migrate() == [5, 6]  # the layout of history schema 5 is this backend's first migration
+    assert store.migrate() == [5, 6, 7]  # the layout of history schema 5 is this backend's first migration
     assert store.migrate() == []
     info = store.info()
-    assert info["schema_version"] == 6 and info["runs"] == 0 and info["migrations"][0].startswith("5: tables")
+    assert info["schema_version"] == 7 and info["runs"] == 0 and info["migrations"][0].startswith("5: tables")
     with psycopg.connect(postgres_url, autocommit=True) as conn:
         conn.execute("INSERT INTO schema_migrations (version, description) VALUES (99, 'from the future')")
     with pytest.raises(SchemaError, match="version 99, newer than this primbench"):
         store.ingest(_runs(tmp_path, 1))
     result = invoke("history", "runs", "--db", postgres_url)
     assert result.exit_code == 2 and result.output.count("\n") == 1 and "upgrade primbench" in result.output
+
+
+def test_migration_7_keeps_every_answer_on_the_server(postgres_url: str, tmp_path: Path) -> None:
+    """A store as schema 6 left it (between_rounds and time_per_call in extra as well as in the
+    document; made here from one ingested at 7) holds after migration 7 what an ingest at 7
+    stores, and every query answers alike."""
+    import psycopg
+
+    hd.ingest(rounds_files(tmp_path / "in", runs=6, specs=3), postgres_url)
+    store = PostgresStore(postgres_url)
+    with store.read() as reader:  # (a reader refuses a store of an older schema: what 7 answers)
+        before = answers(reader)
+    extra = "SELECT run_id, name, extra::jsonb FROM specializations ORDER BY run_id, name"
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        ingested = conn.execute(extra).fetchall()
+    with psycopg.connect(postgres_url, autocommit=True) as conn:  # back to schema 6's rows
+        conn.execute("""UPDATE specializations s
+                        SET extra = (coalesce(s.extra::jsonb, '{}'::jsonb) || jsonb_build_object(
+                            'between_rounds', d.spec -> 'between_rounds',
+                            'time_per_call', d.spec -> 'time_per_call'))::json
+                        FROM (SELECT r.run_id, e.spec FROM runs r,
+                              jsonb_array_elements(r.document::jsonb -> 'specializations') AS e(spec)) d
+                        WHERE d.run_id = s.run_id AND (d.spec ->> 'name') = s.name""")
+        conn.execute("DELETE FROM schema_migrations WHERE version = 7")
+        twice = conn.execute("SELECT count(*) FROM specializations WHERE extra::jsonb ? 'time_per_call'").fetchone()
+    assert twice is not None and twice[0] == 6 * 3
+    assert store.migrate() == [7]
+    with store.read() as reader:
+        assert answers(reader) == before
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        assert conn.execute(extra).fetchall() == ingested  # extra as a store of schema 7 holds it
 
 
 def test_a_short_hash_becomes_the_full_one_on_the_server(postgres_url: str, tmp_path: Path) -> None:
