@@ -62,7 +62,8 @@ METHOD_DESCRIPTION = (
     "or alpha without a suite); inconclusive when the smallest detectable change (80 % power, "
     "BH's first step) is above --max-detectable; unchanged when the TOST interval lies within the threshold or "
     "the smallest detectable change, whichever is larger, and no suite-wide shift was found; otherwise, after a "
-    "noise timeout or a throttled SM clock, inconclusive"
+    "noise timeout in a run without rounds or a throttled SM clock, inconclusive (a run of rounds that ended on the "
+    "noise timeout is judged on its rounds' spread, and marked)"
 )
 
 #: A significant suite-wide shift larger than this (a fraction) counts as a regression or
@@ -305,14 +306,24 @@ def _slow_clock(spec: Specialization) -> str | None:
     return ", ".join(parts) or "below expected"
 
 
+def _unjudged_timeout(spec: Specialization) -> bool:
+    """A noise timeout that leaves a run nothing to be judged on: the run has fewer than two
+    measured rounds. A run of rounds is judged on their spread, which holds its batches' scatter
+    too (tests/benchmarks/verdicts/evaluate2.txt: at 64 MiB four of ten library calls ended on the
+    timeout in almost every process on that H200); a run without rounds has only the measured prior
+    of a whole run, taken from runs that met the batch tolerance."""
+    return bool(spec.noise_timeout) and len(spec.rounds[measured_rounds(len(spec.rounds))]) < 2
+
+
 def _untrusted(base: Sequence[Specialization], head: Sequence[Specialization]) -> str | None:
-    """Why a side's measurements (one per run) cannot carry a verdict (noise timeout, throttled
-    SM clock), or None."""
-    if not any([s.noise_timeout or (s.sm_clock is not None and s.sm_clock.below_expected) for s in (*base, *head)]):
+    """Why a side's measurements (one per run) cannot carry a verdict (a noise timeout in a run
+    without rounds, `_unjudged_timeout`; a throttled SM clock), or None."""
+    if not any([_unjudged_timeout(s) or (s.sm_clock is not None and s.sm_clock.below_expected)
+                for s in (*base, *head)]):
         return None
     sides = (("base", base), ("head", head))
     reasons = []
-    timeouts = [side for side, specs in sides if any(s.noise_timeout for s in specs)]
+    timeouts = [side for side, specs in sides if any(_unjudged_timeout(s) for s in specs)]
     if timeouts:
         reasons.append(f"noise timeout in {' and '.join(timeouts)}")
     for side, specs in sides:
@@ -931,6 +942,12 @@ def _warnings(base: Sequence[Results], head: Sequence[Results], comparability: C
         warnings.append(f"successive rounds are correlated (lag-1 {rho:.2f}, pooled over the suite): the rounds' "
                         "variance of a mean is widened for it; a drift within the runs (temperature, clocks) is the "
                         "usual cause")
+    judged = sum(1 for side in (base, head) for r in side for spec in r.specializations
+                 if spec.noise_timeout and not _unjudged_timeout(spec))
+    if judged:
+        warnings.append(f"{judged} measurement{'s' if judged != 1 else ''} ended on the noise timeout (batches "
+                        "scattered beyond the noise tolerance): judged on the spread of their rounds, which holds "
+                        "that scatter; their smallest detectable change is marked *")
     if widen > WIDEN_WARNING:
         warnings.append(f"the changes of this suite spread {widen:.2f}x wider than the rounds' spread predicts: "
                         f"standard errors widened {widen:.2f}x (empirical null); more rounds or repeats, or history, "

@@ -110,14 +110,29 @@ def test_threshold_decides_what_matters() -> None:
 
 
 
-def test_noise_timeout_makes_a_verdict_inconclusive() -> None:
-    b = [res(spec("a", TB))]
-    h = [res(spec("a", TB * 0.9, noise_timeout=True))]
-    row = compare_runs(b, h).rows[0]
+def test_noise_timeout_in_a_run_without_rounds_makes_a_verdict_inconclusive() -> None:
+    b = [res(spec("a", TB, round_cv=None))]
+    h = [res(spec("a", TB * 0.9, noise_timeout=True, round_cv=None))]
+    c = compare_runs(b, h)
+    row = c.rows[0]
     assert row.verdict is Verdict.INCONCLUSIVE
     assert row.reason.startswith("noise timeout in head")
     assert row.q_value is None and row.p_value is None  # no test ran: null, never 0
     assert row.head_noise_timeout and not row.base_noise_timeout
+    assert not any("ended on the noise timeout" in w for w in c.warnings)
+
+
+def test_a_run_of_rounds_that_ended_on_the_noise_timeout_is_judged_on_their_spread() -> None:
+    """Its rounds hold its batches' scatter: a -10 % drop is a regression, marked, and counted."""
+    b = [res(spec("a", TB))]
+    h = [res(spec("a", TB * 0.9, noise_timeout=True))]
+    c = compare_runs(b, h)
+    row = c.rows[0]
+    assert row.verdict is Verdict.REGRESSION and row.p_value is not None
+    assert row.head_noise_timeout and not row.base_noise_timeout
+    assert any(w.startswith("1 measurement ended on the noise timeout") for w in c.warnings)
+    wide = compare_runs(b, [res(spec("a", TB * 0.9, noise_timeout=True, round_cv=0.2))]).rows[0]
+    assert wide.verdict is Verdict.INCONCLUSIVE  # rounds that scatter 20 % cannot tell 10 %
 
 
 def test_failed_specializations_are_inconclusive_with_the_error() -> None:
@@ -283,7 +298,7 @@ def test_load_side_errors_name_the_path(tmp_path: Path) -> None:
 
 def test_to_dict_is_json_with_a_reason_for_every_verdict() -> None:
     b = [res(spec("a", TB), spec("b", TB), spec("gone", TB))]
-    h = [res(spec("a", TB * 0.97), spec("b", TB, noise_timeout=True), spec("new", TB))]
+    h = [res(spec("a", TB * 0.97), spec("b", TB, noise_timeout=True, round_cv=None), spec("new", TB))]
     data = json.loads(json.dumps(compare_runs(b, h).to_dict(), allow_nan=False))
     rows = {r["name"]: r for r in data["specializations"]}
     assert rows["a"]["verdict"] == "regression" and rows["a"]["p_value"] < 0.05
@@ -446,14 +461,18 @@ def test_history_takes_the_place_of_the_process_prior_with_its_degrees_of_freedo
 
 #: Ordered A/A pairs of the evaluation suite (tests/benchmarks/verdicts/evaluate-after.txt) that exit 1
 #: today, and the share of rows called unchanged: the method may not get worse on them.
-AA_RECORDED = {"64KiB": (0, 0.95), "1MiB": (2, 0.89), "4MiB": (6, 0.84), "64MiB": (0, 0.92)}
+AA_RECORDED = {("data", "64KiB"): (0, 0.95), ("data", "1MiB"): (2, 0.89), ("data", "4MiB"): (6, 0.84),
+               ("data", "64MiB"): (0, 0.92),
+               # eval_suite2.py: four of its ten kernels end on the noise timeout in most processes
+               ("data2", "64MiB"): (2, 0.88)}
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("size", sorted(AA_RECORDED))
-def test_the_committed_h200_a_a_runs_fail_no_more_often_than_recorded(size: str) -> None:
-    """The 8 A/A processes per size of tests/benchmarks/verdicts/h200/data, every ordered pair."""
-    folder = Path(__file__).parent / "benchmarks" / "verdicts" / "h200" / "data" / size
+@pytest.mark.parametrize(("data", "size"), sorted(AA_RECORDED))
+def test_the_committed_h200_a_a_runs_fail_no_more_often_than_recorded(data: str, size: str) -> None:
+    """The 8 A/A processes per size of tests/benchmarks/verdicts/h200/data (and data2), every
+    ordered pair."""
+    folder = Path(__file__).parent / "benchmarks" / "verdicts" / "h200" / data / size
     files = sorted(folder.glob("aa-*.json"))
     assert len(files) == 8
     sides = [load_side(f) for f in files]
@@ -465,7 +484,7 @@ def test_the_committed_h200_a_a_runs_fail_no_more_often_than_recorded(size: str)
                 failed += c.failed()
                 unchanged += c.summary.counts[Verdict.UNCHANGED]
                 rows += len(c.rows)
-    most, share = AA_RECORDED[size]
+    most, share = AA_RECORDED[(data, size)]
     assert failed <= most
     assert unchanged / rows >= share
 
