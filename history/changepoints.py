@@ -463,7 +463,7 @@ def _noise_prior(fits: Sequence[NoiseFit | None]) -> NoisePrior | None:
 #: Results of `analyse` kept, newest last (`_CACHE_SIZE` at most), by a digest of the values,
 #: the uncertainties and the settings: a command that needs a series' changes twice (the
 #: report's table and its chart) analyses it once.
-_CACHE: OrderedDict[tuple[bytes, float, int, float, int], Changes] = OrderedDict()
+_CACHE: OrderedDict[tuple[bytes, float, int, float, int, NoisePrior | None], Changes] = OrderedDict()
 _CACHE_SIZE = 4096
 
 
@@ -474,7 +474,7 @@ def clear_cache() -> None:
 
 def analyse(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
             min_shift: float = DEFAULT_MIN_SHIFT, max_points: int = DEFAULT_MAX_POINTS,
-            uncertainty: Sequence[float] | None = None) -> Changes:
+            uncertainty: Sequence[float] | None = None, prior: NoisePrior | None = None) -> Changes:
     """Level shifts, drifts and outlier bursts of a series (ordered oldest first), each oldest first.
 
     `alpha`: the chance a shift-free segment yields a false change point; `min_size`: points
@@ -482,15 +482,16 @@ def analyse(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: 
     `max_points`: at most this many change points, the most significant (`Changes.capped`);
     `uncertainty`: each point's own relative standard deviation, where known (a point with a
     large one weighs less). The same values and settings again give the kept result (a copy:
-    its lists are the caller's), not a second analysis."""
+    its lists are the caller's), not a second analysis. `prior`: the pooled noise of the series
+    analysed with this one (`pool_noise` of their `noise_fit`s), as `analyse_many` uses it."""
     x = _check(values, alpha, min_size, max_points)
     u = None if uncertainty is None else np.asarray(uncertainty, dtype=float)
     digest = hashlib.blake2b(x.tobytes(), digest_size=20)
     digest.update(b"-" if u is None else u.tobytes())
-    key = (digest.digest(), float(alpha), int(min_size), float(min_shift), int(max_points))
+    key = (digest.digest(), float(alpha), int(min_size), float(min_shift), int(max_points), prior)
     found = _CACHE.get(key)
     if found is None:
-        found = _analyse(x, alpha, min_size, min_shift, max_points, u)
+        found = _analyse(x, alpha, min_size, min_shift, max_points, u, prior)
         _CACHE[key] = found
         if len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)
@@ -548,9 +549,25 @@ def analyse_many(series: Sequence[Sequence[float]], *, alpha: float = DEFAULT_AL
 
 
 def _analyse(x: Array, alpha: float, min_size: int, min_shift: float, max_points: int,
-             uncertainty: Array | None) -> Changes:
-    """`analyse` of checked values."""
-    return _finish(_start(x, min_size, uncertainty), None, alpha, min_size, min_shift, max_points)
+             uncertainty: Array | None, prior: NoisePrior | None = None) -> Changes:
+    """`analyse` of checked values (a `prior` for relative noise only, as `analyse_many`)."""
+    start = _start(x, min_size, uncertainty)
+    return _finish(start, prior if start.s.log else None, alpha, min_size, min_shift, max_points)
+
+
+def noise_fit(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
+              max_points: int = DEFAULT_MAX_POINTS, uncertainty: Sequence[float] | None = None) -> NoiseFit | None:
+    """A series' noise about its first segmentation, as `analyse_many` pools it: None for a
+    series with a value at or below zero (its noise is not relative) or without noise."""
+    x = _check(values, alpha, min_size, max_points)
+    start = _start(x, min_size, None if uncertainty is None else np.asarray(uncertainty, dtype=float))
+    return start.fit if start.s.log else None
+
+
+def pool_noise(fits: Sequence[NoiseFit | None]) -> NoisePrior | None:
+    """The `NoisePrior` of many series' `noise_fit`s (None where fewer than `MIN_POOLED` have
+    one): what `analyse(..., prior=)` shrinks each series' own noise toward."""
+    return _noise_prior(fits)
 
 
 def _finish(start: _Start, prior: NoisePrior | None, alpha: float, min_size: int, min_shift: float,

@@ -8,7 +8,7 @@ frame and names each change by the followed metric's better direction, read from
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from primbench.benchmark import natural_key
@@ -145,8 +145,9 @@ def _check_settings(alpha: float, min_size: int, last: int | None) -> None:
         raise UsageError(f"--min-size must be at least 1, got {min_size}")
 
 
-def regressions_in(batches: Iterable[pd.DataFrame], *, metric: str | None = None, alpha: float = DEFAULT_ALPHA,
-                   min_size: int = DEFAULT_MIN_SIZE, min_shift: float = DEFAULT_MIN_SHIFT, last: int | None = None,
+def regressions_in(batches: Iterable[pd.DataFrame] | Callable[[], Iterable[pd.DataFrame]], *,
+                   metric: str | None = None, alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
+                   min_shift: float = DEFAULT_MIN_SHIFT, last: int | None = None,
                    max_points: int = DEFAULT_MAX_POINTS, order: Mapping[str, int] | None = None) -> pd.DataFrame:
     """`regressions_of` of per-commit points (`per_commit`'s columns; or
     `history.queries.commit_points`', reduced in SQL, each series in ingest order) that come a
@@ -154,13 +155,46 @@ def regressions_in(batches: Iterable[pd.DataFrame], *, metric: str | None = None
     (key order): the rows `regressions_of` gives for all of them at once, with one batch in
     memory at a time. `order` (each commit's place in git's history: `git_order`, placing every
     commit) reorders each series' points by it. The settings are checked before the first batch
-    is asked for."""
+    is asked for.
+
+    The series are measured alike (one store: the same harness, the same machines), so their
+    noise is pooled (`changepoints.pool_noise`, as `analyse_many`): a first pass takes each
+    series' noise (`changepoints.noise_fit`), the second analyses each with the pooled prior.
+    That needs the batches twice: `batches` is then a sequence, or a function that returns them
+    anew; a one-pass iterable is analysed series by series without pooling."""
     import pandas as pd
 
-    from primbench.history.changepoints import analyse
+    from primbench.history.changepoints import analyse, noise_fit, pool_noise
 
     _check_settings(alpha, min_size, last)
+
+    def each() -> Iterable[pd.DataFrame]:
+        return batches() if callable(batches) else batches
+
+    prior = None
+    if callable(batches) or isinstance(batches, Sequence):
+        prior = pool_noise([noise_fit(values, alpha=alpha, min_size=min_size, max_points=max_points,
+                                      uncertainty=_uncertainty(group))
+                            for _, group, values in _series_of(each(), order, min_size)])
     rows: list[dict[str, Any]] = []
+    for key, group, values in _series_of(each(), order, min_size):
+        followed = metric_in(group, metric)
+        changes = analyse(values, alpha=alpha, min_size=min_size, min_shift=min_shift, max_points=max_points,
+                          uncertainty=_uncertainty(group), prior=prior)
+        found = [_step_row(key, group, cp, followed) for cp in changes.points]
+        found += [_drift_row(key, group, d, followed) for d in changes.drifts]
+        found += [_burst_row(key, group, b, followed) for b in changes.bursts]
+        for row in sorted(found, key=lambda r: r["position"]):
+            if last is not None and row["end_position"] < len(values) - last:
+                continue
+            rows.append({**row, "capped": changes.capped})
+    return pd.DataFrame(rows, columns=REGRESSION_COLUMNS)
+
+
+def _series_of(batches: Iterable[pd.DataFrame], order: Mapping[str, int] | None,
+               min_size: int) -> Iterator[tuple[Any, pd.DataFrame, Any]]:
+    """Each series of the batches long enough to analyse: its key, its points (in `order` where
+    it places every commit) and their values."""
     for points in batches:
         if order is not None and len(points) and points["commit"].isin(list(order)).all():
             points = points.assign(_git=points["commit"].map(order)).sort_values(
@@ -172,17 +206,7 @@ def regressions_in(batches: Iterable[pd.DataFrame], *, metric: str | None = None
             values = group["value"].astype(float).to_numpy()
             if len(values) < 2 * min_size or not (values == values).all():
                 continue
-            followed = metric_in(group, metric)
-            changes = analyse(values, alpha=alpha, min_size=min_size, min_shift=min_shift, max_points=max_points,
-                              uncertainty=_uncertainty(group))
-            found = [_step_row(key, group, cp, followed) for cp in changes.points]
-            found += [_drift_row(key, group, d, followed) for d in changes.drifts]
-            found += [_burst_row(key, group, b, followed) for b in changes.bursts]
-            for row in sorted(found, key=lambda r: r["position"]):
-                if last is not None and row["end_position"] < len(values) - last:
-                    continue
-                rows.append({**row, "capped": changes.capped})
-    return pd.DataFrame(rows, columns=REGRESSION_COLUMNS)
+            yield key, group, values
 
 
 def cap_notes(changes: pd.DataFrame, max_points: int = DEFAULT_MAX_POINTS) -> list[str]:
