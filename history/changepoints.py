@@ -98,6 +98,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from primbench.compare.stats import trigamma_inverse
 from primbench.history.deps import require
 from primbench.history.segmentation import DEFAULT_MAX_BURST, Excursion, Segments, classify, scan, search
 
@@ -418,23 +419,6 @@ class NoisePrior:
 MIN_POOLED = 5
 
 
-def _trigamma_inverse(x: float) -> float:
-    """y with trigamma(y) == x (limma's Newton iteration)."""
-    special = require("scipy.special")
-    if x > 1e7:
-        return 1 / math.sqrt(x)
-    if x < 1e-6:
-        return 1 / x
-    y = 0.5 + 1 / x
-    for _ in range(50):
-        tri = float(special.polygamma(1, y))
-        step = tri * (1 - tri / x) / float(special.polygamma(2, y))
-        y += step
-        if -step / y < 1e-8:
-            break
-    return y
-
-
 def _noise_prior(fits: Sequence[NoiseFit | None]) -> NoisePrior | None:
     """The `NoisePrior` of the series' first fits, or None where fewer than `MIN_POOLED` have one."""
     special = require("scipy.special")
@@ -447,7 +431,7 @@ def _noise_prior(fits: Sequence[NoiseFit | None]) -> NoisePrior | None:
     mean = float(np.mean(e))
     excess = float(np.var(e, ddof=1)) - float(np.mean(special.polygamma(1, d / 2)))
     if excess > 0:
-        d0 = min(2 * _trigamma_inverse(excess), float(np.sum(d)))
+        d0 = min(2 * trigamma_inverse(excess), float(np.sum(d)))
         s0 = math.exp(mean + float(special.psi(d0 / 2)) - math.log(d0 / 2))
     else:
         d0, s0 = float(np.sum(d)), math.exp(mean)

@@ -17,7 +17,6 @@ the wheel's built-in extensions (ICU, JSON, Parquet) are all the store needs.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as _dt
 import os
 import random
@@ -227,14 +226,8 @@ def insert_frame(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame
     if frame.empty:
         return
     select = ", ".join(CASTS.get(c, f'"{c}"') + (f' AS "{c}"' if c in CASTS else "") for c in frame.columns)
-    con.register("_primbench_stage", frame)
-    try:
-        con.execute(f"INSERT INTO {table} BY NAME SELECT {select} FROM _primbench_stage")
-    finally:
-        # in a transaction the INSERT aborted, unregistering fails too ("Current transaction is
-        # aborted"): that error must not replace the INSERT's, which names the real cause
-        with contextlib.suppress(Exception):
-            con.unregister("_primbench_stage")
+    schema.execute_on_frame(con, "_primbench_stage", frame,
+                            f"INSERT INTO {table} BY NAME SELECT {select} FROM _primbench_stage")
 
 
 def insert_rows(con: duckdb.DuckDBPyConnection, rows: Rows) -> None:

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     import datetime
 
     import duckdb
+    import pandas as pd
 
 
 RUN_COLUMNS = (
@@ -732,12 +733,8 @@ def _reencode_part(con: duckdb.DuckDBPyConnection, part: str) -> None:
         out["codec"].append(codec)
         out["body"].append(body)
     del rows
-    con.register("_primbench_documents", pd.DataFrame(out))
-    try:
-        con.execute(f"INSERT INTO {target} SELECT run_id, codec, CAST(body AS BLOB) FROM _primbench_documents")
-    finally:
-        with contextlib.suppress(Exception):
-            con.unregister("_primbench_documents")
+    execute_on_frame(con, "_primbench_documents", pd.DataFrame(out),
+                     f"INSERT INTO {target} SELECT run_id, codec, CAST(body AS BLOB) FROM _primbench_documents")
 
 
 def _reencoded_whole(con: duckdb.DuckDBPyConnection, part: str) -> bool:
@@ -911,3 +908,15 @@ def applied_migrations(con: duckdb.DuckDBPyConnection) -> list[tuple[int, str, d
     if not _has_table(con, "schema_migrations"):
         return []
     return con.execute("SELECT version, description, applied_at FROM schema_migrations ORDER BY version").fetchall()
+
+
+def execute_on_frame(con: duckdb.DuckDBPyConnection, name: str, frame: pd.DataFrame, sql: str) -> None:
+    """Run `sql` on `con` with `frame` registered as the view `name`, unregistered after. In a
+    transaction the statement aborted, unregistering fails too ("Current transaction is aborted"):
+    that error must not replace the statement's, which names the real cause."""
+    con.register(name, frame)
+    try:
+        con.execute(sql)
+    finally:
+        with contextlib.suppress(Exception):
+            con.unregister(name)
