@@ -214,10 +214,11 @@ KERNELS = (("sgemm", "float"), ("sort", "int"), ("fft", "complex float"), ("torc
            ("sumsq", "float"), ("transpose", "float"))
 
 
-def main() -> None:
+def main(kernel: type[Kernel] = Kernel, kernels: tuple[tuple[str, str], ...] = KERNELS) -> None:
+    """Run a suite of `kernels` (op, type) measured by `kernel` (this suite's, or a subclass)."""
     ex = pb.Executor()
-    for op, type_name in KERNELS:
-        ex.queue(Kernel(op, type_name))
+    for op, type_name in kernels:
+        ex.queue(kernel(op, type_name))
     ex.main()
 
 

@@ -36,6 +36,7 @@ import primbench as pb
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from eval_suite import Kernel as EvalKernel
+from eval_suite import main as run_suite
 
 pb.register_type(np.float16, "half")
 pb.register_type(np.float32, "float")
@@ -276,10 +277,7 @@ KERNELS = (("torch.bmm", "half"), ("torch.layer_norm", "float"), ("torch.conv2d"
 
 
 def main() -> None:
-    ex = pb.Executor()
-    for op, type_name in KERNELS:
-        ex.queue(Kernel(op, type_name))
-    ex.main()
+    run_suite(Kernel, KERNELS)
 
 
 if __name__ == "__main__":
