@@ -90,6 +90,21 @@ WINSOR = 0.1
 OUTLIER_P = 0.01
 
 
+def log_variance_moments(s_sq: np.ndarray, df: np.ndarray, *, winsor: float | None = None) -> tuple[float, float]:
+    """Smyth's (2004) moments of sample variances `s_sq` on `df` degrees of freedom: the mean of
+    e = ln s^2 - digamma(df / 2) + ln(df / 2), and e's variance beyond what sampling gives
+    (its sample variance less the mean trigamma(df / 2)), the two a scaled inverse-chi-square
+    prior is fitted to. `winsor`: the lowest and highest fraction of e pulled in to its quantiles
+    first (5 or more values; Phipson et al. 2016)."""
+    sp = scipy_special()
+    e = np.log(s_sq) - sp.digamma(df / 2) + np.log(df / 2)
+    if winsor is not None and e.size >= 5:
+        lo, hi = np.quantile(e, [winsor, 1 - winsor])
+        e = np.clip(e, lo, hi)
+    emean = float(e.mean())
+    return emean, float(np.sum((e - emean) ** 2) / (e.size - 1) - np.mean(trigamma(df / 2)))
+
+
 def fit_prior(s_sq: np.ndarray, df: np.ndarray, *, robust: bool = True) -> Prior | None:
     """Fit a scaled inverse-chi-square prior to per-specialization sample variances (Smyth
     2004, moment estimates on log variances). With `robust` (the default) the log variances are
@@ -99,13 +114,8 @@ def fit_prior(s_sq: np.ndarray, df: np.ndarray, *, robust: bool = True) -> Prior
     if int(ok.sum()) < PRIOR_MIN:
         return None
     sp = scipy_special()
-    s2, d = s_sq[ok], df[ok]
-    e = np.log(s2) - sp.digamma(d / 2) + np.log(d / 2)
-    if robust and e.size >= 5:
-        lo, hi = np.quantile(e, [WINSOR, 1 - WINSOR])
-        e = np.clip(e, lo, hi)
-    emean = float(e.mean())
-    evar = float(np.sum((e - emean) ** 2) / (e.size - 1) - np.mean(trigamma(d / 2)))
+    d = df[ok]
+    emean, evar = log_variance_moments(s_sq[ok], d, winsor=WINSOR if robust else None)
     if evar > 0:
         df0 = 2.0 * trigamma_inverse(evar)
         s0_sq = math.exp(emean + float(sp.digamma(df0 / 2)) - math.log(df0 / 2))

@@ -66,9 +66,9 @@ the same at 1 TB/s and at 10 GB/s).
    autocorrelation, its weight from how much more the series' own scatter than sampling
    explains), and each series' own estimate is shrunk toward it before steps 4-5b: its tests
    then use the moderated variance on the pooled degrees of freedom plus its own (the scan's
-   too), and its correlation is no longer estimated from 30 points alone. `analyse` (one
-   series) is unchanged; `history regressions` still analyses each series alone (see
-   ``tests/benchmarks/changepoints/README.md``, third pass).
+   too), and its correlation is no longer estimated from 30 points alone. `analyse` of one
+   series alone is unchanged; `history regressions` and the report pool the series they read
+   (`noise_fit` of each, `pool_noise`, then `analyse(..., prior=)`: `trends.regressions_in`).
 
 Cost: PELT evaluates each surviving candidate start once per point (numpy, one vector per
 point): linear in n while the level keeps moving, at most n (n + 1) / 2 evaluations on a series
@@ -98,7 +98,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from primbench.compare.stats import trigamma_inverse
+from primbench.compare.stats import log_variance_moments, trigamma_inverse
 from primbench.history.deps import require
 from primbench.history.segmentation import DEFAULT_MAX_BURST, Excursion, Segments, classify, scan, search
 
@@ -419,17 +419,15 @@ class NoisePrior:
 MIN_POOLED = 5
 
 
-def _noise_prior(fits: Sequence[NoiseFit | None]) -> NoisePrior | None:
-    """The `NoisePrior` of the series' first fits, or None where fewer than `MIN_POOLED` have one."""
+def pool_noise(fits: Sequence[NoiseFit | None]) -> NoisePrior | None:
+    """The `NoisePrior` of many series' first fits (`noise_fit`), or None where fewer than
+    `MIN_POOLED` have one: what `analyse(..., prior=)` shrinks each series' own noise toward."""
     special = require("scipy.special")
     usable = [f for f in fits if f is not None and f.sigma > 0 and f.dof >= 1]
     if len(usable) < MIN_POOLED:
         return None
     d = np.array([f.dof for f in usable])
-    z = np.log(np.array([f.sigma**2 for f in usable]))
-    e = z - special.psi(d / 2) + np.log(d / 2)
-    mean = float(np.mean(e))
-    excess = float(np.var(e, ddof=1)) - float(np.mean(special.polygamma(1, d / 2)))
+    mean, excess = log_variance_moments(np.array([f.sigma**2 for f in usable]), d)
     if excess > 0:
         d0 = min(2 * trigamma_inverse(excess), float(np.sum(d)))
         s0 = math.exp(mean + float(special.psi(d0 / 2)) - math.log(d0 / 2))
@@ -513,7 +511,7 @@ def analyse_many(series: Sequence[Sequence[float]], *, alpha: float = DEFAULT_AL
                  uncertainties: Sequence[Sequence[float] | None] | None = None) -> list[Changes]:
     """`analyse` of each of many series measured alike (one store's, one command's), their
     noise pooled: each series' first segmentation gives its noise about its levels; from all of
-    them a `NoisePrior` (variance and lag-1 autocorrelation, `_noise_prior`), toward which each
+    them a `NoisePrior` (variance and lag-1 autocorrelation, `pool_noise`), toward which each
     series' own estimate is shrunk before its tests (so that 30 points need not estimate the
     noise's correlation alone). Fewer than `MIN_POOLED` series with a noise estimate: each as
     `analyse` alone; so is a series with a value at or below zero (its noise is not relative).
@@ -528,7 +526,7 @@ def analyse_many(series: Sequence[Sequence[float]], *, alpha: float = DEFAULT_AL
         starts.append(_start(x, min_size, u))
     # relative noise only: a series with a value at or below zero is analysed on its values, in
     # its own units, and keeps its own noise
-    prior = _noise_prior([st.fit for st in starts if st.s.log])
+    prior = pool_noise([st.fit for st in starts if st.s.log])
     return [_finish(st, prior if st.s.log else None, alpha, min_size, min_shift, max_points) for st in starts]
 
 
@@ -547,11 +545,6 @@ def noise_fit(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size
     start = _start(x, min_size, None if uncertainty is None else np.asarray(uncertainty, dtype=float))
     return start.fit if start.s.log else None
 
-
-def pool_noise(fits: Sequence[NoiseFit | None]) -> NoisePrior | None:
-    """The `NoisePrior` of many series' `noise_fit`s (None where fewer than `MIN_POOLED` have
-    one): what `analyse(..., prior=)` shrinks each series' own noise toward."""
-    return _noise_prior(fits)
 
 
 def _finish(start: _Start, prior: NoisePrior | None, alpha: float, min_size: int, min_shift: float,
