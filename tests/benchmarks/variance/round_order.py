@@ -108,7 +108,7 @@ def analyze(dirs: list[str]) -> None:
                   f"between processes, kernel means: raw median {np.median(raw) * 100:.2f} %, "
                   f"relative to the suite shift median {np.median(between) * 100:.2f} % "
                   f"(max {np.max(between) * 100:.2f} %); predicted from rounds "
-                  f"{np.mean(round_sd) / np.sqrt(mu.shape[1] and len(pattern[0])) * 100:.2f} %")
+                  f"{np.mean(round_sd) / np.sqrt(len(pattern[0])) * 100:.2f} %")
             for p in pattern:
                 print("    pattern " + " ".join(f"{x * 100:+.2f}" for x in p))
 

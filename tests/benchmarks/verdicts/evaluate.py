@@ -27,6 +27,7 @@ Per size:
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import json
 import math
@@ -77,10 +78,12 @@ def new_method(pairs: list[tuple[list[Path], list[Path]]], cache: dict[Path, obj
 OLD_NEWEST_VERSION = "4.4.0"
 
 
+@functools.cache
 def readable_by_old(p: Path, tree: Path) -> Path:
     """`p` as the method of `OLD` can read it: a file newer than it knows, relabelled
     `OLD_NEWEST_VERSION` (every upgrade since changes the context alone, `CONTEXT_ONLY_UPGRADES`, and
-    that loader ignores the context fields it does not know); an older file as it is."""
+    that loader ignores the context fields it does not know); an older file as it is. Each file
+    is read (and written) once per evaluation, however many pairs it is in."""
     doc = json.loads(p.read_text())
     version = doc["context"].get("results_version", "")
     if tuple(map(int, version.split("."))) > tuple(map(int, OLD_NEWEST_VERSION.split("."))):
