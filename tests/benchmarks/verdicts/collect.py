@@ -44,7 +44,18 @@ def names(kernels: tuple[tuple[str, str], ...]) -> list[str]:
     return [f"op: {op}, type: {t}" for op, t in kernels]
 
 
-def run_suite(suite: Path, out: Path, size: str, env_extra: dict[str, str], log) -> None:
+def finished(out: Path) -> bool:
+    """A results file a process wrote whole (for --resume)."""
+    try:
+        return bool(json.loads(out.read_text()).get("specializations"))
+    except (OSError, ValueError):
+        return False
+
+
+def run_suite(suite: Path, out: Path, size: str, env_extra: dict[str, str], log, resume: bool = False) -> None:
+    if resume and finished(out):
+        print(f"{size} {out.name}: kept (--resume)", flush=True)
+        return
     env = {**os.environ, "PRIMBENCH_BRANCH": "eval", "PRIMBENCH_COMMIT": os.environ.get("EVAL_COMMIT", "unknown"),
            "PYTHONUNBUFFERED": "1", **env_extra}
     start = time.perf_counter()
@@ -86,6 +97,8 @@ def main() -> None:
     ap.add_argument("--aa", type=int, default=8)
     ap.add_argument("--planted", type=int, default=3)
     ap.add_argument("--suite", type=Path, default=SUITE, help="the suite script (default: eval_suite.py)")
+    ap.add_argument("--resume", action="store_true",
+                    help="keep the whole results files already in --out; run the rest in the same order")
     args = ap.parse_args()
     suite = args.suite.resolve()
     if not suite.is_file():
@@ -97,18 +110,22 @@ def main() -> None:
         d.mkdir(parents=True, exist_ok=True)
         with open(d / "collect.log", "a") as log:
             for k in (1, 2):
-                run_suite(suite, d / f"aa-{k}.json", size, {}, log)
+                run_suite(suite, d / f"aa-{k}.json", size, {}, log, args.resume)
             aa, pl = 2, 0
             while aa < args.aa or pl < args.planted:
                 if pl < args.planted:
                     plant = calibrate([d / "aa-1.json", d / "aa-2.json"], pl, kernels)
                     pl += 1
-                    (d / f"plant-{pl}.json").write_text(json.dumps(plant, indent=2) + "\n")
+                    kept = d / f"plant-{pl}.json"
+                    if args.resume and kept.exists() and finished(d / f"planted-{pl}.json"):
+                        plant = json.loads(kept.read_text())
+                    else:
+                        kept.write_text(json.dumps(plant, indent=2) + "\n")
                     env = {"PRIMBENCH_EVAL_PLANT": json.dumps(plant["cycles"])}
-                    run_suite(suite, d / f"planted-{pl}.json", size, env, log)
+                    run_suite(suite, d / f"planted-{pl}.json", size, env, log, args.resume)
                 if aa < args.aa:
                     aa += 1
-                    run_suite(suite, d / f"aa-{aa}.json", size, {}, log)
+                    run_suite(suite, d / f"aa-{aa}.json", size, {}, log, args.resume)
 
 
 if __name__ == "__main__":
