@@ -43,27 +43,27 @@ from primbench.results import (
 from primbench.rounds import measured_rounds
 
 METHOD_DESCRIPTION = (
-    "a run's value: the mean of ln(metric) over its measured rounds (from 4 rounds on, the first is a warm-up "
-    "and left out; a run without rounds is its own value; the metric is bytes/s, items/s or GPU time per call: "
+    "a run's value: the mean of ln(metric) over its measured rounds (from 4 rounds on, the first is a warm-up and "
+    "left out; a run without rounds is its own value; the metric is bytes/s, items/s or GPU time per call: "
     "--metric, else bytes/s where both sides declare bytes, then items/s, then time); d = mean over runs(head) - "
-    "mean over runs(base); variance of d, per side: with one run, its rounds' variance (moderated robustly "
-    "across the suite, limma's squeezeVar with winsorized moments and outliers kept; widened for the rounds' "
-    "lag-1 correlation where the suite shows one) over their count plus the "
-    "measured prior of what a process adds beyond its rounds (primbench.compare.priors, by size class; the "
-    "whole run's for a run without rounds), or history's run-to-run variance in its place; with 2+ runs, the "
-    "runs' spread moderated toward that prediction (the run is the unit); plus the prior of what all kernels "
-    "of a process share (the suite shift); degrees of freedom by Welch-Satterthwaite; with 5+ specializations "
-    "the relative test weighs d less the suite's median change (up is better: -d for time) against the row's "
-    "own variance, the suite's median is tested against the shared variance, and with 10+ the standard errors "
-    "are widened when the changes spread wider than predicted (empirical null); regression/improvement when "
-    "|d| >= ln(1+threshold) and the deciding t-test is significant after Benjamini-Hochberg, the row moving "
-    "that way: with a suite that did not shift, the relative test at alpha/2 (the suite's shift takes the other "
-    "alpha/2); where it shifted beyond --suite-shift-limit, or without a suite, the absolute test (at alpha/2, "
-    "or alpha without a suite); inconclusive when the smallest detectable change (80 % power, "
-    "BH's first step) is above --max-detectable; unchanged when the TOST interval lies within the threshold or "
-    "the smallest detectable change, whichever is larger, and no suite-wide shift was found; otherwise, after a "
-    "noise timeout in a run without rounds or a throttled SM clock, inconclusive (a run of rounds that ended on the "
-    "noise timeout is judged on its rounds' spread, and marked)"
+    "mean over runs(base); variance of d, per side: with one run, its rounds' variance (moderated robustly across "
+    "the suite, limma's squeezeVar with winsorized moments and outliers kept; widened for the rounds' lag-1 "
+    "correlation where the suite shows one) over their count plus the measured prior of what a process adds beyond "
+    "its rounds (primbench.compare.priors, by size class; the whole run's for a run without rounds), or history's "
+    "run-to-run variance in its place; with 2+ runs, the runs' spread moderated toward that prediction (the run is "
+    "the unit); plus the prior of what all kernels of a process share (the suite shift); degrees of freedom by "
+    "Welch-Satterthwaite; with 5+ specializations the relative test weighs d less the suite's centre (the change "
+    "most rows share: the densest point of the rows' changes, each spread over twice its own standard error; the "
+    "median above 64 rows; up is better: -d for time) against the row's own variance, the suite's centre is tested "
+    "against the shared variance, and with 10+ the standard errors are widened when the changes spread wider than "
+    "predicted (empirical null); regression/improvement when |d| >= ln(1+threshold) and the deciding t-test is "
+    "significant after Benjamini-Hochberg, the row moving that way: with a suite that did not shift, the relative "
+    "test at alpha/2 (the suite's shift takes the other alpha/2); where it shifted beyond --suite-shift-limit, or "
+    "without a suite, the absolute test (at alpha/2, or alpha without a suite); inconclusive when the smallest "
+    "detectable change (80 % power, BH's first step) is above --max-detectable; unchanged when the TOST interval "
+    "lies within the threshold or the smallest detectable change, whichever is larger, and no suite-wide shift was "
+    "found; otherwise, after a noise timeout in a run without rounds or a throttled SM clock, inconclusive (a run "
+    "of rounds that ended on the noise timeout is judged on its rounds' spread, and marked)"
 )
 
 #: A significant suite-wide shift larger than this (a fraction) counts as a regression or
@@ -1010,7 +1010,7 @@ class _Tests:
     sensitivity: np.ndarray
     rel: np.ndarray
     relative: bool  # the relative test decides (a suite that did not move beyond its limit)
-    centred: bool  # a suite: its median change taken out
+    centred: bool  # a suite: its centre (`stats.suite_centre`) taken out
     centre: float
     row_alpha: float
     widen: float
@@ -1019,7 +1019,7 @@ class _Tests:
 
 def _tests(suite: _Suite, noise: _Noise, delta: float, threshold: float, alpha: float, suite_shift_limit: float,
            base: Sequence[Results], head: Sequence[Results]) -> _Tests:
-    """The tests of every row, and of the suite's median change (see `_judge`)."""
+    """The tests of every row, and of the suite's centre, the change most rows share (see `_judge`)."""
     better = np.array([_better(f["metric"]) for f in suite.fields])
     d = suite.d
     up = better * d  # up is better
@@ -1034,14 +1034,14 @@ def _tests(suite: _Suite, noise: _Noise, delta: float, threshold: float, alpha: 
     widen = 1.0
     suite_p = 1.0
     if centred:
-        centre = float(np.median(up[family]))
+        centre = float(stats.suite_centre(up[family], own_se[family])[0])
         rel_se = stats.centred_standard_errors(own_se, family)
         widen = stats.empirical_null_scale(up[family] - centre, rel_se[family], rel_df[family])
         widen = min(widen, _prior_only_cap(suite, family))
         rel_se = rel_se * widen
-        median_var = stats.median_variance(own_se[family] * widen)
+        centre_var = stats.centre_variance(own_se[family] * widen)
         shared = float(np.median(noise.common[family]))
-        suite_se = math.sqrt(shared + median_var)
+        suite_se = math.sqrt(shared + centre_var)
         suite_df = float(np.median(noise.common_df[family]))
         suite_p = float(stats.t_test_p(np.array([centre]), np.array([suite_se]), np.array([suite_df]))[0])
         detected = abs(centre) >= delta and suite_p <= alpha / 2
@@ -1054,7 +1054,7 @@ def _tests(suite: _Suite, noise: _Noise, delta: float, threshold: float, alpha: 
                                base_conditions=_side_conditions(base), head_conditions=_side_conditions(head),
                                higher_is_better=not times, p_value=suite_p, standard_error=suite_se,
                                min_detectable_change=suite_mdc)
-    # where the suite moved beyond the limit, the rows' spread about its median is no null: the
+    # where the suite moved beyond the limit, the rows' spread about its centre is no null: the
     # absolute tests take the rows' own variance unwidened
     suite_moved = finding is not None and finding.beyond_limit
     abs_own = own_se * (1.0 if suite_moved else widen)
@@ -1123,8 +1123,9 @@ def _judge(suite: _Suite, rows: dict[tuple[str, str], SpecComparison], delta: fl
     Two tests per row. The *absolute* one weighs d against everything a run varies by, the part
     that all kernels of a process share included: it catches a change shared by the suite (a
     header, a compiler flag) as well as a kernel's own. With `SUITE_MIN` or more rows the
-    *relative* one weighs d less the suite's median change against what is the kernel's own: it
-    catches one kernel's change more sharply. The suite's median itself is tested against the
+    *relative* one weighs d less the suite's centre (`stats.suite_centre`: the change most rows
+    share) against what is the kernel's own: it catches one kernel's change more sharply. The
+    suite's centre itself is tested against the
     shared part (what A/A suites show). A row is a regression or improvement when either test is
     significant after BH, beyond the threshold, and the row itself moved that way."""
     noise = _noise(suite)

@@ -163,7 +163,7 @@ class SpecComparison:
     head_source: str | None = None
     degrees_of_freedom: float | None = None
     min_detectable_change: float | None = None
-    relative_change: float | None = None  # head/base - 1 relative to the suite's median change
+    relative_change: float | None = None  # head/base - 1 relative to the suite's centre (the change most rows share)
     absolute_p_value: float | None = None  # the absolute test (d against everything a run varies by)
     absolute_q_value: float | None = None
     base_observations: int | None = None  # rounds (or runs without rounds) pooled on each side
@@ -327,7 +327,8 @@ class Method:
 
 @dataclass(frozen=True)
 class SuiteFinding:
-    """The suite's median change (head/base - 1): the relative test judges each specialization
+    """The suite's centre, the change most of its rows share (head/base - 1; `stats.suite_centre`):
+    the relative test judges each specialization
     against it. `detected`: beyond the threshold and significant against what every kernel of a
     process shares in A/A suites (`p_value`, `standard_error` on ln, `min_detectable_change` at
     80 % power): a finding of its own (the environment, or a change in shared code); beyond

@@ -104,22 +104,58 @@ def test_a_change_of_the_detectable_size_is_found_80_percent_of_the_time() -> No
     assert found.mean() == pytest.approx(0.8, abs=0.02)
 
 
-def test_the_median_of_a_suite_varies_as_simulated() -> None:
+def test_the_centre_of_a_suite_varies_as_simulated() -> None:
     se = np.full(11, 0.01)
-    z = np.random.default_rng(9).standard_normal((100_000, 11)) * se
-    assert stats.median_variance(se) == pytest.approx(np.var(np.median(z, axis=1)), rel=0.1)
+    z = np.random.default_rng(9).standard_normal((20_000, 11)) * se  # not the method's seed
+    assert stats.centre_variance(se) == pytest.approx(np.var(stats.suite_centre(z, se)), rel=0.1)
+    big = np.full(101, 0.01)  # above CENTRE_MODE_MAX: the median, whose variance is known
+    assert stats.centre_variance(big) == pytest.approx(math.pi / 2 * 0.01**2 / 101, rel=0.1)
+
+
+def test_the_centre_stays_with_the_rows_that_agree() -> None:
+    """Six of ten kernels moved by 1, 1, 2, 2, 5 and 5 %: the median is 1 %, the unchanged four
+    are the largest group that agrees."""
+    x = np.log1p(np.array([0, 0, 0, 0, 1, 1, 2, 2, 5, 5]) / 100)
+    se = np.full(10, 0.002)
+    assert float(np.median(x)) == pytest.approx(math.log1p(0.01))
+    assert abs(float(stats.suite_centre(x, se)[0])) < 0.001
+    # no group: an A/A suite's centre is near its median, and moves with the data
+    rng = np.random.default_rng(3)
+    aa = rng.normal(0, 0.002, 10)
+    assert abs(float(stats.suite_centre(aa, se)[0]) - float(np.median(aa))) < 0.002
+    assert float(stats.suite_centre(aa + 0.03, se)[0]) == pytest.approx(float(stats.suite_centre(aa, se)[0]) + 0.03)
+    assert float(stats.suite_centre(3 * aa, 3 * se)[0]) == pytest.approx(3 * float(stats.suite_centre(aa, se)[0]))
+
+
+def test_the_centre_is_the_densest_point() -> None:
+    """Against a brute-force search over a fine grid of the same density (every row one vote,
+    twice its own standard error wide)."""
+    rng = np.random.default_rng(21)
+    for _ in range(50):
+        n = int(rng.integers(5, 30))
+        se = rng.uniform(0.001, 0.004, n)
+        x = np.where(rng.random(n) < 0.6, rng.normal(0, se), rng.normal(0.02, 0.01, n))
+        grid = np.linspace(x.min(), x.max(), 20_001)
+        w = stats.CENTRE_BANDWIDTH * se
+        density = np.exp(-0.5 * ((x[None, :] - grid[:, None]) / w) ** 2).sum(axis=1)
+        assert float(stats.suite_centre(x, se)[0]) == pytest.approx(float(grid[np.argmax(density)]), abs=0.002)
+
+
+def test_a_large_suite_is_centred_on_its_median() -> None:
+    x = np.random.default_rng(4).normal(0, 0.01, 101)
+    assert float(stats.suite_centre(x, np.full(101, 0.01))[0]) == float(np.median(x))
 
 
 def test_centred_standard_errors_match_a_simulation() -> None:
     rng = np.random.default_rng(5)
     se = np.array([0.0005] + [0.02] * 5)
-    d = rng.normal(0, se, size=(200_000, se.size))
-    actual = np.std(d - np.median(d, axis=1, keepdims=True), axis=0)
+    d = rng.normal(0, se, size=(50_000, se.size))
+    actual = np.std(d - stats.suite_centre(d, se)[:, None], axis=0)
     family = np.ones(se.size, dtype=bool)
     assert stats.centred_standard_errors(se, family) == pytest.approx(actual, rel=0.12)
-    equal = np.full(10, 0.01)
-    expected = 0.01 * math.sqrt(1 + (math.pi / 2 - 2) / 10)
-    assert stats.centred_standard_errors(equal, np.ones(10, dtype=bool)) == pytest.approx(expected, rel=0.05)
+    equal = np.full(101, 0.01)  # the median's: Var(d_i - m) = se^2 (1 + (pi/2 - 2)/n)
+    expected = 0.01 * math.sqrt(1 + (math.pi / 2 - 2) / 101)
+    assert stats.centred_standard_errors(equal, np.ones(101, dtype=bool)) == pytest.approx(expected, rel=0.05)
 
 
 def _ar1(rng: np.random.Generator, rho: float, runs: int, n: int) -> np.ndarray:

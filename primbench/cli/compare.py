@@ -60,10 +60,10 @@ def register(app: typer.Typer) -> None:
         max_rows: int | None = typer.Option(None, "--max-rows", min=0, metavar="N", help=MAX_ROWS_HELP),
         suite_shift_limit: str = typer.Option(
             "1%", "--suite-shift-limit",
-            help="A suite-wide shift (the suite's median change) is tested against what A/A suites share; a "
-            "significant one beyond this fraction counts as a regression or improvement for the exit code, and "
-            "the specializations that moved with it are judged on their own change (0% every significant one; "
-            "100% never)"),
+            help="A suite-wide shift (the change most of the suite's rows share) is tested against what A/A suites "
+            "share; a significant one beyond this fraction counts as a regression or improvement for the exit "
+            "code, and the specializations that moved with it are judged on their own change (0% every "
+            "significant one; 100% never)"),
         max_detectable: str = typer.Option(
             "5%", "--max-detectable", metavar="FRACTION",
             help="A specialization whose runs could not have detected a change under this (its smallest detectable "
