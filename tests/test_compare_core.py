@@ -478,10 +478,12 @@ def test_history_takes_the_place_of_the_process_prior_with_its_degrees_of_freedo
 
 #: Ordered A/A pairs of the evaluation suite (tests/benchmarks/verdicts/evaluate-after.txt) that exit 1
 #: today, and the share of rows called unchanged: the method may not get worse on them.
-AA_RECORDED = {("data", "64KiB"): (0, 0.95), ("data", "1MiB"): (1, 0.89), ("data", "4MiB"): (6, 0.84),
+AA_RECORDED = {("data", "64KiB"): (0, 0.95), ("data", "1MiB"): (1, 0.89), ("data", "4MiB"): (6, 0.83),
                ("data", "64MiB"): (0, 0.91),
                # eval_suite2.py: four of its ten kernels end on the noise timeout in most processes
-               ("data2", "64MiB"): (2, 0.87)}
+               ("data2", "64MiB"): (2, 0.87),
+               # out of sample (evaluate2-oos.txt): 4 MiB's processes on two H200s, 1 MiB's Triton GELU
+               ("data2", "4MiB"): (13, 0.74), ("data2", "1MiB"): (11, 0.71)}
 
 
 @pytest.mark.slow
