@@ -810,7 +810,7 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
             rows[key] = replace(pair, not_comparable=blockers) if blockers else pair
         else:
             paired.append(pair)
-    finding, widen, insensitive, rho, gpu_shifts, tested = _judge_by_process(
+    finding, widen, insensitive, rho, gpu_shifts, tested, spread = _judge_by_process(
         paired, rows, comparability, b_index, h_index, delta, threshold, alpha, suite_shift_limit, base, head,
         max_detectable)
     del paired  # the runs' ln values: 30 MB at 100,000 specializations
@@ -841,7 +841,8 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
     method = Method(threshold=float(threshold), alpha=float(alpha), description=METHOD_DESCRIPTION,
                     suite_shift_limit=float(suite_shift_limit), standard_error_scale=float(widen),
                     metric=metric, max_detectable=float(max_detectable), round_correlation=float(rho))
-    warnings = _warnings(base, head, comparability, finding, tested, insensitive, max_detectable, rho, widen)
+    warnings = _warnings(base, head, comparability, finding, tested, insensitive, max_detectable, rho, widen,
+                         spread)
     warnings += gpu_shifts
     return Comparison(
         rows=tuple(ordered),
@@ -861,23 +862,24 @@ def _judge_by_process(paired: list[_Paired], rows: dict[tuple[str, str], SpecCom
                       h_index: Mapping[tuple[str, str], list[_Entry]], delta: float, threshold: float, alpha: float,
                       suite_shift_limit: float, base: Sequence[Results], head: Sequence[Results],
                       max_detectable: float,
-                      ) -> tuple[SuiteFinding | None, float, int, float, list[str], tuple[int, int]]:
+                      ) -> tuple[SuiteFinding | None, float, int, float, list[str], tuple[int, int], float]:
     """`_judge` once per suite of rows that one pair of processes measured. A ``--devices`` side
     (results 4.8.0) measured each GPU's specializations in a worker process of its own, whose
     shift (the part every kernel of a process shares) is that GPU's: each (base GPU, head GPU)
     pair is judged as a suite of its own, so a GPU that runs slower is its suite's shift, never
     a regression of its kernels against the others'. Returns the finding that counts (the
     largest detected shift, else the largest suite's), the widest widening, the insensitive
-    rows, the largest correlation, a warning for each other pair's detected shift, and how many
-    rows were tested (and of them on a side without rounds)."""
+    rows, the largest correlation, a warning for each other pair's detected shift, how many
+    rows were tested (and of them on a side without rounds), and the widest spread."""
     if not paired:
-        return None, 1.0, 0, 0.0, [], (0, 0)
+        return None, 1.0, 0, 0.0, [], (0, 0), 1.0
     if not any(r.devices for r in (*base, *head)):
         suite = _suite(paired, comparability, rows)
         if not suite:
-            return None, 1.0, 0, 0.0, [], (0, 0)
-        return (*_judge(suite, rows, delta, threshold, alpha, suite_shift_limit, base, head, max_detectable), [],
-                (len(suite), int(suite.prior_only().sum())))
+            return None, 1.0, 0, 0.0, [], (0, 0), 1.0
+        finding, widen, insensitive, rho, spread = _judge(suite, rows, delta, threshold, alpha, suite_shift_limit,
+                                                          base, head, max_detectable)
+        return finding, widen, insensitive, rho, [], (len(suite), int(suite.prior_only().sum())), spread
     groups: dict[tuple[str, str], list[_Paired]] = {}
     for p in paired:
         pair = tuple(", ".join(sorted({gpu_label(e.spec, e.results) for e in index[p.key]}))
@@ -885,7 +887,7 @@ def _judge_by_process(paired: list[_Paired], rows: dict[tuple[str, str], SpecCom
         groups.setdefault((pair[0], pair[1]), []).append(p)
     suites = [(pair, suite) for pair, group in groups.items() if (suite := _suite(group, comparability, rows))]
     if not suites:
-        return None, 1.0, 0, 0.0, [], (0, 0)
+        return None, 1.0, 0, 0.0, [], (0, 0), 1.0
     judged = [(pair, *_judge(suite, rows, delta, threshold, alpha, suite_shift_limit, base, head, max_detectable))
               for pair, suite in suites]
     found = [(pair, f) for pair, f, *_ in judged if f is not None]
@@ -898,7 +900,8 @@ def _judge_by_process(paired: list[_Paired], rows: dict[tuple[str, str], SpecCom
         notes.insert(0, f"the suite-wide shift is that of GPU {b} (base) against GPU {h} (head): each pair of GPUs "
                         "(a worker process each) is judged as a suite of its own")
     counts = (sum(len(suite) for _, suite in suites), sum(int(suite.prior_only().sum()) for _, suite in suites))
-    return (finding, max(j[2] for j in judged), sum(j[3] for j in judged), max(j[4] for j in judged), notes, counts)
+    return (finding, max(j[2] for j in judged), sum(j[3] for j in judged), max(j[4] for j in judged), notes, counts,
+            max(j[5] for j in judged))
 
 
 def _check_parameters(threshold: float, alpha: float, suite_shift_limit: float, max_detectable: float,
@@ -918,9 +921,10 @@ def _check_parameters(threshold: float, alpha: float, suite_shift_limit: float, 
 
 def _warnings(base: Sequence[Results], head: Sequence[Results], comparability: Comparability,
               finding: SuiteFinding | None, tested: tuple[int, int], insensitive: int, max_detectable: float,
-              rho: float, widen: float) -> list[str]:
+              rho: float, widen: float, spread: float = 1.0) -> list[str]:
     """The comparison's warnings: what is not comparable, other machines, the contexts, the suite's
-    shift, the rows judged on priors, the insensitive rows, correlated rounds and the widening.
+    shift, the rows judged on priors, the insensitive rows, correlated rounds and the widening (and
+    where the spread was beyond what the widening may correct, that the verdicts may be noise).
     `tested`: how many rows were tested, and how many of them on a side without rounds."""
     warnings = [f"not comparable (--allow-mismatch: these rows are not judged): {line}"
                 for line in comparability.lines()]
@@ -948,7 +952,13 @@ def _warnings(base: Sequence[Results], head: Sequence[Results], comparability: C
         warnings.append(f"{judged} measurement{'s' if judged != 1 else ''} ended on the noise timeout (batches "
                         "scattered beyond the noise tolerance): judged on the spread of their rounds, which holds "
                         "that scatter; their smallest detectable change is marked *")
-    if widen > WIDEN_WARNING:
+    if spread > widen * WIDEN_WARNING:
+        warnings.append(f"the changes of this suite spread {spread:.2f}x wider than the noise model predicts, but the "
+                        f"standard errors were widened only {widen:.2f}x (the empirical null's cap): the model misses "
+                        "much of what varies between these runs (a per-process state of some kernels, or most of the "
+                        "suite changed), so a flagged row may be noise; repeats (2+ runs a side) or history would "
+                        "measure it")
+    elif widen > WIDEN_WARNING:
         warnings.append(f"the changes of this suite spread {widen:.2f}x wider than the rounds' spread predicts: "
                         f"standard errors widened {widen:.2f}x (empirical null); more rounds or repeats, or history, "
                         "would sharpen the verdicts")
@@ -990,7 +1000,8 @@ class _Tests:
     its change `d` and `up` (d on the scale where up is better), whether it is in the `family`
     tested (trusted, with a variance), and the deciding test's change, standard error, df, p-
     and q-values (`test_d`, `se`, `df`, `p_row`, `q_row`), the absolute test's, the equivalence
-    test's, the interval, the smallest detectable change and the noise's part of it."""
+    test's, the interval, the smallest detectable change and the noise's part of it; the widening
+    of the standard errors (`widen`) and the spread it came from (`spread`, before the cap)."""
 
     better: np.ndarray
     d: np.ndarray
@@ -1014,6 +1025,7 @@ class _Tests:
     centre: float
     row_alpha: float
     widen: float
+    spread: float  # the changes' spread against the model's (the empirical null before its cap)
     finding: SuiteFinding | None
 
 
@@ -1031,13 +1043,13 @@ def _tests(suite: _Suite, noise: _Noise, delta: float, threshold: float, alpha: 
     finding = None
     centre = 0.0
     rel_se, rel_df = own_se, noise.own_df
-    widen = 1.0
+    widen = spread = 1.0
     suite_p = 1.0
     if centred:
         centre = float(stats.suite_centre(up[family], own_se[family])[0])
         rel_se = stats.centred_standard_errors(own_se, family)
-        widen = stats.empirical_null_scale(up[family] - centre, rel_se[family], rel_df[family])
-        widen = min(widen, _prior_only_cap(suite, family))
+        spread = stats.empirical_null_spread(up[family] - centre, rel_se[family], rel_df[family])
+        widen = min(spread, stats.WIDEN_MAX, _prior_only_cap(suite, family))
         rel_se = rel_se * widen
         centre_var = stats.centre_variance(own_se[family] * widen)
         shared = float(np.median(noise.common[family]))
@@ -1090,7 +1102,7 @@ def _tests(suite: _Suite, noise: _Noise, delta: float, threshold: float, alpha: 
     p_equiv = np.maximum(p_equiv, stats.equivalence_p(d, abs_se, abs_df, abs_margin))
     low, high = stats.change_interval(test_d, se, df, alpha)
     return _Tests(better, d, up, family, test_d, se, df, p_row, q_row, p_abs, q_abs, p_equiv, low, high, mdc,
-                  sensitivity, rel, relative, centred, centre, row_alpha, widen, finding)
+                  sensitivity, rel, relative, centred, centre, row_alpha, widen, spread, finding)
 
 
 #: The reason kinds of tested rows, in the order the decision rules try them (`_kinds`).
@@ -1115,10 +1127,10 @@ def _kinds(suite: _Suite, t: _Tests, delta: float, alpha: float, max_detectable:
 def _judge(suite: _Suite, rows: dict[tuple[str, str], SpecComparison], delta: float, threshold: float,
            alpha: float, suite_shift_limit: float, base: Sequence[Results],
            head: Sequence[Results],
-           max_detectable: float = DEFAULT_MAX_DETECTABLE) -> tuple[SuiteFinding | None, float, int, float]:
+           max_detectable: float = DEFAULT_MAX_DETECTABLE) -> tuple[SuiteFinding | None, float, int, float, float]:
     """Test and decision rules: every tested specialization gets its verdict in `rows`; returns the
-    suite's finding, the empirical-null widening, how many rows were insensitive and the rounds'
-    lag-1 correlation allowed for.
+    suite's finding, the empirical-null widening, how many rows were insensitive, the rounds'
+    lag-1 correlation allowed for and the spread the widening came from (before its cap).
 
     Two tests per row. The *absolute* one weighs d against everything a run varies by, the part
     that all kernels of a process share included: it catches a change shared by the suite (a
@@ -1132,7 +1144,7 @@ def _judge(suite: _Suite, rows: dict[tuple[str, str], SpecComparison], delta: fl
     t = _tests(suite, noise, delta, threshold, alpha, suite_shift_limit, base, head)
     kinds = _kinds(suite, t, delta, alpha, max_detectable)
     _write_rows(suite, noise, t, kinds, rows, threshold, alpha, suite_shift_limit, max_detectable)
-    return t.finding, t.widen, int(np.sum(kinds == 3)), noise.round_correlation
+    return t.finding, t.widen, int(np.sum(kinds == 3)), noise.round_correlation, t.spread
 
 
 def _write_rows(suite: _Suite, noise: _Noise, t: _Tests, kinds: np.ndarray,

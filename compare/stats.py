@@ -458,9 +458,10 @@ def _draw_centres(members: np.ndarray, seed: int) -> np.ndarray:
 EMPIRICAL_NULL_MIN = 10
 
 
-def empirical_null_scale(d: np.ndarray, se: np.ndarray, df: np.ndarray, min_n: int = EMPIRICAL_NULL_MIN) -> float:
+def empirical_null_spread(d: np.ndarray, se: np.ndarray, df: np.ndarray, min_n: int = EMPIRICAL_NULL_MIN) -> float:
     """How much wider than the noise model predicts a suite's changes spread (Efron's empirical
-    null, scale only, never below 1, at most `WIDEN_MAX`).
+    null, scale only, never below 1). The standard errors are widened by it up to `WIDEN_MAX`
+    (`empirical_null_scale`); beyond that the model is off by more than the suite can correct.
 
     Most specializations of a suite do not change, so their t-scores d/se, mapped to normal
     scores through their own t distributions, should spread like N(0, 1). A wider robust spread
@@ -470,11 +471,19 @@ def empirical_null_scale(d: np.ndarray, se: np.ndarray, df: np.ndarray, min_n: i
     ok = np.isfinite(d) & np.isfinite(se) & (se > 0) & (df > 0)
     if int(ok.sum()) < min_n:
         return 1.0
-    u = -scipy_special().ndtri(np.clip(t_sf(d[ok] / se[ok], df[ok]), 1e-300, 1 - 1e-16))
+    # each t-score's normal score, from its own tail (the upper tail of a large negative score
+    # rounds to 1 and would read as -8.2 whatever its size)
+    t = d[ok] / se[ok]
+    u = np.sign(t) * -scipy_special().ndtri(np.clip(t_sf(np.abs(t), df[ok]), 1e-300, 0.5))
     mad = float(np.median(np.abs(u - np.median(u))))
-    # capped: a large minority of the suite that moved together (a simulated -3 % on 4 of 10
-    # kernels) pulls the deviation wide, 4-5x, which would hide the change it is made of
-    return min(WIDEN_MAX, max(1.0, 1.482602218505602 * mad))
+    return max(1.0, 1.482602218505602 * mad)
+
+
+def empirical_null_scale(d: np.ndarray, se: np.ndarray, df: np.ndarray, min_n: int = EMPIRICAL_NULL_MIN) -> float:
+    """The widening of every standard error: `empirical_null_spread`, at most `WIDEN_MAX`. Capped:
+    a large minority of the suite that moved together (a simulated -3 % on 4 of 10 kernels) pulls
+    the spread wide, 4-5x, which would hide the change it is made of."""
+    return min(WIDEN_MAX, empirical_null_spread(d, se, df, min_n))
 
 
 #: The empirical null widens the standard errors at most this much.
