@@ -28,8 +28,9 @@ grid at a precision at least Otava's default precision (and Otava's best at prim
 precision); the Otava grid points no primbench grid point matches or beats in both recall and
 precision; the curves. Flat and burst cells (no true change): false points per 100 series.
 
-Run: ``python tests/benchmarks/changepoints/equal_precision.py`` (about 5 minutes on the 2-core
-development machine); writes ``equal_precision.txt``. Needs ``pip install apache-otava ruptures``.
+Run: ``python tests/benchmarks/changepoints/equal_precision.py`` (11 minutes on the shared 2-core
+development machine, load average 1.2-3.0; most of it Otava at n = 1,000 and large max_pvalue);
+writes ``equal_precision.txt`` and prints each cell's start on stderr. Needs ``pip install apache-otava ruptures``.
 """
 
 from __future__ import annotations

@@ -70,7 +70,7 @@ Series: the oracles' flat and regression series are new draws of the generator (
 9202 AR(1); not tuning seeds, and nothing is chosen from them): `NULL` flat series and `ALT`
 regression series per n.
 
-Run: ``python tests/benchmarks/changepoints/oracle_bound.py`` (about 5 minutes); writes
+Run: ``python tests/benchmarks/changepoints/oracle_bound.py`` (about 4 minutes); writes
 ``oracle_bound.txt``. Needs ``pip install apache-otava`` for the Otava column.
 """
 
