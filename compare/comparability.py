@@ -133,7 +133,12 @@ def by_algorithm(side: Sequence[Results]) -> dict[str, Results]:
     """The first file of a side that holds each algorithm (its context stands for the algorithm)."""
     out: dict[str, Results] = {}
     for r in side:
-        algos = {a or r.algorithm for a in set(map(_ALGORITHM, r.specializations))} or {r.algorithm}
+        try:  # the names as written (Specialization.algorithm, without a property call a specialization)
+            written = {s.meta.get("algo", "") for s in r.specializations}
+        except TypeError:  # an unhashable meta.algo
+            written = {0}
+        named = written if all(type(a) is str for a in written) else set(map(_ALGORITHM, r.specializations))
+        algos = {a or r.algorithm for a in named} or {r.algorithm}
         for a in sorted(algos):
             out.setdefault(a, r)
     return out
