@@ -133,7 +133,12 @@ def by_algorithm(side: Sequence[Results]) -> dict[str, Results]:
     """The first file of a side that holds each algorithm (its context stands for the algorithm)."""
     out: dict[str, Results] = {}
     for r in side:
-        algos = {a or r.algorithm for a in set(map(_ALGORITHM, r.specializations))} or {r.algorithm}
+        try:  # the names as written (Specialization.algorithm, without a property call a specialization)
+            written = {s.meta.get("algo", "") for s in r.specializations}
+        except TypeError:  # an unhashable meta.algo
+            written = {0}
+        named = written if all(type(a) is str for a in written) else set(map(_ALGORITHM, r.specializations))
+        algos = {a or r.algorithm for a in named} or {r.algorithm}
         for a in sorted(algos):
             out.setdefault(a, r)
     return out
@@ -184,6 +189,16 @@ def _spec_differences(algorithm: str, specs: Mapping[str, tuple[Sequence[Special
     timers: dict[tuple[str, str], list[str]] = {}
     metrics: dict[tuple[str, str], list[str]] = {}
     for name, (base, head) in specs.items():
+        if len(base) == 1 and len(head) == 1:  # a file a side (the usual case): no sets of one
+            b, h = base[0], head[0]
+            if b.timer != h.timer:
+                timers.setdefault((_TIMERS.get(b.timer, b.timer), _TIMERS.get(h.timer, h.timer)), []).append(name)
+            if metric is None and b.measured and h.measured:
+                bn = choose(b.bytes_per_second, b.items_per_second).name
+                hn = choose(h.bytes_per_second, h.items_per_second).name
+                if bn != hn:
+                    metrics.setdefault((bn, hn), []).append(name)
+            continue
         if {s.timer for s in base} != {s.timer for s in head}:
             bt, ht = (" and ".join(sorted({_TIMERS.get(s.timer, s.timer) for s in side})) for side in (base, head))
             timers.setdefault((bt, ht), []).append(name)

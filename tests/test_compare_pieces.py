@@ -132,3 +132,55 @@ def test_a_row_built_from_its_fields_is_the_row_the_dataclass_builds() -> None:
     assert row.to_dict() == SpecComparison(**fields).to_dict() and row.not_comparable == ()
     with pytest.raises(AttributeError):
         row.name = "other"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("choice", [None, "time", "bytes", "items"])
+def test_a_pair_of_one_run_a_side_is_the_general_pairing(monkeypatch: pytest.MonkeyPatch, choice: str | None) -> None:
+    """`_pair`'s path for one file a side (`_pair_one`) gives what its general path gives: the row's
+    fields, the metric, the size class, why it is untrusted, history's variability; and leaves to
+    the general path what ends a pair (failed, no value)."""
+    import primbench.compare.core as core
+
+    slow = dict(spec("slow clock", TB), sm_clock={"average_mhz": 1500.0, "fraction_of_default": 0.8,
+                                                    "below_expected": True})
+    base = [res(spec("plain", TB), spec("timeout", TB, noise_timeout=True, round_cv=None, index=1),
+                dict(slow, index=2), spec("no items", TB, items_per_second=0.0, index=3),
+                spec("failed", TB, error="boom", index=4), spec("no value", 0.0, items_per_second=0.0, time_ms=0,
+                                                               index=5), source="b.json")]
+    head = [res(spec("plain", TB * 1.01), spec("timeout", TB, index=1), dict(slow, index=2),
+                spec("no items", TB, items_per_second=0.0, index=3), spec("failed", TB, index=4),
+                spec("no value", TB, index=5), source="h.json")]
+    b_index, h_index = _index(base), _index(head)
+    history = {("copy", "plain"): (0.002, 4.0), ("copy", "timeout"): 0.003}
+
+    def pairs() -> list[Any]:
+        return [_pair(k, b_index[k], h_index[k], history, choice) for k in b_index]
+
+    fast = pairs()
+    assert any(isinstance(p, _Paired) for p in fast)
+    monkeypatch.setattr(core, "_pair_one", lambda *args: None)
+    general = pairs()
+    for got, want in zip(fast, general, strict=True):
+        if isinstance(want, _Paired):
+            assert isinstance(got, _Paired)
+            assert got._replace(klass=None) == want._replace(klass=None) and got.klass is want.klass
+            assert got.base is b_index[got.key] and got.head is h_index[got.key]  # the index's own lists
+        else:
+            assert got == want
+
+
+def test_by_algorithm_names_each_algorithm_as_specialization_algorithm_does() -> None:
+    """`by_algorithm` reads ``meta.algo`` as written where every one is text, else through
+    `Specialization.algorithm` (str of the value): a number, null or a list name algorithms too."""
+    from primbench.compare.comparability import by_algorithm
+
+    text = res(spec("a", TB, algo="copy"), spec("b", TB, algo="", index=1), source="t.json")
+    odd = res(spec("a", TB, algo=7), spec("b", TB, algo=None, index=1), spec("c", TB, algo=["x"], index=2),  # type: ignore[arg-type]
+              spec("d", TB, algo=True, index=3), spec("e", TB, algo=1, index=4), source="o.json")
+    for side in ([text], [odd], [text, odd]):
+        want: dict[str, Results] = {}
+        for r in side:
+            for a in sorted({s.algorithm or r.algorithm for s in r.specializations} or {r.algorithm}):
+                want.setdefault(a, r)
+        assert by_algorithm(side) == want
+    assert set(by_algorithm([odd])) == {"7", "None", "['x']", "True", "1"}

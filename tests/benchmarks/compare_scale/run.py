@@ -73,9 +73,11 @@ def main() -> None:
     parser.add_argument("base_root", type=Path, help="the checkout before (cd87fcb)")
     parser.add_argument("--head-root", type=Path, default=ROOT)
     parser.add_argument("--work", type=Path, default=Path("/tmp/compare_scale"))
+    parser.add_argument("--base-label", default="before (cd87fcb)", help="what the base checkout is, as printed")
+    parser.add_argument("--head-label", default="after (this branch)")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
-    roots = {"before (cd87fcb)": args.base_root, "after (this branch)": args.head_root}
+    roots = {args.base_label: args.base_root, args.head_label: args.head_root}
     for root in roots.values():  # as an installed package is (this machine sets PYTHONDONTWRITEBYTECODE)
         subprocess.run([sys.executable, "-m", "compileall", "-q", *(str(root / d) for d in ("primbench", "compare",
                                                                                           "history"))],
