@@ -388,7 +388,8 @@ def suite_centre(x: np.ndarray, se: np.ndarray) -> np.ndarray:
         s = np.take_along_axis(block, at[:, None], axis=1)[:, 0]
         for _ in range(CENTRE_STEPS):
             w = np.exp(-0.5 * ((block - s[:, None]) / width) ** 2) / (se * se)
-            s = (w * block).sum(axis=1) / w.sum(axis=1)
+            total = w.sum(axis=1)
+            s = np.where(total > 0, (w * block).sum(axis=1) / np.where(total > 0, total, 1.0), s)
         out[i:i + 64] = s
     return out
 
