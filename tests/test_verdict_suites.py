@@ -37,6 +37,20 @@ def test_the_second_suite_imports_without_a_gpu_and_shares_no_kind_with_the_firs
     assert "op: torch.bmm, type: half" in collect.names(tuple(second.KERNELS))
 
 
+def test_the_third_suite_imports_without_a_gpu_and_shares_no_kind_with_the_others() -> None:
+    collect = load("collect")
+    earlier = {op for name in ("eval_suite.py", "eval_suite2.py")
+               for op, _ in collect.load_suite(VERDICTS / name).KERNELS}
+    third = collect.load_suite(VERDICTS / "eval_suite3.py")
+    ops = [op for op, _ in third.KERNELS]
+    assert len(ops) == len(set(ops)) == 10
+    assert not set(ops) & earlier
+    assert set(ops) == set(third.SETUPS)
+    kernels = [third.Kernel(op, t) for op, t in third.KERNELS]
+    assert {k.meta()["algo"] for k in kernels} == {"eval3"}
+    assert [pb.specialization_name(k.meta()) for k in kernels] == collect.names(tuple(third.KERNELS))
+
+
 def test_collect_with_the_default_suite_plants_what_was_recorded() -> None:
     collect = load("collect")
     kernels = tuple(collect.load_suite(collect.SUITE).KERNELS)

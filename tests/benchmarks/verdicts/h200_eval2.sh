@@ -1,5 +1,6 @@
 set -u
 python3 -m pip install -q --no-index --no-deps .whl/msgspec*.whl 2>&1 | tail -1
+SUITE=${SUITE:-tests/benchmarks/verdicts/eval_suite2.py}
 export PYTHONPATH=$PWD PRIMBENCH_COMMIT=$(cat .eval_commit) EVAL_COMMIT=$(cat .eval_commit)
 nvidia-smi --query-gpu=uuid,name,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv > $OUT/gpu.txt
 nvidia-smi -q -d PERFORMANCE >> $OUT/gpu.txt 2>&1
@@ -7,7 +8,7 @@ mkdir -p $OUT/e2
 # a folder of earlier processes to resume from (--resume keeps the whole ones)
 [ -n "${RESUME:-}" ] && cp -r $RESUME/. $OUT/e2/
 if [ "${SMOKE:-1}" = 1 ]; then
-timeout 60 python3 tests/benchmarks/verdicts/eval_suite2.py --size 64KiB --rounds 1 --min-secs 0.05 --json-out $OUT/e2/smoke.json > $OUT/e2/smoke.log 2>&1; echo "smoke exit $?"
+timeout 60 python3 $SUITE --size 64KiB --rounds 1 --min-secs 0.05 --json-out $OUT/e2/smoke.json > $OUT/e2/smoke.log 2>&1; echo "smoke exit $?"
 python3 - <<'PY'
 import json,os
 d=json.load(open(os.environ["OUT"]+"/e2/smoke.json"))
@@ -15,6 +16,6 @@ bad=[s["name"] for s in d["specializations"] if s.get("error")]
 print("smoke failures:", bad, [s.get("error") for s in d["specializations"] if s.get("error")])
 PY
 fi
-timeout ${BUDGET:-520} python3 tests/benchmarks/verdicts/collect.py --suite tests/benchmarks/verdicts/eval_suite2.py --sizes ${SIZES:-64MiB,4MiB} --out $OUT/e2 ${RESUME:+--resume} 2>&1 | tail -30
-pkill -f eval_suite2.py; sleep 2
+timeout ${BUDGET:-520} python3 tests/benchmarks/verdicts/collect.py --suite $SUITE --sizes ${SIZES:-64MiB,4MiB} --out $OUT/e2 ${RESUME:+--resume} 2>&1 | tail -30
+pkill -f "$(basename $SUITE)"; sleep 2
 cd $OUT && tar czf e2.tgz e2 && rm -rf e2 && ls -la
