@@ -18,8 +18,9 @@ purpose: small rounds 1 %, shared 0.5 %, process part 0.15 %; large rounds 0.1 %
 process part 0.03 %. Models (each from "small" unless named): a common shift twice as large; a
 -3 % change shared by 40, 60 and 100 % of kernels; one kernel 10x noisier among 10, 100, 1,000;
 two process states 1 % apart (each kernel, each process, 50/50); AR(1) rounds (rho 0.5); a head
-with 4 rounds and 3x the noise; outlier rounds (5 % of rounds +5 %); power for one kernel changed
-by 1, 2, 5 %.
+with 4 rounds and 3x the noise; outlier rounds (5 % of rounds +5 %); a round-order pattern every
+kernel of a process shares; a large kernel's process part 10x; power for one kernel changed by 1,
+2, 5 %.
 """
 
 from __future__ import annotations
@@ -58,7 +59,13 @@ class Model:
     outliers: float = 0.0
     noisy: int = 0  # how many kernels are 10x noisier
     runs: int = 1  # runs a side
+    order: float = 0.0  # SD of a round-order pattern every kernel of a process shares (`ORDER_SHAPE`)
 
+
+#: The round-order pattern's shape over the rounds (unit SD), the same in every process, its sign
+#: drawn per process: what `../variance/round_order.py` measured on the H200.
+_SHAPE = np.random.default_rng(2024).standard_normal(10)
+ORDER_SHAPE = (_SHAPE - _SHAPE.mean()) / _SHAPE.std()
 
 SMALL = Model()
 LARGE = Model(rounds_sd=0.001, shared_sd=0.0003, process_sd=0.0003, size=64 * MIB)
@@ -82,6 +89,8 @@ def side(rng: np.random.Generator, m: Model, base: np.ndarray, sd: np.ndarray, c
     e *= (sd * noise)[:, None]
     e += (rng.random((k, rounds)) < m.outliers) * 0.05
     e[:, 0] += rng.normal(-0.01, 0.01, k)
+    if m.order:  # drawn only for this model: the other models' draws stay as they were
+        e += rng.choice([-1.0, 1.0]) * m.order * ORDER_SHAPE[:rounds]
     logt = base[:, None] + (change[:, None] if head else 0) + c + p[:, None] + e
     specs = []
     for i in range(k):
@@ -137,6 +146,9 @@ def main() -> None:
         ("head: 4 rounds, 3x the noise", replace(SMALL, head_rounds=4, head_noise=3.0), 400),
         ("outlier rounds (5 % of rounds +5 %)", replace(SMALL, outliers=0.05), 400),
         ("large: two process states 0.3 % apart", replace(LARGE, states=0.003), 400),
+        ("round-order pattern every kernel shares (1 % SD, one shape, its sign per process)",
+         replace(SMALL, order=0.01), 400),
+        ("large: a process part 10x as large (0.3 %)", replace(LARGE, process_sd=0.003), 400),
     ]
     for seed, (label, m, n) in enumerate(null_models):
         p, se, _ = rate(m, n, 100 + seed)
