@@ -523,10 +523,6 @@ def _pair(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
                    priors.size_class(min(sizes) if sizes else None))
 
 
-#: The metrics compared without a ``--metric`` choice, in `_metric_of`'s order.
-_DEFAULT_METRICS = ("bytes_per_second", "items_per_second", "gpu_seconds_per_call")
-
-
 def _pair_one(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
               history: Mapping[tuple[str, str], Any] | None, choice: str | None) -> _Paired | None:
     """`_pair` of a specialization measured once a side (a file a side: the usual case), with
@@ -537,11 +533,7 @@ def _pair_one(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
     b, h = be.spec, he.spec
     if b.skipped is not None or h.skipped is not None or b.error is not None or h.error is not None:
         return None
-    metric = None
-    for candidate in ((by_name(choice).name,) if choice else _DEFAULT_METRICS):
-        if (getattr(b, candidate) or 0) > 0 and (getattr(h, candidate) or 0) > 0:
-            metric = candidate
-            break
+    metric = _metric_of(base, head, choice)
     if metric is None:
         return None
     common: dict[str, Any] = {
@@ -855,7 +847,7 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
             rows[key] = replace(pair, not_comparable=blockers) if blockers else pair
         else:
             paired.append(pair)
-    finding, widen, insensitive, rho, gpu_shifts, tested, spread = _judge_by_process(
+    judgement, gpu_shifts, tested = _judge_by_process(
         paired, rows, comparability, b_index, h_index, delta, threshold, alpha, suite_shift_limit, base, head,
         max_detectable)
     del paired  # the runs' ln values: 30 MB at 100,000 specializations
@@ -884,10 +876,9 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
         not_comparable=sum(1 for r in shared if not r.comparable),
     )
     method = Method(threshold=float(threshold), alpha=float(alpha), description=METHOD_DESCRIPTION,
-                    suite_shift_limit=float(suite_shift_limit), standard_error_scale=float(widen),
-                    metric=metric, max_detectable=float(max_detectable), round_correlation=float(rho))
-    warnings = _warnings(base, head, comparability, finding, tested, insensitive, max_detectable, rho, widen,
-                         spread)
+                    suite_shift_limit=float(suite_shift_limit), standard_error_scale=float(judgement.widen),
+                    metric=metric, max_detectable=float(max_detectable), round_correlation=float(judgement.rho))
+    warnings = _warnings(base, head, comparability, judgement, tested, max_detectable)
     warnings += gpu_shifts
     return Comparison(
         rows=tuple(ordered),
@@ -897,9 +888,25 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
         base_sources=tuple(r.source for r in base),
         head_sources=tuple(r.source for r in head),
         context={"base": _side_context(base), "head": _side_context(head)},
-        suite_shift=finding,
+        suite_shift=judgement.finding,
         comparability=comparability,
     )
+
+
+class _Judgement(NamedTuple):
+    """What `_judge` found for a suite, beside the rows it wrote: the suite's finding, the
+    empirical-null widening, how many rows were insensitive, the rounds' lag-1 correlation allowed
+    for and the spread the widening came from (before its cap)."""
+
+    finding: SuiteFinding | None
+    widen: float
+    insensitive: int
+    rho: float
+    spread: float
+
+
+#: The judgement of no suite.
+_NO_JUDGEMENT = _Judgement(None, 1.0, 0, 0.0, 1.0)
 
 
 def _judge_by_process(paired: list[_Paired], rows: dict[tuple[str, str], SpecComparison],
@@ -907,24 +914,23 @@ def _judge_by_process(paired: list[_Paired], rows: dict[tuple[str, str], SpecCom
                       h_index: Mapping[tuple[str, str], list[_Entry]], delta: float, threshold: float, alpha: float,
                       suite_shift_limit: float, base: Sequence[Results], head: Sequence[Results],
                       max_detectable: float,
-                      ) -> tuple[SuiteFinding | None, float, int, float, list[str], tuple[int, int], float]:
+                      ) -> tuple[_Judgement, list[str], tuple[int, int]]:
     """`_judge` once per suite of rows that one pair of processes measured. A ``--devices`` side
     (results 4.8.0) measured each GPU's specializations in a worker process of its own, whose
     shift (the part every kernel of a process shares) is that GPU's: each (base GPU, head GPU)
     pair is judged as a suite of its own, so a GPU that runs slower is its suite's shift, never
-    a regression of its kernels against the others'. Returns the finding that counts (the
-    largest detected shift, else the largest suite's), the widest widening, the insensitive
-    rows, the largest correlation, a warning for each other pair's detected shift, how many
-    rows were tested (and of them on a side without rounds), and the widest spread."""
+    a regression of its kernels against the others'. Returns the judgement that counts (the
+    finding of the largest detected shift, else the largest suite's; the widest widening and
+    spread, the insensitive rows, the largest correlation), a warning for each other pair's
+    detected shift, and how many rows were tested (and of them on a side without rounds)."""
     if not paired:
-        return None, 1.0, 0, 0.0, [], (0, 0), 1.0
+        return _NO_JUDGEMENT, [], (0, 0)
     if not any(r.devices for r in (*base, *head)):
         suite = _suite(paired, comparability, rows)
         if not suite:
-            return None, 1.0, 0, 0.0, [], (0, 0), 1.0
-        finding, widen, insensitive, rho, spread = _judge(suite, rows, delta, threshold, alpha, suite_shift_limit,
-                                                          base, head, max_detectable)
-        return finding, widen, insensitive, rho, [], (len(suite), int(suite.prior_only().sum())), spread
+            return _NO_JUDGEMENT, [], (0, 0)
+        judgement = _judge(suite, rows, delta, threshold, alpha, suite_shift_limit, base, head, max_detectable)
+        return judgement, [], (len(suite), int(suite.prior_only().sum()))
     groups: dict[tuple[str, str], list[_Paired]] = {}
     for p in paired:
         pair = tuple(", ".join(sorted({gpu_label(e.spec, e.results) for e in index[p.key]}))
@@ -932,10 +938,10 @@ def _judge_by_process(paired: list[_Paired], rows: dict[tuple[str, str], SpecCom
         groups.setdefault((pair[0], pair[1]), []).append(p)
     suites = [(pair, suite) for pair, group in groups.items() if (suite := _suite(group, comparability, rows))]
     if not suites:
-        return None, 1.0, 0, 0.0, [], (0, 0), 1.0
-    judged = [(pair, *_judge(suite, rows, delta, threshold, alpha, suite_shift_limit, base, head, max_detectable))
+        return _NO_JUDGEMENT, [], (0, 0)
+    judged = [(pair, _judge(suite, rows, delta, threshold, alpha, suite_shift_limit, base, head, max_detectable))
               for pair, suite in suites]
-    found = [(pair, f) for pair, f, *_ in judged if f is not None]
+    found = [(pair, j.finding) for pair, j in judged if j.finding is not None]
     detected = sorted(((p, f) for p, f in found if f.detected), key=lambda pf: -abs(pf[1].change))
     finding = (detected[0][1] if detected
                else max((f for _, f in found), key=lambda f: f.specializations, default=None))
@@ -945,8 +951,10 @@ def _judge_by_process(paired: list[_Paired], rows: dict[tuple[str, str], SpecCom
         notes.insert(0, f"the suite-wide shift is that of GPU {b} (base) against GPU {h} (head): each pair of GPUs "
                         "(a worker process each) is judged as a suite of its own")
     counts = (sum(len(suite) for _, suite in suites), sum(int(suite.prior_only().sum()) for _, suite in suites))
-    return (finding, max(j[2] for j in judged), sum(j[3] for j in judged), max(j[4] for j in judged), notes, counts,
-            max(j[5] for j in judged))
+    each = [j for _, j in judged]
+    judgement = _Judgement(finding, max(j.widen for j in each), sum(j.insensitive for j in each),
+                           max(j.rho for j in each), max(j.spread for j in each))
+    return judgement, notes, counts
 
 
 def _check_parameters(threshold: float, alpha: float, suite_shift_limit: float, max_detectable: float,
@@ -965,8 +973,7 @@ def _check_parameters(threshold: float, alpha: float, suite_shift_limit: float, 
 
 
 def _warnings(base: Sequence[Results], head: Sequence[Results], comparability: Comparability,
-              finding: SuiteFinding | None, tested: tuple[int, int], insensitive: int, max_detectable: float,
-              rho: float, widen: float, spread: float = 1.0) -> list[str]:
+              judgement: _Judgement, tested: tuple[int, int], max_detectable: float) -> list[str]:
     """The comparison's warnings: what is not comparable, other machines, the contexts, the suite's
     shift, the rows judged on priors, the insensitive rows, correlated rounds and the widening (and
     where the spread was beyond what the widening may correct, that the verdicts may be noise).
@@ -976,6 +983,8 @@ def _warnings(base: Sequence[Results], head: Sequence[Results], comparability: C
     warnings += [f"{d.describe()} (the same measurement on another machine; --strict-environment refuses it)"
                  for d in comparability.warnings]
     warnings += _all_context_warnings(base, head)
+    finding, insensitive, rho, widen, spread = (judgement.finding, judgement.insensitive, judgement.rho,
+                                                judgement.widen, judgement.spread)
     if finding is not None and finding.detected:
         warnings.append(finding.describe())
     count, prior_only = tested
@@ -1172,10 +1181,9 @@ def _kinds(suite: _Suite, t: _Tests, delta: float, alpha: float, max_detectable:
 def _judge(suite: _Suite, rows: dict[tuple[str, str], SpecComparison], delta: float, threshold: float,
            alpha: float, suite_shift_limit: float, base: Sequence[Results],
            head: Sequence[Results],
-           max_detectable: float = DEFAULT_MAX_DETECTABLE) -> tuple[SuiteFinding | None, float, int, float, float]:
-    """Test and decision rules: every tested specialization gets its verdict in `rows`; returns the
-    suite's finding, the empirical-null widening, how many rows were insensitive, the rounds'
-    lag-1 correlation allowed for and the spread the widening came from (before its cap).
+           max_detectable: float = DEFAULT_MAX_DETECTABLE) -> _Judgement:
+    """Test and decision rules: every tested specialization gets its verdict in `rows`; returns what
+    was found for the suite (`_Judgement`).
 
     Two tests per row. The *absolute* one weighs d against everything a run varies by, the part
     that all kernels of a process share included: it catches a change shared by the suite (a
@@ -1189,7 +1197,7 @@ def _judge(suite: _Suite, rows: dict[tuple[str, str], SpecComparison], delta: fl
     t = _tests(suite, noise, delta, threshold, alpha, suite_shift_limit, base, head)
     kinds = _kinds(suite, t, delta, alpha, max_detectable)
     _write_rows(suite, noise, t, kinds, rows, threshold, alpha, suite_shift_limit, max_detectable)
-    return t.finding, t.widen, int(np.sum(kinds == 3)), noise.round_correlation, t.spread
+    return _Judgement(t.finding, t.widen, int(np.sum(kinds == 3)), noise.round_correlation, t.spread)
 
 
 def _write_rows(suite: _Suite, noise: _Noise, t: _Tests, kinds: np.ndarray,
