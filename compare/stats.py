@@ -461,8 +461,8 @@ EMPIRICAL_NULL_MIN = 10
 
 def empirical_null_spread(d: np.ndarray, se: np.ndarray, df: np.ndarray, min_n: int = EMPIRICAL_NULL_MIN) -> float:
     """How much wider than the noise model predicts a suite's changes spread (Efron's empirical
-    null, scale only, never below 1). The standard errors are widened by it up to `WIDEN_MAX`
-    (`empirical_null_scale`); beyond that the model is off by more than the suite can correct.
+    null, scale only, never below 1). The standard errors are widened by it up to `WIDEN_MAX`;
+    beyond that the model is off by more than the suite can correct.
 
     Most specializations of a suite do not change, so their t-scores d/se, mapped to normal
     scores through their own t distributions, should spread like N(0, 1). A wider robust spread
@@ -480,14 +480,9 @@ def empirical_null_spread(d: np.ndarray, se: np.ndarray, df: np.ndarray, min_n: 
     return max(1.0, 1.482602218505602 * mad)
 
 
-def empirical_null_scale(d: np.ndarray, se: np.ndarray, df: np.ndarray, min_n: int = EMPIRICAL_NULL_MIN) -> float:
-    """The widening of every standard error: `empirical_null_spread`, at most `WIDEN_MAX`. Capped:
-    a large minority of the suite that moved together (a simulated -3 % on 4 of 10 kernels) pulls
-    the spread wide, 4-5x, which would hide the change it is made of."""
-    return min(WIDEN_MAX, empirical_null_spread(d, se, df, min_n))
-
-
-#: The empirical null widens the standard errors at most this much.
+#: The empirical null widens the standard errors at most this much (`empirical_null_spread`, capped):
+#: a large minority of the suite that moved together (a simulated -3 % on 4 of 10 kernels) pulls
+#: the spread wide, 4-5x, which would hide the change it is made of.
 WIDEN_MAX = 3.0
 
 
