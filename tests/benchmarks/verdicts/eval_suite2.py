@@ -261,14 +261,21 @@ SETUPS: dict[str, Callable[[pb.State, Any], Callable[[], object]]] = {
 }
 
 
-class Kernel(EvalKernel):
-    """eval_suite's kernel (its `run` and planted tail), with this suite's bodies."""
+def suite_kernel(algo: str, setups: dict[str, Callable[[pb.State, Any], Callable[[], object]]]) -> type[EvalKernel]:
+    """eval_suite's kernel (its `run` and planted tail) under the algorithm `algo`, its bodies the
+    `setups` (op -> setup returning the timed call): this suite's, and the third suite's."""
 
-    def meta(self) -> dict[str, object]:
-        return {"algo": "eval2", "op": self.op, "type": self.type_name}
+    class Kernel(EvalKernel):
+        def meta(self) -> dict[str, object]:
+            return {"algo": algo, "op": self.op, "type": self.type_name}
 
-    def body(self, state: pb.State, cp: Any) -> Callable[[], object]:
-        return SETUPS[self.op](state, cp)
+        def body(self, state: pb.State, cp: Any) -> Callable[[], object]:
+            return setups[self.op](state, cp)
+
+    return Kernel
+
+
+Kernel = suite_kernel("eval2", SETUPS)
 
 
 KERNELS = (("torch.bmm", "half"), ("torch.layer_norm", "float"), ("torch.conv2d", "float"),

@@ -33,9 +33,8 @@ import numpy as np
 import primbench as pb
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from eval_suite import Kernel as EvalKernel
 from eval_suite import main as run_suite
-from eval_suite2 import _generator, _torch_on_stream  # the second suite's: PyTorch on the harness stream
+from eval_suite2 import _generator, _torch_on_stream, suite_kernel  # the second suite's helpers
 
 SUMMARY = ("scaled dot-product attention (fp16), embedding, max_pool2d (cuDNN), bilinear interpolate, "
            "grid_sample, one_hot, Triton L2 row norm, ndimage Gaussian filter, complex cumprod, int8 dp4a "
@@ -232,14 +231,7 @@ SETUPS: dict[str, Callable[[pb.State, Any], Callable[[], object]]] = {
 }
 
 
-class Kernel(EvalKernel):
-    """eval_suite's kernel (its `run` and planted tail), with this suite's bodies."""
-
-    def meta(self) -> dict[str, object]:
-        return {"algo": "eval3", "op": self.op, "type": self.type_name}
-
-    def body(self, state: pb.State, cp: Any) -> Callable[[], object]:
-        return SETUPS[self.op](state, cp)
+Kernel = suite_kernel("eval3", SETUPS)
 
 
 KERNELS = (("torch.attention", "half"), ("torch.embedding", "float"), ("torch.max_pool2d", "float"),
