@@ -135,6 +135,12 @@ class Device(ABC):
         """(global timer ns, SM 0 clock ticks), for the average SM clock; None if unsupported."""
         return None
 
+    def sm_clock_now_mhz(self) -> float | None:
+        """The SM clock now, as the monitoring library reads it (NVML, AMD SMI): no kernel is
+        launched, so it can be read after every measured batch (`primbench.throttle`); None if
+        unsupported."""
+        return None
+
     def energy_joules(self) -> float | None:
         """The board's cumulative energy counter in joules (`primbench.energy`); None if unsupported."""
         return None

@@ -41,6 +41,10 @@ class Monitor(ABC):
         """Temperature at which the GPU starts to throttle, if the library says."""
         return None
 
+    def sm_clock_now_mhz(self) -> float | None:
+        """The SM clock now, in MHz, None if unsupported."""
+        return None
+
     def energy_joules(self) -> float | None:
         """The board's cumulative energy counter in joules (`primbench.energy`), None if unsupported."""
         return None
@@ -136,6 +140,11 @@ class NvmlMonitor(Monitor):
             if value:
                 return float(value)
         return None
+
+    def sm_clock_now_mhz(self) -> float | None:
+        """``nvmlDeviceGetClockInfo(NVML_CLOCK_SM)``: the SM clock now."""
+        value = self._try("nvmlDeviceGetClockInfo", self.nvml.NVML_CLOCK_SM)
+        return float(value) if value else None
 
     def clock_event_reasons(self) -> list[str] | None:
         mask = self._try("nvmlDeviceGetCurrentClocksEventReasons")

@@ -240,6 +240,10 @@ class FakeDevice(Device):
     def default_clock_mhz(self) -> float | None:
         return self.default_mhz
 
+    def sm_clock_now_mhz(self) -> float | None:
+        """The clock as NVML reads it now: the programmed one."""
+        return self.sm_clock_mhz
+
     def energy_joules(self) -> float | None:
         if self.board_watts is None:
             return None

@@ -309,6 +309,7 @@ def test_no_clock_reference_on_amd() -> None:
     """No AMD reference clock is claimed (unverified), so the clock check never flags on AMD."""
     mon = AmdSmiMonitor("0000:83:00.0", amdsmi=FakeAmdSmi(two_gpus()))
     assert mon.default_sm_clock_mhz() is None and mon.clock_event_reasons() is None
+    assert mon.sm_clock_now_mhz() is None  # nor a clock now: the throttle guard checks nothing on AMD
 
 
 # ----------------------------------------------------------------- loading the module

@@ -52,6 +52,7 @@ class FakeGpu:
     reasons: Any = 0  # clock-event reason mask, or NOT_SUPPORTED
     default_app_clock: Any = 1980
     max_clock: Any = 1980
+    sm_clock: Any = 1980  # nvmlDeviceGetClockInfo(NVML_CLOCK_SM): the clock now
     slowdown: Any = 89
     uuid: str = "GPU-00000000-0000-0000-0000-000000000000"
     serial: Any = "1650123456789"
@@ -138,6 +139,12 @@ class FakeNvml:
         if type != self.NVML_CLOCK_SM:
             raise NVMLError(NVML_ERROR_INVALID_ARGUMENT)
         return self._answer(gpu, "default_app_clock", gpu.default_app_clock)
+
+    def nvmlDeviceGetClockInfo(self, handle: FakeGpu, type: int) -> int:
+        gpu = self._check(handle)
+        if type != self.NVML_CLOCK_SM:
+            raise NVMLError(NVML_ERROR_INVALID_ARGUMENT)
+        return self._answer(gpu, "sm_clock", gpu.sm_clock)
 
     def nvmlDeviceGetMaxClockInfo(self, handle: FakeGpu, type: int) -> int:
         gpu = self._check(handle)
@@ -241,6 +248,16 @@ def test_default_clock_falls_back_to_the_max_clock_then_none() -> None:
     assert NvmlMonitor("0000:3b:00.0", nvml=nvml).default_sm_clock_mhz() == 2100.0
     assert gpus[1].reads == ["default_app_clock", "max_clock"]
     assert NvmlMonitor("0001:83:00.0", nvml=nvml).default_sm_clock_mhz() is None
+
+
+def test_the_sm_clock_now_is_nvmls_clock_info_or_none() -> None:
+    gpus = three_gpus()
+    gpus[0].sm_clock = 1410
+    gpus[1].sm_clock = NOT_SUPPORTED
+    nvml = FakeNvml(gpus)
+    assert NvmlMonitor("0000:06:00.0", nvml=nvml).sm_clock_now_mhz() == 1410.0
+    assert gpus[0].reads == ["sm_clock"]
+    assert NvmlMonitor("0000:3b:00.0", nvml=nvml).sm_clock_now_mhz() is None
 
 
 def test_slowdown_temperature_or_none() -> None:

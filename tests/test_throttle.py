@@ -74,6 +74,26 @@ def test_a_clock_that_drops_for_three_batches_and_recovers(tmp_path: Path) -> No
     assert "Summary:" in text and text.count("3 throttled batches discarded") == 2
 
 
+class CountingSamples(FakeDevice):
+    """Counts `clock_sample` calls: each is a kernel and a synchronization on a real GPU."""
+
+    samples = 0
+
+    def clock_sample(self) -> tuple[int, int]:
+        self.samples += 1
+        return super().clock_sample()
+
+
+def test_the_guard_launches_nothing_between_batches(tmp_path: Path) -> None:
+    """The clock is sampled once before and once after each round, not around every batch: on the
+    H200 a sample around every batch made short kernels' batches alternate 10 % (h200/diag4)."""
+    device = CountingSamples(1.0, batch_clock=clock({3}))
+    spec = run(tmp_path, device, "--rounds", "2", "--batch-window-size", "8")["specializations"][0]
+    assert spec["throttled_batches"] == 1  # the guard still works, from the clock NVML reads
+    assert sum(r["batches"] for r in spec["rounds"]) >= 8
+    assert device.samples == 2 * 2  # once before and once after each of the two rounds
+
+
 def test_a_batch_exactly_at_the_threshold_is_kept_one_below_it_discarded(tmp_path: Path) -> None:
     at = FakeDevice(1.0, batch_clock=clock({2}, mhz=0.9 * DEFAULT))
     assert run(tmp_path, at)["specializations"][0]["throttled_batches"] == 0
@@ -146,6 +166,9 @@ class Unmonitored(FakeDevice):
     """A device that reads neither clocks nor reasons."""
 
     def clock_sample(self) -> tuple[int, int] | None:  # type: ignore[override]
+        return None
+
+    def sm_clock_now_mhz(self) -> float | None:
         return None
 
     def clock_event_reasons(self) -> list[str] | None:

@@ -303,6 +303,9 @@ class CupyDevice(Device):
     def clock_event_reasons(self) -> list[str] | None:
         return self.monitor.clock_event_reasons() if self.monitor is not None else None
 
+    def sm_clock_now_mhz(self) -> float | None:
+        return self.monitor.sm_clock_now_mhz() if self.monitor is not None else None
+
     def energy_joules(self) -> float | None:
         return self.monitor.energy_joules() if self.monitor is not None else None
 
