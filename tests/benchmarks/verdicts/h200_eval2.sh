@@ -17,5 +17,5 @@ print("smoke failures:", bad, [s.get("error") for s in d["specializations"] if s
 PY
 fi
 timeout ${BUDGET:-520} python3 tests/benchmarks/verdicts/collect.py --suite $SUITE --sizes ${SIZES:-64MiB,4MiB} --out $OUT/e2 ${RESUME:+--resume} 2>&1 | tail -30
-pkill -f "$(basename $SUITE)"; sleep 2
+pkill -f "$(basename $SUITE) --size"; sleep 2  # the suite processes only (the calling command line may name the suite too)
 cd $OUT && tar czf e2.tgz e2 && rm -rf e2 && ls -la
