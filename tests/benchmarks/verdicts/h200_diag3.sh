@@ -10,7 +10,7 @@ D=$OUT/diag3; mkdir -p $D
 nvidia-smi --query-gpu=uuid,name,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv > $D/gpu.txt
 nvidia-smi -q -d PERFORMANCE >> $D/gpu.txt 2>&1
 F='stencil|bmm|randn|argmax|conv2d'
-step() { name=$1; shift; t0=$(date +%s.%N); timeout 120 "$@" > $D/$name.log 2>&1; rc=$?; echo "$name: exit $rc, wall $(echo "$(date +%s.%N) - $t0" | bc) s"; }
+step() { name=$1; shift; t0=$(date +%s.%N); timeout 120 "$@" > $D/$name.log 2>&1; rc=$?; echo "$name: exit $rc, wall $(python3 -c "import time; print(round(time.time() - $t0, 1))") s"; }
 PYTHONPATH=$PWD step smoke3 python3 $V/eval_suite3.py --size 64KiB --rounds 1 --min-secs 0.05 --json-out $D/smoke3.json
 PYTHONPATH=$PWD step head-s2 python3 $V/eval_suite2.py --size 4MiB --filter "$F" --output-batches --json-out $D/head-s2.json
 PYTHONPATH=$PWD/.dev/a9c1633 step old-s2 python3 $V/eval_suite2.py --size 4MiB --filter "$F" --output-batches --json-out $D/old-s2.json
