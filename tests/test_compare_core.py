@@ -76,7 +76,12 @@ def test_a_change_below_the_threshold_is_unchanged_however_significant() -> None
 
 
 def test_a_significant_change_inside_the_threshold_is_not_a_regression() -> None:
-    row = compare_runs(*pair(TB, TB * 0.998)).rows[0]
+    # three runs a side: one a side cannot show 0.2 % significant at the 64 MiB class's measured
+    # process-to-process variation (its interval is wider than the threshold: inconclusive)
+    base = [res(spec("type: char", TB * (1 + 1e-4 * k)), source=f"b{k}.json") for k in range(3)]
+    head = [res(spec("type: char", TB * 0.998 * (1 + 1e-4 * k)), source=f"h{k}.json") for k in range(3)]
+    assert compare_runs(*pair(TB, TB * 0.998)).rows[0].verdict is Verdict.INCONCLUSIVE
+    row = compare_runs(base, head).rows[0]
     assert row.verdict is Verdict.UNCHANGED
     assert row.change_low is not None and row.change_high is not None
     assert row.change_high < 0  # significant, but below the threshold that matters
@@ -476,14 +481,18 @@ def test_history_takes_the_place_of_the_process_prior_with_its_degrees_of_freedo
     assert (row.min_detectable_change or 0) > (alone.min_detectable_change or 1)
 
 
-#: Ordered A/A pairs of the evaluation suite (tests/benchmarks/verdicts/evaluate-after.txt) that exit 1
-#: today, and the share of rows called unchanged: the method may not get worse on them.
+#: Ordered A/A pairs of the evaluation suites (tests/benchmarks/verdicts/evaluate-after.txt and the
+#: later records) that exit 1 today, and the share of rows called unchanged: the method may not get
+#: worse on them.
 AA_RECORDED = {("data", "64KiB"): (0, 0.95), ("data", "1MiB"): (1, 0.89), ("data", "4MiB"): (6, 0.83),
                ("data", "64MiB"): (0, 0.91),
                # eval_suite2.py: four of its ten kernels end on the noise timeout in most processes
                ("data2", "64MiB"): (2, 0.87),
                # out of sample (evaluate2-oos.txt): 4 MiB's processes on two H200s, 1 MiB's Triton GELU
-               ("data2", "4MiB"): (13, 0.74), ("data2", "1MiB"): (11, 0.71)}
+               ("data2", "4MiB"): (13, 0.74), ("data2", "1MiB"): (11, 0.71),
+               # the third suite (evaluate3-priors.txt, in-sample since the priors pooled its A/A
+               # processes): 1 MiB's Triton L2 norm, a per-process state one run a side cannot see
+               ("data3", "4MiB"): (0, 0.84), ("data3", "1MiB"): (13, 0.78)}
 
 
 @pytest.mark.slow

@@ -68,16 +68,17 @@ def test_a_round_order_pattern_shared_by_every_kernel_raises_no_false_alarm_and_
 
 
 def test_a_per_process_component_the_size_of_the_rounds_scatter_is_absorbed() -> None:
-    """0.1 % a kernel a process, against rounds that scatter 0.1 %: five times the 64 MiB prior;
-    the empirical null widens the standard errors for it."""
+    """0.1 % a kernel a process, against rounds that scatter 0.1 %: about twice the 64 MiB prior
+    (five times the prior before fd6fb8c); the empirical null widens the standard errors for it."""
     aa = _pairs(150, process_sd=0.001)
     assert sum(failed for failed, _, _ in aa) <= 0.05 * 150 + 4
 
 
 def test_a_per_process_component_beyond_the_model_is_said_where_it_fails() -> None:
-    """0.3 % a kernel a process: the changes spread about 8x wider than the model predicts, beyond the
-    empirical null's cap (3x), and A/A pairs fail. Every failing pair says the verdicts may be noise."""
-    aa = _pairs(40, process_sd=0.003)
+    """0.4 % a kernel a process, about 7x the 64 MiB prior (0.056 %): the changes spread about 5x
+    (2-9x) wider than the model predicts, mostly beyond the empirical null's cap (3x), and A/A pairs
+    fail. Every failing pair says the verdicts may be noise."""
+    aa = _pairs(40, process_sd=0.004)
     failing = [w for failed, _, w in aa if failed]
     assert len(failing) >= 10  # the model's limit, not a target: the test pins what it says then
     assert all(any("widened only" in line and "may be noise" in line for line in w) for w in failing)

@@ -1,7 +1,9 @@
-"""The priors behind compare's variance model, from tuning data only (never the evaluation suite):
-the study here (`h200/data`, 8 kernel kinds, 5 processes of 12 rounds per size) and the A/A
-processes of `../rounds/data-v3`, `data-v4` and `data-v5` (copies and CuPy calls, 8 processes of 3
-rounds per size, three other H200s).
+"""The priors behind compare's variance model: the study here (`h200/data`, 8 kernel kinds, 5
+processes of 12 rounds per size), the A/A processes of `../rounds/data-v3`, `data-v4` and `data-v5`
+(copies and CuPy calls, 8 processes of 3 rounds per size, three other H200s) and, since fd6fb8c,
+the A/A processes of the first and third evaluation suites (`../verdicts/h200/data`, `data3`: 20
+more kernel kinds, library calls among them, two more H200s; not `data2`, collected with the
+throttle guard's fault). Those suites are in-sample from then on.
 
 For each size class, on ln(time per call), with the measured rounds of each process (all but a
 warm-up from 4 rounds on: `primbench.rounds.measured_rounds`):
@@ -39,7 +41,8 @@ from primbench.rounds import measured_rounds  # noqa: E402
 #: and a prior of exactly 0 would make any shift look certain.
 FLOOR = 4e-8
 
-SOURCES = [HERE / "h200" / "data"] + [HERE.parent / "rounds" / f"data-v{k}" for k in (3, 4, 5)]
+SOURCES = [HERE / "h200" / "data"] + [HERE.parent / "rounds" / f"data-v{k}" for k in (3, 4, 5)] + [
+    HERE.parent / "verdicts" / "h200" / d for d in ("data", "data3")]
 
 
 def processes(d: Path) -> list[dict[str, list[float]]]:

@@ -7,6 +7,7 @@ batch times, and the ratio of the slower half's mean to the faster half's). Prin
 
 from __future__ import annotations
 
+import itertools
 import json
 import lzma
 import statistics
@@ -22,7 +23,7 @@ RUNS = (("head-s2", "this commit's harness (abbe481), monitoring on"),
 def lag1(xs: list[float]) -> float:
     m = statistics.fmean(xs)
     den = sum((x - m) ** 2 for x in xs)
-    return sum((a - m) * (b - m) for a, b in zip(xs, xs[1:], strict=False)) / den if den else 0.0
+    return sum((a - m) * (b - m) for a, b in itertools.pairwise(xs)) / den if den else 0.0
 
 
 def main() -> None:

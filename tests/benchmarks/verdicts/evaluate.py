@@ -268,7 +268,8 @@ def main() -> None:
             count = len(suite.KERNELS)
             per_call, host = wall(data, size, count)
             print(f"Wall time per specialization: {per_call:.2f} s per process / {count} (imports, setup and "
-                  f"compilation included); the measurement's own {host:.2f} s (median of the {len(aa)} A/A processes).\n")
+                  f"compilation included); the measurement's own {host:.2f} s (median of the {len(aa)} A/A "
+                  "processes).\n")
             print("| | new | " + OLD + " |")
             print("|---|---|---|")
             lines: dict[str, list[str]] = {}

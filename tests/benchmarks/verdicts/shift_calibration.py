@@ -62,8 +62,8 @@ def main() -> None:
                 v_est.append(max(s.standard_error ** 2 - 2 * prior.common, 1e-12))
                 z2.append(d * d / s.standard_error ** 2)
             c = solve(d2, v_est)
-            print(f"| {title} | {size} | {len(d2)} ({len(files)}) | {sum(z2) / len(z2):.2f} | {math.sqrt(c) * 100:.2f} % "
-                  f"| {math.sqrt(prior.common) * 100:.2f} % ({prior.common_df:g}) |")
+            print(f"| {title} | {size} | {len(d2)} ({len(files)}) | {sum(z2) / len(z2):.2f} | "
+                  f"{math.sqrt(c) * 100:.2f} % | {math.sqrt(prior.common) * 100:.2f} % ({prior.common_df:g}) |")
 
 
 if __name__ == "__main__":
