@@ -379,7 +379,7 @@ def _run_values(entries: Sequence[_Entry], metric: str) -> tuple[np.ndarray, np.
     run = np.repeat(np.arange(len(entries)), per)[ok]
     valid = np.bincount(run, minlength=len(entries))
     skip = np.zeros(int(valid.max(initial=0)) + 1, dtype=np.int64)
-    for c in np.unique(valid).tolist():
+    for c in sorted(set(valid.tolist())):  # not np.unique: its masked-array check imports numpy.ma
         skip[c] = measured_rounds(c).start or 0
     keep = np.arange(run.size) - (np.cumsum(valid) - valid)[run] >= skip[valid][run]
     count = np.bincount(run[keep], minlength=len(entries))
@@ -397,7 +397,7 @@ def _runs(logs: np.ndarray, count: np.ndarray, row: np.ndarray, side: np.ndarray
     for all runs of a count at once (the sums exactly rounded, `stats.exact_sums`, as math.fsum)."""
     mean, ss, lag = np.empty(count.size), np.empty(count.size), np.empty(count.size)
     start = np.cumsum(count) - count
-    for c in np.unique(count).tolist():
+    for c in sorted(set(count.tolist())):
         at = np.flatnonzero(count == c)
         x = logs[start[at][:, None] + np.arange(c)]
         m = stats.exact_sums(x) / c
