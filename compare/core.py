@@ -1045,9 +1045,11 @@ def _not_comparable(fields: Mapping[str, Any], blockers: tuple[str, ...]) -> Spe
 
 def _side_conditions(side: Sequence[Results]) -> tuple[float | None, float | None]:
     """Mean GPU temperature at the start of the specializations and mean SM clock of a side."""
-    temps = [s.gpu_temp_start for r in side for s in r.specializations if s.gpu_temp_start is not None]
-    mhz = [float(s.sm_clock.average_mhz) for r in side for s in r.specializations
-           if s.sm_clock is not None and s.sm_clock.average_mhz is not None]
+    # Specialization.gpu_temp_start, without two property calls a specialization
+    temps = [t.start for r in side for s in r.specializations
+             if (t := s.gpu_temp_celsius) is not None and t.start is not None]
+    mhz = [float(c.average_mhz) for r in side for s in r.specializations
+           if (c := s.sm_clock) is not None and c.average_mhz is not None]
     return (float(np.mean(temps)) if temps else None, float(np.mean(mhz)) if mhz else None)
 
 
