@@ -165,17 +165,19 @@ def _index(side: Sequence[Results], by_gpu: bool = False) -> dict[tuple[str, str
     (algorithm, ``name @ GPU``), so that each physical GPU's measurements are a row of their own,
     never a mix (`gpu_label`)."""
     out: dict[tuple[str, str], list[_Entry]] = {}
+    new_entry = tuple.__new__
     for results in side:
         default = results.algorithm
         for i, spec in enumerate(results.specializations):
             algo = spec.meta.get("algo", "")  # Specialization.algorithm, without a property call a row
             algo = (algo if type(algo) is str else str(algo)) or default
             key = (algo, f"{spec.name} @ {gpu_label(spec, results)}" if by_gpu else spec.name)
+            entry = new_entry(_Entry, (spec, results, i))  # _Entry(spec, results, i) without its Python __new__
             entries = out.get(key)
             if entries is None:
-                out[key] = [_Entry(spec, results, i)]
+                out[key] = [entry]
             else:
-                entries.append(_Entry(spec, results, i))
+                entries.append(entry)
     return out
 
 
@@ -849,7 +851,8 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
             "nothing to compare: base and head share no specialization (matched by algorithm and name); "
             f"base has {_describe(base, b_index)}; head has {_describe(head, h_index)}"
         )
-    comparability = assess(base, head, {k: ([e.spec for e in b_index[k]], [e.spec for e in h_index[k]])
+    comparability = assess(base, head, {k: ([b[0].spec] if len(b := b_index[k]) == 1 else [e.spec for e in b],
+                                            [h[0].spec] if len(h := h_index[k]) == 1 else [e.spec for e in h])
                                         for k in common}, metric=metric, strict=strict_environment)
     if not comparability.comparable and not allow_mismatch:
         raise NotComparableError(comparability)
@@ -1249,6 +1252,7 @@ def _write_rows(suite: _Suite, noise: _Noise, t: _Tests, kinds: np.ndarray,
                    for p, q, a, e, f, src, m in zip(map("{:.2g}".format, p_row), map("{:.2g}".format, q_row),
                                                     absolute, map("{:.3f}".format, (t.se * 100).tolist()), df_text,
                                                     source, map("{:.2f}".format, (t.mdc * 100).tolist()), strict=True)]
+    low_text, high_text = _pcts(low), _pcts(high)
     against_of = {b: f" relative to the suite's {shift[b]}" if relative else "" for b in shift}
     tests = {b: f"t-test on ln(head/base){against_of[b]}, " for b in shift}
     kinds_of = _TESTED_KINDS
@@ -1260,7 +1264,7 @@ def _write_rows(suite: _Suite, noise: _Noise, t: _Tests, kinds: np.ndarray,
         if kind == 4:  # the usual one first
             verdict = unchanged
             within = max(threshold, mdc[i]) * 100
-            reason = (f"{level} [{_pct(low[i])}, {_pct(high[i])}]{against} within ±{within:.2f} % "
+            reason = (f"{level} [{low_text[i]}, {high_text[i]}]{against} within ±{within:.2f} % "
                       f"(the threshold or the smallest detectable change); {stats_texts[i]}")
         elif kind == 1:
             reason = f"no variability to weigh change {change[i]} against"
@@ -1278,7 +1282,7 @@ def _write_rows(suite: _Suite, noise: _Noise, t: _Tests, kinds: np.ndarray,
                       f"{moved_why}; {stats_texts[i]}")
         else:
             reason = (f"too noisy to tell: change {change[i]}{against} not significant, interval "
-                      f"[{_pct(low[i])}, {_pct(high[i])}] wider than ±{max(threshold, mdc[i]) * 100:.2f} %; "
+                      f"[{low_text[i]}, {high_text[i]}] wider than ±{max(threshold, mdc[i]) * 100:.2f} %; "
                       f"{stats_texts[i]}")
         row = fields[i]  # the row's own: it becomes the row (and is let go once it has)
         fields[i] = {}
