@@ -366,13 +366,16 @@ class _Runs:
         return _Runs(new[self.row[at]], self.side[at], self.mean[at], self.ss[at], self.rounds[at], self.lag[at])
 
 
+_ROUNDS = attrgetter("spec.rounds")
+
+
 def _run_values(entries: Sequence[_Entry], metric: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """ln of each run's values of `metric` (a run: an entry): its measured rounds' (the positive,
     finite ones, the warm-up left out, `primbench.rounds.measured_rounds`), else its own value (a
     run without rounds). Returns the values, run after run, how many each run has, and which
     entry each run is; an entry without a positive, finite value is no run. ln is math.log's."""
     get = attrgetter(metric)
-    rounds = [e.spec.rounds for e in entries]
+    rounds = list(map(_ROUNDS, entries))
     per = np.fromiter(map(len, rounds), dtype=np.int64, count=len(rounds))
     raw = list(map(get, itertools.chain.from_iterable(rounds)))
     try:
@@ -571,14 +574,21 @@ def _pair_one(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
                    priors.size_class(size))
 
 
+_BASE, _HEAD = attrgetter("base"), attrgetter("head")
+
+
 def _runs_of(paired: Sequence[_Paired]) -> _Runs:
     """Every run of the paired specializations (`_run_values`, `_runs`), those of each metric
     read at once; a run without a positive, finite value is none."""
     parts = []
     for metric in dict.fromkeys(p.metric for p in paired):
         rows = [i for i, p in enumerate(paired) if p.metric == metric]
-        entries = [e for i in rows for e in (*paired[i].base, *paired[i].head)]
-        counts = np.array([(len(paired[i].base), len(paired[i].head)) for i in rows], dtype=np.int64)
+        chosen = [paired[i] for i in rows] if len(rows) < len(paired) else paired
+        bases, heads = list(map(_BASE, chosen)), list(map(_HEAD, chosen))
+        # each pair's base entries, then its head's
+        entries = list(itertools.chain.from_iterable(itertools.chain.from_iterable(zip(bases, heads, strict=True))))
+        counts = np.stack([np.fromiter(map(len, bases), dtype=np.int64, count=len(bases)),
+                           np.fromiter(map(len, heads), dtype=np.int64, count=len(heads))], axis=1)
         row = np.repeat(rows, counts.sum(axis=1))
         side = np.repeat(np.tile([0, 1], len(rows)), counts.reshape(-1))
         logs, count, which = _run_values(entries, metric)
