@@ -1118,7 +1118,9 @@ class _Tests:
 def _tests(suite: _Suite, noise: _Noise, delta: float, threshold: float, alpha: float, suite_shift_limit: float,
            base: Sequence[Results], head: Sequence[Results]) -> _Tests:
     """The tests of every row, and of the suite's centre, the change most rows share (see `_judge`)."""
-    better = np.array([_better(f["metric"]) for f in suite.fields])
+    metrics = [f["metric"] for f in suite.fields]
+    sign = {m: _better(m) for m in dict.fromkeys(metrics)}
+    better = np.array([sign[m] for m in metrics])
     d = suite.d
     up = better * d  # up is better
     trusted = np.array([u is None for u in suite.untrusted], dtype=bool)
