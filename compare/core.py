@@ -1258,44 +1258,48 @@ def _write_rows(suite: _Suite, noise: _Noise, t: _Tests, kinds: np.ndarray,
     finite = np.isfinite(own).tolist()
     relative, keys, fields, untrusted, source = t.relative, suite.keys, suite.fields, suite.untrusted, noise.source
     # Each row's statistics as text, column by column (x * 100 in NumPy is the same product as in Python)
-    absolute = (["; absolute p=" + p for p in map("{:.2g}".format, p_abs)] if relative else [""] * n)
+    # Each row's statistics as text, column by column (x * 100 in NumPy is the same product as in
+    # Python), made as the loop takes them: 100,000 rows' texts are not all held at once
+    absolute = (("; absolute p=" + p for p in map("{:.2g}".format, p_abs)) if relative
+                else itertools.repeat("", n))
     df_text = list(map("{:.1f}".format, df))
-    stats_texts = [f"t-test p={p}, BH q={q}{a}, σ={e} % ({f} df, {src}), smallest detectable {m} % (80 % power)"
+    stats_texts = (f"t-test p={p}, BH q={q}{a}, σ={e} % ({f} df, {src}), smallest detectable {m} % (80 % power)"
                    for p, q, a, e, f, src, m in zip(map("{:.2g}".format, p_row), map("{:.2g}".format, q_row),
                                                     absolute, map("{:.3f}".format, (t.se * 100).tolist()), df_text,
-                                                    source, map("{:.2f}".format, (t.mdc * 100).tolist()), strict=True)]
-    low_text, high_text = _pcts(low), _pcts(high)
+                                                    source, map("{:.2f}".format, (t.mdc * 100).tolist()), strict=True))
+    lows, highs = (map("{:+.2f} %".format, (x * 100).tolist()) for x in (t.low, t.high))  # `_pct` of each
     against_of = {b: f" relative to the suite's {shift[b]}" if relative else "" for b in shift}
     tests = {b: f"t-test on ln(head/base){against_of[b]}, " for b in shift}
     kinds_of = _TESTED_KINDS
     unchanged = Verdict.UNCHANGED
     make = SpecComparison.from_state
-    for i, kind in enumerate(kinds.tolist()):
+    for i, (kind, stats_text, low_text, high_text) in enumerate(zip(kinds.tolist(), stats_texts, lows, highs,
+                                                                    strict=True)):
         against = against_of[better[i]]
         verdict = Verdict.INCONCLUSIVE
         if kind == 4:  # the usual one first
             verdict = unchanged
             within = max(threshold, mdc[i]) * 100
-            reason = (f"{level} [{low_text[i]}, {high_text[i]}]{against} within ±{within:.2f} % "
-                      f"(the threshold or the smallest detectable change); {stats_texts[i]}")
+            reason = (f"{level} [{low_text}, {high_text}]{against} within ±{within:.2f} % "
+                      f"(the threshold or the smallest detectable change); {stats_text}")
         elif kind == 1:
             reason = f"no variability to weigh change {change[i]} against"
         elif kind == 0:
-            reason = f"{untrusted[i]}: change {change[i]} not trusted; {stats_texts[i]}"
+            reason = f"{untrusted[i]}: change {change[i]} not trusted; {stats_text}"
         elif kind == 2:
             verdict = Verdict.REGRESSION if up[i] < 0 else Verdict.IMPROVEMENT
             how = f"relative to the suite's {shift[better[i]]}" if relative else which
-            reason = f"change {change[i]}{sig}{how}{sig_q}{stats_texts[i]}"
+            reason = f"change {change[i]}{sig}{how}{sig_q}{stats_text}"
         elif kind == 3:
             reason = (f"insensitive: these runs could not have detected a change under "
-                      f"{sensitivity[i] * 100:.1f}{insensitive}{stats_texts[i]}")
+                      f"{sensitivity[i] * 100:.1f}{insensitive}{stats_text}")
         elif kind == 5:
             reason = (f"moved with the suite: change {change[i]}, the suite's shift {shift[better[i]]} "
-                      f"{moved_why}; {stats_texts[i]}")
+                      f"{moved_why}; {stats_text}")
         else:
             reason = (f"too noisy to tell: change {change[i]}{against} not significant, interval "
-                      f"[{low_text[i]}, {high_text[i]}] wider than ±{max(threshold, mdc[i]) * 100:.2f} %; "
-                      f"{stats_texts[i]}")
+                      f"[{low_text}, {high_text}] wider than ±{max(threshold, mdc[i]) * 100:.2f} %; "
+                      f"{stats_text}")
         row = fields[i]  # the row's own: it becomes the row (and is let go once it has)
         fields[i] = {}
         if family[i]:
