@@ -20,6 +20,7 @@ import numpy as np
 from primbench.compare import priors, stats
 from primbench.compare.comparability import Comparability, NotComparableError, assess, by_algorithm
 from primbench.compare.model import (
+    ROW_DEFAULTS,
     Comparison,
     Method,
     ReasonKind,
@@ -164,17 +165,19 @@ def _index(side: Sequence[Results], by_gpu: bool = False) -> dict[tuple[str, str
     (algorithm, ``name @ GPU``), so that each physical GPU's measurements are a row of their own,
     never a mix (`gpu_label`)."""
     out: dict[tuple[str, str], list[_Entry]] = {}
+    new_entry = tuple.__new__
     for results in side:
         default = results.algorithm
         for i, spec in enumerate(results.specializations):
             algo = spec.meta.get("algo", "")  # Specialization.algorithm, without a property call a row
             algo = (algo if type(algo) is str else str(algo)) or default
             key = (algo, f"{spec.name} @ {gpu_label(spec, results)}" if by_gpu else spec.name)
+            entry = new_entry(_Entry, (spec, results, i))  # _Entry(spec, results, i) without its Python __new__
             entries = out.get(key)
             if entries is None:
-                out[key] = [_Entry(spec, results, i)]
+                out[key] = [entry]
             else:
-                entries.append(_Entry(spec, results, i))
+                entries.append(entry)
     return out
 
 
@@ -282,8 +285,9 @@ def _pct(x: float) -> str:
     return f"{x * 100:+.2f} %"
 
 
-def _p(x: float) -> str:
-    return f"{x:.2g}"
+def _pcts(xs: list[float]) -> list[str]:
+    """`_pct` of each."""
+    return [f"{x:+.2f} %" for x in (np.array(xs, dtype=float) * 100).tolist()]
 
 
 def _history(value: Any) -> tuple[float, float] | None:
@@ -362,13 +366,16 @@ class _Runs:
         return _Runs(new[self.row[at]], self.side[at], self.mean[at], self.ss[at], self.rounds[at], self.lag[at])
 
 
+_ROUNDS = attrgetter("spec.rounds")
+
+
 def _run_values(entries: Sequence[_Entry], metric: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """ln of each run's values of `metric` (a run: an entry): its measured rounds' (the positive,
     finite ones, the warm-up left out, `primbench.rounds.measured_rounds`), else its own value (a
     run without rounds). Returns the values, run after run, how many each run has, and which
     entry each run is; an entry without a positive, finite value is no run. ln is math.log's."""
     get = attrgetter(metric)
-    rounds = [e.spec.rounds for e in entries]
+    rounds = list(map(_ROUNDS, entries))
     per = np.fromiter(map(len, rounds), dtype=np.int64, count=len(rounds))
     raw = list(map(get, itertools.chain.from_iterable(rounds)))
     try:
@@ -379,7 +386,7 @@ def _run_values(entries: Sequence[_Entry], metric: str) -> tuple[np.ndarray, np.
     run = np.repeat(np.arange(len(entries)), per)[ok]
     valid = np.bincount(run, minlength=len(entries))
     skip = np.zeros(int(valid.max(initial=0)) + 1, dtype=np.int64)
-    for c in np.unique(valid).tolist():
+    for c in sorted(set(valid.tolist())):  # not np.unique: its masked-array check imports numpy.ma
         skip[c] = measured_rounds(c).start or 0
     keep = np.arange(run.size) - (np.cumsum(valid) - valid)[run] >= skip[valid][run]
     count = np.bincount(run[keep], minlength=len(entries))
@@ -397,7 +404,7 @@ def _runs(logs: np.ndarray, count: np.ndarray, row: np.ndarray, side: np.ndarray
     for all runs of a count at once (the sums exactly rounded, `stats.exact_sums`, as math.fsum)."""
     mean, ss, lag = np.empty(count.size), np.empty(count.size), np.empty(count.size)
     start = np.cumsum(count) - count
-    for c in np.unique(count).tolist():
+    for c in sorted(set(count.tolist())):
         at = np.flatnonzero(count == c)
         x = logs[start[at][:, None] + np.arange(c)]
         m = stats.exact_sums(x) / c
@@ -469,22 +476,31 @@ class _Suite:
         return short & np.array([h is None for h in self.history], dtype=bool)
 
 
-def _size(entry: _Entry) -> float | None:
-    """The bytes a specialization worked on: its run's --size, else the bytes it moved per call."""
-    size = entry.results.settings.size
-    if isinstance(size, int | float) and not isinstance(size, bool) and size > 0:
-        return float(size)
+def _size(entry: _Entry, file_sizes: Mapping[int, float | None] | None = None) -> float | None:
+    """The bytes a specialization worked on: its run's --size, else the bytes it moved per call.
+    `file_sizes`: each file's `_file_size` by its id (`_pair`'s)."""
+    size = file_sizes[id(entry.results)] if file_sizes is not None else _file_size(entry.results)
+    if size is not None:
+        return size
     spec = entry.spec
     if spec.bytes_per_second and spec.gpu_seconds_per_call:
         return spec.bytes_per_second * spec.gpu_seconds_per_call
     return None
 
 
+def _file_size(results: Results) -> float | None:
+    """A run's --size in bytes (None where not a positive number)."""
+    size = results.settings.size
+    return float(size) if isinstance(size, int | float) and not isinstance(size, bool) and size > 0 else None
+
+
 def _pair(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
-          history: Mapping[tuple[str, str], Any] | None, choice: str | None = None) -> _Paired | SpecComparison:
-    """Pairing: both sides' observations of one specialization, or the row that ends it."""
+          history: Mapping[tuple[str, str], Any] | None, choice: str | None = None,
+          file_sizes: Mapping[int, float | None] | None = None) -> _Paired | SpecComparison:
+    """Pairing: both sides' observations of one specialization, or the row that ends it.
+    `file_sizes`: `_file_size` of every file of both sides, by its id (else each is read again)."""
     if len(base) == 1 and len(head) == 1:
-        paired = _pair_one(key, base, head, history, choice)
+        paired = _pair_one(key, base, head, history, choice, file_sizes)
         if paired is not None:
             return paired
     b, h = base[0].spec, head[0].spec
@@ -518,13 +534,14 @@ def _pair(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
     untrusted = _untrusted([e.spec for e in base], [e.spec for e in head])
     if metric == "joules_per_call" and (short := _short_energy(base, head)):  # results 4.5.0
         untrusted = "; ".join(filter(None, (untrusted, short)))
-    sizes = [z for e in entries if (z := _size(e)) is not None]
+    sizes = [z for e in entries if (z := _size(e, file_sizes)) is not None]
     return _Paired(key, common, metric, base, head, untrusted, _history(history.get(key)) if history else None,
                    priors.size_class(min(sizes) if sizes else None))
 
 
 def _pair_one(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
-              history: Mapping[tuple[str, str], Any] | None, choice: str | None) -> _Paired | None:
+              history: Mapping[tuple[str, str], Any] | None, choice: str | None,
+              file_sizes: Mapping[int, float | None] | None = None) -> _Paired | None:
     """`_pair` of a specialization measured once a side (a file a side: the usual case), with
     nothing that ends it (skipped, failed, no value); None for anything else, which `_pair`
     itself decides. The same pair as `_pair`'s, without its lists of one entry (the pair keeps the
@@ -533,7 +550,11 @@ def _pair_one(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
     b, h = be.spec, he.spec
     if b.skipped is not None or h.skipped is not None or b.error is not None or h.error is not None:
         return None
-    metric = _metric_of(base, head, choice)
+    # _metric_of of one entry a side: bytes/s, as most rows have, without a generator
+    if choice is None and (b.bytes_per_second or 0) > 0 and (h.bytes_per_second or 0) > 0:
+        metric: str | None = "bytes_per_second"
+    else:
+        metric = _metric_of(base, head, choice)
     if metric is None:
         return None
     common: dict[str, Any] = {
@@ -547,10 +568,13 @@ def _pair_one(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
                  or (h.sm_clock is not None and h.sm_clock.below_expected) else None)
     if metric == "joules_per_call" and (short := _short_energy(base, head)):  # results 4.5.0
         untrusted = "; ".join(filter(None, (untrusted, short)))
-    sb, sh = _size(be), _size(he)
+    sb, sh = _size(be, file_sizes), _size(he, file_sizes)
     size = sh if sb is None else sb if sh is None else sh if sh < sb else sb  # min([sb, sh]) of those known
     return _Paired(key, common, metric, base, head, untrusted, _history(history.get(key)) if history else None,
                    priors.size_class(size))
+
+
+_BASE, _HEAD = attrgetter("base"), attrgetter("head")
 
 
 def _runs_of(paired: Sequence[_Paired]) -> _Runs:
@@ -559,8 +583,12 @@ def _runs_of(paired: Sequence[_Paired]) -> _Runs:
     parts = []
     for metric in dict.fromkeys(p.metric for p in paired):
         rows = [i for i, p in enumerate(paired) if p.metric == metric]
-        entries = [e for i in rows for e in (*paired[i].base, *paired[i].head)]
-        counts = np.array([(len(paired[i].base), len(paired[i].head)) for i in rows], dtype=np.int64)
+        chosen = [paired[i] for i in rows] if len(rows) < len(paired) else paired
+        bases, heads = list(map(_BASE, chosen)), list(map(_HEAD, chosen))
+        # each pair's base entries, then its head's
+        entries = list(itertools.chain.from_iterable(itertools.chain.from_iterable(zip(bases, heads, strict=True))))
+        counts = np.stack([np.fromiter(map(len, bases), dtype=np.int64, count=len(bases)),
+                           np.fromiter(map(len, heads), dtype=np.int64, count=len(heads))], axis=1)
         row = np.repeat(rows, counts.sum(axis=1))
         side = np.repeat(np.tile([0, 1], len(rows)), counts.reshape(-1))
         logs, count, which = _run_values(entries, metric)
@@ -833,15 +861,17 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
             "nothing to compare: base and head share no specialization (matched by algorithm and name); "
             f"base has {_describe(base, b_index)}; head has {_describe(head, h_index)}"
         )
-    comparability = assess(base, head, {k: ([e.spec for e in b_index[k]], [e.spec for e in h_index[k]])
+    comparability = assess(base, head, {k: ([b[0].spec] if len(b := b_index[k]) == 1 else [e.spec for e in b],
+                                            [h[0].spec] if len(h := h_index[k]) == 1 else [e.spec for e in h])
                                         for k in common}, metric=metric, strict=strict_environment)
     if not comparability.comparable and not allow_mismatch:
         raise NotComparableError(comparability)
     delta = stats.log_threshold(threshold)
     rows: dict[tuple[str, str], SpecComparison] = {}
     paired: list[_Paired] = []
+    file_sizes = {id(r): _file_size(r) for r in (*base, *head)}
     for key in common:
-        pair = _pair(key, b_index[key], h_index[key], run_to_run_cv, metric)
+        pair = _pair(key, b_index[key], h_index[key], run_to_run_cv, metric, file_sizes)
         if isinstance(pair, SpecComparison):
             blockers = _blockers(comparability, key)
             rows[key] = replace(pair, not_comparable=blockers) if blockers else pair
@@ -1028,9 +1058,11 @@ def _not_comparable(fields: Mapping[str, Any], blockers: tuple[str, ...]) -> Spe
 
 def _side_conditions(side: Sequence[Results]) -> tuple[float | None, float | None]:
     """Mean GPU temperature at the start of the specializations and mean SM clock of a side."""
-    temps = [s.gpu_temp_start for r in side for s in r.specializations if s.gpu_temp_start is not None]
-    mhz = [float(s.sm_clock.average_mhz) for r in side for s in r.specializations
-           if s.sm_clock is not None and s.sm_clock.average_mhz is not None]
+    # Specialization.gpu_temp_start, without two property calls a specialization
+    temps = [t.start for r in side for s in r.specializations
+             if (t := s.gpu_temp_celsius) is not None and t.start is not None]
+    mhz = [float(c.average_mhz) for r in side for s in r.specializations
+           if (c := s.sm_clock) is not None and c.average_mhz is not None]
     return (float(np.mean(temps)) if temps else None, float(np.mean(mhz)) if mhz else None)
 
 
@@ -1086,7 +1118,9 @@ class _Tests:
 def _tests(suite: _Suite, noise: _Noise, delta: float, threshold: float, alpha: float, suite_shift_limit: float,
            base: Sequence[Results], head: Sequence[Results]) -> _Tests:
     """The tests of every row, and of the suite's centre, the change most rows share (see `_judge`)."""
-    better = np.array([_better(f["metric"]) for f in suite.fields])
+    metrics = [f["metric"] for f in suite.fields]
+    sign = {m: _better(m) for m in dict.fromkeys(metrics)}
+    better = np.array([sign[m] for m in metrics])
     d = suite.d
     up = better * d  # up is better
     trusted = np.array([u is None for u in suite.untrusted], dtype=bool)
@@ -1217,58 +1251,71 @@ def _write_rows(suite: _Suite, noise: _Noise, t: _Tests, kinds: np.ndarray,
     p_row, q_row, p_abs, q_abs = t.p_row.tolist(), t.q_row.tolist(), t.p_abs.tolist(), t.q_abs.tolist()
     p_equiv, se, df, low, high = t.p_equiv.tolist(), t.se.tolist(), t.df.tolist(), t.low.tolist(), t.high.tolist()
     mdc, sensitivity = t.mdc.tolist(), t.sensitivity.tolist()
-    change = [_pct(x) for x in map(math.expm1, t.d.tolist())]
+    change = _pcts(list(map(math.expm1, t.d.tolist())))
     relative_change = list(map(math.expm1, t.rel.tolist())) if t.centred else [None] * n
     own = noise.own
     cv = np.where(np.isfinite(own), np.sqrt(np.where(np.isfinite(own), own, 0.0) / 2), math.nan).tolist()
     finite = np.isfinite(own).tolist()
     relative, keys, fields, untrusted, source = t.relative, suite.keys, suite.fields, suite.untrusted, noise.source
-    make = SpecComparison.from_fields
-    for i, kind in enumerate(kinds.tolist()):
-        against = f" relative to the suite's {shift[better[i]]}" if relative else ""
-        src = source[i]
+    # Each row's statistics as text, column by column (x * 100 in NumPy is the same product as in Python)
+    # Each row's statistics as text, column by column (x * 100 in NumPy is the same product as in
+    # Python), made as the loop takes them: 100,000 rows' texts are not all held at once
+    absolute = (("; absolute p=" + p for p in map("{:.2g}".format, p_abs)) if relative
+                else itertools.repeat("", n))
+    df_text = list(map("{:.1f}".format, df))
+    stats_texts = (f"t-test p={p}, BH q={q}{a}, σ={e} % ({f} df, {src}), smallest detectable {m} % (80 % power)"
+                   for p, q, a, e, f, src, m in zip(map("{:.2g}".format, p_row), map("{:.2g}".format, q_row),
+                                                    absolute, map("{:.3f}".format, (t.se * 100).tolist()), df_text,
+                                                    source, map("{:.2f}".format, (t.mdc * 100).tolist()), strict=True))
+    lows, highs = (map("{:+.2f} %".format, (x * 100).tolist()) for x in (t.low, t.high))  # `_pct` of each
+    against_of = {b: f" relative to the suite's {shift[b]}" if relative else "" for b in shift}
+    tests = {b: f"t-test on ln(head/base){against_of[b]}, " for b in shift}
+    kinds_of = _TESTED_KINDS
+    unchanged = Verdict.UNCHANGED
+    make = SpecComparison.from_state
+    for i, (kind, stats_text, low_text, high_text) in enumerate(zip(kinds.tolist(), stats_texts, lows, highs,
+                                                                    strict=True)):
+        against = against_of[better[i]]
         verdict = Verdict.INCONCLUSIVE
-        if kind == 1:
+        if kind == 4:  # the usual one first
+            verdict = unchanged
+            within = max(threshold, mdc[i]) * 100
+            reason = (f"{level} [{low_text}, {high_text}]{against} within ±{within:.2f} % "
+                      f"(the threshold or the smallest detectable change); {stats_text}")
+        elif kind == 1:
             reason = f"no variability to weigh change {change[i]} against"
+        elif kind == 0:
+            reason = f"{untrusted[i]}: change {change[i]} not trusted; {stats_text}"
+        elif kind == 2:
+            verdict = Verdict.REGRESSION if up[i] < 0 else Verdict.IMPROVEMENT
+            how = f"relative to the suite's {shift[better[i]]}" if relative else which
+            reason = f"change {change[i]}{sig}{how}{sig_q}{stats_text}"
+        elif kind == 3:
+            reason = (f"insensitive: these runs could not have detected a change under "
+                      f"{sensitivity[i] * 100:.1f}{insensitive}{stats_text}")
+        elif kind == 5:
+            reason = (f"moved with the suite: change {change[i]}, the suite's shift {shift[better[i]]} "
+                      f"{moved_why}; {stats_text}")
         else:
-            stats_text = (f"t-test p={_p(p_row[i])}, BH q={_p(q_row[i])}"
-                          + (f"; absolute p={_p(p_abs[i])}" if relative else "")
-                          + f", σ={se[i] * 100:.3f} % ({df[i]:.1f} df, {src}), "
-                          f"smallest detectable {mdc[i] * 100:.2f} % (80 % power)")
-            if kind == 0:
-                reason = f"{untrusted[i]}: change {change[i]} not trusted; {stats_text}"
-            elif kind == 2:
-                verdict = Verdict.REGRESSION if up[i] < 0 else Verdict.IMPROVEMENT
-                how = f"relative to the suite's {shift[better[i]]}" if relative else which
-                reason = f"change {change[i]}{sig}{how}{sig_q}{stats_text}"
-            elif kind == 3:
-                reason = (f"insensitive: these runs could not have detected a change under "
-                          f"{sensitivity[i] * 100:.1f}{insensitive}{stats_text}")
-            elif kind == 4:
-                verdict = Verdict.UNCHANGED
-                within = max(threshold, mdc[i]) * 100
-                reason = (f"{level} [{_pct(low[i])}, {_pct(high[i])}]{against} within ±{within:.2f} % "
-                          f"(the threshold or the smallest detectable change); {stats_text}")
-            elif kind == 5:
-                reason = (f"moved with the suite: change {change[i]}, the suite's shift {shift[better[i]]} "
-                          f"{moved_why}; {stats_text}")
-            else:
-                reason = (f"too noisy to tell: change {change[i]}{against} not significant, interval "
-                          f"[{_pct(low[i])}, {_pct(high[i])}] wider than ±{max(threshold, mdc[i]) * 100:.2f} %; "
-                          f"{stats_text}")
+            reason = (f"too noisy to tell: change {change[i]}{against} not significant, interval "
+                      f"[{low_text}, {high_text}] wider than ±{max(threshold, mdc[i]) * 100:.2f} %; "
+                      f"{stats_text}")
         row = fields[i]  # the row's own: it becomes the row (and is let go once it has)
         fields[i] = {}
         if family[i]:
-            row.update(p_value=p_row[i], q_value=q_row[i], absolute_p_value=p_abs[i], absolute_q_value=q_abs[i],
-                       p_equivalence=p_equiv[i], standard_error=se[i], degrees_of_freedom=df[i],
-                       change_low=low[i], change_high=high[i], min_detectable_change=mdc[i],
-                       test=f"t-test on ln(head/base){against}, {df[i]:.1f} df", relative_change=relative_change[i],
-                       run_to_run_cv=cv[i] if finite[i] else None, run_to_run_source=src, verdict=verdict,
-                       reason=reason, reason_kind=_TESTED_KINDS[kind])
+            rows[keys[i]] = make({
+                **ROW_DEFAULTS, **row, "p_value": p_row[i], "q_value": q_row[i], "absolute_p_value": p_abs[i],
+                "absolute_q_value": q_abs[i], "p_equivalence": p_equiv[i], "standard_error": se[i],
+                "degrees_of_freedom": df[i], "change_low": low[i], "change_high": high[i],
+                "min_detectable_change": mdc[i], "test": f"{tests[better[i]]}{df_text[i]} df",
+                "relative_change": relative_change[i], "run_to_run_cv": cv[i] if finite[i] else None,
+                "run_to_run_source": source[i], "verdict": verdict, "reason": reason,
+                "reason_kind": kinds_of[kind]})
         else:
-            row.update(relative_change=relative_change[i], run_to_run_cv=cv[i] if finite[i] else None,
-                       run_to_run_source=src, verdict=verdict, reason=reason, reason_kind=_TESTED_KINDS[kind])
-        rows[keys[i]] = make(row)
+            rows[keys[i]] = make({
+                **ROW_DEFAULTS, **row, "relative_change": relative_change[i],
+                "run_to_run_cv": cv[i] if finite[i] else None, "run_to_run_source": source[i], "verdict": verdict,
+                "reason": reason, "reason_kind": kinds_of[kind]})
 
 
 def _one_sided(key: tuple[str, str], entry: _Entry, verdict: Verdict, reason: str,

@@ -184,6 +184,14 @@ class SpecComparison:
         state.update(values)
         return row
 
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> SpecComparison:
+        """The row whose attributes are `state`, which becomes its ``__dict__`` (not copied): every
+        field: ``{**ROW_DEFAULTS, **fields}`` (`from_fields` without its copies)."""
+        row = object.__new__(cls)
+        object.__setattr__(row, "__dict__", state)
+        return row
+
     @property
     def comparable(self) -> bool:
         return not self.not_comparable
@@ -264,8 +272,11 @@ class SpecComparison:
         }
 
 
-#: Every field of `SpecComparison` that has a default, with it (`SpecComparison.from_fields`).
-_ROW_DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(SpecComparison) if f.default is not MISSING}
+#: Every field of `SpecComparison` that has a default, with it (`SpecComparison.from_fields`,
+#: `from_state`).
+ROW_DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(SpecComparison) if f.default is not MISSING}
+_ROW_DEFAULTS = ROW_DEFAULTS
+
 
 
 @dataclass(frozen=True)

@@ -75,6 +75,7 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path("/tmp/compare_scale"))
     parser.add_argument("--base-label", default="before (cd87fcb)", help="what the base checkout is, as printed")
     parser.add_argument("--head-label", default="after (this branch)")
+    parser.add_argument("--min-reps", type=int, default=0, help="at least this many repetitions of every case")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     roots = {args.base_label: args.base_root, args.head_label: args.head_root}
@@ -91,6 +92,7 @@ def main() -> None:
           f"{_commit(args.head_root)}; both byte-compiled first (python -m compileall), as an installed "
           "package is\n")
     for n, version, reps, formats in CASES:
+        reps = max(reps, args.min_reps)
         pair = files(args.work, n, version)
         for fmt in formats:
             argv = ["compare", *map(str, pair), "--format", fmt]
