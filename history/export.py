@@ -56,8 +56,12 @@ def export_tables(con: duckdb.DuckDBPyConnection, directory: str | os.PathLike[s
 
 
 #: Rows per Parquet row group: a documents' group holds about 1,000 compressed documents (some
-#: 25 MB), any other table's 100,000 rows; DuckDB holds a row group whole before it writes it.
-ROW_GROUP_ROWS = {"documents": 1_000}
+#: 25 MB), a batches' group 10,000 rows (each some 560 bytes: 64 iterations), any other table's
+#: 100,000 rows; DuckDB holds a row group whole before it writes it, and each group's buffers are
+#: fresh pages from the OS: the batches' CPU at 100,000 runs, 3.3 s in groups of 100,000 rows,
+#: 2.6 s in groups of 10,000 (`tests/benchmarks/history_scale/export-settings-s6.txt`); the
+#: specializations' gain nothing from smaller groups.
+ROW_GROUP_ROWS = {"documents": 1_000, "batches": 10_000}
 DEFAULT_ROW_GROUP_ROWS = 100_000
 #: The documents' bodies are compressed already, each unlike any other: written without
 #: Parquet's compression (Snappy gains nothing on them) and without a dictionary (DuckDB's
@@ -65,8 +69,11 @@ DEFAULT_ROW_GROUP_ROWS = 100_000
 OPTIONS = {"documents": ", COMPRESSION uncompressed, DICTIONARY_SIZE_LIMIT 1"}
 
 #: DuckDB's memory while it exports a store file: its buffer pool otherwise keeps every block
-#: it read (up to 80 % of the machine's memory), so a 10,000-run store's export took 1.6 GB.
-EXPORT_MEMORY = "384MB"
+#: it read (up to 80 % of the machine's memory), so a 10,000-run store's export took 1.6 GB. At
+#: 384 MB the blocks it read and the row groups it writes kept evicting each other, each time
+#: fresh pages from the OS: 768 MB took a fifth of the specializations' CPU off at 100,000 runs
+#: (6.7 s to 5.5 s) and the peak RSS stays near 750 MB (`export-settings-s6.txt`).
+EXPORT_MEMORY = "768MB"
 
 
 def _export(con: duckdb.DuckDBPyConnection, table: str, out: Path, *, documents: bool = True) -> tuple[Path, int]:
