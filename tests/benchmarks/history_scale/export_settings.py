@@ -122,6 +122,7 @@ def main() -> None:
     parser.add_argument("--variants", default="base,no_order,rg_bytes_64mb,rg_1m,mem_768mb,read_only")
     parser.add_argument("--columns", action="store_true", help="each column alone, the base options")
     parser.add_argument("--selects", help="column lists separated by ';', each timed alone with the base options")
+    parser.add_argument("--select-variant", default="base", help="the variant --selects and --columns run under")
     parser.add_argument("--child")
     parser.add_argument("--select")
     parser.add_argument("--out")
@@ -137,9 +138,9 @@ def main() -> None:
                                           "WHERE schema_name = 'main' AND table_name = ? ORDER BY column_index",
                                           [args.table]).fetchall()]
         con.close()
-        jobs = [(f"col {c}", "base", f'"{c}"') for c in cols]
+        jobs = [(f"col {c}", args.select_variant, f'"{c}"') for c in cols]
     elif args.selects:
-        jobs = [(f"select {c}", "base", c) for c in args.selects.split(";")]
+        jobs = [(f"select {c}", args.select_variant, c) for c in args.selects.split(";")]
     else:
         jobs = [(v, v, None) for v in args.variants.split(",")]
     print(f"{args.store} ({args.store.stat().st_size / 2**20:.0f} MB), table {args.table}; "
