@@ -66,7 +66,7 @@ def export_tables(con: duckdb.DuckDBPyConnection, directory: str | os.PathLike[s
 def _let_go(con: duckdb.DuckDBPyConnection) -> None:
     """The blocks DuckDB cached while it exported a table, given back: the next table reads
     others. Kept, they and the next table's row groups took a 100,000-run store's export to 935 MB
-    of RSS (733 MB let go). DuckDB evicts down to a lower limit when it is set; the caller sets
+    of peak RSS (790 MB let go: `results-s6.md`). DuckDB evicts down to a lower limit when it is set; the caller sets
     the next one."""
     try:
         con.execute(f"SET memory_limit = '{LET_GO_MEMORY}'")
@@ -92,7 +92,8 @@ OPTIONS = {"documents": ", COMPRESSION uncompressed, DICTIONARY_SIZE_LIMIT 1"}
 #: it read (up to 80 % of the machine's memory), so a 10,000-run store's export took 1.6 GB. At
 #: 384 MB the blocks it read and the row groups it writes kept evicting each other, each time
 #: fresh pages from the OS: 768 MB took a fifth of the specializations' CPU off at 100,000 runs
-#: (6.7 s to 5.5 s) and the peak RSS stays near 750 MB (`export-settings-s6.txt`).
+#: (6.7 s to 5.5 s); one table's peak RSS is some 720 MB, the whole command's 790 MB
+#: (`tests/benchmarks/history_scale/results-s6.md`).
 EXPORT_MEMORY = "768MB"
 #: The documents' export (``--documents``) keeps the 384 MB it had (their row groups hold 25 MB
 #: of bodies apiece; the documents gain nothing from more).
