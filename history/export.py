@@ -15,15 +15,16 @@ if TYPE_CHECKING:
     import duckdb
 
 #: A DuckDB file (schema 6 and later) keeps the documents apart: its ``documents`` (run_id,
-#: codec, body) is exported as it is stored, the bytes copied as they are, and its
-#: ``runs.parquet`` has no ``document`` column. The codecs (`history.storage.schema.encode_document`;
-#: docs/history.md describes them): ``floats+xz`` (schema 7) is an xz stream of the skeleton's
-#: length (4 bytes, little-endian), the skeleton (the document's MessagePack, each float an
-#: extension of type 1 without data) and the floats (IEEE doubles in the order of their paths'
-#: first appearance, within a path in document order, byte-transposed: every float's byte 0,
-#: then every float's byte 1, ...); ``msgpack+zlib`` (schema 6) zlib of the MessagePack;
-#: ``json+zlib`` zlib of the canonical JSON text. The other stores' ``runs.parquet`` hold the
-#: document as JSON text, as before.
+#: codec, body) is exported (only with `documents`: ``history export --documents``) as it is
+#: stored, the bytes copied as they are, and its ``runs.parquet`` has no ``document`` column.
+#: The codecs (`history.storage.schema.encode_document`; docs/history.md describes them):
+#: ``floats+xz`` (schema 7) is an xz stream of the skeleton's length (4 bytes, little-endian),
+#: the skeleton (the document's MessagePack, each float an extension of type 1 without data) and
+#: the floats (IEEE doubles in the order of their paths' first appearance, within a path in
+#: document order, byte-transposed: every float's byte 0, then every float's byte 1, ...);
+#: ``msgpack+zlib`` (schema 6) zlib of the MessagePack; ``json+zlib`` zlib of the canonical JSON
+#: text. The other stores' ``runs.parquet`` hold the document as JSON text (only with
+#: `documents` too).
 EXPORTED = (*TABLES, "documents", "schema_migrations")
 
 
