@@ -636,17 +636,31 @@ def export(
     parquet: Path = typer.Option(..., "--parquet", metavar="DIR",
                                  help="Folder to write runs.parquet, specializations.parquet, batches.parquet "
                                       "and schema_migrations.parquet into."),
+    documents: bool = typer.Option(False, "--documents",
+                                   help="Also write the results documents: documents.parquet (run_id, codec, "
+                                        "body: compressed as the store keeps them, readable by primbench only; "
+                                        "most of an export's size and time), or, from a Parquet folder or a "
+                                        "server, runs.parquet's document column (JSON text). Without it they "
+                                        "are left out."),
     db: str | None = typer.Option(None, "--db", metavar="PATH|URL", help=DB_HELP),
     fmt: LineFormat = typer.Option(LineFormat.table, "--format", "-f", help="table (lines) or json."),
 ) -> None:
     """Write every table of a store (a DuckDB file or a folder of Parquet parts) as one Parquet
-    file each: readable by any DuckDB (1.x too), pandas, Polars, Spark."""
-    written = _call(_commands().export, db, parquet)
+    file each: readable by any DuckDB (1.x too), pandas, Polars, Spark. The results documents
+    only with --documents."""
+    written = _call(_commands().export, db, parquet, documents=documents)
     if fmt is LineFormat.json:
         typer.echo(json.dumps({t: {"path": str(p), "rows": n} for t, (p, n) in written.items()}, indent=2))
         return
     for table, (path, rows) in written.items():
         typer.echo(term_clean(f"Wrote {path} ({rows} rows of {table})"))
+    if not documents:
+        typer.echo("The results documents were not written (compressed, readable by primbench only): "
+                   "--documents writes them.")
+        stale = parquet / "documents.parquet"
+        if stale.exists():
+            typer.echo(term_clean(f"{stale} is an earlier export's, left as it was (not this store's "
+                                  "documents now): --documents rewrites it."))
 
 
 #: The ``history`` group's commands, in the order ``--help`` lists them.
