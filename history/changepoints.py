@@ -25,9 +25,9 @@ the same at 1 TB/s and at 10 GB/s).
    nearer neighbour. A regression fixed 4 or more commits later is two change points.
 4. **Noise, again.** From the residuals about the levels found and, in each segment, its
    strongest short excursion (4-16 points, as step 5b's scan finds it) where that stands out
-   at the loose level `_CLEAN_ALPHA` = 0.05 in the noise first measured, its autocorrelation
+   at the loose level `_CLEAN_ALPHA` = 0.1 in the noise first measured, its autocorrelation
    included (`_with_excursions`: a regression fixed a few commits later that PELT's penalty
-   left uncut is not noise; a flat series loses an interval to this about one time in 20),
+   left uncut is not noise; a flat series loses an interval to this about one time in 10 or less),
    bursts left out, beyond 3 spreads dropped; degrees of freedom: the residuals kept less the
    levels; with the lag-1
    autocorrelation rho of those residuals (less its bias and half a standard error): a mean's
@@ -149,7 +149,7 @@ _SHARE_RANGE = (0.2, 0.5)
 #: short excursion, where that stands out at this loose level (`_with_excursions`: a regression
 #: fixed a few commits later that PELT's penalty left uncut is not noise; 0 turns it off, the
 #: rule before). Chosen on the tuning set of ``tests/benchmarks/changepoints/tune_scan.py``.
-_CLEAN_ALPHA = 0.05
+_CLEAN_ALPHA = 0.1
 #: Switches of the variants `tune_scan.py` compares (its record: ``tune_scan.txt``); the
 #: defaults are the method: the pooled prior from robust moments and the kurtosis's effective
 #: degrees of freedom (off: limma's moments, the rule before); the autocorrelation measured about

@@ -8,7 +8,7 @@ Variants (module switches of `history.changepoints`, set here only; `variant`):
   levels alone; `_POOL_ROBUST` off: limma's moments; the scan at `alpha`);
 * ``chosen``: the module's defaults: the noise (spread and autocorrelation) measured with each
   segment's strongest short excursion as a level of its own where it stands out at
-  `_CLEAN_ALPHA` = 0.05 in the noise first measured, its autocorrelation included
+  `_CLEAN_ALPHA` = 0.1 in the noise first measured, its autocorrelation included
   (`_with_excursions`), pooled with robust moments and the kurtosis's effective degrees of freedom;
 * ``chosen`` less or plus one piece (`variant`'s words): the rejected alternatives.
 
@@ -68,7 +68,7 @@ def variant(name: str) -> None:
     segment's; rejected, its 12 lines removed from `_excursions` before the first commit.)"""
     words = name.split()
     main = "main" in words
-    cp._CLEAN_ALPHA = 0.0 if main else next((float(w[1:]) for w in words if w.startswith("g")), 0.05)
+    cp._CLEAN_ALPHA = 0.0 if main else next((float(w[1:]) for w in words if w.startswith("g")), 0.1)
     cp._POOL_ROBUST = not main
     cp._RHO_UNCLEANED = "uncleaned-rho" in words
     cp._GATE_INFLATED = "uninflated-gate" not in words
