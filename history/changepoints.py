@@ -23,8 +23,13 @@ the same at 1 TB/s and at 10 GB/s).
    (`Changes.bursts`, reported from 2 points on; one bad run is simply left out); its points
    take part in no later level or test. Any other segment shorter than `min_size` joins its
    nearer neighbour. A regression fixed 4 or more commits later is two change points.
-4. **Noise, again.** From the residuals about the levels found (bursts left out, beyond 3
-   spreads dropped; degrees of freedom: the residuals kept less the levels), with the lag-1
+4. **Noise, again.** From the residuals about the levels found and, in each segment, its
+   strongest short excursion (4-16 points, as step 5b's scan finds it) where that stands out
+   at the loose level `_CLEAN_ALPHA` = 0.1 in the noise first measured, its autocorrelation
+   included (`_with_excursions`: a regression fixed a few commits later that PELT's penalty
+   left uncut is not noise; a flat series loses an interval to this about one time in 10 or less),
+   bursts left out, beyond 3 spreads dropped; degrees of freedom: the residuals kept less the
+   levels; with the lag-1
    autocorrelation rho of those residuals (less its bias and half a standard error): a mean's
    variance is inflated by ``(1 + rho) / (1 - rho)`` (AR(1) noise wanders like small steps).
    Where sigma fell by a tenth or the inflation passed 1.1, the search of 2-3 runs again.
@@ -64,7 +69,12 @@ the same at 1 TB/s and at 10 GB/s).
    levels (step 4's residuals: spread, degrees of freedom, lag-1 autocorrelation) is pooled into
    a `NoisePrior` (limma's empirical Bayes for the variance, Smyth 2004; the median
    autocorrelation, its weight from how much more the series' own scatter than sampling
-   explains), and each series' own estimate is shrunk toward it before steps 4-5b: its tests
+   explains). The moments of the log variances are the median and the MAD (a minority of
+   series whose first levels missed a change do not make alike series look unlike), each
+   series' degrees of freedom those of its variance given the pooled kurtosis of the residuals
+   (``_effective_dof``: heavy tails scatter variances more than a chi-square on as many
+   residuals; t(5) noise counts about two thirds). Each series' own estimate is shrunk toward
+   the prior before steps 4-5b: its tests
    then use the moderated variance on the pooled degrees of freedom plus its own (the scan's
    too), and its correlation is no longer estimated from 30 points alone. `analyse` of one
    series alone is unchanged; `history regressions` and the report pool the series they read
@@ -135,6 +145,22 @@ _EXCURSION_MAX = 16  # longest excursion (commits) the short-regression scan loo
 _SHARE_AT_66 = 0.46
 _SHARE_PER_DECADE = 0.092
 _SHARE_RANGE = (0.2, 0.5)
+#: The noise the tests use is measured about the levels found **and** each segment's strongest
+#: short excursion, where that stands out at this loose level (`_with_excursions`: a regression
+#: fixed a few commits later that PELT's penalty left uncut is not noise; 0 turns it off, the
+#: rule before). Chosen on the tuning set of ``tests/benchmarks/changepoints/tune_scan.py``.
+_CLEAN_ALPHA = 0.1
+#: Switches of the variants `tune_scan.py` compares (its record: ``tune_scan.txt``); the
+#: defaults are the method: the pooled prior from robust moments and the kurtosis's effective
+#: degrees of freedom (off: limma's moments, the rule before); the autocorrelation measured about
+#: the excursions too (on: about PELT's levels alone); the gate's z in the noise first measured,
+#: its autocorrelation included (off: white noise); the scan's tail Student's t (on: normal);
+#: the scan's level a multiple of `alpha`.
+_POOL_ROBUST = True
+_RHO_UNCLEANED = False
+_GATE_INFLATED = True
+_SCAN_NORMAL = False
+_SCAN_ALPHA = 1.0
 
 
 @dataclass(frozen=True)
@@ -267,6 +293,7 @@ class NoiseFit:
     dof: float  # residuals less levels
     rho: float  # lag-1 autocorrelation of the residuals, less the bias of centring each segment
     points: int  # residuals it is from
+    kurtosis: float = 3.0  # of the residuals pulled in to 3 spreads (normal: about 2.9)
 
 
 def _segment_fit(y: Array, segs: Segments) -> NoiseFit | None:
@@ -302,7 +329,9 @@ def _segment_fit(y: Array, segs: Segments) -> NoiseFit | None:
     spread = math.sqrt(power / max(len(res) - levels, 1))
     rho = lagged / power if power > 0 else 0.0
     rho = rho + (1 + 3 * rho) * levels / len(res)  # less the bias of centring each segment
-    return NoiseFit(spread, max(float(len(res) - levels), 0.0), rho, len(res))
+    fourth = sum(float(np.sum(p**4)) for p in clipped)
+    kurtosis = fourth * len(res) / power**2 if power > 0 else 3.0
+    return NoiseFit(spread, max(float(len(res) - levels), 0.0), rho, len(res), kurtosis)
 
 
 def _segment_noise(fit: NoiseFit | None, prior: NoisePrior | None = None) -> tuple[float, float, float]:
@@ -406,11 +435,13 @@ class NoisePrior:
     rho: float  # the pooled lag-1 autocorrelation
     rho_points: float  # k: the points the pooled rho weighs as
     series: int  # the series it was pooled from
+    kurtosis: float = 3.0  # the pooled kurtosis of the series' residuals (`NoiseFit.kurtosis`)
 
     def moderate(self, fit: NoiseFit) -> tuple[float, float, float, float]:
         """One series' noise, degrees of freedom, rho and rho's standard error, moderated."""
-        dof = self.dof + fit.dof
-        sigma = math.sqrt((self.dof * self.variance + fit.dof * fit.sigma**2) / dof)
+        own = _effective_dof(fit.dof, self.kurtosis)
+        dof = self.dof + own
+        sigma = math.sqrt((self.dof * self.variance + own * fit.sigma**2) / dof)
         weight = fit.points + self.rho_points
         return sigma, dof, (fit.points * fit.rho + self.rho_points * self.rho) / weight, 1 / math.sqrt(weight)
 
@@ -427,7 +458,14 @@ def pool_noise(fits: Sequence[NoiseFit | None]) -> NoisePrior | None:
     if len(usable) < MIN_POOLED:
         return None
     d = np.array([f.dof for f in usable])
-    mean, excess = log_variance_moments(np.array([f.sigma**2 for f in usable]), d)
+    kurtosis = 3.0
+    if _POOL_ROBUST:
+        m = np.array([float(f.points) for f in usable])
+        kurtosis = float(np.sum(m * np.array([f.kurtosis for f in usable])) / np.sum(m))
+        d = np.array([_effective_dof(f.dof, kurtosis) for f in usable])
+        mean, excess = _robust_log_variance_moments(np.array([f.sigma**2 for f in usable]), d)
+    else:
+        mean, excess = log_variance_moments(np.array([f.sigma**2 for f in usable]), d)
     if excess > 0:
         d0 = min(2 * trigamma_inverse(excess), float(np.sum(d)))
         s0 = math.exp(mean + float(special.psi(d0 / 2)) - math.log(d0 / 2))
@@ -439,7 +477,25 @@ def pool_noise(fits: Sequence[NoiseFit | None]) -> NoisePrior | None:
     tau2 = float(np.var(r, ddof=1)) - float(np.mean(1 / m))
     total = float(np.sum(m))
     k = min(1 / tau2, total) if tau2 > 0 else total
-    return NoisePrior(s0, d0, rho, k, len(usable))
+    return NoisePrior(s0, d0, rho, k, len(usable), kurtosis)
+
+
+def _effective_dof(dof: float, kurtosis: float) -> float:
+    """The degrees of freedom of a variance from `dof` residuals of noise with this `kurtosis`:
+    those of the scaled chi-square with the same relative variance (``(kurtosis - 1) / dof``;
+    ``2 / dof`` for normal noise), never more than `dof` (lighter tails than normal)."""
+    return dof * min(1.0, 2.0 / max(kurtosis - 1.0, 1e-9))
+
+
+def _robust_log_variance_moments(s_sq: Array, df: Array) -> tuple[float, float]:
+    """`log_variance_moments` (Smyth 2004) with the median and the MAD of the log variances in
+    place of their mean and variance: a minority of series whose first segmentation missed a
+    change (their variance inflated by it) do not make alike series look unlike."""
+    special = require("scipy.special")
+    e = np.log(s_sq) - special.psi(df / 2) + np.log(df / 2)
+    centre = float(np.median(e))
+    spread = _MAD * float(np.median(np.abs(e - centre)))
+    return centre, spread**2 - float(np.mean(special.polygamma(1, df / 2)))
 
 
 #: Results of `analyse` kept, newest last (`_CACHE_SIZE` at most), by a digest of the values,
@@ -502,7 +558,36 @@ def _start(x: Array, min_size: int, uncertainty: Array | None) -> _Start:
     centred = s.y - float(np.median(s.y))
     penalty = _PENALTY * math.log(max(len(x), 3))
     segs = classify(centred, 1.0 / var, search(centred, 1.0 / var, penalty), min_size=min_size)
-    return _Start(s, var, segs, _segment_fit(s.y, segs) if s.sigma > 0 else None, uncertainty)
+    if s.sigma <= 0:
+        return _Start(s, var, segs, None, uncertainty)
+    fit = _segment_fit(s.y, segs)
+    if _CLEAN_ALPHA > 0 and fit is not None:
+        inflation = _segment_noise(fit)[2] if _GATE_INFLATED else 1.0
+        clean = _segment_fit(s.y, Segments(_with_excursions(s, var * inflation, segs, min_size), segs.bursts))
+        if clean is not None:  # the spread about the levels and the excursions; rho about the levels
+            fit = replace(clean, rho=fit.rho, points=fit.points) if _RHO_UNCLEANED else clean
+    return _Start(s, var, segs, fit, uncertainty)
+
+
+def _with_excursions(s: _Series, var: Array, segs: Segments, min_size: int) -> list[int]:
+    """`segs`' change points and the edges of each segment's strongest short excursion where
+    it stands out at the loose level `_CLEAN_ALPHA` (the normal tail of its z in the
+    series' first noise, Bonferroni over the segment's intervals times `excursion_share`): the
+    levels about which the noise is measured, so that a regression PELT missed does not count
+    as noise (which hides it from the tests, and makes alike series look unlike where their
+    noise is pooled). A flat series loses an interval to this about `_CLEAN_ALPHA` of the time."""
+    special = require("scipy.special")
+    lmin = max(min_size, DEFAULT_MAX_BURST + 1)
+    weights = 1.0 / var
+    cuts = [0, *segs.points, len(s.y)]
+    out = list(segs.points)
+    for a, b in itertools.pairwise(cuts):
+        ex = _best_interval(s.w, weights, a, b, lmin, min_size)
+        if ex is None:
+            continue
+        if 2 * float(special.ndtr(-ex.z)) * ex.tried * excursion_share(ex.tried) < _CLEAN_ALPHA:
+            out += [ex.start, ex.stop]
+    return sorted(set(out))
 
 
 def analyse_many(series: Sequence[Sequence[float]], *, alpha: float = DEFAULT_ALPHA,
@@ -761,11 +846,13 @@ def _excursions(s: _Series, var: Array, points: list[ChangePoint], alpha: float,
         pooled = s.prior_dof * s.prior_var / s.sigma**2
         z = z_clipped / math.sqrt((left + pooled) / (dof - 1 + s.prior_dof))
         count = max(tried, ex.tried)
-        p = min(1.0, 2 * float(special.stdtr(dof - 1 + s.prior_dof, -z)) * count * excursion_share(count))
+        law = math.inf if _SCAN_NORMAL else dof - 1 + s.prior_dof
+        tail = float(special.ndtr(-z)) if law == math.inf else float(special.stdtr(law, -z))
+        p = min(1.0, 2 * tail * count * excursion_share(count))
         inside = float(np.median(s.x[ex.start:ex.stop]))
         level = float(np.median(np.concatenate([s.x[a:ex.start], s.x[ex.stop:b]])))
         shift = inside / level - 1 if level else math.inf
-        if p >= alpha or abs(shift) < min_shift:
+        if p >= alpha * _SCAN_ALPHA or abs(shift) < min_shift:
             continue
         back = level / inside - 1 if inside else math.inf
         found.append(ChangePoint(ex.start, level, inside, shift, p, 1.0 - p, (a, ex.stop)))

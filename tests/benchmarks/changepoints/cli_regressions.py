@@ -1,9 +1,10 @@
 """How long ``primbench history regressions`` takes over 1,000 commits x 100 series, through the CLI.
 
 Run: ``python tests/benchmarks/changepoints/cli_regressions.py [STORE]`` (writes
-``cli_regressions.txt`` beside it). The store is generated once (1,000 results files, one per
-commit, each with 100 specializations, ingested with ``primbench history ingest``) and kept at
-STORE (default: a temporary folder) so the command can be timed again. The series come from
+``cli_regressions.txt`` beside it, or the name in ``CP_CLI_RECORD``). The store is generated
+once (1,000 results files, one per commit, each with 100 specializations, ingested with
+``primbench history ingest``) and kept at STORE (default: a temporary folder) so the command can
+be timed again. The series come from
 `generate.py` (0.5 % noise, Student-t(5)): 60 flat, 10 with one step, 10 with a burst of 2 bad
 runs, 10 with a regression fixed 5-10 commits later, 10 with a drift. The command runs as a new
 process, imports included, as a CI job runs it; timed 3 times, median and max of wall and of
@@ -142,7 +143,7 @@ def main() -> None:
         f"rows: {len(rows)} ({', '.join(f'{n} {k}' for k, n in sorted(shapes.items()))})",
         *against_truth(rows),
     ]
-    (HERE / "cli_regressions.txt").write_text("\n".join(lines) + "\n")
+    (HERE / os.environ.get("CP_CLI_RECORD", "cli_regressions.txt")).write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
 

@@ -30,7 +30,9 @@ nothing was found). Time: wall time per series of the tool's call, mean, in this
 The second fresh evaluation (``CP_FRESH=2``, issue 24's third pass) runs primbench as
 `history.changepoints.analyse_many` (`Pooled`): the 100 series of each row together, their
 noise pooled (`NoisePrior`), its time the whole call's over its series; beside it main at
-aa0c92a's `analyse`, each series alone (this checkout's `analyse` gives the same results).
+aa0c92a's `analyse`, each series alone (this checkout's `analyse` gave the same results then).
+The third (``CP_FRESH=3``, the fourth pass) runs both this checkout and main at abbe481 as
+`analyse_many` (`Pooled`), on new seeds 9301 (t5) and 9302 (AR(1) 0.3).
 """
 
 from __future__ import annotations
@@ -66,10 +68,14 @@ SERIES = int(os.environ.get("CP_SERIES", "100"))
 #: 0.3), primbench's `analyse_many` (each cell's 100 series together, their noise pooled) beside
 #: main at aa0c92a (`analyse`, each series alone: the same as this checkout's `analyse`), written to
 #: ``changepoints-fresh2.txt``.
-FRESH2 = os.environ.get("CP_FRESH") == "2"
+#: The third fresh evaluation (the fourth pass, `CP_FRESH=3`): seeds 9301 (t5) and 9302 (AR(1)
+#: 0.3), this checkout's `analyse_many` beside main at abbe481's `analyse_many` (both pooled, each
+#: cell's 100 series together), written to ``changepoints-fresh3.txt``.
+FRESH3 = os.environ.get("CP_FRESH") == "3"
+FRESH2 = os.environ.get("CP_FRESH") == "2" or FRESH3
 FRESH = os.environ.get("CP_FRESH") == "1" or FRESH2
-EVAL_SEEDS = (9101, 9102) if FRESH2 else (9001, 9002) if FRESH else (2, 3)
-BEFORE = "aa0c92a" if FRESH2 else "cd87fcb"
+EVAL_SEEDS = (9301, 9302) if FRESH3 else (9101, 9102) if FRESH2 else (9001, 9002) if FRESH else (2, 3)
+BEFORE = "abbe481" if FRESH3 else "aa0c92a" if FRESH2 else "cd87fcb"
 BASELINE_1000 = int(os.environ.get("CP_BASELINE_1000", "10"))
 TOL = 2
 NS = (30, 100, 1000)
@@ -122,14 +128,19 @@ def primbench_tool(min_shift: float | None = None,
 
 class Pooled:
     """primbench's `analyse_many`: the series of one cell (a case, a noise, an n) analysed
-    together, their noise pooled, as `history regressions` would analyse one store's series."""
+    together, their noise pooled, as `history regressions` would analyse one store's series;
+    `module`: another version's (`versions.load`), else this checkout's."""
+
+    def __init__(self, module: Any = None) -> None:
+        self.module = module
 
     def __call__(self, values: np.ndarray) -> Found:
         return self.many([values])[0]
 
     def many(self, batch: list[np.ndarray]) -> list[Found]:
-        clear_cache()
-        return [([p.index for p in c.points], [(d.start, d.end) for d in c.drifts]) for c in analyse_many(batch)]
+        (clear_cache if self.module is None else self.module.clear_cache)()
+        many = analyse_many if self.module is None else self.module.analyse_many
+        return [([p.index for p in c.points], [(d.start, d.end) for d in c.drifts]) for c in many(batch)]
 
 
 def run_batch(tool: Callable[[np.ndarray], Found], batch: list[np.ndarray]) -> list[Found]:
@@ -283,8 +294,10 @@ def main() -> None:
             raise SystemExit(f"primbench at {BEFORE} could not be loaded (no git history here)")
         ours: dict[str, Callable[[np.ndarray], Found]] = (
             {"primbench pooled": Pooled()} if FRESH2 else {"primbench": tools["primbench"]})
-        tools = {**ours, f"primbench {BEFORE}": primbench_tool(fn=before.analyse),
-                 **{k: v for k, v in tools.items() if k != "primbench"}}
+        theirs: dict[str, Callable[[np.ndarray], Found]] = (
+            {f"primbench {BEFORE} pooled": Pooled(before)} if FRESH3
+            else {f"primbench {BEFORE}": primbench_tool(fn=before.analyse)})
+        tools = {**ours, **theirs, **{k: v for k, v in tools.items() if k != "primbench"}}
     names = list(tools)
     lines = ["Change points: primbench beside Apache Otava 0.8.0 and ruptures 1.1.10 PELT on the same series "
              "(tests/benchmarks/changepoints/compare_detectors.py)",
@@ -305,7 +318,9 @@ def main() -> None:
     if FRESH:
         lines += speed_section(tools)
         lines.append(f"(whole run {time.perf_counter() - t0:.0f} s; load average at end {os.getloadavg()[0]:.2f})")
-        (HERE / ("changepoints-fresh2.txt" if FRESH2 else "changepoints-fresh.txt")).write_text("\n".join(lines) + "\n")
+        record = ("changepoints-fresh3.txt" if FRESH3 else "changepoints-fresh2.txt" if FRESH2
+                  else "changepoints-fresh.txt")
+        (HERE / record).write_text("\n".join(lines) + "\n")
         print("\n".join(lines))
         return
     lines.append("== tune set: seed 1, Gaussian innovations (the set primbench's constants were chosen on) ==")

@@ -30,7 +30,8 @@ precision; the curves. Flat and burst cells (no true change): false points per 1
 
 Run: ``python tests/benchmarks/changepoints/equal_precision.py`` (11 minutes on the shared 2-core
 development machine, load average 1.2-3.0; most of it Otava at n = 1,000 and large max_pvalue);
-writes ``equal_precision.txt`` and prints each cell's start on stderr. Needs ``pip install apache-otava ruptures``.
+writes ``equal_precision.txt`` (``CP_FRESH=3``: on the third fresh evaluation's series,
+``equal_precision-fresh3.txt``) and prints each cell's start on stderr. Needs ``pip install apache-otava ruptures``.
 """
 
 from __future__ import annotations
@@ -59,7 +60,13 @@ from generate import Series, series  # noqa: E402
 
 from primbench.history.changepoints import DEFAULT_ALPHA, analyse_many, clear_cache  # noqa: E402
 
-SEED = 9101  # the second fresh evaluation's t5 set (CP_FRESH=2)
+#: The second fresh evaluation's t5 set (CP_FRESH=2), or with ``CP_FRESH=3`` the third's (seed
+#: 9301; its record ``changepoints-fresh3.txt``, its output ``equal_precision-fresh3.txt``).
+FRESH3 = os.environ.get("CP_FRESH") == "3"
+SEED = 9301 if FRESH3 else 9101
+RECORD = "changepoints-fresh3.txt" if FRESH3 else "changepoints-fresh2.txt"
+OUTPUT = "equal_precision-fresh3.txt" if FRESH3 else "equal_precision.txt"
+BEFORE = "abbe481" if FRESH3 else "aa0c92a"
 ALPHAS = (1e-8, 1e-7, 1e-6, 1e-5, 3e-5, 1e-4, 3e-4, DEFAULT_ALPHA, 3e-3, 1e-2, 3e-2, 0.1, 0.3)
 #: Otava's grid stops at 0.1: at 0.3 it takes 0.35 s per 1,000-point series (151 weak points
 #: kept) and its precision is far below every other point's.
@@ -161,9 +168,9 @@ def knob(x: float) -> str:
 def record() -> dict[tuple[str, int], dict[str, list[str]]]:
     """The record's cells (``changepoints-fresh2.txt``, t5 section): recall and precision text by
     (case, n) and tool."""
-    names = ("primbench pooled", "primbench aa0c92a", "otava", "otava 1%", "pelt")
+    names = ("primbench pooled", f"primbench {BEFORE}", "otava", "otava 1%", "pelt")
     out: dict[tuple[str, int], dict[str, list[str]]] = {}
-    text = (HERE / "changepoints-fresh2.txt").read_text().split("== eval set, AR(1)")[0]
+    text = (HERE / RECORD).read_text().split("== eval set, AR(1)")[0]
     for line in text.splitlines():
         m = re.match(r"^(\S.{41}) +(\d+)  (.*)$", line)
         if not m or m.group(1).startswith("case"):
@@ -185,10 +192,11 @@ def main() -> None:
     every = configs("t5")
     cells = [(ci, cfg) for ci, cfg in enumerate(every) if cfg.noise.cv == 0.01]
     lines = [
-        "Equal precision: each tool's knob swept on the 1 %-noise cells of the second fresh evaluation "
+        f"Equal precision: each tool's knob swept on the 1 %-noise cells of the {'third' if FRESH3 else 'second'} "
+        "fresh evaluation "
         "(tests/benchmarks/changepoints/equal_precision.py)",
         f"machine: {platform.machine()}, {os.cpu_count()} CPUs (shared), Python {platform.python_version()}, "
-        f"load average at start {os.getloadavg()[0]:.2f}; seed {SEED} (t5), the series of changepoints-fresh2.txt, "
+        f"load average at start {os.getloadavg()[0]:.2f}; seed {SEED} (t5), the series of {RECORD}, "
         f"{SERIES} per cell; match tolerance ±2 commits",
         "knobs: primbench alpha (default 0.001; analyse_many, every other setting its default); Otava max_pvalue "
         "(default 0.001; min_magnitude 0 and 1 %); PELT penalty c sigma^2 ln n (default c = 2, BIC)",
@@ -223,11 +231,11 @@ def main() -> None:
                  "primbench's default precision Otava does not exceed primbench's default recall; both Otava settings)")
     lines += verdicts
     lines.append("")
-    lines.append("defaults reproduce changepoints-fresh2.txt (recall, precision; primbench pooled, otava, otava 1%, "
+    lines.append(f"defaults reproduce {RECORD} (recall, precision; primbench pooled, otava, otava 1%, "
                  "pelt): " + ("yes, every cell" if not mismatches else "NO:"))
     lines += [f"  {m}" for m in mismatches]
     lines.append(f"(whole run {time.perf_counter() - t0:.0f} s; load average at end {os.getloadavg()[0]:.2f})")
-    (HERE / "equal_precision.txt").write_text("\n".join(lines) + "\n")
+    (HERE / OUTPUT).write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
 

@@ -6,7 +6,8 @@ checkout's primbench and for main at ec89fec (loaded from git by `versions.py`).
 Run: ``python tests/benchmarks/changepoints/false_points.py`` (about a minute); writes
 ``false_points.txt``. ``CP_FRESH=1``: the first fresh evaluation (``false_points-fresh.txt``);
 ``CP_FRESH=2``: the second, this checkout's `analyse_many` on each block of 100 series together
-beside main at aa0c92a (``false_points-fresh2.txt``).
+beside main at aa0c92a (``false_points-fresh2.txt``); ``CP_FRESH=3``: the third, seeds 9301 / 9302,
+this checkout's and main at abbe481's `analyse_many` on each block (``false_points-fresh3.txt``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 sys.path.insert(0, str(HERE))
 
-from compare_detectors import BEFORE, EVAL_SEEDS, FRESH, FRESH2, Config, ar1_configs, configs  # noqa: E402
+from compare_detectors import BEFORE, EVAL_SEEDS, FRESH, FRESH2, FRESH3, Config, ar1_configs, configs  # noqa: E402
 from generate import series  # noqa: E402
 from versions import load  # noqa: E402
 
@@ -79,12 +80,14 @@ def main() -> None:
         ("this checkout, each block of 100 together (analyse_many, noise pooled)", analyse_many) if FRESH2
         else ("this checkout", alone(analyse))]
     if old is not None:
-        tools.append((f"main at {rev}", alone(old.analyse)))
+        tools.append((f"main at {rev}, each block of 100 together (its analyse_many)", old.analyse_many) if FRESH3
+                     else (f"main at {rev}", alone(old.analyse)))
     for name, fn in tools:
         out.append(f"{name}:")
         out += count(fn, configs("t5"), EVAL_SEEDS[0])
         out += count(fn, ar1_configs(), EVAL_SEEDS[1])
-    name = "false_points-fresh2.txt" if FRESH2 else "false_points-fresh.txt" if FRESH else "false_points.txt"
+    name = ("false_points-fresh3.txt" if FRESH3 else "false_points-fresh2.txt" if FRESH2
+            else "false_points-fresh.txt" if FRESH else "false_points.txt")
     (HERE / name).write_text("\n".join(out) + "\n")
     print("\n".join(out))
 
