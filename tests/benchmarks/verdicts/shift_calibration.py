@@ -6,6 +6,9 @@ per-side common variance that would make it 1 (method of moments, solved by bise
 prior's. Pairs share processes, so the df of the estimate is about the processes less one.
 
     python tests/benchmarks/verdicts/shift_calibration.py > tests/benchmarks/verdicts/shift_calibration.txt
+
+(`shift_calibration.txt` was made at fd6fb8c, with the priors of tuning data alone; the sets are
+`common_shift.py`'s, whose titles it now prints.)
 """
 
 from __future__ import annotations
@@ -18,13 +21,13 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
+sys.path.insert(0, str(HERE))
+
+from common_shift import BYTES, SETS  # noqa: E402
+
 from primbench.compare.core import compare_runs  # noqa: E402
 from primbench.compare.priors import size_class  # noqa: E402
 from primbench.results import load_results  # noqa: E402
-
-SETS = (("data", "first suite, a9c1633"), ("data2", "second suite, c961acb / 649f534 (throttle fault)"),
-        ("data3", "third suite, 2289ab4"))
-BYTES = {"64KiB": 64 << 10, "1MiB": 1 << 20, "4MiB": 4 << 20, "64MiB": 64 << 20}
 
 
 def solve(d2: list[float], v_est: list[float]) -> float:
