@@ -190,13 +190,7 @@ def export(db: Db, directory: str | os.PathLike[str], *, documents: bool = False
     """Every table of the store as ``DIRECTORY/<table>.parquet``: table -> (path, rows). The
     results documents (``documents.parquet``, or a server's or a folder's ``runs.document``)
     only with `documents` (`history.export.export_tables`)."""
-    store = open_store(db)
-    if documents:
-        return store.export_parquet(directory)
-    from primbench.history.export import export_tables
-
-    with store.read() as reader:  # a server's documents are not fetched at all
-        return export_tables(reader.con, directory, documents=False)
+    return open_store(db).export_parquet(directory, documents=documents)
 
 
 __all__ = ["branches", "compare", "export", "info", "ingest", "merge", "migrate", "plot",

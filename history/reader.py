@@ -143,8 +143,10 @@ class Reader:
         document, branch, commit = found
         return results_from_dict(document, f"{branch}@{(commit or '?')[:12]} (run {run_id[:12]})")
 
-    def export_parquet(self, directory: str | os.PathLike[str]) -> dict[str, tuple[Path, int]]:
-        """Every table as ``DIRECTORY/<table>.parquet`` (`history.export.export_tables`)."""
+    def export_parquet(self, directory: str | os.PathLike[str], *,
+                       documents: bool = True) -> dict[str, tuple[Path, int]]:
+        """Every table as ``DIRECTORY/<table>.parquet``, the results documents only with `documents`
+        (`history.export.export_tables`)."""
         from primbench.history.export import export_tables
 
-        return export_tables(self.con, directory)
+        return export_tables(self.con, directory, documents=documents)

@@ -172,9 +172,10 @@ class Store(ABC):
         with self.read() as r:
             return r.regressions(selector, **kwargs)
 
-    def export_parquet(self, directory: str | os.PathLike[str]) -> dict[str, tuple[Path, int]]:
+    def export_parquet(self, directory: str | os.PathLike[str], *,
+                       documents: bool = True) -> dict[str, tuple[Path, int]]:
         with self.read() as r:
-            return r.export_parquet(directory)
+            return r.export_parquet(directory, documents=documents)
 
 
 @functools.cache

@@ -436,12 +436,13 @@ class PostgresStore(Store):
                           for c in schema.RUN_COLUMNS)
         con.execute(f"CREATE VIEW runs AS SELECT {order} FROM runs_rows")
 
-    def export_parquet(self, directory: str | os.PathLike[str]) -> dict[str, tuple[Path, int]]:
+    def export_parquet(self, directory: str | os.PathLike[str], *,
+                       documents: bool = True) -> dict[str, tuple[Path, int]]:
         from primbench.history.reader import Reader
 
-        con = self.connect(documents=True)
+        con = self.connect(documents=documents)  # without them, the documents are not fetched at all
         try:
-            return Reader(con).export_parquet(directory)
+            return Reader(con).export_parquet(directory, documents=documents)
         finally:
             con.close()
 
