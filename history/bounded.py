@@ -15,6 +15,14 @@ if TYPE_CHECKING:
 READ_MEMORY = "384MB"
 
 
+def is_store_file(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether `con`'s database is a store file (not an in-memory copy of a folder's or a server's
+    tables): only a file's buffer pool is limited (`bounded`)."""
+    row = con.execute("SELECT count(*) FROM duckdb_databases() WHERE database_name = current_database() "
+                      "AND path IS NOT NULL").fetchone()
+    return bool(row and row[0])
+
+
 @contextmanager
 def bounded(con: duckdb.DuckDBPyConnection, memory: str = READ_MEMORY, *, threads: int | None = None) -> Iterator[None]:
     """DuckDB limited to `memory` (and `threads`, where given) while a store *file* is read on
@@ -22,9 +30,7 @@ def bounded(con: duckdb.DuckDBPyConnection, memory: str = READ_MEMORY, *, thread
     memory (a 100,000-run store's report passed 1.3 GB); past the limit it lets cached blocks
     go. An in-memory copy of a Parquet folder's or a server's tables is not limited (its tables
     are that memory). The settings are as they were afterwards."""
-    row = con.execute("SELECT count(*) FROM duckdb_databases() WHERE database_name = current_database() "
-                      "AND path IS NOT NULL").fetchone()
-    if not row or not row[0]:
+    if not is_store_file(con):
         yield
         return
     was = con.execute("SELECT current_setting('memory_limit'), current_setting('threads')").fetchone()

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from primbench.history.bounded import bounded
+from primbench.history.bounded import bounded, is_store_file
 from primbench.history.errors import HistoryError, one_line
 from primbench.history.storage.schema import TABLES
 
@@ -49,9 +49,7 @@ def export_tables(con: duckdb.DuckDBPyConnection, directory: str | os.PathLike[s
     written: dict[str, tuple[Path, int]] = {}
     present = {r[0] for r in con.execute(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'").fetchall()}
-    row = con.execute("SELECT count(*) FROM duckdb_databases() WHERE database_name = current_database() "
-                      "AND path IS NOT NULL").fetchone()
-    store_file = bool(row and row[0])  # as `bounded` tells: only a store file's memory is limited
+    store_file = is_store_file(con)  # only a store file's memory is limited
     with bounded(con, EXPORT_MEMORY, threads=1):
         for table in EXPORTED:
             if table not in present or (table == "documents" and not documents):
