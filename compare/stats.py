@@ -18,6 +18,7 @@ SciPy is imported on first use; without it `MissingDependencyError` names the ex
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 from collections.abc import Sequence
@@ -41,21 +42,17 @@ DEFAULT_ALPHA = 0.05
 #: The functions of `scipy.special` that compare uses: `scipy_special` returns them.
 SPECIAL_FUNCTIONS = ("polygamma", "digamma", "chdtrc", "chdtri", "fdtrc", "ndtr", "ndtri", "stdtr", "stdtrit")
 
-_SPECIAL: list[ModuleType] = []
-
-
+@functools.cache
 def scipy_special() -> ModuleType:
     """`scipy.special`'s `SPECIAL_FUNCTIONS` (the very same objects), or MissingDependencyError naming
     the `compare` extra. Where `scipy.special` is not imported yet they come from its compiled ufuncs
     and `_basic` alone (`_special_functions`): the package's ``__init__`` imports SciPy's array-API
     layer, whose copy of NumPy's namespace touches every attribute of ``numpy`` and so imports
     numpy.f2py, numpy.testing and more (0.2 s of a two-file compare's 0.6 s)."""
-    if not _SPECIAL:
-        try:
-            _SPECIAL.append(sys.modules.get("scipy.special") or _special_functions())
-        except ImportError:
-            raise MissingDependencyError("scipy", "compare", "primbench compare") from None
-    return _SPECIAL[0]
+    try:
+        return sys.modules.get("scipy.special") or _special_functions()
+    except ImportError:
+        raise MissingDependencyError("scipy", "compare", "primbench compare") from None
 
 
 def _special_functions() -> ModuleType:
