@@ -9,6 +9,8 @@ of the shifts across processes (one side's common part, with its df = processes 
 shift, the SD a pair's difference of shifts would have, and the prior's SD and df.
 
     python tests/benchmarks/verdicts/common_shift.py > tests/benchmarks/verdicts/common_shift.txt
+
+(`common_shift.txt` was made at fd6fb8c: its prior column is that of tuning data alone.)
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import json
 import math
 import statistics
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -29,6 +32,15 @@ SETS = (("data", "first suite, a9c1633 (before the throttle guard)"),
         ("data2", "second suite, c961acb / 649f534 (the guard's fault: short kernels on the noise timeout)"),
         ("data3", "third suite, 2289ab4 (the fault fixed)"))
 BYTES = {"64KiB": 64 << 10, "1MiB": 1 << 20, "4MiB": 4 << 20, "64MiB": 64 << 20}
+
+
+def aa_folders() -> Iterator[tuple[str, str, int, Path]]:
+    """Every collected size of every set: (the set's title, the size, its bytes, its folder)."""
+    for name, title in SETS:
+        for size, nbytes in BYTES.items():
+            folder = HERE / "h200" / name / size
+            if any(folder.glob("aa-*.json")):
+                yield title, size, nbytes, folder
 
 
 def shifts(folder: Path) -> list[float]:
@@ -55,17 +67,13 @@ def main() -> None:
     print("| set | size | A/A processes | SD of a process's shift (df) | largest shift | SD of a pair's "
           "difference | the prior's SD of one side (df) | SD ratio |")
     print("|---|---|---|---|---|---|---|---|")
-    for name, title in SETS:
-        for size, nbytes in BYTES.items():
-            folder = HERE / "h200" / name / size
-            if not folder.exists():
-                continue
-            sh = shifts(folder)
-            sd = statistics.stdev(sh)
-            prior = size_class(nbytes).rounds
-            psd = math.sqrt(prior.common)
-            print(f"| {title} | {size} | {len(sh)} | {pct(sd)} ({len(sh) - 1}) | {pct(max(sh, key=abs))} | "
-                  f"{pct(sd * math.sqrt(2))} | {pct(psd)} ({prior.common_df:g}) | {sd / psd:.1f}x |")
+    for title, size, nbytes, folder in aa_folders():
+        sh = shifts(folder)
+        sd = statistics.stdev(sh)
+        prior = size_class(nbytes).rounds
+        psd = math.sqrt(prior.common)
+        print(f"| {title} | {size} | {len(sh)} | {pct(sd)} ({len(sh) - 1}) | {pct(max(sh, key=abs))} | "
+              f"{pct(sd * math.sqrt(2))} | {pct(psd)} ({prior.common_df:g}) | {sd / psd:.1f}x |")
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ sys.path.insert(0, str(HERE.parents[2]))
 
 sys.path.insert(0, str(HERE))
 
-from common_shift import BYTES, SETS  # noqa: E402
+from common_shift import aa_folders  # noqa: E402
 
 from primbench.compare.core import compare_runs  # noqa: E402
 from primbench.compare.priors import size_class  # noqa: E402
@@ -47,26 +47,22 @@ def main() -> None:
     print("| set | size | pairs (processes) | mean square of shift / SE | SD of one side's shared part that makes it 1 "
           "| the prior's (df) |")
     print("|---|---|---|---|---|---|")
-    for name, title in SETS:
-        for size, nbytes in BYTES.items():
-            folder = HERE / "h200" / name / size
-            files = sorted(folder.glob("aa-*.json"))
-            if not files:
+    for title, size, nbytes, folder in aa_folders():
+        files = sorted(folder.glob("aa-*.json"))
+        docs = {f: load_results(f) for f in files}
+        prior = size_class(nbytes).rounds
+        d2, v_est, z2 = [], [], []
+        for a, b in itertools.combinations(files, 2):
+            s = compare_runs([docs[a]], [docs[b]]).suite_shift
+            if s is None or s.standard_error is None:
                 continue
-            docs = {f: load_results(f) for f in files}
-            prior = size_class(nbytes).rounds
-            d2, v_est, z2 = [], [], []
-            for a, b in itertools.combinations(files, 2):
-                s = compare_runs([docs[a]], [docs[b]]).suite_shift
-                if s is None or s.standard_error is None:
-                    continue
-                d = math.log1p(s.change)
-                d2.append(d * d)
-                v_est.append(max(s.standard_error ** 2 - 2 * prior.common, 1e-12))
-                z2.append(d * d / s.standard_error ** 2)
-            c = solve(d2, v_est)
-            print(f"| {title} | {size} | {len(d2)} ({len(files)}) | {sum(z2) / len(z2):.2f} | "
-                  f"{math.sqrt(c) * 100:.2f} % | {math.sqrt(prior.common) * 100:.2f} % ({prior.common_df:g}) |")
+            d = math.log1p(s.change)
+            d2.append(d * d)
+            v_est.append(max(s.standard_error ** 2 - 2 * prior.common, 1e-12))
+            z2.append(d * d / s.standard_error ** 2)
+        c = solve(d2, v_est)
+        print(f"| {title} | {size} | {len(d2)} ({len(files)}) | {sum(z2) / len(z2):.2f} | "
+              f"{math.sqrt(c) * 100:.2f} % | {math.sqrt(prior.common) * 100:.2f} % ({prior.common_df:g}) |")
 
 
 if __name__ == "__main__":
