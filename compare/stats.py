@@ -128,19 +128,29 @@ WINSOR = 0.1
 OUTLIER_P = 0.01
 
 
-def log_variance_moments(s_sq: np.ndarray, df: np.ndarray, *, winsor: float | None = None) -> tuple[float, float]:
+def log_variance_moments(s_sq: np.ndarray, df: np.ndarray, *, winsor: float | None = None,
+                         median: bool = False) -> tuple[float, float]:
     """Smyth's (2004) moments of sample variances `s_sq` on `df` degrees of freedom: the mean of
     e = ln s^2 - digamma(df / 2) + ln(df / 2), and e's variance beyond what sampling gives
     (its sample variance less the mean trigamma(df / 2)), the two a scaled inverse-chi-square
     prior is fitted to. `winsor`: the lowest and highest fraction of e pulled in to its quantiles
-    first (5 or more values; Phipson et al. 2016)."""
+    first (5 or more values; Phipson et al. 2016). `median`: e's median and its MAD (as a normal
+    SD) in place of its mean and SD, so that a minority of outlying variances moves neither."""
     sp = scipy_special()
     e = np.log(s_sq) - sp.digamma(df / 2) + np.log(df / 2)
     if winsor is not None and e.size >= 5:
         lo, hi = np.quantile(e, [winsor, 1 - winsor])
         e = np.clip(e, lo, hi)
+    if median:
+        centre = float(np.median(e))
+        spread = MAD_TO_SD * float(np.median(np.abs(e - centre)))
+        return centre, spread**2 - float(np.mean(trigamma(df / 2)))
     emean = float(e.mean())
     return emean, float(np.sum((e - emean) ** 2) / (e.size - 1) - np.mean(trigamma(df / 2)))
+
+
+#: A median absolute deviation as the standard deviation of normal data.
+MAD_TO_SD = 1.4826
 
 
 def fit_prior(s_sq: np.ndarray, df: np.ndarray, *, robust: bool = True) -> Prior | None:

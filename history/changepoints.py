@@ -150,17 +150,6 @@ _SHARE_RANGE = (0.2, 0.5)
 #: fixed a few commits later that PELT's penalty left uncut is not noise; 0 turns it off, the
 #: rule before). Chosen on the tuning set of ``tests/benchmarks/changepoints/tune_scan.py``.
 _CLEAN_ALPHA = 0.1
-#: Switches of the variants `tune_scan.py` compares (its record: ``tune_scan.txt``); the
-#: defaults are the method: the pooled prior from robust moments and the kurtosis's effective
-#: degrees of freedom (off: limma's moments, the rule before); the autocorrelation measured about
-#: the excursions too (on: about PELT's levels alone); the gate's z in the noise first measured,
-#: its autocorrelation included (off: white noise); the scan's tail Student's t (on: normal);
-#: the scan's level a multiple of `alpha`.
-_POOL_ROBUST = True
-_RHO_UNCLEANED = False
-_GATE_INFLATED = True
-_SCAN_NORMAL = False
-_SCAN_ALPHA = 1.0
 
 
 @dataclass(frozen=True)
@@ -458,14 +447,12 @@ def pool_noise(fits: Sequence[NoiseFit | None]) -> NoisePrior | None:
     if len(usable) < MIN_POOLED:
         return None
     d = np.array([f.dof for f in usable])
-    kurtosis = 3.0
-    if _POOL_ROBUST:
-        m = np.array([float(f.points) for f in usable])
-        kurtosis = float(np.sum(m * np.array([f.kurtosis for f in usable])) / np.sum(m))
-        d = np.array([_effective_dof(f.dof, kurtosis) for f in usable])
-        mean, excess = _robust_log_variance_moments(np.array([f.sigma**2 for f in usable]), d)
-    else:
-        mean, excess = log_variance_moments(np.array([f.sigma**2 for f in usable]), d)
+    m = np.array([float(f.points) for f in usable])
+    kurtosis = float(np.sum(m * np.array([f.kurtosis for f in usable])) / np.sum(m))
+    d = np.array([_effective_dof(f.dof, kurtosis) for f in usable])
+    # robust moments: a minority of series whose first segmentation missed a change (their
+    # variance inflated by it) do not make alike series look unlike
+    mean, excess = log_variance_moments(np.array([f.sigma**2 for f in usable]), d, median=True)
     if excess > 0:
         d0 = min(2 * trigamma_inverse(excess), float(np.sum(d)))
         s0 = math.exp(mean + float(special.psi(d0 / 2)) - math.log(d0 / 2))
@@ -485,17 +472,6 @@ def _effective_dof(dof: float, kurtosis: float) -> float:
     those of the scaled chi-square with the same relative variance (``(kurtosis - 1) / dof``;
     ``2 / dof`` for normal noise), never more than `dof` (lighter tails than normal)."""
     return dof * min(1.0, 2.0 / max(kurtosis - 1.0, 1e-9))
-
-
-def _robust_log_variance_moments(s_sq: Array, df: Array) -> tuple[float, float]:
-    """`log_variance_moments` (Smyth 2004) with the median and the MAD of the log variances in
-    place of their mean and variance: a minority of series whose first segmentation missed a
-    change (their variance inflated by it) do not make alike series look unlike."""
-    special = require("scipy.special")
-    e = np.log(s_sq) - special.psi(df / 2) + np.log(df / 2)
-    centre = float(np.median(e))
-    spread = _MAD * float(np.median(np.abs(e - centre)))
-    return centre, spread**2 - float(np.mean(special.polygamma(1, df / 2)))
 
 
 #: Results of `analyse` kept, newest last (`_CACHE_SIZE` at most), by a digest of the values,
@@ -562,10 +538,10 @@ def _start(x: Array, min_size: int, uncertainty: Array | None) -> _Start:
         return _Start(s, var, segs, None, uncertainty)
     fit = _segment_fit(s.y, segs)
     if _CLEAN_ALPHA > 0 and fit is not None:
-        inflation = _segment_noise(fit)[2] if _GATE_INFLATED else 1.0
+        inflation = _segment_noise(fit)[2]  # the gate's z in the noise first measured, its rho included
         clean = _segment_fit(s.y, Segments(_with_excursions(s, var * inflation, segs, min_size), segs.bursts))
-        if clean is not None:  # the spread about the levels and the excursions; rho about the levels
-            fit = replace(clean, rho=fit.rho, points=fit.points) if _RHO_UNCLEANED else clean
+        if clean is not None:  # the spread and the autocorrelation about the levels and the excursions
+            fit = clean
     return _Start(s, var, segs, fit, uncertainty)
 
 
@@ -846,13 +822,11 @@ def _excursions(s: _Series, var: Array, points: list[ChangePoint], alpha: float,
         pooled = s.prior_dof * s.prior_var / s.sigma**2
         z = z_clipped / math.sqrt((left + pooled) / (dof - 1 + s.prior_dof))
         count = max(tried, ex.tried)
-        law = math.inf if _SCAN_NORMAL else dof - 1 + s.prior_dof
-        tail = float(special.ndtr(-z)) if law == math.inf else float(special.stdtr(law, -z))
-        p = min(1.0, 2 * tail * count * excursion_share(count))
+        p = min(1.0, 2 * float(special.stdtr(dof - 1 + s.prior_dof, -z)) * count * excursion_share(count))
         inside = float(np.median(s.x[ex.start:ex.stop]))
         level = float(np.median(np.concatenate([s.x[a:ex.start], s.x[ex.stop:b]])))
         shift = inside / level - 1 if level else math.inf
-        if p >= alpha * _SCAN_ALPHA or abs(shift) < min_shift:
+        if p >= alpha or abs(shift) < min_shift:
             continue
         back = level / inside - 1 if inside else math.inf
         found.append(ChangePoint(ex.start, level, inside, shift, p, 1.0 - p, (a, ex.stop)))

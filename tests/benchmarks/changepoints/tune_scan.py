@@ -3,7 +3,9 @@ is tested in and of its level, on new tuning seeds only (7401-7410; no record us
 every block of 100 series of one case analysed together (`analyse_many`, as the records and the
 history commands do).
 
-Variants (module switches of `history.changepoints`, set here only; `variant`):
+Variants (module switches of `history.changepoints` as it was at 27dbb3c, where the method was
+frozen: the module of that commit is loaded, `versions.load`, and its switches set here; the
+switches are gone from the module since, its defaults kept; `variant`):
 * ``main``: the method before this pass (`_CLEAN_ALPHA` = 0: the noise measured about PELT's
   levels alone; `_POOL_ROBUST` off: limma's moments; the scan at `alpha`);
 * ``chosen``: the module's defaults: the noise (spread and autocorrelation) measured with each
@@ -36,8 +38,14 @@ sys.path.insert(0, str(HERE))
 
 from compare_detectors import Config, Score, score  # noqa: E402
 from generate import Noise, series  # noqa: E402
+from versions import load  # noqa: E402
 
-import primbench.history.changepoints as cp  # noqa: E402
+#: The commit whose module holds the variants' switches (the method frozen there).
+FROZEN = "27dbb3c"
+_cp = load(FROZEN)
+if _cp is None:
+    raise SystemExit(f"error: git cannot show history/changepoints.py at {FROZEN}")
+cp = _cp
 
 SEEDS = {"t5": 7401, "normal": 7402, "laplace": 7403, "ar": 7404}
 NS = tuple(int(n) for n in os.environ.get("CP_NS", "30,100,1000").split(","))
