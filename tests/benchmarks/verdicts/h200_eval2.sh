@@ -8,14 +8,17 @@ mkdir -p $OUT/e2
 # a folder of earlier processes to resume from (--resume keeps the whole ones)
 [ -n "${RESUME:-}" ] && cp -r $RESUME/. $OUT/e2/
 if [ "${SMOKE:-1}" = 1 ]; then
-timeout 60 python3 $SUITE --size 64KiB --rounds 1 --min-secs 0.05 --json-out $OUT/e2/smoke.json > $OUT/e2/smoke.log 2>&1; echo "smoke exit $?"
-python3 - <<'PY'
+for s in ${SMOKE_SIZES:-64KiB}; do  # one short round of every kernel at each size
+timeout 90 python3 $SUITE --size $s --rounds 1 --min-secs 0.05 --json-out $OUT/e2/smoke-$s.json > $OUT/e2/smoke-$s.log 2>&1; echo "smoke $s exit $?"
+SMOKE_FILE=$OUT/e2/smoke-$s.json python3 - <<'PY'
 import json,os
-d=json.load(open(os.environ["OUT"]+"/e2/smoke.json"))
+d=json.load(open(os.environ["SMOKE_FILE"]))
 bad=[s["name"] for s in d["specializations"] if s.get("error")]
 print("smoke failures:", bad, [s.get("error") for s in d["specializations"] if s.get("error")])
+print("per call (us):", [round(s["gpu_seconds_per_call"]*1e6, 1) for s in d["specializations"] if not s.get("error")])
 PY
+done
 fi
-timeout ${BUDGET:-520} python3 tests/benchmarks/verdicts/collect.py --suite $SUITE --sizes ${SIZES:-64MiB,4MiB} --out $OUT/e2 ${RESUME:+--resume} 2>&1 | tail -30
+[ "${BUDGET:-520}" -gt 0 ] && timeout ${BUDGET:-520} python3 tests/benchmarks/verdicts/collect.py --suite $SUITE --sizes ${SIZES:-64MiB,4MiB} --out $OUT/e2 ${RESUME:+--resume} 2>&1 | tail -30
 pkill -f "$(basename $SUITE) --size"; sleep 2  # the suite processes only (the calling command line may name the suite too)
 cd $OUT && tar czf e2.tgz e2 && rm -rf e2 && ls -la
