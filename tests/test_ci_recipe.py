@@ -466,8 +466,9 @@ def test_the_comment_is_created_once_then_updated(tmp_path: Path) -> None:
     assert "created comment 1" in first.stdout
     comments = tmp_path / "comments" / "acme" / "kernels" / "7"
     assert [p.name for p in comments.iterdir()] == ["1"]
-    assert (comments / "1").read_text().startswith("<!-- primbench-compare -->") and "4 regressions" in (
-        comments / "1").read_text()
+    posted = (comments / "1").read_text()
+    assert posted.startswith("<!-- primbench-compare -->") and "**🔴 regression**" in posted
+    assert re.search(r"\*\*[1-9]\d* regressions?, ", posted)
     for d in ("base", "results"):
         shutil.rmtree(tmp_path / d)
     _, code, _ = _compare(tmp_path, EXAMPLES_H200 / "copy-run1.json", EXAMPLES_H200 / "copy-run2.json")
