@@ -173,7 +173,7 @@ _SCAN_HUBER = 1.5
 _SCAN_HUBER_GATE = 2.0
 _HEAVY_POOLED = True
 _HEAVY_POOLED_KURTOSIS = 3.2
-_SCAN_HUBER_POOLED_ONLY = True  # the M-estimate test only where the block is heavy-tailed (not one series' own kurtosis)
+_SCAN_HUBER_POOLED_ONLY = True  # the M-estimate test only where the block is heavy-tailed, not one series alone
 _SCAN_HUBER_CAP = 0.0  # where > 0: the M-estimate test's z counts up to this times the clipped means' z
 _RAW_KURTOSIS = False  # NoiseFit.kurtosis of the residuals as they are (not pulled in), less its small-sample bias
 
