@@ -4,9 +4,12 @@ heavy-tailed series' excursion, on new tuning seeds only (7501 t5, 7502 Gaussian
 100 series of one case analysed together (`analyse_many`), the cells and the scoring of
 `tune_scan.py` (the fourth pass's).
 
-Variants (switches of this checkout's `history.changepoints`, set by `variant`; the switches of
-the variants rejected are removed from the module after the record, and this script then loads
-the module of the commit named in its record, `FROZEN`, as `tune_scan.py` does):
+Variants (switches of this checkout's `history.changepoints`, set by `variant`; the rejected
+ones stay in the module, off. ``CP_FROZEN=REV``: the module of commit REV instead, `versions.load`,
+as `tune_scan.py` does, should the switches leave the module; the record, ``tune_scan5.txt``, ran
+on the uncommitted tree just before 2bb5183: its third process on 2bb5183's code, its first two
+with the same code paths under earlier switch names (``_SCAN_M`` for `_SCAN_HUBER`) and without
+``only``, which is off in their variants; every variant sets every switch):
 * ``main``: the method before this pass (the M-estimate test off);
 * ``mK``: the scan's excursion in a heavy-tailed series (kurtosis over `_HEAVY_KURTOSIS`) tested
   by Huber M-estimates of its two levels, psi at K noise sds, their variance
@@ -15,6 +18,8 @@ the module of the commit named in its record, `FROZEN`, as `tune_scan.py` does):
   (`_SCAN_HUBER_GATE`; without it, the test replaces the clipped means' wherever the series is heavy-tailed);
 * ``only``: the M-estimate test only in a block that is heavy-tailed as a whole (``pooled``'s
   rule), not in a series whose own kurtosis alone says so (nor in a series analysed alone);
+* ``capC``: the M-estimate test's z counted up to C times the clipped means' (`_SCAN_HUBER_CAP`;
+  scratch runs only, not in the record);
 * ``rawk``: each series' kurtosis (`NoiseFit.kurtosis`, what the effective degrees of freedom of
   the pooled variance come from) of its residuals as they are, less its small-sample bias, not
   of the residuals pulled in to 3 spreads;
