@@ -52,7 +52,13 @@ the same at 1 TB/s and at 10 GB/s).
    0.45 of 66 intervals to 0.25 of 12,800, calibrated on simulated white noise,
    ``tests/benchmarks/changepoints/calibrate_scan.py``), p < `alpha`
    and a shift of medians of at least `min_shift`: two change points, and the pieces on
-   either side are searched again. An excursion of 4-16 points that PELT itself cut out
+   either side are searched again. Where the series analysed together are heavy-tailed
+   (their pooled kurtosis, each series' less its small-sample bias, over 3.2), the excursion is
+   also tested by Huber M-estimates of its two levels (psi at 1.5 noise sds, each side about
+   its own level; their variance ``E psi**2 / (E psi')**2`` times a mean's, from the pooled
+   residuals), where the clipped means' own p is under twice alpha; the smaller p counts
+   (`_SCAN_HUBER`: the clipped means pull a regression's points toward the rest, and t(5)
+   noise holds more about a level than its mean does). An excursion of 4-16 points that PELT itself cut out
    between two longer segments is left to this scan too (its two cuts are dropped before the
    tests of 5: tested apart, in the noise the excursion leaves, a cluster of heavy-tailed
    points passed them; `_leave_to_scan`).
@@ -150,6 +156,26 @@ _SHARE_RANGE = (0.2, 0.5)
 #: fixed a few commits later that PELT's penalty left uncut is not noise; 0 turns it off, the
 #: rule before). Chosen on the tuning set of ``tests/benchmarks/changepoints/tune_scan.py``.
 _CLEAN_ALPHA = 0.1
+#: The short-regression scan's second test, where the noise is heavy-tailed: the excursion's and
+#: the rest's levels as Huber M-estimates, psi at `_SCAN_HUBER` noise sds (each side about its own
+#: level, which the clipped means about the segment's median are not: a -2 sd excursion's points
+#: are pulled toward the rest), their variance ``E psi**2 / (E psi')**2`` times a mean's, from
+#: the residuals (`NoiseFit.huber`, pooled where the series are analysed together). An M-estimate
+#: of 4-16 heavy-tailed points has heavier tails than the normal its p-value assumes (a pair of
+#: large points moves it), so it counts only where the clipped means' own p is under
+#: `_SCAN_HUBER_GATE` times alpha; then the smaller p of the two. And where the series analysed
+#: together have a pooled kurtosis (each series' less its small-sample bias) over
+#: `_HEAVY_POOLED_KURTOSIS`, every one of them counts as heavy-tailed (30 points of t(5) noise
+#: seldom show it alone). Chosen on the tuning set of ``tests/benchmarks/changepoints/tune_scan5.py``
+#: (``tune_scan5.txt``; 0 / False: the rule before). ``_SCAN_HUBER_CAP`` and ``_RAW_KURTOSIS``:
+#: variants that set rejected (0 / False).
+_SCAN_HUBER = 1.5
+_SCAN_HUBER_GATE = 2.0
+_HEAVY_POOLED = True
+_HEAVY_POOLED_KURTOSIS = 3.2
+_SCAN_HUBER_POOLED_ONLY = True  # the M-estimate test only where the block is heavy-tailed, not one series alone
+_SCAN_HUBER_CAP = 0.0  # where > 0: the M-estimate test's z counts up to this times the clipped means' z
+_RAW_KURTOSIS = False  # NoiseFit.kurtosis of the residuals as they are (not pulled in), less its small-sample bias
 
 
 @dataclass(frozen=True)
@@ -243,6 +269,8 @@ class _Series:
     inflation: float = 1.0  # variance of a mean over sigma**2 / n: correlated neighbours (AR(1))
     prior_var: float = 0.0  # the pooled noise variance of the series analysed together (`NoisePrior`)
     prior_dof: float = 0.0  # ... and its degrees of freedom (0: this series' noise alone)
+    huber: float = 1.0  # E psi**2 / (E psi')**2 of the noise at `_SCAN_HUBER` (`NoiseFit.huber`)
+    heavy: bool = False  # the series analysed with it are heavy-tailed (`_HEAVY_POOLED`)
 
 
 def _running_median(y: Array) -> Array:
@@ -283,6 +311,7 @@ class NoiseFit:
     rho: float  # lag-1 autocorrelation of the residuals, less the bias of centring each segment
     points: int  # residuals it is from
     kurtosis: float = 3.0  # of the residuals pulled in to 3 spreads (normal: about 2.9)
+    huber: float = 1.0  # the residuals' E psi**2 / (E psi')**2, Huber's psi at `_SCAN_HUBER` sigmas
 
 
 def _segment_fit(y: Array, segs: Segments) -> NoiseFit | None:
@@ -320,7 +349,21 @@ def _segment_fit(y: Array, segs: Segments) -> NoiseFit | None:
     rho = rho + (1 + 3 * rho) * levels / len(res)  # less the bias of centring each segment
     fourth = sum(float(np.sum(p**4)) for p in clipped)
     kurtosis = fourth * len(res) / power**2 if power > 0 else 3.0
-    return NoiseFit(spread, max(float(len(res) - levels), 0.0), rho, len(res), kurtosis)
+    if _RAW_KURTOSIS:
+        raw = float(np.dot(res, res))
+        kurtosis = _fisher_kurtosis(float(np.sum(res**4)) * len(res) / raw**2, len(res)) if raw > 0 else 3.0
+    return NoiseFit(spread, max(float(len(res) - levels), 0.0), rho, len(res), kurtosis, _huber_ratio(res / spread))
+
+
+def _huber_ratio(r: Array) -> float:
+    """``E psi(r)**2 / (E psi'(r))**2`` of residuals `r` in units of their noise, Huber's psi at
+    `_SCAN_HUBER`: the variance of an M-estimate of a level over that of a mean (1 where off)."""
+    if _SCAN_HUBER <= 0 or len(r) == 0:
+        return 1.0
+    inside = float(np.mean(np.abs(r) < _SCAN_HUBER))
+    if inside <= 0:
+        return 1.0
+    return float(np.mean(np.clip(r, -_SCAN_HUBER, _SCAN_HUBER) ** 2)) / inside**2
 
 
 def _segment_noise(fit: NoiseFit | None, prior: NoisePrior | None = None) -> tuple[float, float, float]:
@@ -425,6 +468,8 @@ class NoisePrior:
     rho_points: float  # k: the points the pooled rho weighs as
     series: int  # the series it was pooled from
     kurtosis: float = 3.0  # the pooled kurtosis of the series' residuals (`NoiseFit.kurtosis`)
+    huber: float = 1.0  # the pooled `NoiseFit.huber`
+    corrected_kurtosis: float = 3.0  # the pooled kurtosis, each series' less its small-sample bias
 
     def moderate(self, fit: NoiseFit) -> tuple[float, float, float, float]:
         """One series' noise, degrees of freedom, rho and rho's standard error, moderated."""
@@ -464,7 +509,17 @@ def pool_noise(fits: Sequence[NoiseFit | None]) -> NoisePrior | None:
     tau2 = float(np.var(r, ddof=1)) - float(np.mean(1 / m))
     total = float(np.sum(m))
     k = min(1 / tau2, total) if tau2 > 0 else total
-    return NoisePrior(s0, d0, rho, k, len(usable), kurtosis)
+    huber = float(np.sum(m * np.array([f.huber for f in usable])) / np.sum(m))
+    corrected = (kurtosis - 0.3 if _RAW_KURTOSIS else  # raw: Gaussian 3.0, t5 4.0-4.5 (threshold 3.2 + 0.3)
+                 float(np.sum(m * np.array([_fisher_kurtosis(f.kurtosis, f.points) for f in usable])) / np.sum(m)))
+    return NoisePrior(s0, d0, rho, k, len(usable), kurtosis, huber, corrected)
+
+
+def _fisher_kurtosis(kurtosis: float, m: int) -> float:
+    """A sample kurtosis of `m` points less its small-sample bias (Fisher's G2, plus 3)."""
+    if m < 4:
+        return kurtosis
+    return 3 + ((m + 1) * (kurtosis - 3) + 6) * (m - 1) / ((m - 2) * (m - 3))
 
 
 def _effective_dof(dof: float, kurtosis: float) -> float:
@@ -632,7 +687,10 @@ def _finish(start: _Start, prior: NoisePrior | None, alpha: float, min_size: int
         if sigma > 0 and dof >= 1:
             s = replace(s, sigma=sigma, dof=dof, w=_winsorize(s.y, sigma), inflation=inflation)
             if prior is not None:
-                s = replace(s, prior_var=prior.variance, prior_dof=prior.dof)
+                s = replace(s, prior_var=prior.variance, prior_dof=prior.dof, huber=prior.huber,
+                            heavy=_HEAVY_POOLED and prior.corrected_kurtosis > _HEAVY_POOLED_KURTOSIS)
+            elif start.fit is not None:
+                s = replace(s, huber=start.fit.huber)
             var = _variances(s, uncertainty) * inflation
     keep = np.ones(n, dtype=bool)
     for a, b in segs.bursts:
@@ -793,7 +851,8 @@ def _excursions(s: _Series, var: Array, points: list[ChangePoint], alpha: float,
     rss, dof = 0.0, float(n - len(queue))
     middles = [float(np.median(v[a:b])) for a, b in queue]
     best = {(a, b): _best_interval(s.w, weights, a, b, lmin, min_size) for a, b in queue}
-    clip = _SCAN_CLIP if _heavy(v, sd, best) else math.inf
+    heavy = s.heavy or _heavy(v, sd, best)
+    clip = _SCAN_CLIP if heavy else math.inf
     for (a, b), middle in zip(queue, middles, strict=True):
         v[a:b] = middle + np.clip(v[a:b] - middle, -clip * sd[a:b], clip * sd[a:b])
         level = float(np.sum(unit[a:b] * v[a:b]) / np.sum(unit[a:b]))
@@ -815,6 +874,14 @@ def _excursions(s: _Series, var: Array, points: list[ChangePoint], alpha: float,
                        / np.sum(outer)))
         z_clipped = abs(gap) / math.sqrt(1 / float(np.sum(inner)) + 1 / float(np.sum(outer)))
         left = rss - z_clipped**2 * s.inflation
+        if (s.heavy if _SCAN_HUBER_POOLED_ONLY else heavy) and _SCAN_HUBER > 0:
+            # the two levels' Huber M-estimates, their variance from the noise's moments
+            gap = (_m_level(s.w[ex.start:ex.stop], sd[ex.start:ex.stop])
+                   - _m_level(np.concatenate([s.w[a:ex.start], s.w[ex.stop:b]]),
+                              np.concatenate([sd[a:ex.start], sd[ex.stop:b]])))
+            z_m = abs(gap) / math.sqrt(s.huber * (1 / float(np.sum(inner)) + 1 / float(np.sum(outer))))
+        else:
+            z_m = 0.0
         if left <= 0:
             continue
         # the noise of the series analysed together, where pooled (`NoisePrior`): its degrees
@@ -823,6 +890,15 @@ def _excursions(s: _Series, var: Array, points: list[ChangePoint], alpha: float,
         z = z_clipped / math.sqrt((left + pooled) / (dof - 1 + s.prior_dof))
         count = max(tried, ex.tried)
         p = min(1.0, 2 * float(special.stdtr(dof - 1 + s.prior_dof, -z)) * count * excursion_share(count))
+        if z_m > 0:
+            zm = z_m / math.sqrt((left + pooled) / (dof - 1 + s.prior_dof))
+            if _SCAN_HUBER_CAP > 0:
+                zm = min(zm, _SCAN_HUBER_CAP * z)
+            pm = min(1.0, 2 * float(special.stdtr(dof - 1 + s.prior_dof, -zm)) * count * excursion_share(count))
+            if _SCAN_HUBER_GATE <= 0:
+                p = pm
+            elif p < _SCAN_HUBER_GATE * alpha:
+                p = min(p, pm)
         inside = float(np.median(s.x[ex.start:ex.stop]))
         level = float(np.median(np.concatenate([s.x[a:ex.start], s.x[ex.stop:b]])))
         shift = inside / level - 1 if level else math.inf
@@ -834,6 +910,22 @@ def _excursions(s: _Series, var: Array, points: list[ChangePoint], alpha: float,
         queue += [(a, ex.start), (ex.stop, b)]
         rss, dof = left, dof - 1
     return sorted([*points, *found], key=lambda cp: cp.index)
+
+
+def _m_level(x: Array, sd: Array) -> float:
+    """Huber's M-estimate of the level of points `x` (noise `sd` each), psi at `_SCAN_HUBER` sds."""
+    m = float(np.median(x))
+    for _ in range(20):
+        r = (x - m) / sd
+        inside = np.abs(r) < _SCAN_HUBER
+        slope = float(np.sum(inside / sd**2))
+        if slope <= 0:
+            break
+        step = float(np.sum(np.clip(r, -_SCAN_HUBER, _SCAN_HUBER) / sd)) / slope
+        m += step
+        if abs(step) <= 1e-9 * float(np.min(sd)):
+            break
+    return m
 
 
 def _best_interval(w: Array, weights: Array, a: int, b: int, lmin: int, margin: int) -> Excursion | None:
