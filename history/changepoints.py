@@ -167,15 +167,11 @@ _CLEAN_ALPHA = 0.1
 #: together have a pooled kurtosis (each series' less its small-sample bias) over
 #: `_HEAVY_POOLED_KURTOSIS`, every one of them counts as heavy-tailed (30 points of t(5) noise
 #: seldom show it alone). Chosen on the tuning set of ``tests/benchmarks/changepoints/tune_scan5.py``
-#: (``tune_scan5.txt``; 0 / False: the rule before). ``_SCAN_HUBER_CAP`` and ``_RAW_KURTOSIS``:
-#: variants that set rejected (0 / False).
+#: (``tune_scan5.txt``, with the variants it rejected: it loads this module as at 2bb5183, where
+#: their switches were; ``_SCAN_HUBER`` 0: the rule before).
 _SCAN_HUBER = 1.5
 _SCAN_HUBER_GATE = 2.0
-_HEAVY_POOLED = True
 _HEAVY_POOLED_KURTOSIS = 3.2
-_SCAN_HUBER_POOLED_ONLY = True  # the M-estimate test only where the block is heavy-tailed, not one series alone
-_SCAN_HUBER_CAP = 0.0  # where > 0: the M-estimate test's z counts up to this times the clipped means' z
-_RAW_KURTOSIS = False  # NoiseFit.kurtosis of the residuals as they are (not pulled in), less its small-sample bias
 
 
 @dataclass(frozen=True)
@@ -270,7 +266,7 @@ class _Series:
     prior_var: float = 0.0  # the pooled noise variance of the series analysed together (`NoisePrior`)
     prior_dof: float = 0.0  # ... and its degrees of freedom (0: this series' noise alone)
     huber: float = 1.0  # E psi**2 / (E psi')**2 of the noise at `_SCAN_HUBER` (`NoiseFit.huber`)
-    heavy: bool = False  # the series analysed with it are heavy-tailed (`_HEAVY_POOLED`)
+    heavy: bool = False  # the series analysed with it are heavy-tailed (`_HEAVY_POOLED_KURTOSIS`)
 
 
 def _running_median(y: Array) -> Array:
@@ -349,9 +345,6 @@ def _segment_fit(y: Array, segs: Segments) -> NoiseFit | None:
     rho = rho + (1 + 3 * rho) * levels / len(res)  # less the bias of centring each segment
     fourth = sum(float(np.sum(p**4)) for p in clipped)
     kurtosis = fourth * len(res) / power**2 if power > 0 else 3.0
-    if _RAW_KURTOSIS:
-        raw = float(np.dot(res, res))
-        kurtosis = _fisher_kurtosis(float(np.sum(res**4)) * len(res) / raw**2, len(res)) if raw > 0 else 3.0
     return NoiseFit(spread, max(float(len(res) - levels), 0.0), rho, len(res), kurtosis, _huber_ratio(res / spread))
 
 
@@ -510,8 +503,7 @@ def pool_noise(fits: Sequence[NoiseFit | None]) -> NoisePrior | None:
     total = float(np.sum(m))
     k = min(1 / tau2, total) if tau2 > 0 else total
     huber = float(np.sum(m * np.array([f.huber for f in usable])) / np.sum(m))
-    corrected = (kurtosis - 0.3 if _RAW_KURTOSIS else  # raw: Gaussian 3.0, t5 4.0-4.5 (threshold 3.2 + 0.3)
-                 float(np.sum(m * np.array([_fisher_kurtosis(f.kurtosis, f.points) for f in usable])) / np.sum(m)))
+    corrected = float(np.sum(m * np.array([_fisher_kurtosis(f.kurtosis, f.points) for f in usable])) / np.sum(m))
     return NoisePrior(s0, d0, rho, k, len(usable), kurtosis, huber, corrected)
 
 
@@ -688,7 +680,7 @@ def _finish(start: _Start, prior: NoisePrior | None, alpha: float, min_size: int
             s = replace(s, sigma=sigma, dof=dof, w=_winsorize(s.y, sigma), inflation=inflation)
             if prior is not None:
                 s = replace(s, prior_var=prior.variance, prior_dof=prior.dof, huber=prior.huber,
-                            heavy=_HEAVY_POOLED and prior.corrected_kurtosis > _HEAVY_POOLED_KURTOSIS)
+                            heavy=prior.corrected_kurtosis > _HEAVY_POOLED_KURTOSIS)
             elif start.fit is not None:
                 s = replace(s, huber=start.fit.huber)
             var = _variances(s, uncertainty) * inflation
@@ -874,7 +866,7 @@ def _excursions(s: _Series, var: Array, points: list[ChangePoint], alpha: float,
                        / np.sum(outer)))
         z_clipped = abs(gap) / math.sqrt(1 / float(np.sum(inner)) + 1 / float(np.sum(outer)))
         left = rss - z_clipped**2 * s.inflation
-        if (s.heavy if _SCAN_HUBER_POOLED_ONLY else heavy) and _SCAN_HUBER > 0:
+        if s.heavy and _SCAN_HUBER > 0:  # the M-estimate test where the block is heavy-tailed
             # the two levels' Huber M-estimates, their variance from the noise's moments
             gap = (_m_level(s.w[ex.start:ex.stop], sd[ex.start:ex.stop])
                    - _m_level(np.concatenate([s.w[a:ex.start], s.w[ex.stop:b]]),
@@ -892,8 +884,6 @@ def _excursions(s: _Series, var: Array, points: list[ChangePoint], alpha: float,
         p = min(1.0, 2 * float(special.stdtr(dof - 1 + s.prior_dof, -z)) * count * excursion_share(count))
         if z_m > 0:
             zm = z_m / math.sqrt((left + pooled) / (dof - 1 + s.prior_dof))
-            if _SCAN_HUBER_CAP > 0:
-                zm = min(zm, _SCAN_HUBER_CAP * z)
             pm = min(1.0, 2 * float(special.stdtr(dof - 1 + s.prior_dof, -zm)) * count * excursion_share(count))
             if _SCAN_HUBER_GATE <= 0:
                 p = pm

@@ -4,9 +4,9 @@ heavy-tailed series' excursion, on new tuning seeds only (7501 t5, 7502 Gaussian
 100 series of one case analysed together (`analyse_many`), the cells and the scoring of
 `tune_scan.py` (the fourth pass's).
 
-Variants (switches of this checkout's `history.changepoints`, set by `variant`; the rejected
-ones stay in the module, off. ``CP_FROZEN=REV``: the module of commit REV instead, `versions.load`,
-as `tune_scan.py` does, should the switches leave the module; the record, ``tune_scan5.txt``, ran
+Variants (switches of `history.changepoints` as it was at 2bb5183, where the method was frozen:
+that commit's module is loaded, `versions.load`, as `tune_scan.py` does, and its switches set by
+`variant`; ``CP_FROZEN=REV`` another commit's; the record, ``tune_scan5.txt``, ran
 on the uncommitted tree just before 2bb5183: its third process on 2bb5183's code, its first two
 with the same code paths under earlier switch names (``_SCAN_M`` for `_SCAN_HUBER`) and without
 ``only``, which is off in their variants; every variant sets every switch):
@@ -46,8 +46,9 @@ from compare_detectors import Config, Score, score  # noqa: E402
 from generate import Noise, series  # noqa: E402
 from versions import load  # noqa: E402
 
-#: The commit whose module holds the variants' switches ("" : this checkout's module).
-FROZEN = os.environ.get("CP_FROZEN", "")
+#: The commit whose module holds the variants' switches (the method frozen there; the rejected
+#: ones have left the module since; ``CP_FROZEN=""``: this checkout's module).
+FROZEN = os.environ.get("CP_FROZEN", "2bb5183")
 if FROZEN:
     _cp = load(FROZEN)
     if _cp is None:
