@@ -23,6 +23,7 @@ from primbench.cli.options import (
     METRIC_HELP,
     THRESHOLD_HELP,
     MetricChoice,
+    PlainOptionsCommand,
     check_probability,
     parse_fail_on,
     parse_fraction,
@@ -43,7 +44,7 @@ class Format(StrEnum):
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("compare")
+    @app.command("compare", cls=PlainOptionsCommand)
     def compare(
         paths: list[Path] = typer.Argument(
             ..., metavar="BASE... [--] HEAD...",
@@ -100,6 +101,7 @@ def register(app: typer.Typer) -> None:
             typer.echo("primbench compare: error: only one side can be - (standard input)", err=True)
             raise typer.Exit(EXIT_USAGE)
         notes: list[str] = []
+        from primbench.cli import keep_until_exit
         from primbench.results import cyclic_gc_paused
 
         # The cyclic collector paused for the whole command, not only within loading and comparing:
@@ -109,12 +111,16 @@ def register(app: typer.Typer) -> None:
             try:
                 from primbench.compare.core import compare_runs, load_side
 
-                comparison = compare_runs([r for p in base for r in load_side(p, notes)],
-                                          [r for p in head for r in load_side(p, notes)],
-                                          threshold=fraction, alpha=alpha, suite_shift_limit=limit,
+                base_runs = [r for p in base for r in load_side(p, notes)]
+                head_runs = [r for p in head for r in load_side(p, notes)]
+                comparison = compare_runs(base_runs, head_runs, threshold=fraction, alpha=alpha,
+                                          suite_shift_limit=limit,
                                           metric=metric.value if metric is not None else None,
                                           max_detectable=detectable,
                                           allow_mismatch=allow_mismatch, strict_environment=strict_environment)
+                # the process ends after the command (`primbench.cli.main`): not freed object by object
+                keep_until_exit(base_runs, head_runs)
+                del base_runs, head_runs
             except PrimbenchError as exc:
                 typer.echo(f"primbench compare: error: {term_clean(exc)}", err=True)
                 raise typer.Exit(getattr(exc, "exit_code", EXIT_USAGE)) from None
@@ -122,6 +128,7 @@ def register(app: typer.Typer) -> None:
             _write_files(comparison, markdown_out, json_out, view)
             _show(comparison, output_format, "-" in files.values(), view)
             failed = comparison.failed(fail_when)
+            keep_until_exit(comparison)
         raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
 
 
