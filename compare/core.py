@@ -1077,7 +1077,7 @@ def _prior_only_cap(suite: _Suite, family: np.ndarray) -> float:
         return stats.WIDEN_MAX
     classes, at = _class_table([suite.klass[i] for i in rows.tolist()])
     bound = np.array([stats.prior_upper_ratio(k.single.process_df) for k in classes])
-    return float(np.median(bound[at]))
+    return float(stats.median_of(bound[at]))
 
 
 @dataclass(frozen=True)
@@ -1140,9 +1140,9 @@ def _tests(suite: _Suite, noise: _Noise, delta: float, threshold: float, alpha: 
         widen = min(spread, stats.WIDEN_MAX, _prior_only_cap(suite, family))
         rel_se = rel_se * widen
         centre_var = stats.centre_variance(own_se[family] * widen)
-        shared = float(np.median(noise.common[family]))
+        shared = float(stats.median_of(noise.common[family]))
         suite_se = math.sqrt(shared + centre_var)
-        suite_df = float(np.median(noise.common_df[family]))
+        suite_df = float(stats.median_of(noise.common_df[family]))
         suite_p = float(stats.t_test_p(np.array([centre]), np.array([suite_se]), np.array([suite_df]))[0])
         detected = abs(centre) >= delta and suite_p <= alpha / 2
         times = bool(np.all(better[family] < 0))  # every row a time: say it in time
