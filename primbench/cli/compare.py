@@ -6,6 +6,7 @@ SciPy) are imported only when the command runs.
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -118,7 +119,7 @@ def register(app: typer.Typer) -> None:
                                           metric=metric.value if metric is not None else None,
                                           max_detectable=detectable,
                                           allow_mismatch=allow_mismatch, strict_environment=strict_environment)
-                # the process ends after the command (`primbench.cli.main`): not freed object by object
+                # where the process ends after the command (`primbench.cli.main`): not freed object by object
                 keep_until_exit(base_runs, head_runs)
                 del base_runs, head_runs
             except PrimbenchError as exc:
@@ -128,7 +129,10 @@ def register(app: typer.Typer) -> None:
             _write_files(comparison, markdown_out, json_out, view)
             _show(comparison, output_format, "-" in files.values(), view)
             failed = comparison.failed(fail_when)
-            keep_until_exit(comparison)
+            if keep_until_exit(comparison):
+                # and the collector, resumed when this block ends, would walk every object of both
+                # sides and the rows once more (0.15-0.2 s at 100,000 specializations): not them
+                gc.freeze()
         raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
 
 
