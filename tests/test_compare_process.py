@@ -1,5 +1,5 @@
 """`primbench compare` as a process of its own (issue 28's start-up and exit): the process ends
-without freeing the comparison (`primbench.cli.keep_until_exit`, `_end_process`) and without
+without freeing the comparison (`primbench.cli.compare.keep_until_exit`, `primbench.cli._end_process`) and without
 importing pydantic for Typer's options (`primbench.cli.options.coerce_plainly`), and says, writes
 and exits exactly as the command run in-process (CliRunner) does."""
 
@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 
 import primbench.cli as cli
 from primbench.cli import app
+from primbench.cli import compare as compare_cmd
 from tests.compare_data import document, spec, write
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,11 +28,11 @@ TB = 1.0e12
 _PROGRAM = textwrap.dedent("""
     import atexit, sys
     marker = sys.argv.pop(1)
-    import primbench.cli as cli
+    import primbench.cli.compare as compare
 
     def report():
         with open(marker, "w") as f:
-            f.write(f"{'pydantic' in sys.modules} {'numpy.ma' in sys.modules} {len(cli._kept)}")
+            f.write(f"{'pydantic' in sys.modules} {'numpy.ma' in sys.modules} {len(compare.left_to_exit)}")
 
     atexit.register(report)
     sys.argv[0] = "primbench"
@@ -106,18 +107,18 @@ def test_main_called_by_a_test_keeps_nothing_and_raises_system_exit(sides: tuple
     with pytest.raises(SystemExit) as done:
         cli.main()
     assert done.value.code == 1
-    assert cli._kept == [] and not cli._exit_follows
+    assert compare_cmd.left_to_exit == [] and not compare_cmd.exit_follows
     assert '"specializations"' in capsys.readouterr().out
 
 
 def test_keep_until_exit_holds_only_when_the_process_ends_after_the_command(monkeypatch: pytest.MonkeyPatch) -> None:
     thing = object()
-    cli.keep_until_exit(thing)
-    assert cli._kept == []
-    monkeypatch.setattr(cli, "_exit_follows", True)
-    monkeypatch.setattr(cli, "_kept", [])
-    cli.keep_until_exit(thing)
-    assert cli._kept == [thing]
+    assert not compare_cmd.keep_until_exit(thing)
+    assert compare_cmd.left_to_exit == []
+    monkeypatch.setattr(compare_cmd, "exit_follows", True)
+    monkeypatch.setattr(compare_cmd, "left_to_exit", [])
+    assert compare_cmd.keep_until_exit(thing)
+    assert compare_cmd.left_to_exit == [thing]
 
 
 # --------------------------------------------------------------------------- the plain coercion

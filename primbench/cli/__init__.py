@@ -243,24 +243,6 @@ def _interrupted_code(code: Any) -> Any:
     return EXIT_INTERRUPTED if signum == signal.SIGINT else 128 + signum
 
 
-#: Whether the process ends as soon as the running command returns: `main` as the program's own
-#: entry point (`_called_as_program`). `keep_until_exit` holds objects only then.
-_exit_follows = False
-#: What commands left to the end of the process (`keep_until_exit`).
-_kept: list[Any] = []
-
-
-def keep_until_exit(*objects: Any) -> bool:
-    """Leave `objects` to the end of the process instead of freeing them one by one when the
-    command returns, where `main` is the program's entry point and ends the process right after
-    the command without tearing its objects down (`_end_process`; 100,000 specializations'
-    comparison takes 0.5 s to free). Anywhere else (CliRunner, a test calling `main`) nothing is
-    kept: the objects are freed as usual. Whether they were kept."""
-    if _exit_follows:
-        _kept.extend(objects)
-    return _exit_follows
-
-
 def _called_as_program(depth: int = 2) -> bool:
     """Whether the function calling this one was called from the ``__main__`` module: the
     console script, ``python -m primbench`` or ``python -c``, not a test calling `main`."""
@@ -268,12 +250,14 @@ def _called_as_program(depth: int = 2) -> bool:
 
 
 def _end_process(code: Any) -> None:
-    """End the process now with `code`, without freeing what `keep_until_exit` holds, when
-    something is held: the standard streams flushed and the atexit handlers run first, as the
-    interpreter's own exit does; no other thread may be running. Returns (for `sys.exit`) where
-    nothing is held, the code is not a number, or a stream cannot be flushed (the ordinary exit
-    then reports it)."""
-    if not _kept or not (code is None or isinstance(code, int)) or threading.active_count() > 1:
+    """End the process now with `code`, without freeing what the command left to its end
+    (`primbench.cli.compare.keep_until_exit`), where it left something: the standard streams
+    flushed and the atexit handlers run first, as the interpreter's own exit does; no other
+    thread may be running. Returns (for `sys.exit`) where nothing is left, the code is not a
+    number, or a stream cannot be flushed (the ordinary exit then reports it)."""
+    from primbench.cli import compare
+
+    if not compare.left_to_exit or not (code is None or isinstance(code, int)) or threading.active_count() > 1:
         return
     streams = [s for s in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__) if s is not None]
     try:
@@ -289,12 +273,12 @@ def _end_process(code: Any) -> None:
 
 def main() -> None:
     """Console-script entry point (also ``python -m primbench``). Called as the program
-    (`_called_as_program`), it ends the process without freeing what the command left to the
-    end (`keep_until_exit`)."""
+    (`_called_as_program`), it ends the process without freeing what compare left to the end
+    (`primbench.cli.compare.keep_until_exit`, `_end_process`)."""
+    from primbench.cli import compare
     from primbench.signals import exit_code, terminate_as_interrupt
 
-    global _exit_follows
-    _exit_follows = _called_as_program()
+    compare.exit_follows = _called_as_program()
     code: Any = 0
     try:
         # SIGTERM and SIGHUP as Ctrl-C in every command (history ones roll back), exit 143 / 129;
