@@ -1066,6 +1066,22 @@ def _side_conditions(side: Sequence[Results]) -> tuple[float | None, float | Non
     return (float(np.mean(temps)) if temps else None, float(np.mean(mhz)) if mhz else None)
 
 
+def _aa_shift_p(suite: _Suite, family: np.ndarray, centre: float) -> float:
+    """How often the measured A/A suites of the family's size classes moved apart at least as far as
+    `centre` (`stats.shift_tail_p`): the median over the family's rows, each by its class's shifts
+    for runs with rounds or without, scaled for sides of several runs (the median run count)."""
+    counts = suite.run_counts().astype(float)
+    scale = math.sqrt((1.0 / float(np.median(counts[0::2][family])) + 1.0 / float(np.median(counts[1::2][family])))
+                      / 2.0)
+    runs = suite.runs
+    short = np.bincount(runs.slot, weights=runs.rounds < 2, minlength=2 * len(suite)) > 0
+    no_rounds = (short[0::2] | short[1::2]).astype(np.int64)
+    classes, at = _class_table(suite.klass)
+    table = np.array([[stats.shift_tail_p(centre, c.shifts, priors.SHIFT_LEVELS, c.shift_pairs, scale)
+                       for c in (k.rounds, k.single)] for k in classes])
+    return float(np.median(table[at[family], no_rounds[family]]))
+
+
 def _prior_only_cap(suite: _Suite, family: np.ndarray) -> float:
     """The most the empirical null may widen a suite whose every row (of `family`) is judged on the
     measured prior of a whole run (no rounds on a side, no history): as far as that prior's own
@@ -1144,6 +1160,8 @@ def _tests(suite: _Suite, noise: _Noise, delta: float, threshold: float, alpha: 
         suite_se = math.sqrt(shared + centre_var)
         suite_df = float(stats.median_of(noise.common_df[family]))
         suite_p = float(stats.t_test_p(np.array([centre]), np.array([suite_se]), np.array([suite_df]))[0])
+        # and against how far identical processes were measured to move apart as a whole
+        suite_p = max(suite_p, _aa_shift_p(suite, family, centre))
         detected = abs(centre) >= delta and suite_p <= alpha / 2
         times = bool(np.all(better[family] < 0))  # every row a time: say it in time
         same = int(np.sum(np.sign(up[family]) == np.sign(centre))) if centre != 0 else 0

@@ -7,8 +7,12 @@ tuning data and, since fd6fb8c, the A/A processes of the first and third evaluat
 (`tests/benchmarks/verdicts/h200/data`, `data3`: 20 more kernel kinds, two more H200s): on tuning data
 alone the shared part was 1.6-2.3x too small at 4 MiB (4 df) and a floor at 64 MiB, where every
 A/A set showed whole processes moving 0.6-1.1 % and 0.13-0.16 %
-(`tests/benchmarks/verdicts/shift_calibration.txt`). Those suites are in-sample from then on; an
-evaluation of the method needs a suite none of them has read. The values are
+(`tests/benchmarks/verdicts/shift_calibration.txt`); and since the fourth evaluation
+(`tests/benchmarks/verdicts/evaluate4.txt`, out of sample before it was pooled: whole identical
+processes in two states 2.5-3.5 % apart at 64 KiB and 1 MiB on its H200) its A/A processes too,
+with the measured A/A suite shifts themselves (`Component.shifts`), which compare tests a suite's
+shift against beside the variance. Those suites are in-sample from then on; an evaluation of the
+method needs a suite none of them has read. The values are
 variances of ln(time per call), each with the degrees of freedom it was estimated with, so that
 a verdict carries their uncertainty (Satterthwaite). `rounds` is for runs measured in rounds
 (the variance beyond the rounds' own); `single` for runs without rounds (C++ files, --rounds 1:
@@ -24,17 +28,24 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+#: The levels at which `Component.shifts` gives the measured A/A suite shifts' quantiles.
+SHIFT_LEVELS: tuple[float, ...] = (0.5, 0.75, 0.9, 0.95, 0.975, 0.99, 1.0)
+
 
 @dataclass(frozen=True)
 class Component:
     """`common`: variance shared by every kernel of a process (the suite shift of an A/A pair, per
     side); `process`: variance a process adds to one kernel beyond its rounds and the shared part.
-    Each with its degrees of freedom."""
+    Each with its degrees of freedom. `shifts`: how far identical processes moved apart as a whole,
+    measured: the quantiles at `SHIFT_LEVELS` of |suite shift| (ln) over `shift_pairs` ordered A/A
+    pairs of one run a side, pooled over every measured set (empty: not measured)."""
 
     common: float
     common_df: float
     process: float
     process_df: float
+    shifts: tuple[float, ...] = ()
+    shift_pairs: int = 0
 
 
 @dataclass(frozen=True)
@@ -49,13 +60,25 @@ KIB, MIB = 1 << 10, 1 << 20
 
 SIZE_CLASSES: tuple[SizeClass, ...] = (
     SizeClass("64 KiB", 256 * KIB,
-              Component(9.129e-05, 38, 4.83e-06, 36.27), Component(0.0001317, 38, 7.583e-05, 77.2)),
+              Component(0.0001313, 45, 6.463e-06, 38.41,
+                        (0.01026, 0.01961, 0.02894, 0.03602, 0.03843, 0.03942, 0.04214), 342),
+              Component(0.0001642, 45, 7.835e-05, 80.17,
+                        (0.008998, 0.02683, 0.03251, 0.03788, 0.039, 0.04045, 0.0415), 342)),
     SizeClass("1 MiB", 2 * MIB,
-              Component(5.35e-05, 39, 1.353e-06, 137.8), Component(7.863e-05, 39, 0.0001451, 29.04)),
+              Component(7.465e-05, 46, 2.859e-06, 142.1,
+                        (0.005543, 0.01494, 0.02312, 0.02778, 0.03086, 0.03255, 0.03582), 356),
+              Component(9.421e-05, 46, 0.000108, 99.04,
+                        (0.008173, 0.02006, 0.02685, 0.03185, 0.03408, 0.03682, 0.03993), 356)),
     SizeClass("4 MiB", 16 * MIB,
-              Component(5.644e-05, 18, 6.83e-06, 42.11), Component(5.501e-05, 18, 4.042e-05, 84.31)),
+              Component(7.177e-05, 25, 1.041e-05, 50.26,
+                        (0.006735, 0.01833, 0.02103, 0.02306, 0.02458, 0.02509, 0.02509), 188),
+              Component(7.714e-05, 25, 3.963e-05, 154.3,
+                        (0.007535, 0.01911, 0.02324, 0.02473, 0.02647, 0.02685, 0.02755), 188)),
     SizeClass("64 MiB", math.inf,
-              Component(3.48e-07, 32, 3.138e-07, 12.27), Component(3.94e-07, 32, 6.484e-06, 47.69)),
+              Component(6.711e-07, 39, 7.479e-07, 17.56,
+                        (0.0006146, 0.001047, 0.002721, 0.003218, 0.003765, 0.004073, 0.004449), 300),
+              Component(5.543e-07, 39, 6.336e-06, 50.64,
+                        (0.0004125, 0.001084, 0.002866, 0.003629, 0.004045, 0.004466, 0.004477), 300)),
 )
 
 

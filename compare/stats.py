@@ -467,6 +467,21 @@ CENTRE_BANDWIDTH = 2.0
 CENTRE_STEPS = 3
 
 
+def shift_tail_p(shift: float, quantiles: Sequence[float], levels: Sequence[float], pairs: int,
+                 scale: float = 1.0) -> float:
+    """How often identical processes moved apart at least as far as `shift` as a whole: P(|S| >=
+    |shift| / scale) under the measured A/A suite shifts S, given by their `quantiles` at `levels`
+    (the empirical distribution function between them linear, from 0 at 0) over `pairs` pairs;
+    never below 1 / (pairs + 1), what that many pairs can tell. `scale` < 1 for sides of several
+    runs (their means move less). No quantiles: 0 (nothing measured, no constraint)."""
+    if not quantiles or pairs <= 0:
+        return 0.0
+    x = abs(shift) / scale
+    cdf = float(np.interp(x, np.concatenate([[0.0], np.asarray(quantiles, dtype=float)]),
+                          np.concatenate([[0.0], np.asarray(levels, dtype=float)])))
+    return max(1.0 - cdf, 1.0 / (pairs + 1))
+
+
 def suite_centre(x: np.ndarray, se: np.ndarray) -> np.ndarray:
     """The change most of a suite's rows share, for each row of `x` (draws x rows): the densest point
     of the rows' changes, a kernel density in which every row is one vote, spread over

@@ -426,9 +426,11 @@ def test_compare_step_records_a_regression_and_still_succeeds(tmp_path: Path) ->
     assert "**🔴 regression**" in summary
     assert summary == (tmp_path / "compare.md").read_text()  # the file the comment posts
     verdicts = json.loads((tmp_path / "compare.json").read_text())["summary"]["counts"]
-    assert verdicts["regression"] == 4  # the JSON of the same run, for the artifact
+    regressions = verdicts["regression"]  # the JSON of the same run, for the artifact
+    assert regressions >= 1 and summary.count("**🔴 regression**") == regressions
     log = done.stdout  # the log: the full-width table (CI is set on GitHub's runners)
-    assert "Specialization" in log and "Detectable" in log and "Summary: 4 regressions" in log
+    plural = "" if regressions == 1 else "s"
+    assert "Specialization" in log and "Detectable" in log and f"Summary: {regressions} regression{plural}," in log
 
 
 def test_compare_step_a_a_pair_passes(tmp_path: Path) -> None:

@@ -77,10 +77,12 @@ def test_a_change_below_the_threshold_is_unchanged_however_significant() -> None
 
 def test_a_significant_change_inside_the_threshold_is_not_a_regression() -> None:
     # three runs a side: one a side cannot show 0.2 % significant at the 64 MiB class's measured
-    # process-to-process variation (its interval is wider than the threshold: inconclusive)
+    # process-to-process variation (not a regression; its interval is wider than the change)
     base = [res(spec("type: char", TB * (1 + 1e-4 * k)), source=f"b{k}.json") for k in range(3)]
     head = [res(spec("type: char", TB * 0.998 * (1 + 1e-4 * k)), source=f"h{k}.json") for k in range(3)]
-    assert compare_runs(*pair(TB, TB * 0.998)).rows[0].verdict is Verdict.INCONCLUSIVE
+    one = compare_runs(*pair(TB, TB * 0.998)).rows[0]
+    assert one.verdict is not Verdict.REGRESSION
+    assert one.change_low is not None and one.change_high is not None and one.change_low < 0 < one.change_high
     row = compare_runs(base, head).rows[0]
     assert row.verdict is Verdict.UNCHANGED
     assert row.change_low is not None and row.change_high is not None
@@ -484,7 +486,7 @@ def test_history_takes_the_place_of_the_process_prior_with_its_degrees_of_freedo
 #: Ordered A/A pairs of the evaluation suites (tests/benchmarks/verdicts/evaluate-after.txt and the
 #: later records) that exit 1 today, and the share of rows called unchanged: the method may not get
 #: worse on them.
-AA_RECORDED = {("data", "64KiB"): (0, 0.95), ("data", "1MiB"): (1, 0.89), ("data", "4MiB"): (6, 0.83),
+AA_RECORDED = {("data", "64KiB"): (0, 0.95), ("data", "1MiB"): (1, 0.89), ("data", "4MiB"): (5, 0.83),
                ("data", "64MiB"): (0, 0.91),
                # eval_suite2.py: four of its ten kernels end on the noise timeout in most processes
                ("data2", "64MiB"): (2, 0.87),
@@ -492,13 +494,17 @@ AA_RECORDED = {("data", "64KiB"): (0, 0.95), ("data", "1MiB"): (1, 0.89), ("data
                ("data2", "4MiB"): (13, 0.74), ("data2", "1MiB"): (11, 0.71),
                # the third suite (evaluate3-priors.txt, in-sample since the priors pooled its A/A
                # processes): 1 MiB's Triton L2 norm, a per-process state one run a side cannot see
-               ("data3", "4MiB"): (0, 0.84), ("data3", "1MiB"): (13, 0.78)}
+               ("data3", "4MiB"): (0, 0.84), ("data3", "1MiB"): (11, 0.78),
+               # the fourth suite (evaluate4-aanull.txt, in-sample since): whole processes in two
+               # states 2.5-3.5 % apart at 64 KiB and 1 MiB, and the Triton tl.dot product's own state
+               ("data4", "64KiB"): (7, 0.67), ("data4", "1MiB"): (15, 0.50), ("data4", "4MiB"): (0, 0.81),
+               ("data4", "64MiB"): (2, 0.93)}
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("data", "size"), sorted(AA_RECORDED))
 def test_the_committed_h200_a_a_runs_fail_no_more_often_than_recorded(data: str, size: str) -> None:
-    """The 8 A/A processes per size of tests/benchmarks/verdicts/h200/data (and data2), every
+    """The 8 A/A processes per size of tests/benchmarks/verdicts/h200/data (and data2-data4), every
     ordered pair."""
     folder = Path(__file__).parent / "benchmarks" / "verdicts" / "h200" / data / size
     files = sorted(folder.glob("aa-*.json"))
@@ -558,3 +564,47 @@ def test_rounds_that_drift_together_widen_the_error_that_shuffled_rounds_do_not(
     assert walked.method.round_correlation > 0.3 and shuffled.method.round_correlation == 0.0
     assert any("correlated" in w for w in walked.warnings)
     assert not any("correlated" in w for w in shuffled.warnings)
+
+
+def _small_suite(shift: float, runs: int = 1, size: int = 64 * 1024, seed: int = 3) -> tuple[list[Results],
+                                                                                             list[Results]]:
+    """Ten kernels measured in 10 quiet rounds (0.2 %), `runs` processes a side of `size` bytes, each
+    process with its own 0.1 % a kernel; head moves every kernel by `shift`."""
+    rng = np.random.default_rng(seed)
+
+    def process(mult: float, name: str) -> Results:
+        specs = []
+        for i in range(10):
+            level = TB * mult * float(np.exp(rng.normal(0, 0.001)))
+            s = spec(f"k: {i:02d}", level, round_cv=None)
+            s["rounds"] = [{"round": k, "gpu_ms_per_call": 1.0, "bytes_per_second": level * float(np.exp(e)),
+                            "items_per_second": level / 2, "noise_timeout": False, "noise_percent": 0.05}
+                           for k, e in enumerate(rng.normal(0, 0.002, 10))]
+            specs.append(s)
+        return res(*specs, source=name, settings={"size": size})
+
+    return ([process(1.0, f"b{k}.json") for k in range(runs)],
+            [process(1.0 + shift, f"h{k}.json") for k in range(runs)])
+
+
+def test_a_suite_shift_within_what_identical_processes_showed_is_not_a_finding() -> None:
+    """At 1 MiB, identical processes on H200s were measured up to 3.6 % apart as a whole (two process
+    states; `priors.SIZE_CLASSES`' shifts, 97.5th percentile 3.1 %): a 3 % suite shift of one run a
+    side is among them, so it neither fails CI nor makes regressions, though its t statistic
+    against the shared variance alone is beyond 2.4; 6 % is beyond them; with three runs a side
+    (their means move less) 3 % is a finding, and so it is at 64 MiB, where whole processes moved
+    at most 0.45 %."""
+    klass = priors.size_class(1 << 20)
+    assert klass.rounds.shifts and 0.03 < klass.rounds.shifts[-3] < klass.rounds.shifts[-1]
+    within = compare_runs(*_small_suite(-0.03, size=1 << 20))
+    shift = within.suite_shift
+    assert shift is not None and not shift.detected and not within.failed()
+    assert shift.standard_error is not None and abs(math.log1p(shift.change)) / shift.standard_error > 2.4
+    assert shift.p_value is not None and shift.p_value > 0.025  # against the A/A suites measured
+    assert not any(r.verdict is Verdict.REGRESSION for r in within.rows)
+    beyond = compare_runs(*_small_suite(-0.06, size=1 << 20))
+    assert beyond.suite_shift is not None and beyond.suite_shift.detected and beyond.failed()
+    pooled = compare_runs(*_small_suite(-0.03, runs=3, size=1 << 20))
+    assert pooled.suite_shift is not None and pooled.suite_shift.detected and pooled.failed()
+    large = compare_runs(*_small_suite(-0.03, size=1 << 27))
+    assert large.suite_shift is not None and large.suite_shift.detected and large.failed()

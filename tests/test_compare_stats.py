@@ -240,3 +240,14 @@ def test_grouped_sums_and_satterthwaite_rows_are_their_scalar_forms() -> None:
     want = [stats.satterthwaite([(a, b) for a, b in zip(vr, dr, strict=True) if a != 0]) for vr, dr in zip(v, df,
                                                                                                          strict=True)]
     assert stats.satterthwaite_rows(v, df).tolist() == want
+
+
+def test_shift_tail_p_reads_the_measured_quantiles() -> None:
+    levels = (0.5, 0.9, 1.0)
+    q = (0.01, 0.03, 0.05)
+    assert stats.shift_tail_p(0.0, q, levels, 99) == pytest.approx(1.0)
+    assert stats.shift_tail_p(0.01, q, levels, 99) == pytest.approx(0.5)
+    assert stats.shift_tail_p(-0.02, q, levels, 99) == pytest.approx(0.3)  # between 0.5 and 0.9, either sign
+    assert stats.shift_tail_p(0.2, q, levels, 99) == pytest.approx(0.01)  # beyond all: 1 / (pairs + 1)
+    assert stats.shift_tail_p(0.02, q, levels, 99, scale=0.5) == pytest.approx(0.05)  # 0.04 on one run's scale
+    assert stats.shift_tail_p(0.2, (), levels, 0) == 0.0  # nothing measured: no constraint

@@ -75,13 +75,15 @@ def test_a_per_process_component_the_size_of_the_rounds_scatter_is_absorbed() ->
 
 
 def test_a_per_process_component_beyond_the_model_is_said_where_it_fails() -> None:
-    """0.4 % a kernel a process, about 7x the 64 MiB prior (0.056 %): the changes spread about 5x
-    (2-9x) wider than the model predicts, mostly beyond the empirical null's cap (3x), and A/A pairs
-    fail. Every failing pair says the verdicts may be noise."""
+    """0.4 % a kernel a process, about 5x the 64 MiB prior (0.086 %): the changes spread 2-6x wider
+    than the model predicts, often beyond the empirical null's cap (3x), and A/A pairs fail. Every
+    failing pair says how much wider the changes spread than the model predicts, and where that
+    was beyond the cap, that the verdicts may be noise."""
     aa = _pairs(40, process_sd=0.004)
     failing = [w for failed, _, w in aa if failed]
-    assert len(failing) >= 10  # the model's limit, not a target: the test pins what it says then
-    assert all(any("widened only" in line and "may be noise" in line for line in w) for w in failing)
+    assert len(failing) >= 5  # the model's limit, not a target: the test pins what it says then
+    assert all(any("spread" in line and "wider than the" in line for line in w) for w in failing)
+    assert any(any("widened only" in line and "may be noise" in line for line in w) for w in failing)
     assert not any("widened only" in line for _, _, w in _pairs(20) for line in w)
 
 

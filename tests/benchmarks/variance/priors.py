@@ -3,7 +3,8 @@ processes of 12 rounds per size), the A/A processes of `../rounds/data-v3`, `dat
 (copies and CuPy calls, 8 processes of 3 rounds per size, three other H200s) and, since fd6fb8c,
 the A/A processes of the first and third evaluation suites (`../verdicts/h200/data`, `data3`: 20
 more kernel kinds, library calls among them, two more H200s; not `data2`, collected with the
-throttle guard's fault). Those suites are in-sample from then on.
+throttle guard's fault) and, since the fourth evaluation (`evaluate4.txt`), its A/A processes
+(`data4`, one more H200). Those suites are in-sample from then on.
 
 For each size class, on ln(time per call), with the measured rounds of each process (all but a
 warm-up from 4 rounds on: `primbench.rounds.measured_rounds`):
@@ -15,6 +16,9 @@ warm-up from 4 rounds on: `primbench.rounds.measured_rounds`):
   suite shift, less what its rounds predict (their variance over their count): what a process adds
   to one kernel beyond its rounds and the shared shift. Moderated across kernels (Smyth's prior).
 * **single**: the same two for one round alone, for runs without rounds (C++ files, --rounds 1).
+* **shifts**: how far whole identical processes moved apart: |suite shift| (the median over kernels
+  of one process's means less another's) of every ordered A/A pair, pooled over the sets, as
+  quantiles. compare tests a suite's shift against them as well as against the variance above.
 
     python tests/benchmarks/variance/priors.py           # the table, and compare/priors.py's values
     python tests/benchmarks/variance/priors.py --check   # exit 1 if compare/priors.py differs
@@ -27,6 +31,7 @@ import json
 import math
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -42,7 +47,7 @@ from primbench.rounds import measured_rounds  # noqa: E402
 FLOOR = 4e-8
 
 SOURCES = [HERE / "h200" / "data"] + [HERE.parent / "rounds" / f"data-v{k}" for k in (3, 4, 5)] + [
-    HERE.parent / "verdicts" / "h200" / d for d in ("data", "data3")]
+    HERE.parent / "verdicts" / "h200" / d for d in ("data", "data3", "data4")]
 
 
 def processes(d: Path) -> list[dict[str, list[float]]]:
@@ -82,16 +87,22 @@ def components(procs: list[dict[str, list[float]]], single: bool) -> dict[str, f
     # the larger is the safer); its df from how much the kernels differ (Smyth's fit), at most K(P-1)
     fit = stats.fit_prior(var_resid, np.full(K, P - 1.0))
     process = max(0.0, float(np.mean(var_resid)) - float(np.mean(w)))
+    # every ordered pair's suite shift (the median over kernels of head - base), as compare sees one
+    shifts = [abs(float(np.median(m[:, b] - m[:, a]))) for a in range(P) for b in range(P) if a != b]
     return {"common": common, "common_df": P - 1.0, "process": process,
-            "process_df": min(fit.df0 if fit else math.inf, K * (P - 1.0)), "kernels": K, "processes": P}
+            "process_df": min(fit.df0 if fit else math.inf, K * (P - 1.0)), "kernels": K, "processes": P,
+            "shifts": shifts}
 
 
-def pooled(parts: list[dict[str, float]]) -> dict[str, float]:
-    out = {}
+def pooled(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
     for key in ("common", "process"):
         df = sum(p[f"{key}_df"] for p in parts)
         out[key] = max(FLOOR, sum(p[key] * p[f"{key}_df"] for p in parts) / df)
         out[f"{key}_df"] = df
+    shifts = np.concatenate([p["shifts"] for p in parts])
+    out["shifts"] = tuple(float(q) for q in np.quantile(shifts, priors.SHIFT_LEVELS))
+    out["shift_pairs"] = len(shifts)
     return out
 
 
@@ -116,6 +127,13 @@ def measure() -> dict[str, dict[str, dict[str, float]]]:
     return {k: {mode: pooled(v) for mode, v in modes.items()} for k, modes in table.items()}  # type: ignore[arg-type]
 
 
+def component(c: dict[str, Any]) -> str:
+    """`c` as compare/priors.py writes it."""
+    shifts = ", ".join(f"{x:.4g}" for x in c["shifts"])
+    return (f"Component({c['common']:.4g}, {c['common_df']:.4g}, {c['process']:.4g}, {c['process_df']:.4g},\n"
+            f"                        ({shifts}), {c['shift_pairs']})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true")
@@ -133,13 +151,16 @@ def main() -> None:
               f"{math.sqrt(r['process']) * 100:.3f} % ({r['process_df']:.0f} df) | "
               f"{math.sqrt(s['common']) * 100:.3f} % ({s['common_df']:.0f} df) | "
               f"{math.sqrt(s['process']) * 100:.3f} % ({s['process_df']:.0f} df) |")
-        want = (klass.rounds.common, klass.rounds.process, klass.single.common, klass.single.process)
-        have = (r["common"], r["process"], s["common"], s["process"])
-        if not np.allclose(want, have, rtol=1e-3, atol=1e-12):
+        want = (klass.rounds.common, klass.rounds.process, klass.single.common, klass.single.process,
+                *klass.rounds.shifts, *klass.single.shifts, klass.rounds.shift_pairs, klass.single.shift_pairs)
+        have = (r["common"], r["process"], s["common"], s["process"], *r["shifts"], *s["shifts"],
+                r["shift_pairs"], s["shift_pairs"])
+        if len(want) != len(have) or not np.allclose(want, have, rtol=1e-3, atol=1e-12):
             bad.append(klass.name)
-        print(f"    {klass.name}: Component({r['common']:.4g}, {r['common_df']:.4g}, {r['process']:.4g}, "
-              f"{r['process_df']:.4g}), Component({s['common']:.4g}, {s['common_df']:.4g}, {s['process']:.4g}, "
-              f"{s['process_df']:.4g})")
+        print("    " + "   ".join(f"{mode} |shift| quantiles at {', '.join(f'{q:g}' for q in priors.SHIFT_LEVELS)}: "
+                                  + ", ".join(f"{math.expm1(x) * 100:.2f} %" for x in c["shifts"])
+                                  + f" ({c['shift_pairs']} pairs)" for mode, c in (("rounds", r), ("single", s))))
+        print(f"    {klass.name}: {component(r)}, {component(s)}")
     if args.check and bad:
         print(f"compare/priors.py differs from the data for {', '.join(bad)}")
         raise SystemExit(1)

@@ -16,9 +16,16 @@ d=json.load(open(os.environ["SMOKE_FILE"]))
 bad=[s["name"] for s in d["specializations"] if s.get("error")]
 print("smoke failures:", bad, [s.get("error") for s in d["specializations"] if s.get("error")])
 print("per call (us):", [round(s["gpu_seconds_per_call"]*1e6, 1) for s in d["specializations"] if not s.get("error")])
+raise SystemExit(1 if bad else 0)
 PY
+[ $? = 0 ] || SMOKE_FAILED=1
 done
 fi
-[ "${BUDGET:-520}" -gt 0 ] && timeout ${BUDGET:-520} python3 tests/benchmarks/verdicts/collect.py --suite $SUITE --sizes ${SIZES:-64MiB,4MiB} --out $OUT/e2 ${RESUME:+--resume} 2>&1 | tail -30
+[ -z "${SMOKE_FAILED:-}" ] && [ "${BUDGET:-520}" -gt 0 ] && timeout ${BUDGET:-520} python3 tests/benchmarks/verdicts/collect.py --suite $SUITE --sizes ${SIZES:-64MiB,4MiB} --out $OUT/e2 ${RESUME:+--resume} 2>&1 | tail -30
 pkill -f "$(basename $SUITE) --size"; sleep 2  # the suite processes only (the calling command line may name the suite too)
+if [ -n "${GPU_TESTS:-}" ]; then  # the gpu-marked tests, the time left (DuckDB is not carried)
+(PRIMBENCH_GPU_OUT=$OUT/e2/gpu_out timeout $GPU_TESTS python3 -m pytest -q -m gpu -p no:cacheprovider tests \
+  --continue-on-collection-errors > $OUT/e2/gpu-tests.log 2>&1; echo "gpu tests exit $?" >> $OUT/e2/gpu-tests.log)
+tail -3 $OUT/e2/gpu-tests.log
+fi
 cd $OUT && tar czf e2.tgz e2 && rm -rf e2 && ls -la
