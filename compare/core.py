@@ -1071,15 +1071,15 @@ def _aa_shift_p(suite: _Suite, family: np.ndarray, centre: float) -> float:
     `centre` (`stats.shift_tail_p`): the median over the family's rows, each by its class's shifts
     for runs with rounds or without, scaled for sides of several runs (the median run count)."""
     counts = suite.run_counts().astype(float)
-    scale = math.sqrt((1.0 / float(np.median(counts[0::2][family])) + 1.0 / float(np.median(counts[1::2][family])))
-                      / 2.0)
+    scale = math.sqrt((1.0 / float(stats.median_of(counts[0::2][family]))
+                       + 1.0 / float(stats.median_of(counts[1::2][family]))) / 2.0)
     runs = suite.runs
     short = np.bincount(runs.slot, weights=runs.rounds < 2, minlength=2 * len(suite)) > 0
     no_rounds = (short[0::2] | short[1::2]).astype(np.int64)
     classes, at = _class_table(suite.klass)
     table = np.array([[stats.shift_tail_p(centre, c.shifts, priors.SHIFT_LEVELS, c.shift_pairs, scale)
                        for c in (k.rounds, k.single)] for k in classes])
-    return float(np.median(table[at[family], no_rounds[family]]))
+    return float(stats.median_of(table[at[family], no_rounds[family]]))
 
 
 def _prior_only_cap(suite: _Suite, family: np.ndarray) -> float:
