@@ -1071,15 +1071,15 @@ def _aa_shift_p(suite: _Suite, family: np.ndarray, centre: float) -> float:
     `centre` (`stats.shift_tail_p`): the median over the family's rows, each by its class's shifts
     for runs with rounds or without, scaled for sides of several runs (the median run count)."""
     counts = suite.run_counts().astype(float)
-    scale = math.sqrt((1.0 / float(np.median(counts[0::2][family])) + 1.0 / float(np.median(counts[1::2][family])))
-                      / 2.0)
+    scale = math.sqrt((1.0 / float(stats.median_of(counts[0::2][family]))
+                       + 1.0 / float(stats.median_of(counts[1::2][family]))) / 2.0)
     runs = suite.runs
     short = np.bincount(runs.slot, weights=runs.rounds < 2, minlength=2 * len(suite)) > 0
     no_rounds = (short[0::2] | short[1::2]).astype(np.int64)
     classes, at = _class_table(suite.klass)
     table = np.array([[stats.shift_tail_p(centre, c.shifts, priors.SHIFT_LEVELS, c.shift_pairs, scale)
                        for c in (k.rounds, k.single)] for k in classes])
-    return float(np.median(table[at[family], no_rounds[family]]))
+    return float(stats.median_of(table[at[family], no_rounds[family]]))
 
 
 def _prior_only_cap(suite: _Suite, family: np.ndarray) -> float:
@@ -1093,7 +1093,7 @@ def _prior_only_cap(suite: _Suite, family: np.ndarray) -> float:
         return stats.WIDEN_MAX
     classes, at = _class_table([suite.klass[i] for i in rows.tolist()])
     bound = np.array([stats.prior_upper_ratio(k.single.process_df) for k in classes])
-    return float(np.median(bound[at]))
+    return float(stats.median_of(bound[at]))
 
 
 @dataclass(frozen=True)
@@ -1156,9 +1156,9 @@ def _tests(suite: _Suite, noise: _Noise, delta: float, threshold: float, alpha: 
         widen = min(spread, stats.WIDEN_MAX, _prior_only_cap(suite, family))
         rel_se = rel_se * widen
         centre_var = stats.centre_variance(own_se[family] * widen)
-        shared = float(np.median(noise.common[family]))
+        shared = float(stats.median_of(noise.common[family]))
         suite_se = math.sqrt(shared + centre_var)
-        suite_df = float(np.median(noise.common_df[family]))
+        suite_df = float(stats.median_of(noise.common_df[family]))
         suite_p = float(stats.t_test_p(np.array([centre]), np.array([suite_se]), np.array([suite_df]))[0])
         # and against how far identical processes were measured to move apart as a whole
         suite_p = max(suite_p, _aa_shift_p(suite, family, centre))

@@ -24,6 +24,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -128,6 +129,57 @@ WINSOR = 0.1
 OUTLIER_P = 0.01
 
 
+def median_of(x: Any, axis: int | None = None) -> Any:
+    """``np.median(x, axis)`` of a float array: the same floats by numpy's own steps (`_median` of
+    numpy.lib._function_base_impl: the partition at the same indices, the mean of the middle, its
+    NaN check), without the masked-array check that imports numpy.ma (25 ms of every compare's
+    start-up). An empty or non-float array is numpy's."""
+    a = np.asanyarray(x)
+    size = a.size if axis is None else a.shape[axis]
+    if size == 0 or a.dtype.kind != "f":
+        return np.median(a, axis=axis)
+    kth = [size // 2 - 1, size // 2, -1] if size % 2 == 0 else [(size - 1) // 2, -1]
+    part = np.partition(a, kth, axis=axis)
+    at = 0 if axis is None else axis
+    index = part.shape[at] // 2
+    indexer: list[slice] = [slice(None)] * part.ndim
+    indexer[at] = slice(index, index + 1) if part.shape[at] % 2 == 1 else slice(index - 1, index + 1)
+    out = np.mean(part[tuple(indexer)], axis=at)
+    last = part.take(-1, axis=at)
+    nan = np.isnan(last)
+    if nan.any():
+        if isinstance(out, np.generic):
+            return last
+        np.copyto(out, last, where=nan)
+    return out
+
+
+def quantiles(x: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """``np.quantile(x, q)`` of a 1-d float array (its default, linear method): the same floats by
+    numpy's own steps (`_quantile`, `_get_indexes`, `_get_gamma`, `_lerp` of
+    numpy.lib._function_base_impl), its partition of a copy at the same indices included, but
+    the indices put in order without `np.unique`, whose masked-array check imports numpy.ma (25 ms
+    of every compare's start-up). An empty array, or one with a NaN, is numpy's."""
+    n = x.size
+    if n == 0 or np.isnan(x).any():
+        return np.asarray(np.quantile(x, q))
+    virtual = (n - 1) * q
+    previous = np.floor(virtual)
+    following = previous + 1
+    above, below = virtual >= n - 1, virtual < 0
+    previous[above] = following[above] = -1
+    previous[below] = following[below] = 0
+    previous_at, following_at = previous.astype(np.intp), following.astype(np.intp)
+    arr = x.flatten()
+    arr.partition(np.array(sorted({0, -1, *previous_at.tolist(), *following_at.tolist()}), dtype=np.intp))
+    gamma = virtual - previous
+    a, b = arr[previous_at], arr[following_at]
+    diff = b - a
+    out = a + diff * gamma
+    np.subtract(b, diff * (1 - gamma), out=out, where=gamma >= 0.5)
+    return out
+
+
 def log_variance_moments(s_sq: np.ndarray, df: np.ndarray, *, winsor: float | None = None,
                          median: bool = False) -> tuple[float, float]:
     """Smyth's (2004) moments of sample variances `s_sq` on `df` degrees of freedom: the mean of
@@ -139,11 +191,11 @@ def log_variance_moments(s_sq: np.ndarray, df: np.ndarray, *, winsor: float | No
     sp = scipy_special()
     e = np.log(s_sq) - sp.digamma(df / 2) + np.log(df / 2)
     if winsor is not None and e.size >= 5:
-        lo, hi = np.quantile(e, [winsor, 1 - winsor])
+        lo, hi = quantiles(e, np.array([winsor, 1 - winsor]))
         e = np.clip(e, lo, hi)
     if median:
-        centre = float(np.median(e))
-        spread = MAD_TO_SD * float(np.median(np.abs(e - centre)))
+        centre = float(median_of(e))
+        spread = MAD_TO_SD * float(median_of(np.abs(e - centre)))
         return centre, spread**2 - float(np.mean(trigamma(df / 2)))
     emean = float(e.mean())
     return emean, float(np.sum((e - emean) ** 2) / (e.size - 1) - np.mean(trigamma(df / 2)))
@@ -440,8 +492,8 @@ def suite_centre(x: np.ndarray, se: np.ndarray) -> np.ndarray:
     then `CENTRE_STEPS` mean-shift steps (each row weighted by its density term over its variance)."""
     x = np.atleast_2d(x)
     if x.shape[1] > CENTRE_MODE_MAX:
-        # a few draws at a time: np.median partitions a copy of what it is given
-        return np.concatenate([np.median(x[i:i + 16], axis=1) for i in range(0, x.shape[0], 16)])
+        # a few draws at a time: the median partitions a copy of what it is given
+        return np.concatenate([median_of(x[i:i + 16], axis=1) for i in range(0, x.shape[0], 16)])
     width = CENTRE_BANDWIDTH * se
     out = np.empty(x.shape[0])
     for i in range(0, x.shape[0], 64):
@@ -539,7 +591,7 @@ def empirical_null_spread(d: np.ndarray, se: np.ndarray, df: np.ndarray, min_n: 
     # rounds to 1 and would read as -8.2 whatever its size)
     t = d[ok] / se[ok]
     u = np.sign(t) * -scipy_special().ndtri(np.clip(t_sf(np.abs(t), df[ok]), 1e-300, 0.5))
-    mad = float(np.median(np.abs(u - np.median(u))))
+    mad = float(median_of(np.abs(u - median_of(u))))
     return max(1.0, 1.482602218505602 * mad)
 
 
@@ -616,7 +668,7 @@ def autocorrelation_inflation(rho: float, n: np.ndarray | float) -> np.ndarray:
     out = np.ones_like(n_arr)
     if rho == 0:
         return out
-    for m in np.unique(np.rint(n_arr)):
+    for m in sorted(set(np.rint(n_arr).tolist())):  # not np.unique: its masked-array check imports numpy.ma
         if m < 2:
             continue
         k = int(m)

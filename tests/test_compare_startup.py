@@ -6,6 +6,10 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from primbench.compare import stats
 
 _CHECK = """
@@ -35,3 +39,36 @@ def test_scipy_special_in_process_has_every_function() -> None:
     sp = stats.scipy_special()
     for name in stats.SPECIAL_FUNCTIONS:
         assert getattr(sp, name) is getattr(real, name), name
+
+
+# ---------------------------------------------------------------- numpy's median and quantile, without numpy.ma
+
+_FLOATS = st.one_of(st.floats(allow_nan=False, width=64), st.sampled_from([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf]),
+                    st.floats(min_value=-3, max_value=3).map(lambda v: round(v, 1)))
+
+
+def _same(a: object, b: object) -> bool:
+    return type(a) is type(b) and np.asarray(a).tobytes() == np.asarray(b).tobytes()
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_FLOATS, min_size=1, max_size=40), st.integers(1, 5), st.booleans())
+def test_median_of_is_numpys_median_bit_for_bit(values: list[float], rows: int, nan: bool) -> None:
+    x = np.array(values * rows, dtype=float).reshape(rows, -1)
+    if nan:
+        x[-1, len(values) // 2] = np.nan
+    with np.errstate(invalid="ignore"):
+        for args in ((x, 1), (x[0], None), (x, None), (x[:, ::2], 1)):
+            assert _same(stats.median_of(*args), np.median(*args)), args
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_FLOATS, min_size=1, max_size=60),
+       st.one_of(st.sampled_from([0.0, 0.05, 0.1, 0.25, 0.5]), st.floats(0, 0.5)), st.booleans())
+def test_quantiles_is_numpys_quantile_bit_for_bit(values: list[float], q: float, nan: bool) -> None:
+    x = np.array(values, dtype=float)
+    if nan:
+        x[len(values) // 2] = np.nan
+    at = np.array([q, 1 - q])
+    with np.errstate(invalid="ignore"):
+        assert _same(stats.quantiles(x, at), np.quantile(x, at))

@@ -20,10 +20,12 @@ last flush of stdout.
 
 from __future__ import annotations
 
+import atexit
 import errno
 import os
 import signal
 import sys
+import threading
 import traceback
 from typing import Any
 
@@ -149,7 +151,14 @@ def report_failure(exc: BaseException) -> int:
 
 
 class PrimbenchGroup(TyperGroup):
-    """The root group: a command's unexpected exception becomes one line and its exit code."""
+    """The root group: a command's unexpected exception becomes one line and its exit code; its
+    own options are coerced without pydantic (`primbench.cli.options.coerce_plainly`)."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        from primbench.cli.options import coerce_plainly
+
+        coerce_plainly(self.get_params(ctx))
+        return super().parse_args(ctx, args)
 
     def invoke(self, ctx: Any) -> Any:
         try:
@@ -234,10 +243,42 @@ def _interrupted_code(code: Any) -> Any:
     return EXIT_INTERRUPTED if signum == signal.SIGINT else 128 + signum
 
 
+def _called_as_program(depth: int = 2) -> bool:
+    """Whether the function calling this one was called from the ``__main__`` module: the
+    console script, ``python -m primbench`` or ``python -c``, not a test calling `main`."""
+    return sys._getframe(depth).f_globals.get("__name__") == "__main__"
+
+
+def _end_process(code: Any) -> None:
+    """End the process now with `code`, without freeing what the command left to its end
+    (`primbench.cli.compare.keep_until_exit`), where it left something: the standard streams
+    flushed and the atexit handlers run first, as the interpreter's own exit does; no other
+    thread may be running. Returns (for `sys.exit`) where nothing is left, the code is not a
+    number, or a stream cannot be flushed (the ordinary exit then reports it)."""
+    from primbench.cli import compare
+
+    if not compare.left_to_exit or not (code is None or isinstance(code, int)) or threading.active_count() > 1:
+        return
+    streams = [s for s in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__) if s is not None]
+    try:
+        for stream in streams:
+            stream.flush()
+        atexit._run_exitfuncs()
+        for stream in streams:
+            stream.flush()
+    except (OSError, ValueError):
+        return
+    os._exit(code or 0)
+
+
 def main() -> None:
-    """Console-script entry point (also ``python -m primbench``)."""
+    """Console-script entry point (also ``python -m primbench``). Called as the program
+    (`_called_as_program`), it ends the process without freeing what compare left to the end
+    (`primbench.cli.compare.keep_until_exit`, `_end_process`)."""
+    from primbench.cli import compare
     from primbench.signals import exit_code, terminate_as_interrupt
 
+    compare.exit_follows = _called_as_program()
     code: Any = 0
     try:
         # SIGTERM and SIGHUP as Ctrl-C in every command (history ones roll back), exit 143 / 129;
@@ -258,4 +299,5 @@ def main() -> None:
                 code = _interrupted_code(_flush_stdout(report_failure(exc)))
     except KeyboardInterrupt as exc:  # a signal in the moment before the handlers were restored
         code = exit_code(exc, 130)
+    _end_process(code)
     sys.exit(code)

@@ -3,10 +3,14 @@ probabilities, and the help of the options both have (imports nothing heavy)."""
 
 from __future__ import annotations
 
-from enum import StrEnum
-from typing import TYPE_CHECKING
+import re
+from enum import Enum, StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, get_args, get_origin
 
 import typer
+from typer._coercion import RuntimeParam, build_runtime_param
+from typer.core import TyperCommand
 
 if TYPE_CHECKING:
     from primbench.compare.model import FailOn
@@ -77,3 +81,84 @@ METRIC_HELP = ("What to compare: time (GPU time per call, lower is better: a reg
                "results 4.5.0) or graph (the CUDA-graph replay's time per call of a run with --graph, lower is "
                "better; results 4.6.0). Default: bytes/s where both sides declare bytes, else items/s, "
                "else time.")
+
+
+# --------------------------------------------------------------------------- options without pydantic
+# Typer coerces every option that is not a bool flag through a pydantic TypeAdapter, built when the
+# command's options are parsed: importing pydantic and building the adapters is 0.1-0.15 s of a
+# `primbench compare`, more than half of its own start-up. `PlainOptionsCommand` coerces the plain
+# values (text, a plain number, an Enum member by name, a path) itself, to the very values Typer's
+# adapters give, and hands anything else (and every value it does not accept: for Typer's own
+# message) to Typer's coercion.
+
+_FLOAT_TEXT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_INT_TEXT = re.compile(r"[0-9]+")
+#: What `_plain_value` returns for a value it leaves to Typer.
+_TYPERS = object()
+
+
+def _plain_value(annotation: Any, info: Any, value: Any, param: Any, ctx: Any) -> Any:
+    """`value` coerced as Typer's adapter for `annotation` (with the option's `info`) would, or
+    `_TYPERS` where it is not one of the plain cases."""
+    from typer._param_types import coerce_cli_choice, coerce_cli_path
+
+    if get_origin(annotation) is list and isinstance(value, (list, tuple)):
+        (item,) = get_args(annotation)
+        out = [_plain_value(item, info, v, param, ctx) for v in value]
+        return _TYPERS if any(v is _TYPERS for v in out) else out
+    if annotation in (str, bool):
+        return value if isinstance(value, annotation) else _TYPERS
+    if annotation in (int, float) and info.min is None and info.max is None and not info.clamp:
+        if isinstance(value, annotation) and not isinstance(value, bool):
+            return value
+        if annotation is float and isinstance(value, int) and not isinstance(value, bool):
+            return float(value)
+        if isinstance(value, str) and (_FLOAT_TEXT if annotation is float else _INT_TEXT).fullmatch(value):
+            return annotation(value)
+        return _TYPERS
+    if annotation is int and not info.clamp and isinstance(value, (int, str)) and not isinstance(value, bool):
+        if isinstance(value, str) and not _INT_TEXT.fullmatch(value):
+            return _TYPERS
+        number = int(value)
+        in_range = (info.min is None or number >= info.min) and (info.max is None or number <= info.max)
+        return number if in_range else _TYPERS  # Typer's message for a value out of range
+    if isinstance(annotation, type) and issubclass(annotation, Enum):
+        try:
+            return coerce_cli_choice(value, choices=tuple(annotation), case_sensitive=info.case_sensitive, ctx=ctx)
+        except ValueError:
+            return _TYPERS
+    if (isinstance(annotation, type) and issubclass(annotation, Path) and info.path_type is None
+            and isinstance(value, str) and value):
+        # Typer's path adapter converts the text with pydantic (Path(value)), then checks it
+        return coerce_cli_path(annotation(value), info, path_type=annotation, param=param, ctx=ctx)
+    return _TYPERS
+
+
+class _PlainRuntimeParam(RuntimeParam):
+    """Typer's runtime parameter that coerces plain values itself (`_plain_value`), everything else
+    as Typer does (`typer._coercion.build_runtime_param`, made when first needed)."""
+
+    def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
+        got = _plain_value(self.annotation, self.parameter_info, value, param, ctx)
+        if got is _TYPERS:
+            return build_runtime_param(param.type_descriptor)._coerce_value(value, param=param, ctx=ctx)
+        return got
+
+
+def coerce_plainly(params: list[Any]) -> None:
+    """Give each of a command's (or group's) parameters whose coercion Typer has not built yet
+    `_PlainRuntimeParam`; with another Typer whose parameters are built differently, nothing."""
+    for param in params:
+        descriptor = getattr(param, "type_descriptor", None)
+        if (getattr(param, "_runtime_param", False) is None and descriptor is not None
+                and descriptor.file_annotation is None):
+            param._runtime_param = _PlainRuntimeParam(parameter_info=descriptor.parameter_info,
+                                                      annotation=descriptor.annotation)
+
+
+class PlainOptionsCommand(TyperCommand):
+    """A Typer command whose plain option values are coerced without pydantic (`coerce_plainly`)."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        coerce_plainly(self.get_params(ctx))
+        return super().parse_args(ctx, args)
