@@ -9,8 +9,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_args, get_origin
 
 import typer
-from typer._coercion import RuntimeParam, build_runtime_param
 from typer.core import TyperCommand
+
+try:  # Typer's runtime coercion (private, 0.2x): without it, Typer coerces every value itself
+    from typer._coercion import RuntimeParam, build_runtime_param
+    from typer._param_types import coerce_cli_choice, coerce_cli_path
+except ImportError:  # pragma: no cover - another Typer
+    RuntimeParam = None  # type: ignore[assignment, misc]
 
 if TYPE_CHECKING:
     from primbench.compare.model import FailOn
@@ -100,8 +105,6 @@ _TYPERS = object()
 def _plain_value(annotation: Any, info: Any, value: Any, param: Any, ctx: Any) -> Any:
     """`value` coerced as Typer's adapter for `annotation` (with the option's `info`) would, or
     `_TYPERS` where it is not one of the plain cases."""
-    from typer._param_types import coerce_cli_choice, coerce_cli_path
-
     if get_origin(annotation) is list and isinstance(value, (list, tuple)):
         (item,) = get_args(annotation)
         out = [_plain_value(item, info, v, param, ctx) for v in value]
@@ -134,20 +137,23 @@ def _plain_value(annotation: Any, info: Any, value: Any, param: Any, ctx: Any) -
     return _TYPERS
 
 
-class _PlainRuntimeParam(RuntimeParam):
-    """Typer's runtime parameter that coerces plain values itself (`_plain_value`), everything else
-    as Typer does (`typer._coercion.build_runtime_param`, made when first needed)."""
+if RuntimeParam is not None:
+    class _PlainRuntimeParam(RuntimeParam):
+        """Typer's runtime parameter that coerces plain values itself (`_plain_value`), everything
+        else as Typer does (`typer._coercion.build_runtime_param`, made when first needed)."""
 
-    def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
-        got = _plain_value(self.annotation, self.parameter_info, value, param, ctx)
-        if got is _TYPERS:
-            return build_runtime_param(param.type_descriptor)._coerce_value(value, param=param, ctx=ctx)
-        return got
+        def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
+            got = _plain_value(self.annotation, self.parameter_info, value, param, ctx)
+            if got is _TYPERS:
+                return build_runtime_param(param.type_descriptor)._coerce_value(value, param=param, ctx=ctx)
+            return got
 
 
 def coerce_plainly(params: list[Any]) -> None:
     """Give each of a command's (or group's) parameters whose coercion Typer has not built yet
     `_PlainRuntimeParam`; with another Typer whose parameters are built differently, nothing."""
+    if RuntimeParam is None:
+        return
     for param in params:
         descriptor = getattr(param, "type_descriptor", None)
         if (getattr(param, "_runtime_param", False) is None and descriptor is not None
