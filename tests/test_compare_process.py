@@ -162,3 +162,20 @@ def test_the_plain_coercion_gives_typers_values_and_errors(tmp_path: Path, monke
         plain = _PlainRuntimeParam(parameter_info=descriptor.parameter_info, annotation=descriptor.annotation)
         for value in values:
             assert _outcome(param, plain, value, ctx) == _outcome(param, typers, value, ctx), (name, value)
+
+
+def test_only_the_main_modules_top_level_code_counts_as_the_program() -> None:
+    """A function of a script (a forked child of it, as the fault campaign's) calling `main` must
+    not end the process by the fast path: that runs the parent's atexit handlers in the child."""
+    from primbench.cli import _called_as_program
+
+    def probe() -> bool:
+        return _called_as_program()  # asks about the caller of probe, as main asks about its own
+
+    top: dict[str, object] = {"__name__": "__main__", "probe": probe}
+    exec("seen = probe()", top)  # the top level of a __main__ module
+    assert top["seen"] is True
+    inner: dict[str, object] = {"__name__": "__main__", "probe": probe}
+    exec("def run():\n    return probe()\nseen = run()", inner)  # a function of that module
+    assert inner["seen"] is False
+    assert probe() is False  # a test module's function

@@ -244,9 +244,12 @@ def _interrupted_code(code: Any) -> Any:
 
 
 def _called_as_program(depth: int = 2) -> bool:
-    """Whether the function calling this one was called from the ``__main__`` module: the
-    console script, ``python -m primbench`` or ``python -c``, not a test calling `main`."""
-    return sys._getframe(depth).f_globals.get("__name__") == "__main__"
+    """Whether the function calling this one was called by the ``__main__`` module's own top-level
+    code: the console script, ``python -m primbench`` or ``python -c``; not a test calling `main`,
+    nor a function of a script (a forked child of it, e.g. the fault campaign's, would run its
+    parent's atexit handlers, which delete the parent's temporary folders)."""
+    frame = sys._getframe(depth)
+    return frame.f_globals.get("__name__") == "__main__" and frame.f_code.co_name == "<module>"
 
 
 def _end_process(code: Any) -> None:
