@@ -5,6 +5,7 @@ and exits exactly as the command run in-process (CliRunner) does."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -179,3 +180,22 @@ def test_only_the_main_modules_top_level_code_counts_as_the_program() -> None:
     exec("def run():\n    return probe()\nseen = run()", inner)  # a function of that module
     assert inner["seen"] is False
     assert probe() is False  # a test module's function
+
+
+def test_compare_asks_for_one_blas_thread_unless_the_user_chose(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before numpy loads, compare sets each BLAS thread count that is not set to 1, and leaves a
+    set one as it is; once numpy is loaded (an in-process caller), it changes nothing."""
+    from primbench.cli import compare
+
+    for name in compare.BLAS_THREADS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MKL_NUM_THREADS", "4")
+    monkeypatch.delitem(sys.modules, "numpy")
+    compare._one_blas_thread()
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "1" and os.environ["OMP_NUM_THREADS"] == "1"
+    assert os.environ["MKL_NUM_THREADS"] == "4"
+    monkeypatch.undo()
+    for name in compare.BLAS_THREADS:
+        monkeypatch.delenv(name, raising=False)
+    compare._one_blas_thread()  # numpy is loaded here
+    assert not any(name in os.environ for name in compare.BLAS_THREADS)

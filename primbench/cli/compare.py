@@ -7,6 +7,8 @@ SciPy) are imported only when the command runs.
 from __future__ import annotations
 
 import gc
+import os
+import sys
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -90,6 +92,7 @@ def register(app: typer.Typer) -> None:
         """Compare two runs: per specialization regression / improvement / unchanged / inconclusive
         / added / removed, with a CI exit code (0 none, 1 regression or what --fail-on names, 2 usage, bad
         input or unwritable output, 3 internal error). A verdict that needs a reason shows it ("why")."""
+        _one_blas_thread()
         fail_when = parse_fail_on(fail_on)
         files = {"--markdown": markdown_out, "--json": json_out}
         _check_files(files)
@@ -140,6 +143,21 @@ def register(app: typer.Typer) -> None:
 exit_follows = False
 #: What the command left to the end of the process (`keep_until_exit`).
 left_to_exit: list[Any] = []
+
+
+#: The thread-count variables of the BLAS libraries numpy may load.
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def _one_blas_thread() -> None:
+    """One BLAS thread for compare, unless the user chose: its arrays are long vectors and small
+    matrices, on which BLAS threads only spin (a third of the CPU time of 10,000 specializations,
+    the same bytes out: `tests/benchmarks/compare_scale/run-s7-quiet-merged.txt`). Only before numpy
+    is loaded: its BLAS reads these once, at load (in-process callers keep theirs)."""
+    if "numpy" in sys.modules:
+        return
+    for name in BLAS_THREADS:
+        os.environ.setdefault(name, "1")
 
 
 def keep_until_exit(*objects: Any) -> bool:
