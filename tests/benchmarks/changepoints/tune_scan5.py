@@ -33,17 +33,15 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from pathlib import Path
-
-import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 sys.path.insert(0, str(HERE))
 
-from compare_detectors import Config, Score, score  # noqa: E402
-from generate import Noise, series  # noqa: E402
+import tuning  # noqa: E402
+from compare_detectors import Config  # noqa: E402
+from generate import Noise  # noqa: E402
 from versions import load  # noqa: E402
 
 #: The commit whose module holds the variants' switches (the method frozen there; the rejected
@@ -93,41 +91,13 @@ def variant(name: str) -> None:
 FLAT_1000 = 15
 
 
-def cell(cfg: Config, blocks: int, n: int, seed: int, ci: int, what: str) -> tuple[Score, float]:
-    rng = np.random.default_rng([seed, ci, n])
-    acc = Score()
-    seconds = 0.0
-    for _ in range(blocks if n < 1000 else FLAT_1000 if what == "fp" else max(1, (3 * blocks) // 10)):
-        batch = [series(cfg.kind, n, cfg.noise, rng, size=cfg.size) for _ in range(100)]
-        cp.clear_cache()
-        t = time.perf_counter()
-        found = cp.analyse_many([b.values for b in batch])
-        seconds += time.perf_counter() - t
-        for b, c in zip(batch, found, strict=True):
-            score(b, ([p.index for p in c.points], [(d.start, d.end) for d in c.drifts]), acc)
-    return acc, seconds / acc.series * 1e3
+def blocks_at(blocks: int, n: int, what: str) -> int:
+    """Blocks of 100 series a cell runs: `tune_scan.py`'s, but `FLAT_1000` of flat ones at n = 1,000."""
+    return blocks if n < 1000 else FLAT_1000 if what == "fp" else max(1, (3 * blocks) // 10)
 
 
 def main() -> None:
-    for name in sys.argv[1:]:
-        variant(name)
-        print(f"== variant {name!r} ==", flush=True)
-        for ci, (cfg, blocks, what) in enumerate(cases()):
-            if ONLY not in cfg.label():
-                continue
-            seed = SEEDS["ar" if cfg.noise.phi else cfg.noise.tails]
-            cells = []
-            for n in NS:
-                acc, ms = cell(cfg, blocks, n, seed, ci, what)
-                if what == "fp":
-                    cells.append(f"n={n}: {100 * acc.points / acc.series:4.2f}/100 of {acc.series:4d}")
-                elif what == "any":
-                    cells.append(f"n={n}: {100 * acc.series_with_points / acc.series:4.1f}% of {acc.series:4d}")
-                else:
-                    cells.append(f"n={n}: {100 * acc.recall():5.1f}% {100 * acc.precision():5.1f}% of {acc.series:3d}")
-                if n == 1000:
-                    cells[-1] += f" {ms:5.1f} ms"
-            print(f"  {what:6} {cfg.label():<34} " + "  ".join(cells), flush=True)
+    tuning.run(cp, sys.argv[1:], variant, cases(), SEEDS, NS, ONLY, blocks_at)
 
 
 if __name__ == "__main__":
