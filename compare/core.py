@@ -470,10 +470,18 @@ class _Suite:
         ok = df > 0
         return np.where(ok, ss / np.where(ok, df, 1.0), math.nan), np.where(ok, df, 0.0)
 
+    def without_rounds(self) -> np.ndarray:
+        """Each slot: whether a run of it has no rounds (fewer than 2)."""
+        return np.bincount(self.runs.slot, weights=self.runs.rounds < 2, minlength=2 * len(self)) > 0
+
+    def rows_without_rounds(self) -> np.ndarray:
+        """Each row: whether a run of either side has no rounds."""
+        slots = self.without_rounds()
+        return slots[0::2] | slots[1::2]
+
     def prior_only(self) -> np.ndarray:
         """The rows judged on the measured prior of a whole run: a side without rounds, no history."""
-        short = np.bincount(self.runs.row, weights=self.runs.rounds < 2, minlength=len(self)) > 0
-        return short & np.array([h is None for h in self.history], dtype=bool)
+        return self.rows_without_rounds() & np.array([h is None for h in self.history], dtype=bool)
 
 
 def _size(entry: _Entry, file_sizes: Mapping[int, float | None] | None = None) -> float | None:
@@ -714,7 +722,7 @@ def _side_terms(suite: _Suite, within: np.ndarray, within_df: np.ndarray) -> _Si
     runs, slots = suite.runs, 2 * len(suite)
     slot = runs.slot
     n = suite.run_counts().astype(float)
-    short = np.bincount(slot, weights=runs.rounds < 2, minlength=slots) > 0
+    short = suite.without_rounds()
     with_rounds = ~short & (within_df > 0)
     classes, at = _class_table(suite.klass)
     at = np.repeat(at, 2)
@@ -1073,9 +1081,7 @@ def _aa_shift_p(suite: _Suite, family: np.ndarray, centre: float) -> float:
     counts = suite.run_counts().astype(float)
     scale = math.sqrt((1.0 / float(stats.median_of(counts[0::2][family]))
                        + 1.0 / float(stats.median_of(counts[1::2][family]))) / 2.0)
-    runs = suite.runs
-    short = np.bincount(runs.slot, weights=runs.rounds < 2, minlength=2 * len(suite)) > 0
-    no_rounds = (short[0::2] | short[1::2]).astype(np.int64)
+    no_rounds = suite.rows_without_rounds().astype(np.int64)
     classes, at = _class_table(suite.klass)
     table = np.array([[stats.shift_tail_p(centre, c.shifts, priors.SHIFT_LEVELS, c.shift_pairs, scale)
                        for c in (k.rounds, k.single)] for k in classes])
