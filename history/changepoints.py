@@ -168,7 +168,7 @@ _CLEAN_ALPHA = 0.1
 #: `_HEAVY_POOLED_KURTOSIS`, every one of them counts as heavy-tailed (30 points of t(5) noise
 #: seldom show it alone). Chosen on the tuning set of ``tests/benchmarks/changepoints/tune_scan5.py``
 #: (``tune_scan5.txt``, with the variants it rejected: it loads this module as at 2bb5183, where
-#: their switches were; ``_SCAN_HUBER`` 0: the rule before).
+#: their switches were, the rule before among them).
 _SCAN_HUBER = 1.5
 _SCAN_HUBER_GATE = 2.0
 _HEAVY_POOLED_KURTOSIS = 3.2
@@ -350,8 +350,8 @@ def _segment_fit(y: Array, segs: Segments) -> NoiseFit | None:
 
 def _huber_ratio(r: Array) -> float:
     """``E psi(r)**2 / (E psi'(r))**2`` of residuals `r` in units of their noise, Huber's psi at
-    `_SCAN_HUBER`: the variance of an M-estimate of a level over that of a mean (1 where off)."""
-    if _SCAN_HUBER <= 0 or len(r) == 0:
+    `_SCAN_HUBER`: the variance of an M-estimate of a level over that of a mean (1 without residuals)."""
+    if len(r) == 0:
         return 1.0
     inside = float(np.mean(np.abs(r) < _SCAN_HUBER))
     if inside <= 0:
@@ -866,7 +866,7 @@ def _excursions(s: _Series, var: Array, points: list[ChangePoint], alpha: float,
                        / np.sum(outer)))
         z_clipped = abs(gap) / math.sqrt(1 / float(np.sum(inner)) + 1 / float(np.sum(outer)))
         left = rss - z_clipped**2 * s.inflation
-        if s.heavy and _SCAN_HUBER > 0:  # the M-estimate test where the block is heavy-tailed
+        if s.heavy:  # the M-estimate test where the block is heavy-tailed
             # the two levels' Huber M-estimates, their variance from the noise's moments
             gap = (_m_level(s.w[ex.start:ex.stop], sd[ex.start:ex.stop])
                    - _m_level(np.concatenate([s.w[a:ex.start], s.w[ex.stop:b]]),
@@ -885,9 +885,7 @@ def _excursions(s: _Series, var: Array, points: list[ChangePoint], alpha: float,
         if z_m > 0:
             zm = z_m / math.sqrt((left + pooled) / (dof - 1 + s.prior_dof))
             pm = min(1.0, 2 * float(special.stdtr(dof - 1 + s.prior_dof, -zm)) * count * excursion_share(count))
-            if _SCAN_HUBER_GATE <= 0:
-                p = pm
-            elif p < _SCAN_HUBER_GATE * alpha:
+            if p < _SCAN_HUBER_GATE * alpha:
                 p = min(p, pm)
         inside = float(np.median(s.x[ex.start:ex.stop]))
         level = float(np.median(np.concatenate([s.x[a:ex.start], s.x[ex.stop:b]])))
