@@ -9,6 +9,10 @@ planted and A/A processes alternate (P1 A3 P2 A4 P3 A5 ... A8). Planted process 
 slows six kernels, starting at the (2k)-th of the suite's `KERNELS`: two by 1 %, two by 2 %, two
 by 5 % of their time per call. Files: DIR/SIZE/aa-K.json, planted-K.json, plant-K.json (what was
 planted, in cycles and as a fraction), collect.log (exit and wall time of every process).
+
+`--processes N` makes each run N processes back to back (the several-process protocol of
+`eval5-plan.md`): DIR/SIZE/aa-K-pJ.json, planted-K-pJ.json (J = 1 .. N); `--suite-args` are passed
+to every process (e.g. "--rounds 4 --min-secs 0.25").
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import argparse
 import importlib.util
 import json
 import os
+import shlex
 import statistics
 import subprocess
 import sys
@@ -52,14 +57,28 @@ def finished(out: Path) -> bool:
         return False
 
 
-def run_suite(suite: Path, out: Path, size: str, env_extra: dict[str, str], log, resume: bool = False) -> None:
+def run_files(d: Path, label: str, processes: int) -> list[Path]:
+    """A run's results files: DIR/SIZE/LABEL.json, or one per process with --processes."""
+    if processes <= 1:
+        return [d / f"{label}.json"]
+    return [d / f"{label}-p{j}.json" for j in range(1, processes + 1)]
+
+
+def run_all(suite: Path, files: list[Path], size: str, env_extra: dict[str, str], log, resume: bool,
+            extra: list[str]) -> None:
+    for out in files:
+        run_suite(suite, out, size, env_extra, log, resume, extra)
+
+
+def run_suite(suite: Path, out: Path, size: str, env_extra: dict[str, str], log, resume: bool = False,
+              extra: list[str] | None = None) -> None:
     if resume and finished(out):
         print(f"{size} {out.name}: kept (--resume)", flush=True)
         return
     env = {**os.environ, "PRIMBENCH_BRANCH": "eval", "PRIMBENCH_COMMIT": os.environ.get("EVAL_COMMIT", "unknown"),
            "PYTHONUNBUFFERED": "1", **env_extra}
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, str(suite), "--size", size, "--json-out", str(out)],
+    proc = subprocess.run([sys.executable, str(suite), "--size", size, "--json-out", str(out), *(extra or [])],
                           env=env, capture_output=True, text=True)
     wall = time.perf_counter() - start
     out.with_suffix(".log").write_text(proc.stdout[-20000:] + proc.stderr[-20000:])
@@ -99,7 +118,11 @@ def main() -> None:
     ap.add_argument("--suite", type=Path, default=SUITE, help="the suite script (default: eval_suite.py)")
     ap.add_argument("--resume", action="store_true",
                     help="keep the whole results files already in --out; run the rest in the same order")
+    ap.add_argument("--processes", type=int, default=1, help="processes a run (default 1: one file a run)")
+    ap.add_argument("--suite-args", default="", help="options passed to every suite process")
     args = ap.parse_args()
+    extra = shlex.split(args.suite_args)
+    n = args.processes
     suite = args.suite.resolve()
     if not suite.is_file():
         print(f"error: --suite {args.suite}: no such file", file=sys.stderr)
@@ -110,22 +133,22 @@ def main() -> None:
         d.mkdir(parents=True, exist_ok=True)
         with open(d / "collect.log", "a") as log:
             for k in (1, 2):
-                run_suite(suite, d / f"aa-{k}.json", size, {}, log, args.resume)
+                run_all(suite, run_files(d, f"aa-{k}", n), size, {}, log, args.resume, extra)
             aa, pl = 2, 0
             while aa < args.aa or pl < args.planted:
                 if pl < args.planted:
-                    plant = calibrate([d / "aa-1.json", d / "aa-2.json"], pl, kernels)
+                    plant = calibrate([*run_files(d, "aa-1", n), *run_files(d, "aa-2", n)], pl, kernels)
                     pl += 1
                     kept = d / f"plant-{pl}.json"
-                    if args.resume and kept.exists() and finished(d / f"planted-{pl}.json"):
+                    if args.resume and kept.exists() and all(map(finished, run_files(d, f"planted-{pl}", n))):
                         plant = json.loads(kept.read_text())
                     else:
                         kept.write_text(json.dumps(plant, indent=2) + "\n")
                     env = {"PRIMBENCH_EVAL_PLANT": json.dumps(plant["cycles"])}
-                    run_suite(suite, d / f"planted-{pl}.json", size, env, log, args.resume)
+                    run_all(suite, run_files(d, f"planted-{pl}", n), size, env, log, args.resume, extra)
                 if aa < args.aa:
                     aa += 1
-                    run_suite(suite, d / f"aa-{aa}.json", size, {}, log, args.resume)
+                    run_all(suite, run_files(d, f"aa-{aa}", n), size, {}, log, args.resume, extra)
 
 
 if __name__ == "__main__":

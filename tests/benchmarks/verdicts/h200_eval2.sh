@@ -21,7 +21,7 @@ PY
 [ $? = 0 ] || SMOKE_FAILED=1
 done
 fi
-[ -z "${SMOKE_FAILED:-}" ] && [ "${BUDGET:-520}" -gt 0 ] && timeout ${BUDGET:-520} python3 tests/benchmarks/verdicts/collect.py --suite $SUITE --sizes ${SIZES:-64MiB,4MiB} --out $OUT/e2 ${RESUME:+--resume} 2>&1 | tail -30
+[ -z "${SMOKE_FAILED:-}" ] && [ "${BUDGET:-520}" -gt 0 ] && timeout ${BUDGET:-520} python3 tests/benchmarks/verdicts/collect.py --suite $SUITE --sizes ${SIZES:-64MiB,4MiB} --out $OUT/e2 ${RESUME:+--resume} ${COLLECT_ARGS:+$COLLECT_ARGS} 2>&1 | tail -30
 pkill -f "$(basename $SUITE) --size"; sleep 2  # the suite processes only (the calling command line may name the suite too)
 if [ -n "${GPU_TESTS:-}" ]; then  # the gpu-marked tests, the time left (DuckDB is not carried)
 (PRIMBENCH_GPU_OUT=$OUT/e2/gpu_out timeout $GPU_TESTS python3 -m pytest -q -m gpu -p no:cacheprovider tests \
