@@ -12,7 +12,7 @@ planted, in cycles and as a fraction), collect.log (exit and wall time of every 
 
 `--processes N` makes each run N processes back to back (the several-process protocol of
 `eval5-plan.md`): DIR/SIZE/aa-K-pJ.json, planted-K-pJ.json (J = 1 .. N); `--suite-args` are passed
-to every process (e.g. "--rounds 4 --min-secs 0.25").
+to every process, comma-separated (e.g. "--rounds=4,--min-secs=0.25").
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ import argparse
 import importlib.util
 import json
 import os
-import shlex
 import statistics
 import subprocess
 import sys
@@ -119,9 +118,9 @@ def main() -> None:
     ap.add_argument("--resume", action="store_true",
                     help="keep the whole results files already in --out; run the rest in the same order")
     ap.add_argument("--processes", type=int, default=1, help="processes a run (default 1: one file a run)")
-    ap.add_argument("--suite-args", default="", help="options passed to every suite process")
+    ap.add_argument("--suite-args", default="", help="options passed to every suite process, comma-separated (--rounds=4,--min-secs=0.25)")
     args = ap.parse_args()
-    extra = shlex.split(args.suite_args)
+    extra = [a for a in args.suite_args.split(",") if a]
     n = args.processes
     suite = args.suite.resolve()
     if not suite.is_file():

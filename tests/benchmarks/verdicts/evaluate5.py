@@ -1,0 +1,144 @@
+"""Evaluate the several-process protocol (`eval5-plan.md`) on the fifth suite's H200 runs (`h200/data5`):
+a run is 4 processes (`collect.py --processes 4`), a side of a comparison is one run's 4 files.
+Written after the protocol and compare's method were frozen (e89ff37) and after the files were
+committed, as the plan says.
+
+    python tests/benchmarks/verdicts/evaluate5.py > tests/benchmarks/verdicts/evaluate5.txt
+
+Per size, beside each other on the same files: compare at this commit with 4 processes a side, the
+same with one process a side (each run's first process), and the method of c16539c with 4 processes
+a side. A/A: every ordered pair of the 8 A/A runs (56). Planted: each of the 3 planted runs against
+each A/A run, both ways (48 pairs), judged against the change each kernel really showed (its planted
+run's mean over 4 processes against the mean of every A/A process).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE))
+
+import json  # noqa: E402
+
+from collect import load_suite  # noqa: E402
+from evaluate import OLD, aa_stats, log_value, new_method, old_method, pct, planted_stats, share  # noqa: E402
+
+DATA = HERE / "h200" / "data5"
+SUITE5 = HERE / "eval_suite5.py"
+SIZES = ("256KiB", "2MiB")
+PROCESSES = 4
+
+
+def run_files(d: Path, label: str) -> list[Path]:
+    return [d / f"{label}-p{j}.json" for j in range(1, PROCESSES + 1)]
+
+
+def first_processes(pairs: list[tuple[list[Path], list[Path]]]) -> list[tuple[list[Path], list[Path]]]:
+    """The same pairs with one process a side: each run's first."""
+    return [([b[0]], [h[0]]) for b, h in pairs]
+
+
+def wall(d: Path, count: int) -> tuple[float, float]:
+    """A run's wall time (its 4 processes, imports included) and its measurement's own host time,
+    both per specialization (medians over the A/A runs)."""
+    log = (d / "collect.log").read_text()
+    walls: dict[str, float] = {}
+    for m in re.finditer(r"(aa-\d+)-p\d\.json: exit 0, wall ([\d.]+) s", log):
+        walls[m.group(1)] = walls.get(m.group(1), 0.0) + float(m.group(2))
+    host = []
+    for k in range(1, 9):
+        files = run_files(d, f"aa-{k}")
+        host.append(sum(s["elapsed_secs"]["host"] for f in files for s in json.loads(f.read_text())["specializations"])
+                    / count)
+    return statistics.median(walls.values()) / count, statistics.median(host)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=DATA)
+    ap.add_argument("--sizes", default=",".join(SIZES))
+    args = ap.parse_args()
+    suite = load_suite(SUITE5)
+    labels = {f"op: {op}, type: {t}": op for op, t in suite.KERNELS}
+    commits = sorted({json.loads(f.read_text())["context"]["general"]["commit_hash"]
+                      for f in args.data.glob("*/*-p*.json")})
+    print("# Verdicts on eval_suite5.py: a run of 4 processes a side (H200)\n")
+    print(f"Data: {args.data.relative_to(ROOT) if args.data.is_relative_to(ROOT) else args.data} (collected at "
+          f"{', '.join(commits)}; each process `--rounds 4 --min-secs 0.25`). Kernels: {suite.SUMMARY}.")
+    summary = []
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = Path(tmp) / "old"
+        tree.mkdir()
+        archive = subprocess.run(["git", "archive", OLD, "primbench", "compare", "history"], cwd=ROOT,
+                                 capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+        for size in args.sizes.split(","):
+            d = args.data / size
+            aa = [run_files(d, f"aa-{k}") for k in range(1, 9)]
+            planted = [run_files(d, f"planted-{k}") for k in range(1, 4)]
+            plants = [json.loads((d / f"plant-{k}.json").read_text()) for k in range(1, 4)]
+            aa_pairs = [(a, b) for a, b in itertools.permutations(aa, 2)]
+            pl_pairs = [(a, p) for p in planted for a in aa] + [(p, a) for p in planted for a in aa]
+            cache: dict[Path, object] = {}
+            methods = {
+                "new, 4 processes a side": lambda ps, c=cache: new_method(ps, c),
+                "new, 1 process a side": lambda ps, c=cache: new_method(first_processes(ps), c),
+                f"{OLD}, 4 processes a side": lambda ps: old_method(ps, tree),
+            }
+            aa_logs = [log_value(f) for run in aa for f in run]
+            actual: dict[tuple[int, str], float] = {}
+            for k, run in enumerate(planted):
+                pv = [log_value(f) for f in run]
+                for name in plants[k]["fraction"]:
+                    base = statistics.fmean(v[name] for v in aa_logs)
+                    actual[(k, name)] = math.expm1(statistics.fmean(v[name] for v in pv) - base)
+            count = len(suite.KERNELS)
+            per_spec, host = wall(d, count)
+            print(f"\n## {size}\n")
+            print(f"Wall time per specialization: {per_spec:.2f} s a run of 4 processes / {count} (imports, setup "
+                  f"and compilation included); the measurement's own {host:.2f} s (medians of the 8 A/A runs).\n")
+            print("| | " + " | ".join(methods) + " |")
+            print("|---|" + "---|" * len(methods))
+            lines: dict[str, list[str]] = {}
+            for label, method in methods.items():
+                ra, rp = method(aa_pairs), method(pl_pairs)
+                f, n, u, nrows, mdc = aa_stats(ra)
+                med = statistics.median(statistics.median(v) for v in mdc.values()) if mdc else float("nan")
+                det, bins, unplanted = planted_stats(pl_pairs, rp, plants, actual)
+                lines.setdefault("A/A ordered pairs exiting 1", []).append(share(f, n))
+                lines.setdefault("A/A rows unchanged", []).append(share(u, nrows))
+                lines.setdefault("median smallest detectable change (median per kernel)", []).append(pct(med))
+                lines.setdefault("per kernel", []).append(", ".join(
+                    f"{labels.get(k, k)} {pct(statistics.median(v))}" for k, v in sorted(mdc.items())))
+                for frac, (hit, tot) in det.items():
+                    lines.setdefault(f"planted {frac * 100:g} % flagged the right way", []).append(share(hit, tot))
+                for key, (hit, tot) in bins.items():
+                    lines.setdefault(f"planted, real change {key} the reported detectable change, found",
+                                     []).append(share(hit, tot))
+                lines.setdefault("unplanted rows flagged in planted pairs", []).append(share(*unplanted))
+                summary.append((size, label, f, n, u, nrows, med))
+            for key, vals in lines.items():
+                print(f"| {key} | " + " | ".join(vals) + " |")
+            print("\nReal change of each planted kernel (planted run against the A/A mean): " + "; ".join(
+                f"{labels.get(name, name)} {plants[k]['fraction'][name] * 100:g} % -> {pct(v)}"
+                for (k, name), v in sorted(actual.items())))
+    print("\n## Summary\n")
+    print("| size | method | A/A exit 1 | A/A unchanged | median detectable |")
+    print("|---|---|---|---|---|")
+    for size, label, f, n, u, nrows, med in summary:
+        print(f"| {size} | {label} | {share(f, n)} | {share(u, nrows)} | {pct(med)} |")
+
+
+if __name__ == "__main__":
+    main()
