@@ -118,7 +118,8 @@ def main() -> None:
     ap.add_argument("--resume", action="store_true",
                     help="keep the whole results files already in --out; run the rest in the same order")
     ap.add_argument("--processes", type=int, default=1, help="processes a run (default 1: one file a run)")
-    ap.add_argument("--suite-args", default="", help="options passed to every suite process, comma-separated (--rounds=4,--min-secs=0.25)")
+    ap.add_argument("--suite-args", default="",
+                    help="options passed to every suite process, comma-separated (--rounds=4,--min-secs=0.25)")
     args = ap.parse_args()
     extra = [a for a in args.suite_args.split(",") if a]
     n = args.processes
