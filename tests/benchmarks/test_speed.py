@@ -25,5 +25,7 @@ def test_a_100k_row_table_is_capped_and_renders_in_seconds_not_a_minute() -> Non
         buf = io.StringIO()
         t = time.process_time()
         tables.render(rows, SERIES_COLUMNS, _cell, console=Console(file=buf, force_terminal=force, width=80))
-        assert time.process_time() - t < 10
+        # a guard against the uncapped render (a minute and more), not a speed target: 4.6-9 s CPU on
+        # the machines of earlier sessions, 13-14 s on this session's 2-vCPU machine (nothing in tables changed)
+        assert time.process_time() - t < 30
     assert "90,000 of 100,000 rows not shown" in buf.getvalue()  # a pipe: PIPE_LIMIT rows
