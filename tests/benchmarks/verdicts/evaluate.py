@@ -97,6 +97,16 @@ def readable_by_old(p: Path, tree: Path) -> Path:
     return p
 
 
+def old_tree(folder: Path) -> Path:
+    """The method of `OLD` unpacked into FOLDER/old (its primbench, compare and history), for `old_method`."""
+    tree = folder / "old"
+    tree.mkdir()
+    archive = subprocess.run(["git", "archive", OLD, "primbench", "compare", "history"], cwd=ROOT,
+                             capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    return tree
+
+
 def old_method(pairs: list[tuple[list[Path], list[Path]]], tree: Path) -> list[dict]:
     pairs = [([readable_by_old(p, tree) for p in b], [readable_by_old(p, tree) for p in h]) for b, h in pairs]
     payload = json.dumps([([str(p) for p in b], [str(p) for p in h]) for b, h in pairs])
@@ -227,11 +237,7 @@ def main() -> None:
     suite = load_suite(suite_path)
     labels = {f"op: {op}, type: {t}": op for op, t in suite.KERNELS}
     with tempfile.TemporaryDirectory() as tmp:
-        tree = Path(tmp) / "old"
-        tree.mkdir()
-        archive = subprocess.run(["git", "archive", OLD, "primbench", "compare", "history"], cwd=ROOT,
-                                 capture_output=True, check=True).stdout
-        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+        tree = old_tree(Path(tmp))
         work = Path(tmp) / "work"
         work.mkdir()
         print(header(data, suite_path, suite.SUMMARY))

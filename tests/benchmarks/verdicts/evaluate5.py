@@ -19,7 +19,6 @@ import itertools
 import math
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -32,7 +31,7 @@ sys.path.insert(0, str(HERE))
 import json  # noqa: E402
 
 from collect import load_suite  # noqa: E402
-from evaluate import OLD, aa_stats, log_value, new_method, old_method, pct, planted_stats, share  # noqa: E402
+from evaluate import OLD, aa_stats, log_value, new_method, old_method, old_tree, pct, planted_stats, share  # noqa: E402
 
 DATA = HERE / "h200" / "data5"
 SUITE5 = HERE / "eval_suite5.py"
@@ -83,11 +82,7 @@ def main() -> None:
           f"{', '.join(commits)}; each process `--rounds 4 --min-secs 0.25`). Kernels: {suite.SUMMARY}.")
     summary = []
     with tempfile.TemporaryDirectory() as tmp:
-        tree = Path(tmp) / "old"
-        tree.mkdir()
-        archive = subprocess.run(["git", "archive", OLD, "primbench", "compare", "history"], cwd=ROOT,
-                                 capture_output=True, check=True).stdout
-        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+        tree = old_tree(Path(tmp))
         for size in args.sizes.split(","):
             d = args.data / size
             aa = [run_files(d, f"aa-{k}") for k in range(1, aa_runs(d) + 1)]
