@@ -114,6 +114,12 @@ MAX_SNIFF_BYTES = 64 * 1024 * 1024
 
 
 def load_side(path: str | Path, notes: list[str] | None = None) -> list[Results]:
+    """`_load_side`, each file of a ``--processes`` run split into one run per worker process
+    (`Results.per_process`): the process is the unit of replication, not the round."""
+    return [part for results in _load_side(path, notes) for part in results.per_process()]
+
+
+def _load_side(path: str | Path, notes: list[str] | None = None) -> list[Results]:
     """One side of a comparison: a results file (of any format `load_results` reads), ``-``
     (standard input), or every ``*.json`` directly in a directory (one per benchmark program)
     and every results CSV without a results.json beside it (`primbench.formats.cpp_csv.in_directory`),
@@ -265,12 +271,25 @@ def _all_context_warnings(base: Sequence[Results], head: Sequence[Results]) -> l
     return warnings
 
 
+def _files(side: Sequence[Results]) -> list[str]:
+    """The side's files in order: a ``--processes`` file once, with its count of processes (its
+    runs, `Results.per_process`); any other once per time it was given."""
+    out: list[tuple[str, int, bool]] = []
+    for r in side:
+        many = isinstance(r.settings.processes, int) and r.settings.processes > 1
+        if many and out and out[-1][0] == r.source and out[-1][2]:
+            out[-1] = (r.source, out[-1][1] + 1, True)
+        else:
+            out.append((r.source, 1, many))
+    return [f"{src} [{n} processes]" if many else src for src, n, many in out]
+
+
 def _side_context(side: Sequence[Results]) -> dict[str, Any]:
     if not side:
         return {}
     first = side[0]
     return {
-        "files": [r.source for r in side],
+        "files": _files(side),
         "branch": first.branch,
         "commit": first.commit,
         "date": first.date,

@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any, NoReturn, cast
 
-from primbench import runlog, workers
+from primbench import processes, runlog, workers
 from primbench.atomicfile import STDOUT, fallback_path, is_stdout, unwritable_reason, write_output
 from primbench.benchmark import Benchmark
 from primbench.console import Reporter, make_console, set_active
@@ -192,8 +192,10 @@ class Executor:
             raise self._deferred[0]
         selected = self._selected()
         self._role = workers.WorkerRole.from_env(os.environ) if "list" not in self._modes else None
-        if self._role is not None:  # a --devices worker: a run on its GPU of its specializations
+        if self._role is not None:  # a worker: a run on its GPU of its specializations
             selected = self._role.selected(selected)
+            if self._role.process is not None:  # of --processes: its share of the budget (primbench.processes)
+                settings = processes.worker_settings(settings, self._given)
             settings = replace(settings, devices="", replicate=False, device=self._role.device,
                                json_out=self._role.out, csv_out="")
             self.settings = settings
@@ -211,6 +213,8 @@ class Executor:
         if "profile" in self._modes and settings.devices:
             raise UsageError("--profile and --devices exclude each other: a profiler follows one process; "
                              "give --device")
+        if "profile" in self._modes and settings.processes > 1:
+            raise UsageError("--profile and --processes exclude each other: a profiler follows one process")
         if "profile" not in self._modes:
             self._check_outputs(settings, len(selected))
         set_active(reporter)
@@ -220,6 +224,8 @@ class Executor:
             with terminate_as_interrupt():  # SIGTERM and SIGHUP keep what finished, as Ctrl-C does
                 if settings.devices and not settings.dry:
                     return self._returned(self._run_across(settings, selected, reporter))
+                if settings.processes > 1 and not settings.dry:
+                    return self._returned(self._run_processes(settings, selected, reporter))
                 return self._returned(self._run(settings, selected, reporter))
         finally:
             set_active(None)
@@ -360,6 +366,12 @@ class Executor:
         reporter.header(algorithm, len(selected), settings.dry,
                         noise_tolerance_percent=settings.noise_tolerance_percent)
         thermal = self._prepared(device, settings, reporter)
+        if self._role is not None and device is not None:  # a --processes worker measures in its turn
+            try:
+                self._role.wait_turn()
+            except BaseException:
+                self._close(device)
+                raise
         run = RunState.start(selected, 1 if settings.dry else settings.rounds)
         deferred = Deferred()  # from the end of measuring on, a signal waits until the results are written
         if self._role is not None:
@@ -499,9 +511,61 @@ class Executor:
                                      custom_settings=dict(self._custom_values) if self._custom else None,
                                      started=self._started)
                 merged = workers.merge(started, selected, parent, host_secs=time.perf_counter() - self._started)
-                for index, log in workers.keep_logs(started, settings.json_out).items():
-                    reporter.note(f"GPU {index}: its worker's output is in {log}")
+                for label, log in workers.keep_logs(started, settings.json_out).items():
+                    reporter.note(f"{label}: its worker's output is in {log}")
                 report = self._across_report(settings, merged, interrupted, reporter)
+            except BaseException:
+                deferred.restore()
+                raise
+        if interrupted is not None:
+            deferred.restore()
+            raise interrupted
+        deferred.stop()
+        return report
+
+    def _run_processes(self, settings: Settings, selected: list[Queued], reporter: Reporter) -> Report:
+        """``--processes K``: K workers on one GPU (`primbench.processes`), started side by side and
+        measuring in turn, their files merged into one document, written as a run of one process
+        writes its; exit 1 when a worker or a specialization failed."""
+        own = processes.worker_settings(settings, self._given)
+        algorithm = str(selected[0].meta["algo"])
+        self._expected = len(selected)
+        reporter.header(algorithm, len(selected), False, noise_tolerance_percent=settings.noise_tolerance_percent)
+        reporter.note(f"{settings.processes} worker processes on one GPU, measuring in turn: {own.rounds} rounds "
+                      f"and {own.min_secs:.3g} s a specialization each")
+        limit = workers.silence_limit(settings)
+        command = self._worker_command or workers.worker_command()
+
+        def ended(w: workers.Worker) -> None:
+            if w.error is not None:
+                reporter.error(f"{w.label}: {w.error}; the other processes go on")
+            else:
+                reporter.note(f"{w.label}: finished")
+
+        with tempfile.TemporaryDirectory(prefix="primbench-processes-") as folder:
+            started = workers.start_processes(command, settings.processes, settings.device,
+                                              list(range(len(selected))), Path(folder))
+            turns = processes.Turns(started)
+
+            def poll() -> None:
+                if (w := turns()) is not None:
+                    reporter.note(f"{w.label}: measuring ({turns.given} of {settings.processes})")
+
+            interrupted = workers.watch(started, limit, ended, lambda w: reporter.note(
+                f"{w.label}: {w.finished}/{len(selected)} specializations finished"), poll)
+            deferred = Deferred()
+            deferred.start()
+            try:
+                written = replace(settings, rounds=own.rounds)  # what each process ran
+                parent = run_results(written, algorithm, [], device_records({}, written), None,
+                                     sync=bool(self.flags & flags.sync),
+                                     custom_settings=dict(self._custom_values) if self._custom else None,
+                                     started=self._started)
+                results, failed = processes.merge(started, selected, parent, settings,
+                                                  host_secs=time.perf_counter() - self._started)
+                for label, log in workers.keep_logs(started, settings.json_out).items():
+                    reporter.note(f"{label}: its worker's output is in {log}")
+                report = self._across_report(settings, workers.Merged(results, failed), interrupted, reporter)
             except BaseException:
                 deferred.restore()
                 raise
@@ -522,7 +586,7 @@ class Executor:
             return f"{r.name} on GPU {r.gpu.index}" if settings.replicate and r.gpu is not None else r.name
 
         errors = {key(r): r.error for r in records if r.error is not None}
-        fatal = "; ".join(f"GPU {w.device}: {w.error}" for w in merged.failed) or None
+        fatal = "; ".join(f"{w.label}: {w.error}" for w in merged.failed) or None
         code = (signal_exit_code(interrupted, EXIT_INTERRUPTED) if interrupted
                 else EXIT_FAILED if (errors or fatal) else EXIT_OK)
         report = Report("run", code, tuple(r.name for r in records), results, failures=errors, error=fatal,

@@ -79,6 +79,12 @@ The schema is the C++ primbench's 4.0.0, key for key. Later versions only add ke
   hung, or its device gone); ``context.general.gpu`` is the first GPU's. Settings
   ``devices``, ``replicate``, ``worker_timeout_secs`` and ``results_per_gpu`` are written only when given: a run
   on one GPU writes what 4.7.0 wrote. Older files ran on one GPU: the keys stay absent.
+* 4.9.0 - worker processes on one GPU (issue 30, `primbench.processes`), with ``--processes K``:
+  per round ``process`` (0 to K-1: the worker process that measured it; ``round`` counts the
+  specialization's rounds across the processes, process after process), and ``settings.processes``,
+  written only when above 1. A specialization's other fields are over every round of every
+  process; compare takes each process's rounds as a run of their own (`Results.per_process`).
+  Older files ran in one process: the keys stay absent.
 
 A file of an older version is read through `UPGRADES`, one small function per version step
 (a document in, the document of the next version out); `Results.version` still says which
@@ -116,8 +122,8 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 from primbench.errors import PrimbenchError
 from primbench.textsafe import csv_cell
 
-RESULTS_VERSION = "4.8.0"
-KNOWN_VERSIONS = ("4.0.0", "4.1.0", "4.2.0", "4.3.0", "4.4.0", "4.5.0", "4.6.0", "4.7.0", "4.8.0")
+RESULTS_VERSION = "4.9.0"
+KNOWN_VERSIONS = ("4.0.0", "4.1.0", "4.2.0", "4.3.0", "4.4.0", "4.5.0", "4.6.0", "4.7.0", "4.8.0", "4.9.0")
 
 CSV_HEADER = (
     "index",
@@ -309,6 +315,7 @@ class Round(_Record, frozen=True, kw_only=True, omit_defaults=True):
     energy: RoundEnergy | None = None  # 4.5.0: where the device has an energy counter
     graph: RoundGraph | None = None  # 4.6.0: with --graph (primbench.graph)
     energy_baseline: RoundEnergyBaseline | None = None  # 4.7.0: with --energy-baseline (primbench.energy)
+    process: Count | None = None  # 4.9.0: with --processes, the worker process that measured it (primbench.processes)
 
     @property
     def average_clock_mhz(self) -> float | None:
@@ -726,6 +733,7 @@ class SettingsRecord(_Record, frozen=True, kw_only=True, omit_defaults=True):
     replicate: bool | UnsetType = UNSET  # 4.8.0: --replicate, written only when given
     worker_timeout_secs: Real | UnsetType | None = UNSET  # 4.8.0: --worker-timeout-secs, only when given
     results_per_gpu: bool | UnsetType = UNSET  # 4.8.0: --results-per-gpu, only when given
+    processes: Count | UnsetType = UNSET  # 4.9.0: --processes, written only when above 1 (primbench.processes)
 
 
 class Flags(_Record, frozen=True, kw_only=True, omit_defaults=True):
@@ -924,6 +932,27 @@ class Results:
                                              summary=Summary.of(specs, host), _written=None))
         return parts
 
+    def per_process(self) -> list[Results]:
+        """One document per worker process of a ``--processes`` run (results 4.9.0): each
+        specialization with that process's rounds alone, numbered from 0 as a run of one process
+        numbers them; a run of one process is itself. What compare takes as a side's runs: the
+        process is the unit of replication (a state drawn once per CUDA context that rounds
+        inside it cannot sample)."""
+        processes = sorted({r.process for s in self.specializations for r in s.rounds if r.process is not None})
+        if not processes:
+            return [self]
+        parts: list[Results] = []
+        for k in processes:
+            specs = []
+            for spec in self.specializations:
+                own = [r for r in spec.rounds if r.process == k]
+                if spec.rounds and not own:
+                    continue  # measured by the other processes only (this one failed it)
+                specs.append(msgspec.structs.replace(spec, rounds=tuple(
+                    msgspec.structs.replace(r, round=i) for i, r in enumerate(own))) if own else spec)
+            parts.append(dataclasses.replace(self, specializations=tuple(specs), _written=None))
+        return parts
+
     # ----- writing
 
     def document(self) -> Document:
@@ -1068,6 +1097,12 @@ def _from_4_7_0(doc: Mapping[str, Any]) -> dict[str, Any]:
     return _with_settings(doc, "4.8.0")
 
 
+def _from_4_8_0(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """4.8.0 -> 4.9.0: the run was one process (no ``--processes``): ``rounds[].process`` and
+    ``settings.processes`` stay absent."""
+    return _with_settings(doc, "4.9.0")
+
+
 #: One step per older version: its document in, the next version's out (a new dict; the
 #: parts that change are copied).
 UPGRADES: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
@@ -1079,6 +1114,7 @@ UPGRADES: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
     "4.5.0": _from_4_5_0,
     "4.6.0": _from_4_6_0,
     "4.7.0": _from_4_7_0,
+    "4.8.0": _from_4_8_0,
 }
 
 
@@ -1135,7 +1171,8 @@ def _decoded(data: bytes) -> tuple[Document, bytes | None]:
 #: The versions whose every upgrade step (`UPGRADES`) changes the context alone (the
 #: settings' defaults and the version): their specializations read as the model decodes them.
 #: A step that changes anything else must leave its version (and those before it) out.
-CONTEXT_ONLY_UPGRADES = frozenset(("4.0.0", "4.1.0", "4.2.0", "4.3.0", "4.4.0", "4.5.0", "4.6.0", "4.7.0"))
+CONTEXT_ONLY_UPGRADES = frozenset(("4.0.0", "4.1.0", "4.2.0", "4.3.0", "4.4.0", "4.5.0", "4.6.0", "4.7.0",
+                                   "4.8.0"))
 
 
 def _read(path: str | os.PathLike[str], source: str) -> bytes:

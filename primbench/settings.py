@@ -113,6 +113,8 @@ class Settings:
     replicate: bool = False  # --replicate: every specialization on every GPU (else sharded)
     worker_timeout_secs: float | None = None  # None: auto (primbench.workers.silence_limit)
     results_per_gpu: bool = False  # --results-per-gpu: NAME.gpuN.json per GPU instead of one NAME.json
+    # --processes: worker processes on one GPU, one after another (primbench.processes); results 4.9.0.
+    processes: int = 1
 
     def validate(self) -> None:
         """Raise UsageError for values that make no sense."""
@@ -133,6 +135,7 @@ class Settings:
             if getattr(self, name) is not None and not getattr(self, name) >= 0:
                 raise UsageError(f"--{_opt(name)} must not be negative, got {getattr(self, name)}")
         self._validate_devices()
+        self._validate_processes()
         if self.rounds < 1:
             raise UsageError(f"--rounds must be at least 1, got {self.rounds}")
         if self.batch_window_size < 2:
@@ -161,6 +164,21 @@ class Settings:
         if self.worker_timeout_secs is not None and not self.worker_timeout_secs > 0:
             raise UsageError(f"--worker-timeout-secs must be greater than 0, got {self.worker_timeout_secs}")
 
+    def _validate_processes(self) -> None:
+        if self.processes < 1:
+            raise UsageError(f"--processes must be at least 1, got {self.processes}")
+        if self.processes == 1:
+            return
+        if self.processes > MAX_PROCESSES:
+            raise UsageError(f"--processes {self.processes}: at most {MAX_PROCESSES} (each is a CUDA context of "
+                             "its own, alive while the others measure)")
+        if self.devices:
+            raise UsageError("--processes and --devices exclude each other: --processes runs its workers on one GPU")
+        for option, on in (("--graph", self.graph), ("--energy-baseline", self.energy_baseline)):
+            if on:
+                raise UsageError(f"--processes and {option} exclude each other: its records are not merged "
+                                 "across processes; run it without --processes")
+
     def to_json(self) -> dict[str, Any]:
         """The settings as written to results.json (integral floats as integers, like the C++ primbench);
         the ``--devices`` settings (results 4.8.0) only where given, so a run on one GPU writes what
@@ -171,7 +189,9 @@ class Settings:
 
 #: Settings written to results.json only when they differ from these (results 4.8.0).
 _WRITTEN_WHEN_GIVEN: dict[str, Any] = {"devices": "", "replicate": False, "worker_timeout_secs": None,
-                                       "results_per_gpu": False}
+                                       "results_per_gpu": False, "processes": 1}
+#: The most worker processes of ``--processes``.
+MAX_PROCESSES = 64
 
 
 def device_list(text: str, count: int | None) -> list[int]:
@@ -260,6 +280,11 @@ _HELP = {
     "budgets, plus 60 s for setup)",
     "results_per_gpu": "With --devices: write one results file per GPU (NAME.gpuN.json beside --json-out, each "
     "with that GPU's specializations) instead of the default one results.json of the whole run",
+    "processes": "Measure in this many worker processes on the one GPU, one after another, each with its own "
+    "CUDA context, setup and rounds (--rounds each, default 4 with --processes), --min-secs split between them; "
+    "the workers import and open the device side by side, then measure in turn. Identical processes land in "
+    "states up to 2-3 % apart on small kernels, which rounds inside one process cannot sample: compare takes each "
+    "process as a run. One results.json; each round names its process",
     "axis": "Replace the values of a benchmark's axis, repeatable: NAME=VALUE, NAME=[V1,V2,...], "
     "NAME=[START:STOP:+STEP] (linear) or NAME=[START:STOP:*FACTOR] (geometric; a bare third part multiplies too), "
     "STOP included; numbers may be 2^N; size takes KiB, MiB, GiB (e.g. size=[2^16:2^28:4]). See docs/axes.md",

@@ -57,11 +57,14 @@ class WorkerRole:
     """What a worker process runs: its GPU, the positions of its specializations in the
     program's order, the results file it writes and the heartbeat file it touches."""
 
-    device: int
+    device: int | None  # None: the current device (--processes without --device)
     positions: tuple[int, ...]
     out: str
     heartbeat: str
     parent: int = 0  # the parent's process id: a worker whose parent is gone stops (`beat`)
+    process: int | None = None  # --processes: this worker's place among them (primbench.processes)
+    ready: str = ""  # --processes: the file it creates once its device is open, before it measures
+    turn: str = ""  # --processes: the file whose existence is its turn to measure (`wait_turn`)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> WorkerRole | None:
@@ -70,14 +73,18 @@ class WorkerRole:
             return None
         try:
             data = json.loads(text)
-            return cls(int(data["device"]), tuple(int(p) for p in data["positions"]), str(data["out"]),
-                       str(data["heartbeat"]), int(data.get("parent", 0)))
+            device, process = data["device"], data.get("process")
+            return cls(None if device is None else int(device), tuple(int(p) for p in data["positions"]),
+                       str(data["out"]), str(data["heartbeat"]), int(data.get("parent", 0)),
+                       None if process is None else int(process), str(data.get("ready", "")),
+                       str(data.get("turn", "")))
         except (ValueError, KeyError, TypeError) as exc:
             raise UsageError(f"${WORKER_ENV}: not a worker's role ({exc})") from None
 
     def to_env(self) -> str:
         return json.dumps({"device": self.device, "positions": list(self.positions), "out": self.out,
-                           "heartbeat": self.heartbeat, "parent": self.parent})
+                           "heartbeat": self.heartbeat, "parent": self.parent, "process": self.process,
+                           "ready": self.ready, "turn": self.turn})
 
     @property
     def checkpoint(self) -> str:
@@ -93,6 +100,17 @@ class WorkerRole:
             raise KeyboardInterrupt(f"the parent process {self.parent} of this --devices worker is gone")
         with contextlib.suppress(OSError):
             os.utime(self.heartbeat)
+
+    def wait_turn(self, sleep: Callable[[float], object] = time.sleep) -> None:
+        """A --processes worker's: say it is ready, then wait (beating) until the parent gives it
+        its turn to measure. A worker of --devices measures at once."""
+        if not self.turn:
+            return
+        Path(self.ready).touch()
+        while not os.path.exists(self.turn):
+            self.beat()
+            sleep(POLL_SECS / 2)
+        self.beat()
 
     def selected(self, selected: Sequence[Queued]) -> list[Queued]:
         if any(p >= len(selected) for p in self.positions):
@@ -129,12 +147,15 @@ def worker_command() -> list[str]:
 class Worker:
     """One worker as the parent sees it."""
 
-    device: int
+    device: int | None
     positions: list[int]
     process: subprocess.Popen[bytes]
     out: Path
     heartbeat: Path
     log: Path
+    rank: int | None = None  # --processes: its place among the workers (WorkerRole.process)
+    ready: Path | None = None  # --processes: WorkerRole.ready
+    turn: Path | None = None  # --processes: WorkerRole.turn
     error: str | None = None
     done: bool = False
     interrupted: bool = False
@@ -148,6 +169,11 @@ class Worker:
     @property
     def failed(self) -> bool:
         return self.error is not None
+
+    @property
+    def label(self) -> str:
+        """How the run's output names it: its GPU (--devices) or its process (--processes)."""
+        return f"process {self.rank}" if self.rank is not None else f"GPU {self.device}"
 
 
 @dataclass
@@ -164,19 +190,34 @@ def start(command: Sequence[str], places: Mapping[int, list[int]], folder: Path,
           environ: Mapping[str, str] | None = None) -> Workers:
     """One worker process per GPU of `places` (GPUs with no position start none), each in a
     process group of its own, its output to a log in `folder`."""
+    roles = [WorkerRole(device, tuple(positions), str(folder / f"gpu{device}.json"), str(folder / f"gpu{device}.beat"),
+                        os.getpid()) for device, positions in places.items() if positions]
+    return _spawn(command, roles, folder, environ)
+
+
+def start_processes(command: Sequence[str], count: int, device: int | None, positions: Sequence[int], folder: Path,
+                    environ: Mapping[str, str] | None = None) -> Workers:
+    """`count` worker processes of the same specializations on one GPU (``--processes``), started
+    side by side; each waits for its turn (`WorkerRole.wait_turn`, given by `primbench.processes.Turns`)."""
+    roles = [WorkerRole(device, tuple(positions), str(folder / f"process{k}.json"), str(folder / f"process{k}.beat"),
+                        os.getpid(), k, str(folder / f"process{k}.ready"), str(folder / f"process{k}.turn"))
+             for k in range(count)]
+    return _spawn(command, roles, folder, environ)
+
+
+def _spawn(command: Sequence[str], roles: Sequence[WorkerRole], folder: Path,
+           environ: Mapping[str, str] | None) -> Workers:
     out = Workers()
     base = dict(os.environ if environ is None else environ)
-    for device, positions in places.items():
-        if not positions:
-            continue
-        role = WorkerRole(device, tuple(positions), str(folder / f"gpu{device}.json"),
-                          str(folder / f"gpu{device}.beat"), os.getpid())
+    for role in roles:
         Path(role.heartbeat).touch()
-        log = folder / f"gpu{device}.log"
+        log = Path(role.out).with_suffix(".log")
         with open(log, "wb") as sink:
             process = subprocess.Popen(list(command), env={**base, WORKER_ENV: role.to_env()}, stdin=subprocess.DEVNULL,
                                        stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
-        out.workers.append(Worker(device, positions, process, Path(role.out), Path(role.heartbeat), log))
+        out.workers.append(Worker(role.device, list(role.positions), process, Path(role.out), Path(role.heartbeat), log,
+                                  role.process, Path(role.ready) if role.ready else None,
+                                  Path(role.turn) if role.turn else None))
     return out
 
 
@@ -250,8 +291,10 @@ def progress(workers: Workers) -> list[Worker]:
 
 
 def watch(workers: Workers, limit: float, on_end: Callable[[Worker], object],
-          on_progress: Callable[[Worker], object] | None = None) -> KeyboardInterrupt | None:
-    """Poll until every worker has ended (`on_end` called for each). Ctrl-C, SIGTERM or SIGHUP is
+          on_progress: Callable[[Worker], object] | None = None,
+          on_poll: Callable[[], object] | None = None) -> KeyboardInterrupt | None:
+    """Poll until every worker has ended (`on_end` called for each; `on_poll` after every look,
+    e.g. to give a --processes worker its turn). Ctrl-C, SIGTERM or SIGHUP is
     passed on to the workers (as SIGINT, SIGTERM), which write what they finished within
     `INTERRUPT_GRACE_SECS` (then they are killed); the interrupt is returned."""
     interrupted: KeyboardInterrupt | None = None
@@ -263,6 +306,8 @@ def watch(workers: Workers, limit: float, on_end: Callable[[Worker], object],
             if on_progress is not None:
                 for w in progress(workers):
                     on_progress(w)
+            if on_poll is not None and deadline is None:
+                on_poll()
             if deadline is not None and time.monotonic() > deadline:
                 for w in workers.live():
                     _signal(w, signal.SIGKILL)
@@ -277,7 +322,7 @@ def watch(workers: Workers, limit: float, on_end: Callable[[Worker], object],
     return interrupted
 
 
-def _worker_results(w: Worker) -> Results | None:
+def worker_results(w: Worker) -> Results | None:
     """What the worker wrote (a partial file where it was interrupted), or None."""
     for path in (w.out, w.checkpoint):
         if path.is_file():
@@ -291,21 +336,23 @@ def _worker_results(w: Worker) -> Results | None:
     return None
 
 
-def keep_logs(workers: Workers, beside: str) -> dict[int, str]:
-    """Each failed worker's output copied beside the results file `beside` (``NAME.gpuN.log``),
-    since the workers' folder is removed: GPU index -> the copy. None where `beside` is no file."""
-    out: dict[int, str] = {}
+def keep_logs(workers: Workers, beside: str) -> dict[str, str]:
+    """Each failed worker's output copied beside the results file `beside` (``NAME.gpuN.log``,
+    ``NAME.processK.log``), since the workers' folder is removed: the worker's label (`Worker.label`)
+    -> the copy. None where `beside` is no file."""
+    out: dict[str, str] = {}
     target = Path(beside)
     if not beside or beside in ("-", os.devnull):
         return out
     for w in workers.workers:
         if w.failed and w.log.is_file():
-            copy = target.with_name(f"{target.stem}.gpu{w.device}.log")
+            tag = f"process{w.rank}" if w.rank is not None else f"gpu{w.device}"
+            copy = target.with_name(f"{target.stem}.{tag}.log")
             try:
                 copy.write_bytes(w.log.read_bytes())
             except OSError:
                 continue
-            out[w.device] = str(copy)
+            out[w.label] = str(copy)
     return out
 
 
@@ -326,8 +373,9 @@ def merge(workers: Workers, selected: Sequence[Queued], parent: Results, *, host
     devices: list[DeviceRun] = []
     first: Results | None = None
     for order, w in enumerate(workers.workers):
-        got = _worker_results(w)
+        got = worker_results(w)
         first = first or got
+        assert w.device is not None  # a --devices worker's
         gpu = got.general.gpu if got is not None else None
         run = DeviceRun(index=w.device, gpu=gpu, thermal=got.general.thermal if got else None,
                         specializations=len(w.positions), error=w.error)
@@ -361,4 +409,4 @@ def merge(workers: Workers, selected: Sequence[Queued], parent: Results, *, host
 
 
 __all__ = ["WORKER_ENV", "Merged", "Worker", "WorkerRole", "Workers", "keep_logs", "merge", "placement", "poll",
-           "progress", "silence_limit", "start", "watch", "worker_command"]
+           "progress", "silence_limit", "start", "start_processes", "watch", "worker_command", "worker_results"]

@@ -8,12 +8,17 @@ a driver would), GPU 3's hangs (sleeps) in its second round (after 1 renewal: wi
 ``--rounds 1``, its second specialization), GPU 1's device disappears (every kernel raises, as
 a GPU fallen off the bus does), GPU 0 cannot be opened at all. ``PRIMBENCH_FAKE_SLOWER`` makes
 GPUs slower, e.g. ``2:0.03``: GPU 2's kernels take 3 % longer; every kernel's time has 0.3 %
-of noise. ``PRIMBENCH_FAKE_MODEL`` names the model (default "Fake GPU"). Subprocesses need the
-repository root on ``PYTHONPATH``.
+of noise. ``PRIMBENCH_FAKE_MODEL`` names the model (default "Fake GPU"). For ``--processes``:
+``PRIMBENCH_FAKE_PROCESS_FAULTS`` gives a worker process's fault, e.g. ``1:crash`` (worker 1's GPU
+crashes), and ``PRIMBENCH_FAKE_PROCESS_SD`` a per-process state: every kernel of a process is
+slower by one draw of N(0, SD) (e.g. 0.02), the same for all its rounds, as identical processes on
+an H200 land in states that rounds inside one do not sample. Subprocesses need the repository
+root on ``PYTHONPATH``.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import time
@@ -112,6 +117,15 @@ def main() -> None:
     injected = faults(os.environ.get("PRIMBENCH_FAKE_FAULTS", ""))
     slower = {int(i): float(f) for i, _, f in (p.partition(":") for p in
                                                  os.environ.get("PRIMBENCH_FAKE_SLOWER", "").split(",") if p)}
+    role = json.loads(os.environ.get("PRIMBENCH_WORKER") or "{}")
+    if role.get("process") is not None:  # a --processes worker: its own fault and state, on its GPU
+        device = int(role.get("device") or 0)
+        own = faults(os.environ.get("PRIMBENCH_FAKE_PROCESS_FAULTS", "")).get(int(role["process"]))
+        if own is not None:
+            injected[device] = own
+        sd = float(os.environ.get("PRIMBENCH_FAKE_PROCESS_SD", "0") or 0)
+        if sd:
+            slower[device] = slower.get(device, 0.0) + random.Random(os.getpid()).gauss(0.0, sd)
     ex = pb.Executor(device=opener(count, injected, os.environ.get("PRIMBENCH_FAKE_MODEL", "Fake GPU"), slower),
                      device_count=count)
     ex.queue(Copy())

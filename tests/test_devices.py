@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from primbench.results import load_results
+from primbench.results import RESULTS_VERSION, load_results
 from primbench.settings import Settings, device_list
 from primbench.workers import placement, silence_limit
 
@@ -72,7 +72,7 @@ def test_bad_devices_are_one_line_and_exit_2_before_anything_runs(tmp_path: Path
 def test_sharded_over_4_gpus_each_specialization_names_its_gpu_and_each_gpu_is_recorded_once(tmp_path: Path) -> None:
     done, doc = run(tmp_path, "--devices", "all")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert doc is not None and doc["context"]["results_version"] == "4.8.0"
+    assert doc is not None and doc["context"]["results_version"] == RESULTS_VERSION
     specs = doc["specializations"]
     assert [s["name"] for s in specs] == NAMES and [s["index"] for s in specs] == list(range(8))
     assert [gpu_of(s) for s in specs] == [0, 1, 2, 3, 0, 1, 2, 3]  # round-robin in the program's order

@@ -1,0 +1,235 @@
+"""A run in several worker processes on one GPU (``--processes K``, results 4.9.0): each worker's
+budget, the turn-taking, and one specialization over every process's rounds.
+
+Why processes: identical processes of identical code land in states up to 2-3 % apart on small
+kernels (tests/benchmarks/variance/cpu_probe.txt: the state is drawn once per CUDA context,
+whichever CPU the process runs on), and every round of a process carries its state. Rounds inside
+one process cannot sample it; only more processes can, as pyperf runs its worker processes.
+
+How: the parent is the benchmark program; it runs its own command line again K times
+(`primbench.workers.start_processes`), each worker a run of every selected specialization on the
+GPU with ``--min-secs`` split K ways and ``--rounds`` of its own (`PROCESS_ROUNDS` by default:
+a warm-up and three measured rounds, the protocol tests/benchmarks/verdicts/eval5-plan.md
+evaluated). The workers start side by side: each imports the program, opens the device and
+prepares it, says it is ready and waits. Once every live worker is ready, they measure one after
+another (`Turns`), so that no worker's imports or setup run beside another's measurement. Each
+worker writes its file; `merge` builds one document: each specialization once, its rounds those
+of every process in order (``rounds[].process``), its other fields over all of them (`combined`).
+compare splits the document back into one run per process (`primbench.results.Results.per_process`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import msgspec
+
+from primbench.clocks import clock_record
+from primbench.energy import EnergyWindow, over_rounds
+from primbench.errors import DeviceError
+from primbench.plan import Queued
+from primbench.records import failed_record
+from primbench.results import (
+    BetweenRounds,
+    Calls,
+    Elapsed,
+    Energy,
+    Results,
+    Round,
+    SmClock,
+    Specialization,
+    Summary,
+    Temperatures,
+    TimePerCall,
+    time_per_call_fields,
+)
+from primbench.rounds import log_sd
+from primbench.settings import Settings
+from primbench.workers import Worker, Workers, worker_results
+
+#: Rounds per worker process where ``--rounds`` is not given: one warm-up and three measured
+#: (`primbench.rounds.WARMUP_FROM`), each a quarter of the worker's share of ``--min-secs``.
+PROCESS_ROUNDS = 4
+
+
+def worker_settings(settings: Settings, given: frozenset[str]) -> Settings:
+    """A worker's settings: one process, ``--min-secs`` its share, ``--rounds`` as given (else
+    `PROCESS_ROUNDS`), its batches kept (the merged median per call needs them; `merge` leaves
+    them out unless ``--output-batches`` was given)."""
+    k = settings.processes
+    rounds = settings.rounds if "rounds" in given else PROCESS_ROUNDS
+    return dataclasses.replace(settings, processes=1, min_secs=settings.min_secs / k, rounds=rounds,
+                               output_batches=True, csv_out="")
+
+
+@dataclass
+class Turns:
+    """Who measures: nobody until every live worker is ready (it imported the program and opened
+    the device), then one worker at a time in the order they started, the next once the last has
+    ended. Called at every look of the parent (`primbench.workers.watch`)."""
+
+    workers: Workers
+    current: Worker | None = None
+    given: int = 0
+
+    def __call__(self) -> Worker | None:
+        """Give the next worker its turn where it is due; returns the worker given it, else None."""
+        if self.current is not None and not self.current.done:
+            return None
+        live = self.workers.live()
+        if not live or not all(w.ready is not None and w.ready.exists() for w in live):
+            return None
+        nxt = live[0]
+        assert nxt.turn is not None
+        nxt.turn.touch()
+        self.current = nxt
+        self.given += 1
+        return nxt
+
+
+def _renumbered(parts: Sequence[tuple[int, Specialization]]) -> tuple[Round, ...]:
+    out: list[Round] = []
+    for process, spec in parts:
+        for r in spec.rounds:
+            out.append(msgspec.structs.replace(r, round=len(out), process=process))
+    return tuple(out)
+
+
+def _sm_clock(parts: Sequence[Specialization], settings: Settings) -> SmClock | None:
+    """The processes' clocks as one: their average clock weighted by each one's host time."""
+    clocks = [(s.sm_clock, s.elapsed_secs.host if s.elapsed_secs is not None else None) for s in parts]
+    if any(c is None or c.average_mhz is None or not h for c, h in clocks):
+        return None
+    ns = math.fsum(float(h or 0.0) for _, h in clocks) * 1e9
+    cycles = math.fsum(float(c.average_mhz or 0.0) * float(h or 0.0) * 1e6 for c, h in clocks if c is not None)
+    first, last = clocks[0][0], clocks[-1][0]
+    assert first is not None and last is not None
+    record = clock_record((0, 0), (round(ns), round(cycles)), first.default_mhz,
+                          list(first.clock_event_reasons.start or []) if first.clock_event_reasons else None,
+                          list(last.clock_event_reasons.end or []) if last.clock_event_reasons else None,
+                          settings.min_clock_fraction)
+    return None if record is None else msgspec.convert(record, SmClock)
+
+
+def _energy(rounds: Sequence[Round], parts: Sequence[Specialization]) -> Energy | None:
+    """``energy`` over every process's rounds, where every round read the counter."""
+    if not rounds or any(r.energy is None for r in rounds):
+        return None
+    windows = [EnergyWindow(joules=r.energy.joules, secs=r.energy.window_secs, calls=int(r.kernel_calls or 0),
+                            aligned=r.energy.aligned is True) for r in rounds if r.energy is not None]
+    limit = next((s.energy.power_limit_watts for s in parts if s.energy is not None), None)
+    return msgspec.convert(over_rounds(windows, limit), Energy)
+
+
+def combined(index: int, parts: Sequence[tuple[int, Specialization]], settings: Settings) -> Specialization:
+    """One specialization over the measured specializations `parts` (process, record) of its
+    worker processes, as one process's record is over its rounds: totals summed, rates over the
+    totals, the noise pooled, the rounds those of each process in turn (``process``), the
+    spread between all of them, the time per call over every batch."""
+    specs = [s for _, s in parts]
+    first, last = specs[0], specs[-1]
+    rounds = _renumbered(parts)
+    gpu = math.fsum(float(s.elapsed_secs.gpu or 0.0) for s in specs if s.elapsed_secs is not None)
+    host = math.fsum(float(s.elapsed_secs.host or 0.0) for s in specs if s.elapsed_secs is not None)
+    calls = sum(int(s.calls.kernel_calls or 0) for s in specs if s.calls is not None)
+    batches = sum(int(s.calls.batches or 0) for s in specs if s.calls is not None)
+
+    def total(rate: str) -> float:
+        return math.fsum(float(getattr(s, rate) or 0.0) * float(s.elapsed_secs.gpu or 0.0)
+                         for s in specs if s.elapsed_secs is not None)
+
+    every_batch = [b for s in specs for b in (s.batches or ())]
+    renumbered, offset = [], 0
+    for s in specs:
+        renumbered += [msgspec.structs.replace(b, round=offset + (b.round or 0)) for b in (s.batches or ())]
+        offset += len(s.rounds)
+    timed = time_per_call_fields([b.batch_ms / 1000.0 / b.kernel_calls for b in every_batch if b.kernel_calls],
+                                 gpu, calls)
+    stats = timed["time_per_call"]
+    spread = log_sd([r.gpu_ms_per_call for r in rounds])
+    noise = [(s.noise_percent, max(1, len(s.rounds))) for s in specs if s.noise_percent is not None]
+    temps = [s.gpu_temp_celsius for s in specs]
+    return msgspec.structs.replace(
+        first,
+        index=index,
+        bytes_per_second=total("bytes_per_second") / gpu if gpu > 0 else 0.0,
+        items_per_second=total("items_per_second") / gpu if gpu > 0 else 0.0,
+        bytes_per_item=last.bytes_per_item,
+        items=last.items,
+        noise_timeout=any(bool(s.noise_timeout) for s in specs),
+        # pooled over every round of every process (root mean square, as over one process's rounds)
+        noise_percent=(math.sqrt(math.fsum(p * p * n for p, n in noise) / sum(n for _, n in noise))
+                       if noise else None),
+        elapsed_secs=Elapsed(host=host, gpu=gpu),
+        gpu_temp_celsius=(Temperatures(start=temps[0].start if temps[0] else None,
+                                       end=temps[-1].end if temps[-1] else None)
+                          if any(t is not None for t in temps) else None),
+        calls=Calls(kernel_calls_per_batch=first.calls.kernel_calls_per_batch if first.calls else None,
+                    ms_per_batch=gpu * 1000.0 / batches if batches else 0.0, batches=batches, kernel_calls=calls),
+        batches=tuple(renumbered) if settings.output_batches else None,
+        sm_clock=_sm_clock(specs, settings),
+        rounds=rounds,
+        between_rounds=BetweenRounds(count=len(rounds), cv_percent=spread * 100.0 if spread is not None else None),
+        written_seconds_per_call=timed["gpu_seconds_per_call"],
+        written_time_per_call=TimePerCall(**stats) if stats is not None else None,
+        timer="host" if any(s.timer == "host" for s in specs) else "events",
+        throttled_batches=sum(int(s.throttled_batches or 0) for s in specs),
+        energy=_energy(rounds, specs),
+    )
+
+
+def merge(workers: Workers, selected: Sequence[Queued], parent: Results, settings: Settings, *,
+          host_secs: float) -> tuple[Results, tuple[Worker, ...]]:
+    """One document from the workers' files (`parent`: the parent's own results with no
+    specialization, for the provenance and settings), and the workers that failed. Each
+    specialization in the program's order: `combined` over the processes that measured it; failed
+    where a process failed it or a failed worker did not write it (the error names the process);
+    skipped where every process skipped it; left out where the run was interrupted before any
+    process measured it."""
+    files = [(w, worker_results(w)) for w in workers.workers]
+    first = next((got for _, got in files if got is not None), None)
+    written = [{s.name: s for s in got.specializations} if got is not None else {} for _, got in files]
+    records: list[Specialization] = []
+    for q in selected:
+        index = len(records)
+        failure: Specialization | None = None
+        measured: list[tuple[int, Specialization]] = []
+        skipped: Specialization | None = None
+        for (w, _), own in zip(files, written, strict=True):
+            process = w.rank if w.rank is not None else 0
+            spec = own.get(q.name)
+            if spec is None:
+                if w.error is not None and failure is None:
+                    failure = failed_record(index, q, DeviceError(f"process {process}: {w.error}"))
+                continue
+            if spec.error is not None and failure is None:
+                failure = msgspec.structs.replace(spec, index=index, error=f"process {process}: {spec.error}")
+            elif spec.skipped is not None:
+                skipped = msgspec.structs.replace(spec, index=index)
+            elif spec.error is None:
+                measured.append((process, spec))
+        if failure is not None:
+            records.append(failure)
+        elif measured:
+            records.append(combined(index, measured, settings))
+        elif skipped is not None:
+            records.append(skipped)
+    base = first or parent
+    general = msgspec.structs.replace(parent.general, gpu=base.general.gpu, backend=base.general.backend,
+                                      monitoring=base.general.monitoring,
+                                      temperature_type=base.general.temperature_type, thermal=base.general.thermal,
+                                      specialization_count=len(records))
+    written_settings = parent.settings
+    if first is not None:  # what the workers resolved: --cache-size auto, the thermal limits
+        written_settings = msgspec.structs.replace(written_settings, cache_size=first.settings.cache_size,
+                                                   min_gpu_temp=first.settings.min_gpu_temp,
+                                                   max_gpu_temp=first.settings.max_gpu_temp)
+    context = msgspec.structs.replace(parent.context, general=general, settings=written_settings)
+    results = Results(context, tuple(records), Summary.of(records, host_secs))
+    return results, tuple(w for w in workers.workers if w.failed)
+
+
+__all__ = ["PROCESS_ROUNDS", "Turns", "combined", "merge", "worker_settings"]

@@ -1,0 +1,178 @@
+"""``--processes K`` (issue 30): a suite measured in K worker processes on one fake GPU
+(`tests/fake_gpus.py`), started side by side and measuring in turn: one results.json whose rounds
+name their process, each process's share of the budget, a worker that crashes, and compare taking
+each process as a run."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from primbench.compare.core import compare_runs, load_side
+from primbench.processes import PROCESS_ROUNDS, Turns, worker_settings
+from primbench.results import load_results
+from primbench.settings import Settings
+from primbench.workers import Worker, WorkerRole, Workers
+
+ROOT = Path(__file__).resolve().parents[1]
+PROGRAM = ROOT / "tests" / "fake_gpus.py"
+FAST = ("--min-secs", "0.06", "--noise-timeout-secs", "5")
+NAMES = [f"n: {i}" for i in range(1, 9)]
+
+
+def run(tmp: Path, *args: str, out: str = "r.json", process_faults: str = "", process_sd: float = 0.0,
+        slower: str = "") -> tuple[subprocess.CompletedProcess[str], dict[str, Any] | None]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+           "PRIMBENCH_FAKE_DEVICES": "1", "PRIMBENCH_FAKE_PROCESS_FAULTS": process_faults,
+           "PRIMBENCH_FAKE_PROCESS_SD": str(process_sd), "PRIMBENCH_FAKE_SLOWER": slower}
+    env.pop("PRIMBENCH_WORKER", None)
+    done = subprocess.run([sys.executable, str(PROGRAM), *FAST, "--json-out", out, *args], cwd=tmp, env=env,
+                          capture_output=True, text=True, timeout=120)
+    path = tmp / out
+    return done, (json.loads(path.read_text()) if path.is_file() else None)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("--processes", "0"), "--processes must be at least 1, got 0"),
+    (("--processes", "65"), "--processes 65: at most 64"),
+    (("--processes", "2", "--devices", "all"), "--processes and --devices exclude each other"),
+    (("--processes", "2", "--graph"), "--processes and --graph exclude each other"),
+    (("--processes", "2", "--energy-baseline"), "--processes and --energy-baseline exclude each other"),
+    (("--processes", "2", "--profile"), "--profile and --processes exclude each other"),
+])
+def test_bad_processes_are_one_line_and_exit_2_before_anything_runs(tmp_path: Path, args: tuple[str, ...],
+                                                                    message: str) -> None:
+    done, doc = run(tmp_path, *args)
+    assert done.returncode == 2 and doc is None
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], done.stderr
+
+
+def test_a_worker_gets_its_share_of_the_budget_and_its_own_rounds() -> None:
+    s = Settings(processes=4, min_secs=1.0, rounds=10, csv_out="x.csv")
+    own = worker_settings(s, frozenset())
+    assert (own.processes, own.min_secs, own.rounds, own.output_batches, own.csv_out) == (1, 0.25, PROCESS_ROUNDS,
+                                                                                          True, "")
+    assert worker_settings(s, frozenset({"rounds"})).rounds == 10  # --rounds given: each process's
+
+
+def test_three_processes_write_one_document_whose_rounds_name_their_process(tmp_path: Path) -> None:
+    done, doc = run(tmp_path, "--processes", "3")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert doc is not None and doc["context"]["results_version"] == "4.9.0"
+    settings = doc["context"]["settings"]
+    assert settings["processes"] == 3 and settings["rounds"] == PROCESS_ROUNDS and settings["min_secs"] == 0.06
+    specs = doc["specializations"]
+    assert [s["name"] for s in specs] == NAMES and [s["index"] for s in specs] == list(range(8))
+    for s in specs:
+        rounds = s["rounds"]
+        assert [r["process"] for r in rounds] == [k for k in range(3) for _ in range(PROCESS_ROUNDS)]
+        assert [r["round"] for r in rounds] == list(range(3 * PROCESS_ROUNDS))
+        assert s["calls"]["kernel_calls"] == sum(r["kernel_calls"] for r in rounds)
+        assert s["elapsed_secs"]["gpu"] == pytest.approx(sum(r["elapsed_secs"]["gpu"] for r in rounds))
+        assert s["gpu_seconds_per_call"] == pytest.approx(s["elapsed_secs"]["gpu"] / s["calls"]["kernel_calls"])
+        assert s["between_rounds"]["count"] == 3 * PROCESS_ROUNDS
+        assert "batches" not in s  # the workers keep theirs for the median; written only with --output-batches
+        assert s["time_per_call"]["min"] <= s["time_per_call"]["median"] <= s["time_per_call"]["q3"]
+    # each worker had a third of --min-secs: every specialization's host time is about the whole budget
+    assert all(0.06 <= s["elapsed_secs"]["host"] < 0.06 * 3 for s in specs)
+    out = done.stdout
+    assert out.index("process 0: measuring (1 of 3)") < out.index("process 0: finished") \
+        < out.index("process 1: measuring (2 of 3)") < out.index("process 2: measuring (3 of 3)")
+    parts = load_results(tmp_path / "r.json").per_process()
+    assert len(parts) == 3
+    for k, part in enumerate(parts):
+        assert all([r.process for r in s.rounds] == [k] * PROCESS_ROUNDS for s in part.specializations)
+        assert all([r.round for r in s.rounds] == list(range(PROCESS_ROUNDS)) for s in part.specializations)
+
+
+def test_given_rounds_are_each_processes_and_batches_are_written_when_asked(tmp_path: Path) -> None:
+    done, doc = run(tmp_path, "--processes", "2", "--rounds", "2", "--output-batches")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert doc is not None
+    for s in doc["specializations"]:
+        assert [r["process"] for r in s["rounds"]] == [0, 0, 1, 1]
+        assert sorted({b["round"] for b in s["batches"]}) == [0, 1, 2, 3]
+        assert len(s["batches"]) == s["calls"]["batches"]
+
+
+def test_a_run_of_one_process_writes_no_key_of_the_processes(tmp_path: Path) -> None:
+    done, doc = run(tmp_path, "--rounds", "2")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert doc is not None and "processes" not in doc["context"]["settings"]
+    assert all("process" not in r for s in doc["specializations"] for r in s["rounds"])
+    assert len(load_results(tmp_path / "r.json").per_process()) == 1
+
+
+def test_a_process_that_crashes_fails_the_specializations_and_the_others_go_on(tmp_path: Path) -> None:
+    done, doc = run(tmp_path, "--processes", "3", process_faults="1:crash")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert doc is not None
+    specs = doc["specializations"]
+    assert [s["name"] for s in specs] == NAMES
+    assert all(s["error"].startswith("process 1: its worker exited with code 70") for s in specs)
+    assert "process 2: finished" in done.stdout  # the third process still measured
+    assert (tmp_path / "r.process1.log").is_file()
+    assert doc["summary"]["failures"] == 8
+
+
+def _worker(tmp: Path, rank: int) -> Worker:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return Worker(None, [0], proc, tmp / f"p{rank}.json", tmp / f"p{rank}.beat", tmp / f"p{rank}.log", rank,
+                  tmp / f"p{rank}.ready", tmp / f"p{rank}.turn")
+
+
+def test_turns_wait_for_every_worker_to_be_ready_then_go_one_at_a_time(tmp_path: Path) -> None:
+    ws = [_worker(tmp_path, k) for k in range(3)]
+    turns = Turns(Workers(ws))
+    ws[0].ready.touch()  # type: ignore[union-attr]
+    ws[1].ready.touch()  # type: ignore[union-attr]
+    assert turns() is None and not any(w.turn.exists() for w in ws)  # type: ignore[union-attr]
+    ws[2].ready.touch()  # type: ignore[union-attr]
+    assert turns() is ws[0] and ws[0].turn.exists()  # type: ignore[union-attr]
+    assert turns() is None  # process 0 is still measuring
+    ws[0].done = True
+    assert turns() is ws[1] and not ws[2].turn.exists()  # type: ignore[union-attr]
+    ws[1].done = True
+    ws[2].done = True
+    assert turns() is None and turns.given == 2  # nobody left
+
+
+def test_a_waiting_worker_says_it_is_ready_and_beats_until_its_turn(tmp_path: Path) -> None:
+    role = WorkerRole(None, (0,), str(tmp_path / "o.json"), str(tmp_path / "b"), 0, 1, str(tmp_path / "ready"),
+                      str(tmp_path / "turn"))
+    assert WorkerRole.from_env({"PRIMBENCH_WORKER": role.to_env()}) == role
+    (tmp_path / "b").touch()
+    os.utime(tmp_path / "b", (0, 0))
+    naps: list[float] = []
+
+    def nap(secs: float) -> None:
+        naps.append(secs)
+        assert (tmp_path / "ready").exists()
+        if len(naps) == 3:
+            (tmp_path / "turn").touch()
+
+    role.wait_turn(nap)
+    assert len(naps) == 3 and (tmp_path / "b").stat().st_mtime > 0
+
+
+def test_compare_takes_each_process_as_a_run_and_finds_a_planted_change(tmp_path: Path) -> None:
+    for side in ("base", "head", "aa"):
+        (tmp_path / side).mkdir()
+    run(tmp_path / "base", "--processes", "4")
+    run(tmp_path / "aa", "--processes", "4")
+    run(tmp_path / "head", "--processes", "4", slower="0:0.05")  # every kernel 5 % slower
+    base = load_side(tmp_path / "base" / "r.json")
+    assert len(base) == 4 and all(r.source.endswith("r.json") for r in base)
+    found = compare_runs(base, load_side(tmp_path / "head" / "r.json"))
+    assert found.summary.regressions == 8 and found.failed()
+    same = compare_runs(base, load_side(tmp_path / "aa" / "r.json"))
+    assert same.summary.regressions == 0 and not same.failed()
+    assert same.context["base"]["files"] == [str(tmp_path / "base" / "r.json") + " [4 processes]"]
