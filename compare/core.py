@@ -521,6 +521,11 @@ def _file_size(results: Results) -> float | None:
     return float(size) if isinstance(size, int | float) and not isinstance(size, bool) and size > 0 else None
 
 
+def _joined(entries: Sequence[_Entry]) -> str:
+    """The files of a side's runs, each once (a --processes file holds several runs)."""
+    return ", ".join(dict.fromkeys([e.results.source for e in entries]))
+
+
 def _pair(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
           history: Mapping[tuple[str, str], Any] | None, choice: str | None = None,
           file_sizes: Mapping[int, float | None] | None = None) -> _Paired | SpecComparison:
@@ -533,8 +538,8 @@ def _pair(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
     b, h = base[0].spec, head[0].spec
     common: dict[str, Any] = {
         "algorithm": key[0], "name": key[1],
-        "base_source": base[0].results.source if len(base) == 1 else ", ".join([e.results.source for e in base]),
-        "head_source": head[0].results.source if len(head) == 1 else ", ".join([e.results.source for e in head]),
+        "base_source": base[0].results.source if len(base) == 1 else _joined(base),
+        "head_source": head[0].results.source if len(head) == 1 else _joined(head),
         "base_noise_timeout": any([e.spec.noise_timeout for e in base]),
         "head_noise_timeout": any([e.spec.noise_timeout for e in head]),
         "base_noise": b.noise_percent / 100 if b.noise_percent is not None else None,

@@ -68,18 +68,20 @@ def wall(d: Path, count: int) -> tuple[float, float]:
     return statistics.median(walls.values()) / count, statistics.median(host)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None, title: str = "a run of 4 processes a side",
+         protocol: str = "each process `--rounds 4 --min-secs 0.25`", shown: Path | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--sizes", default=",".join(SIZES))
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
+    where = shown or args.data
     suite = load_suite(SUITE5)
     labels = {f"op: {op}, type: {t}": op for op, t in suite.KERNELS}
     commits = sorted({json.loads(f.read_text())["context"]["general"]["commit_hash"]
                       for f in args.data.glob("*/*-p*.json")})
-    print("# Verdicts on eval_suite5.py: a run of 4 processes a side (H200)\n")
-    print(f"Data: {args.data.relative_to(ROOT) if args.data.is_relative_to(ROOT) else args.data} (collected at "
-          f"{', '.join(commits)}; each process `--rounds 4 --min-secs 0.25`). Kernels: {suite.SUMMARY}.")
+    print(f"# Verdicts on eval_suite5.py: {title} (H200)\n")
+    print(f"Data: {where.relative_to(ROOT) if where.is_relative_to(ROOT) else where} (collected at "
+          f"{', '.join(commits)}; {protocol}). Kernels: {suite.SUMMARY}.")
     summary = []
     with tempfile.TemporaryDirectory() as tmp:
         tree = old_tree(Path(tmp))
