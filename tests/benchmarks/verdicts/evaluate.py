@@ -197,6 +197,8 @@ def planted_stats(pairs: list, res: list[dict], plants: list[dict], actual: dict
                 unplanted[1] += 1
                 unplanted[0] += verdict in ("regression", "improvement")
                 continue
+            if (k, name) not in actual:
+                continue  # the kernel failed in these runs: nothing was planted that could be found
             hit = verdict == want
             det[frac][0] += hit
             det[frac][1] += 1

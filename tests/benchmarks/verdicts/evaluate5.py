@@ -58,14 +58,21 @@ def wall(d: Path, count: int) -> tuple[float, float]:
     both per specialization (medians over the A/A runs)."""
     log = (d / "collect.log").read_text()
     walls: dict[str, float] = {}
-    for m in re.finditer(r"(aa-\d+)-p\d\.json: exit 0, wall ([\d.]+) s", log):
+    for m in re.finditer(r"(aa-\d+)-p\d\.json: exit \d+, wall ([\d.]+) s", log):  # exit 1: a kernel failed
         walls[m.group(1)] = walls.get(m.group(1), 0.0) + float(m.group(2))
     host = []
     for k in range(1, aa_runs(d) + 1):
         files = run_files(d, f"aa-{k}")
-        host.append(sum(s["elapsed_secs"]["host"] for f in files for s in json.loads(f.read_text())["specializations"])
+        host.append(sum(s["elapsed_secs"]["host"] for f in files for s in json.loads(f.read_text())["specializations"]
+                        if s.get("elapsed_secs"))
                     / count)
     return statistics.median(walls.values()) / count, statistics.median(host)
+
+
+def card(data: Path) -> str:
+    """The GPU model the files were measured on, as the title names it (H200, H100)."""
+    names = {json.loads(f.read_text())["context"]["general"]["gpu"]["name"] for f in data.glob("*/*-p*.json")}
+    return ", ".join(sorted(m.group(0) if (m := re.search(r"[A-Z]\d{3}", n)) else n for n in names))
 
 
 def main(argv: list[str] | None = None, title: str = "a run of 4 processes a side",
@@ -79,7 +86,7 @@ def main(argv: list[str] | None = None, title: str = "a run of 4 processes a sid
     labels = {f"op: {op}, type: {t}": op for op, t in suite.KERNELS}
     commits = sorted({json.loads(f.read_text())["context"]["general"]["commit_hash"]
                       for f in args.data.glob("*/*-p*.json")})
-    print(f"# Verdicts on eval_suite5.py: {title} (H200)\n")
+    print(f"# Verdicts on eval_suite5.py: {title} ({card(args.data)})\n")
     print(f"Data: {where.relative_to(ROOT) if where.is_relative_to(ROOT) else where} (collected at "
           f"{', '.join(commits)}; {protocol}). Kernels: {suite.SUMMARY}.")
     summary = []
@@ -103,6 +110,8 @@ def main(argv: list[str] | None = None, title: str = "a run of 4 processes a sid
             for k, run in enumerate(planted):
                 pv = [log_value(f) for f in run]
                 for name in plants[k]["fraction"]:
+                    if any(name not in v for v in (*aa_logs, *pv)):
+                        continue  # the kernel failed (an error row): no change to judge against
                     base = statistics.fmean(v[name] for v in aa_logs)
                     actual[(k, name)] = math.expm1(statistics.fmean(v[name] for v in pv) - base)
             count = len(suite.KERNELS)

@@ -57,6 +57,8 @@ def split(src: Path, dst: Path) -> int:
                     r["round"] = i
                     del r["process"]
                 s["rounds"] = own
+                if s.get("elapsed_secs"):  # the process's own share of the merged measurement
+                    s["elapsed_secs"]["host"] = sum(r["elapsed_secs"]["host"] for r in own)
             (dst / f"{f.stem}-p{j}.json").write_text(json.dumps(part))
         count += 1
     log = (src / "collect.log").read_text()
