@@ -12,8 +12,10 @@ of noise. ``PRIMBENCH_FAKE_MODEL`` names the model (default "Fake GPU"). For ``-
 ``PRIMBENCH_FAKE_PROCESS_FAULTS`` gives a worker process's fault, e.g. ``1:crash`` (worker 1's GPU
 crashes), and ``PRIMBENCH_FAKE_PROCESS_SD`` a per-process state: every kernel of a process is
 slower by one draw of N(0, SD) (e.g. 0.02), the same for all its rounds, as identical processes on
-an H200 land in states that rounds inside one do not sample. Subprocesses need the repository
-root on ``PYTHONPATH``.
+an H200 land in states that rounds inside one do not sample. ``PRIMBENCH_FAKE_TRACE`` names a
+file to which each process appends a line at each specialization's first call: its process, the
+specialization and whether the worker's turn had come (``turn``) or not yet (``before``).
+Subprocesses need the repository root on ``PYTHONPATH``.
 """
 
 from __future__ import annotations
@@ -105,11 +107,23 @@ class Copy(pb.Benchmark):
     def meta(self) -> dict[str, Any]:
         return {"algo": "fake_copy"}
 
+    first: ClassVar[set[int]] = set()  # the specializations this process has called (PRIMBENCH_FAKE_TRACE)
+
     def run(self, state: pb.State) -> None:
         device: Any = state.device
         n = int(state.axis("n"))
         state.set_items(n * 1000)
-        state.run(lambda: device.launch(0.05 * n))
+
+        def call() -> None:
+            if n not in self.first and (trace := os.environ.get("PRIMBENCH_FAKE_TRACE")):
+                self.first.add(n)
+                role = json.loads(os.environ.get("PRIMBENCH_WORKER") or "{}")
+                turn = "turn" if role.get("turn") and os.path.exists(role["turn"]) else "before"
+                with open(trace, "a") as f:
+                    f.write(f"{role.get('process')} {n} {turn}\n")
+            device.launch(0.05 * n)
+
+        state.run(call)
 
 
 def main() -> None:

@@ -27,10 +27,11 @@ NAMES = [f"n: {i}" for i in range(1, 9)]
 
 
 def run(tmp: Path, *args: str, out: str = "r.json", process_faults: str = "", process_sd: float = 0.0,
-        slower: str = "") -> tuple[subprocess.CompletedProcess[str], dict[str, Any] | None]:
+        slower: str = "", trace: str = "") -> tuple[subprocess.CompletedProcess[str], dict[str, Any] | None]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
            "PRIMBENCH_FAKE_DEVICES": "1", "PRIMBENCH_FAKE_PROCESS_FAULTS": process_faults,
-           "PRIMBENCH_FAKE_PROCESS_SD": str(process_sd), "PRIMBENCH_FAKE_SLOWER": slower}
+           "PRIMBENCH_FAKE_PROCESS_SD": str(process_sd), "PRIMBENCH_FAKE_SLOWER": slower,
+           "PRIMBENCH_FAKE_TRACE": trace}
     env.pop("PRIMBENCH_WORKER", None)
     done = subprocess.run([sys.executable, str(PROGRAM), *FAST, "--json-out", out, *args], cwd=tmp, env=env,
                           capture_output=True, text=True, timeout=120)
@@ -90,6 +91,18 @@ def test_three_processes_write_one_document_whose_rounds_name_their_process(tmp_
     for k, part in enumerate(parts):
         assert all([r.process for r in s.rounds] == [k] * PROCESS_ROUNDS for s in part.specializations)
         assert all([r.round for r in s.rounds] == list(range(PROCESS_ROUNDS)) for s in part.specializations)
+
+
+def test_every_worker_pays_each_first_call_before_its_turn(tmp_path: Path) -> None:
+    """What a first call costs (module loading, JIT compilation) is paid while the workers start side
+    by side: each worker calls every specialization once before it says it is ready, not in its turn
+    while the others wait."""
+    trace = tmp_path / "first-calls.txt"
+    done, doc = run(tmp_path, "--processes", "3", trace=str(trace))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert doc is not None and len(doc["specializations"]) == 8
+    lines = sorted(tuple(line.split()) for line in trace.read_text().splitlines())
+    assert lines == sorted((str(k), str(n), "before") for k in range(3) for n in range(1, 9))
 
 
 def test_given_rounds_are_each_processes_and_batches_are_written_when_asked(tmp_path: Path) -> None:
