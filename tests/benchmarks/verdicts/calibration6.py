@@ -1,0 +1,90 @@
+"""Is compare's standard error right for a `--processes 4` file a side? On the sixth evaluation's
+A/A files (`h200/data6`, H100), per kernel: the standard error compare reports for ln(head/base)
+relative to the suite (median over the 56 ordered A/A pairs), against the spread those pairs
+really show (the SD of compare's own relative change over the pairs, which for identical code
+should match the reported standard error), and the variance parts behind it measured directly
+from the files: each process's mean over its measured rounds relative to the mean of all
+kernels in that process (the suite's shift taken out, as compare's relative test does), its SD
+between the processes of one run, and the SD of the run means against what the processes alone
+predict (SD / 2).
+
+    python tests/benchmarks/verdicts/calibration6.py > tests/benchmarks/verdicts/calibration6.txt
+
+A diagnosis written after the evaluation (`evaluate6.txt`); it changes no method.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import statistics as st
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[2]))
+
+from primbench.compare.core import compare_runs, load_side  # noqa: E402
+
+DATA = HERE / "h200" / "data6"
+
+
+def process_means(f: Path) -> dict[int, dict[str, float]]:
+    """Each process's mean ln(time per call) over its measured rounds (the first is a warm-up), per kernel."""
+    per: dict[int, dict[str, list[float]]] = {}
+    for s in json.loads(f.read_text())["specializations"]:
+        if s.get("error"):
+            continue
+        for r in s["rounds"]:
+            per.setdefault(r["process"], {}).setdefault(s["name"], []).append(math.log(r["gpu_ms_per_call"]))
+    return {p: {n: st.fmean(v[1:]) for n, v in ks.items()} for p, ks in per.items()}
+
+
+def main() -> None:
+    print("# compare's standard error against the spread of identical runs, `--processes 4` a side "
+          "(tests/benchmarks/verdicts/calibration6.py)\n")
+    for size in ("1MiB", "4MiB"):
+        files = sorted((DATA / size).glob("aa-*.json"), key=lambda p: int(p.stem.split("-")[1]))
+        runs = [process_means(f) for f in files]
+        names = sorted(runs[0][0])
+        rel: dict[str, list[list[float]]] = {n: [] for n in names}
+        for run in runs:
+            rows = {n: [] for n in names}
+            for means in run.values():
+                shared = st.fmean(means[n] for n in names)
+                for n in names:
+                    rows[n].append(means[n] - shared)
+            for n in names:
+                rel[n].append(rows[n])
+        se: dict[str, list[float]] = {n: [] for n in names}
+        change: dict[str, list[float]] = {n: [] for n in names}
+        df: dict[str, list[float]] = {n: [] for n in names}
+        failed = 0
+        for a, b in itertools.permutations(files, 2):
+            c = compare_runs(load_side(a), load_side(b))
+            failed += c.failed()
+            for row in c.to_dict()["specializations"]:
+                if row.get("standard_error") and row.get("relative_change") is not None:
+                    se[row["name"]].append(row["standard_error"])
+                    change[row["name"]].append(math.log1p(row["relative_change"]))
+                    df[row["name"]].append(row["degrees_of_freedom"])
+        print(f"## {size}: {len(files)} A/A files, {len(files) * (len(files) - 1)} ordered pairs, {failed} exit 1\n")
+        print("| kernel | compare's SE (median) | SD of compare's relative change over the pairs | ratio | df (median) "
+              "| process SD within a run (relative) | run-mean SD | processes alone predict |")
+        print("|---|---|---|---|---|---|---|---|")
+        for n in names:
+            if not se[n]:
+                continue
+            within = math.sqrt(st.fmean(st.variance(r) for r in rel[n]))
+            between = st.stdev(st.fmean(r) for r in rel[n])
+            sd_change = st.pstdev(change[n])  # every ordered pair once each way: mean 0 by symmetry
+            label = n.split(",")[0].removeprefix("op: ")
+            print(f"| {label} | {st.median(se[n]) * 100:.2f} % | {sd_change * 100:.2f} % | "
+                  f"{sd_change / st.median(se[n]):.2f} | {st.median(df[n]):.0f} | {within * 100:.2f} % | "
+                  f"{between * 100:.2f} % | {within / 2 * 100:.2f} % |")
+        print()
+
+
+if __name__ == "__main__":
+    main()
