@@ -166,6 +166,11 @@ class Device(ABC):
         each end, outside the timed events. Where no NVTX library is found it does nothing."""
         yield
 
+    def free_cached_memory(self) -> None:  # noqa: B027 - optional hook
+        """Give the device memory that this process's array libraries keep cached (freed arrays'
+        blocks) back to the driver. A ``--processes`` worker does so after priming every
+        specialization, so that K waiting workers do not each hold their largest setup's memory."""
+
     def release(self) -> None:  # noqa: B027 - optional hook
         """Free what `prepare` allocated but keep the device usable (a later run prepares it
         again): what an executor does with a device it was given rather than opened."""

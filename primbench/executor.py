@@ -664,6 +664,7 @@ class Executor:
                 continue
         with device.activate():
             device.synchronize_device()
+        device.free_cached_memory()
         role.beat()
 
     def _round(self, device: Device, settings: Settings, thermal: Thermal | None, q: Queued, r: int, rounds: int,

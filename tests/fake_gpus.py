@@ -13,8 +13,9 @@ of noise. ``PRIMBENCH_FAKE_MODEL`` names the model (default "Fake GPU"). For ``-
 crashes), and ``PRIMBENCH_FAKE_PROCESS_SD`` a per-process state: every kernel of a process is
 slower by one draw of N(0, SD) (e.g. 0.02), the same for all its rounds, as identical processes on
 an H200 land in states that rounds inside one do not sample. ``PRIMBENCH_FAKE_TRACE`` names a
-file to which each process appends a line at each specialization's first call: its process, the
-specialization and whether the worker's turn had come (``turn``) or not yet (``before``).
+file to which each process appends a line at each specialization's first call and when it frees
+its cached memory: its process, the specialization (or ``freed``) and whether the worker's turn
+had come (``turn``) or not yet (``before``).
 Subprocesses need the repository root on ``PYTHONPATH``.
 """
 
@@ -57,6 +58,9 @@ class FakeGpu(FakeDevice):
                     "l2_cache_bytes": 1024 * 1024},
             "backend": {"name": "fake", "runtime_version": "0"},
         }
+
+    def free_cached_memory(self) -> None:
+        trace("freed")
 
     def launch(self, ms: float | None = None) -> None:
         self.launches += 1
@@ -101,6 +105,18 @@ def opener(count: int, injected: dict[int, tuple[str, int]], model: str = "Fake 
     return open_gpu
 
 
+def trace(what: str) -> None:
+    """A line in ``PRIMBENCH_FAKE_TRACE``'s file: this worker process, `what`, and whether its turn
+    had come (``turn``) or not yet (``before``)."""
+    path = os.environ.get("PRIMBENCH_FAKE_TRACE")
+    if not path:
+        return
+    role = json.loads(os.environ.get("PRIMBENCH_WORKER") or "{}")
+    turn = "turn" if role.get("turn") and os.path.exists(role["turn"]) else "before"
+    with open(path, "a") as f:
+        f.write(f"{role.get('process')} {what} {turn}\n")
+
+
 class Copy(pb.Benchmark):
     axes: ClassVar[dict[str, Any]] = {"n": pb.axis.ints([1, 2, 3, 4, 5, 6, 7, 8])}
 
@@ -115,12 +131,9 @@ class Copy(pb.Benchmark):
         state.set_items(n * 1000)
 
         def call() -> None:
-            if n not in self.first and (trace := os.environ.get("PRIMBENCH_FAKE_TRACE")):
+            if n not in self.first:
                 self.first.add(n)
-                role = json.loads(os.environ.get("PRIMBENCH_WORKER") or "{}")
-                turn = "turn" if role.get("turn") and os.path.exists(role["turn"]) else "before"
-                with open(trace, "a") as f:
-                    f.write(f"{role.get('process')} {n} {turn}\n")
+                trace(str(n))
             device.launch(0.05 * n)
 
         state.run(call)

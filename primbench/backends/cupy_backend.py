@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import platform
+import sys
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -230,6 +231,13 @@ class CupyDevice(Device):
         self._cache = None
         self._cache_ptr = 0
         self._prepared = False
+
+    def free_cached_memory(self) -> None:
+        cupy.get_default_memory_pool().free_all_blocks()
+        cupy.get_default_pinned_memory_pool().free_all_blocks()
+        torch = sys.modules.get("torch")  # PyTorch's caching allocator, where the program uses it
+        if torch is not None and torch.cuda.is_initialized():
+            torch.cuda.empty_cache()
 
     def release(self) -> None:
         self._release()
