@@ -11,7 +11,8 @@ How: the parent is the benchmark program; it runs its own command line again K t
 GPU with ``--min-secs`` split K ways and ``--rounds`` of its own (`PROCESS_ROUNDS` by default:
 a warm-up and three measured rounds, the protocol tests/benchmarks/verdicts/eval5-plan.md
 evaluated). The workers start side by side: each imports the program, opens the device and
-prepares it, says it is ready and waits. Once every live worker is ready, they measure one after
+prepares it, primes every specialization (its setup and one untimed call: `Executor._prime`), says
+it is ready and waits. Once every live worker is ready, they measure one after
 another (`Turns`), so that no worker's imports or setup run beside another's measurement. Each
 worker writes its file; `merge` builds one document: each specialization once, its rounds those
 of every process in order (``rounds[].process``), its other fields over all of them (`combined`).

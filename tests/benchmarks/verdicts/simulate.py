@@ -59,6 +59,7 @@ class Model:
     outliers: float = 0.0
     noisy: int = 0  # how many kernels are 10x noisier
     runs: int = 1  # runs a side
+    rounds: int = 10  # rounds of a base process (a head's: head_rounds)
     order: float = 0.0  # SD of a round-order pattern every kernel of a process shares (`ORDER_SHAPE`)
 
 
@@ -78,7 +79,7 @@ def t3(rng: np.random.Generator, sd: float, size: Any = None) -> Any:
 def side(rng: np.random.Generator, m: Model, base: np.ndarray, sd: np.ndarray, change: np.ndarray,
          head: bool) -> list[Any]:
     k = m.kernels
-    rounds = m.head_rounds if head else 10
+    rounds = m.head_rounds if head else m.rounds
     noise = m.head_noise if head else 1.0
     c = t3(rng, m.shared_sd)
     p = rng.normal(0, m.process_sd, k) + (rng.random(k) < 0.5) * m.states
