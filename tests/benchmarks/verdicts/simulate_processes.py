@@ -1,0 +1,90 @@
+"""The audit's simulated suites (`simulate.py`, its models and generator unchanged) under the protocol
+of `primbench run --processes 4`: a side is one file of 4 worker processes of 4 rounds each (a
+warm-up and three measured), which compare splits into 4 runs (`Results.per_process`). Beside each
+row, `simulate.txt`'s protocol (one process of 10 rounds a side) on the same model.
+
+    python tests/benchmarks/verdicts/simulate_processes.py > tests/benchmarks/verdicts/simulate-processes.txt
+
+Written after the sixth evaluation (`evaluate6.txt`); the method is compare's as at that commit, the
+generator is not compare's model (Student-t shared shifts, per-process kernel parts, two process
+states, AR(1) and outlier rounds, a round-order pattern).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from simulate import LARGE, SMALL, Model, rate
+
+from primbench.compare.model import Verdict
+
+
+def processes(m: Model) -> Model:
+    """The same model measured as one `--processes 4` file a side."""
+    return replace(m, runs=4 * m.runs, rounds=4, head_rounds=4)
+
+
+def main() -> None:
+    start = time.perf_counter()
+    print("# Simulated suites under `--processes 4` (tests/benchmarks/verdicts/simulate_processes.py)\n")
+    print("| model | suites | P(no-change suite fails): one --processes 4 file a side "
+          "| one process of 10 rounds a side |")
+    print("|---|---|---|---|")
+    null_models = [
+        ("small, 10 kernels", SMALL, 400),
+        ("large, 10 kernels", LARGE, 400),
+        ("common shift twice as large (1 %)", replace(SMALL, shared_sd=0.01), 400),
+        ("one noisy kernel among 10", replace(SMALL, noisy=1), 400),
+        ("one noisy kernel among 100", replace(SMALL, kernels=100, noisy=1), 100),
+        ("two process states 1 % apart", replace(SMALL, states=0.01), 400),
+        ("AR(1) rounds, rho 0.5", replace(SMALL, ar=0.5), 400),
+        ("outlier rounds (5 % of rounds +5 %)", replace(SMALL, outliers=0.05), 400),
+        ("large: two process states 0.3 % apart", replace(LARGE, states=0.003), 400),
+        ("round-order pattern every kernel shares (1 % SD)", replace(SMALL, order=0.01), 400),
+        ("large: a process part 10x as large (0.3 %)", replace(LARGE, process_sd=0.003), 400),
+    ]
+    for seed, (label, m, n) in enumerate(null_models):
+        cells = []
+        for model in (processes(m), m):
+            p, se, _ = rate(model, n, 500 + seed)
+            cells.append(f"{p * 100:.1f} ± {se * 100:.1f} %")
+        print(f"| {label} | {n} | {cells[0]} | {cells[1]} |")
+    print("\n| shared change | suites | P(suite fails CI), changed rows flagged: --processes 4 a side | "
+          "one process a side |")
+    print("|---|---|---|---|")
+    for seed, frac in enumerate((0.4, 0.6, 1.0)):
+        for label, m in (("small", SMALL), ("large", LARGE)):
+            cells = []
+            for model in (processes(m), m):
+                change = np.zeros(model.kernels)
+                change[: round(frac * model.kernels)] = math.log(1 / 0.97)  # -3 % throughput: time up
+                p, se, v = rate(model, 200, 600 + seed, change)
+                hit = np.mean([x is Verdict.REGRESSION for vs in v for x in vs[: round(frac * model.kernels)]])
+                cells.append(f"{p * 100:.1f} ± {se * 100:.1f} %, {hit * 100:.0f} %")
+            print(f"| {label}: -3 % on {frac * 100:.0f} % of 10 kernels | 200 | {cells[0]} | {cells[1]} |")
+    print("\n| one kernel changed among 10 | small: --processes 4 / one process | large: --processes 4 / one process |")
+    print("|---|---|---|")
+    for seed, size in enumerate((0.01, 0.02, 0.05)):
+        cells = []
+        for m in (SMALL, LARGE):
+            found = []
+            for model in (processes(m), m):
+                change = np.zeros(model.kernels)
+                change[0] = math.log1p(size)
+                _, _, v = rate(model, 200, 700 + seed, change)
+                found.append(f"{np.mean([vs[0] is Verdict.REGRESSION for vs in v]) * 100:.0f} %")
+            cells.append(" / ".join(found))
+        print(f"| {size * 100:g} % | {cells[0]} | {cells[1]} |")
+    print(f"\n{time.perf_counter() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
