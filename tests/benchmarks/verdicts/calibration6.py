@@ -83,7 +83,11 @@ def main() -> None:
             print(f"| {label} | {st.median(se[n]) * 100:.2f} % | {sd_change * 100:.2f} % | "
                   f"{sd_change / st.median(se[n]):.2f} | {st.median(df[n]):.0f} | {within * 100:.2f} % | "
                   f"{between * 100:.2f} % | {within / 2 * 100:.2f} % |")
-        print()
+        runs_var = sum(st.variance([st.fmean(r) for r in rel[n]]) for n in names)
+        procs_var = sum(st.fmean(st.variance(r) for r in rel[n]) / 4 for n in names)
+        print(f"\nPooled over the {len(names)} kernels: the run means' variance is {runs_var / procs_var:.2f}x what "
+              "4 independent processes predict, a part shared by the processes of one run of SD "
+              f"{math.sqrt(max(runs_var - procs_var, 0.0) / len(names)) * 100:.2f} %.\n")
 
 
 if __name__ == "__main__":
