@@ -10,6 +10,8 @@ predict (SD / 2).
 
     python tests/benchmarks/verdicts/calibration6.py > tests/benchmarks/verdicts/calibration6.txt
 
+The same for the fifth evaluation's runs (`h200/data5`, H200: a run is 4 separate processes started
+one after another by a shell loop, 4 files a side), to tell the protocol's own part from the card's.
 A diagnosis written after the evaluation (`evaluate6.txt`); it changes no method.
 """
 
@@ -28,6 +30,7 @@ sys.path.insert(0, str(HERE.parents[2]))
 from primbench.compare.core import compare_runs, load_side  # noqa: E402
 
 DATA = HERE / "h200" / "data6"
+DATA5 = HERE / "h200" / "data5"
 
 
 def process_means(f: Path) -> dict[int, dict[str, float]]:
@@ -37,20 +40,36 @@ def process_means(f: Path) -> dict[int, dict[str, float]]:
         if s.get("error"):
             continue
         for r in s["rounds"]:
-            per.setdefault(r["process"], {}).setdefault(s["name"], []).append(math.log(r["gpu_ms_per_call"]))
+            per.setdefault(r.get("process", 0), {}).setdefault(s["name"], []).append(math.log(r["gpu_ms_per_call"]))
     return {p: {n: st.fmean(v[1:]) for n, v in ks.items()} for p, ks in per.items()}
 
 
+def merged(files: list[Path]) -> dict[int, dict[str, float]]:
+    """A run of several single-process files (data5's aa-K-pJ.json) as `process_means` gives a
+    `--processes` file: process j-1 from file j."""
+    return {j: process_means(f)[0] for j, f in enumerate(files)}
+
+
+def sides(size: str) -> tuple[str, list[list[Path]]]:
+    """The A/A runs of a size, each as its files: data6's one `--processes 4` file, data5's 4 files."""
+    files = sorted((DATA / size).glob("aa-*.json"), key=lambda p: int(p.stem.split("-")[1]))
+    if files:
+        return "`--processes 4` (data6, H100)", [[f] for f in files]
+    runs = sorted({int(f.stem.split("-")[1]) for f in (DATA5 / size).glob("aa-*-p*.json")})
+    return ("4 separate processes a run, one after another (data5, H200)",
+            [[DATA5 / size / f"aa-{k}-p{j}.json" for j in range(1, 5)] for k in runs])
+
+
 def main() -> None:
-    print("# compare's standard error against the spread of identical runs, `--processes 4` a side "
+    print("# compare's standard error against the spread of identical runs, 4 processes a side "
           "(tests/benchmarks/verdicts/calibration6.py)\n")
-    for size in ("1MiB", "4MiB"):
-        files = sorted((DATA / size).glob("aa-*.json"), key=lambda p: int(p.stem.split("-")[1]))
-        runs = [process_means(f) for f in files]
-        names = sorted(runs[0][0])
+    for size in ("1MiB", "4MiB", "64KiB", "256KiB", "2MiB"):
+        protocol, aa = sides(size)
+        runs = [process_means(r[0]) if len(r) == 1 else merged(r) for r in aa]
+        names = sorted(set.intersection(*(set(m) for run in runs for m in run.values())))
         rel: dict[str, list[list[float]]] = {n: [] for n in names}
         for run in runs:
-            rows = {n: [] for n in names}
+            rows: dict[str, list[float]] = {n: [] for n in names}
             for means in run.values():
                 shared = st.fmean(means[n] for n in names)
                 for n in names:
@@ -61,15 +80,15 @@ def main() -> None:
         change: dict[str, list[float]] = {n: [] for n in names}
         df: dict[str, list[float]] = {n: [] for n in names}
         failed = 0
-        for a, b in itertools.permutations(files, 2):
-            c = compare_runs(load_side(a), load_side(b))
+        for a, b in itertools.permutations(aa, 2):
+            c = compare_runs([r for f in a for r in load_side(f)], [r for f in b for r in load_side(f)])
             failed += c.failed()
             for row in c.to_dict()["specializations"]:
                 if row.get("standard_error") and row.get("relative_change") is not None:
                     se[row["name"]].append(row["standard_error"])
                     change[row["name"]].append(math.log1p(row["relative_change"]))
                     df[row["name"]].append(row["degrees_of_freedom"])
-        print(f"## {size}: {len(files)} A/A files, {len(files) * (len(files) - 1)} ordered pairs, {failed} exit 1\n")
+        print(f"## {size}: {protocol}: {len(aa)} A/A runs, {len(aa) * (len(aa) - 1)} ordered pairs, {failed} exit 1\n")
         print("| kernel | compare's SE (median) | SD of compare's relative change over the pairs | ratio | df (median) "
               "| process SD within a run (relative) | run-mean SD | processes alone predict |")
         print("|---|---|---|---|---|---|---|---|")
