@@ -52,7 +52,10 @@ METHOD_DESCRIPTION = (
     "correlation where the suite shows one) over their count plus the measured prior of what a process adds beyond "
     "its rounds (primbench.compare.priors, by size class; the whole run's for a run without rounds), or history's "
     "run-to-run variance in its place; with 2+ runs, the runs' spread moderated toward that prediction (the run is "
-    "the unit); plus the prior of what all kernels of a process share (the suite shift); degrees of freedom by "
+    "the unit), or, where the side's runs are separate processes (files, not the workers of one --processes file) "
+    "that line up across 5+ specializations, each one's spread about the suite (every run's mean over the "
+    "specializations taken out) moderated across the suite (squeezeVar on the spread over that prediction); plus "
+    "the prior of what all kernels of a process share (the suite shift); degrees of freedom by "
     "Welch-Satterthwaite; with 5+ specializations the relative test weighs d less the suite's centre (the change "
     "most rows share: the densest point of the rows' changes, each spread over twice its own standard error; the "
     "median above 64 rows; up is better: -d for time) against the row's own variance, the suite's centre is tested "
@@ -363,8 +366,9 @@ class _Runs:
     of a specialization on one side): its row (the specialization's place among the tested), its
     side (0 base, 1 head), the mean of ln(metric) over its measured rounds
     (`primbench.rounds.measured_rounds`: the warm-up round left out), their sum of squared
-    deviations and how many they are (1 for a run without rounds: its own value), and the sum of
-    the products of successive deviations (their lag-1 autocovariance times the count)."""
+    deviations and how many they are (1 for a run without rounds: its own value), the sum of
+    the products of successive deviations (their lag-1 autocovariance times the count), and whether
+    it is one worker process of a ``--processes`` file (its rounds name their process)."""
 
     row: np.ndarray
     side: np.ndarray
@@ -372,6 +376,7 @@ class _Runs:
     ss: np.ndarray
     rounds: np.ndarray
     lag: np.ndarray
+    worker: np.ndarray
 
     @property
     def slot(self) -> np.ndarray:
@@ -382,7 +387,8 @@ class _Runs:
         """The runs of the rows `keep` marks, their rows renumbered."""
         new = np.cumsum(keep) - 1
         at = keep[self.row]
-        return _Runs(new[self.row[at]], self.side[at], self.mean[at], self.ss[at], self.rounds[at], self.lag[at])
+        return _Runs(new[self.row[at]], self.side[at], self.mean[at], self.ss[at], self.rounds[at], self.lag[at],
+                     self.worker[at])
 
 
 _ROUNDS = attrgetter("spec.rounds")
@@ -418,7 +424,7 @@ def _run_values(entries: Sequence[_Entry], metric: str) -> tuple[np.ndarray, np.
             np.concatenate([has, np.array(own, dtype=np.int64)]))
 
 
-def _runs(logs: np.ndarray, count: np.ndarray, row: np.ndarray, side: np.ndarray) -> _Runs:
+def _runs(logs: np.ndarray, count: np.ndarray, row: np.ndarray, side: np.ndarray, worker: np.ndarray) -> _Runs:
     """The runs' statistics from their ln values (`logs`, run after run, `count` a run), computed
     for all runs of a count at once (the sums exactly rounded, `stats.exact_sums`, as math.fsum)."""
     mean, ss, lag = np.empty(count.size), np.empty(count.size), np.empty(count.size)
@@ -430,7 +436,7 @@ def _runs(logs: np.ndarray, count: np.ndarray, row: np.ndarray, side: np.ndarray
         dev = x - m[:, None]
         mean[at], ss[at], lag[at] = m, stats.exact_sums(dev * dev), stats.exact_sums(dev[:, :-1] * dev[:, 1:])
     return _Runs(np.asarray(row, dtype=np.int64), np.asarray(side, dtype=np.int64), mean, ss,
-                 np.asarray(count, dtype=np.int64), lag)
+                 np.asarray(count, dtype=np.int64), lag, np.asarray(worker, dtype=bool))
 
 
 class _Paired(NamedTuple):
@@ -624,9 +630,11 @@ def _runs_of(paired: Sequence[_Paired]) -> _Runs:
         row = np.repeat(rows, counts.sum(axis=1))
         side = np.repeat(np.tile([0, 1], len(rows)), counts.reshape(-1))
         logs, count, which = _run_values(entries, metric)
-        parts.append(_runs(logs, count, row[which], side[which]))
+        worker = np.fromiter((bool(e.spec.rounds) and e.spec.rounds[0].process is not None for e in entries),
+                             dtype=bool, count=len(entries))
+        parts.append(_runs(logs, count, row[which], side[which], worker[which]))
     return _Runs(*(np.concatenate([getattr(r, f) for r in parts]) for f in ("row", "side", "mean", "ss", "rounds",
-                                                                              "lag")))
+                                                                              "lag", "worker")))
 
 
 def _blockers(comparability: Comparability, key: tuple[str, str]) -> tuple[str, ...]:
@@ -774,25 +782,92 @@ def _side_terms(suite: _Suite, within: np.ndarray, within_df: np.ndarray) -> _Si
         pooled = (process_df * predicted + (n - 1) * spread) / (process_df + n - 1)
         over = pooled - common
         spread_own = np.where(scaled > over, scaled, over) / n
+        moderated_df = process_df + n - 1
+        relative = spread_of_runs & _relative_own(suite, process + scaled, n, spread_own, moderated_df)
         own = np.stack([np.where(with_rounds & ~spread_of_runs, rounds_part, 0.0),
                         np.where(from_history, beyond / n, np.where(spread_of_runs, spread_own, process))], axis=1)
-    own_df = np.stack([within_df, np.where(from_history, hdf, np.where(spread_of_runs, process_df + n - 1,
+    own_df = np.stack([within_df, np.where(from_history, hdf, np.where(spread_of_runs, moderated_df,
                                                                       process_df))], axis=1)
-    kind = np.where(from_history, 0, np.where(spread_of_runs, 1, np.where(with_rounds, 2, 3)))
+    kind = np.where(from_history, 0, np.where(relative, 4, np.where(spread_of_runs, 1, np.where(with_rounds, 2, 3))))
     rounds = np.bincount(slot, weights=runs.rounds, minlength=slots)
     param = np.where(from_history, hdf, np.where(spread_of_runs, n, np.where(with_rounds, rounds, 0.0)))
     params, param_at = np.unique(param, return_inverse=True)
-    codes, source = np.unique((param_at.reshape(-1) * 4 + kind) * len(classes) + at, return_inverse=True)
-    sources = [_source(c // len(classes) % 4, float(params[c // len(classes) // 4]), classes[c % len(classes)].name)
+    codes, source = np.unique((param_at.reshape(-1) * 5 + kind) * len(classes) + at, return_inverse=True)
+    sources = [_source(c // len(classes) % 5, float(params[c // len(classes) // 5]), classes[c % len(classes)].name)
                for c in codes.tolist()]
     return _SideTerms(own, own_df, common / n, common_df, source.reshape(-1), sources)
 
 
+def _relative_own(suite: _Suite, predicted: np.ndarray, n: np.ndarray, own: np.ndarray,
+                  own_df: np.ndarray) -> np.ndarray:
+    """Sides of several runs, each a process of its own (separate files, not the workers of one
+    ``--processes`` file), that line up across the suite (`_relative_spreads`): each kernel's own
+    variance is its runs' spread about the suite (each run's mean over the kernels taken out),
+    moderated across the suite's kernels (`stats.fit_prior` on that spread over `predicted`, what
+    the process prior and the rounds predict: its s0^2 scales the prediction to this GPU, its df0
+    says how far kernels differ; an outlier keeps its own), in place of the spread moderated toward
+    the class prior with the prior's 20-150 df and floored at the rounds' spread over their count,
+    which made every kernel's variance about the prior's and, with rounds that spread wider than
+    processes, about twice too wide (tests/benchmarks/verdicts/calibration6.txt: on the fifth
+    evaluation's runs the A/A changes spread 0.18-0.97x the reported standard error). The workers of
+    one ``--processes`` file keep that rule: they share a part of their run (1.3-1.4x the variance
+    their spread predicts in the sixth evaluation) that their spread cannot show. Writes `own` (the
+    variance of the side's mean) and `own_df` there; returns where."""
+    spread, aligned = _relative_spreads(suite)
+    use = aligned & (n >= 2) & (predicted > 0)
+    if int(use.sum()) < stats.PRIOR_MIN:
+        return np.zeros(len(n), dtype=bool)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = spread / predicted
+    df = n - 1
+    fit = stats.fit_prior(ratio[use], df[use])
+    if fit is None:
+        return np.zeros(len(n), dtype=bool)
+    post, post_df = stats.moderated_variance(ratio[use], df[use], fit)
+    own[use] = post * predicted[use] / n[use]
+    own_df[use] = post_df
+    return use
+
+
+def _relative_spreads(suite: _Suite) -> tuple[np.ndarray, np.ndarray]:
+    """Each slot's variance, over its runs, of the run's mean less that run's mean over the side's
+    kernels, where the side's runs line up and are processes of their own: the rows of the side
+    that have its most common count of runs (2 or more; at least `stats.SUITE_MIN` of them), the
+    j-th run of each from the j-th file, no run a worker of a ``--processes`` file. Returns the
+    variances (NaN elsewhere) and where they are."""
+    runs, slots = suite.runs, 2 * len(suite)
+    counts = suite.run_counts()
+    spread = np.full(slots, np.nan)
+    aligned = np.zeros(slots, dtype=bool)
+    order = np.argsort(runs.slot, kind="stable")  # a slot's runs stay in their files' order
+    means, workers = runs.mean[order], runs.worker[order]
+    starts = np.cumsum(counts) - counts
+    for side in (0, 1):
+        at = np.arange(side, slots, 2)
+        c = counts[at]
+        if not (c >= 2).any():
+            continue
+        common = int(np.bincount(c[c >= 2]).argmax())
+        sel = at[c == common]
+        if len(sel) < stats.SUITE_MIN:
+            continue
+        where = starts[sel][:, None] + np.arange(common)[None, :]
+        if workers[where].any():
+            continue
+        m = means[where]
+        rel = m - m.mean(axis=0, keepdims=True)
+        spread[sel] = rel.var(axis=1, ddof=1)
+        aligned[sel] = True
+    return spread, aligned
+
+
 def _source(kind: int, param: float, klass: str) -> str:
     """Where a side's variance came from (`_side_terms`' kinds: history, the spread of its runs, its
-    rounds and the process prior, the prior of a run)."""
+    rounds and the process prior, the prior of a run, the spread of its runs about the suite)."""
     if kind == 0:
         return f"history ({param:.0f} df)"
+    if kind == 4:
+        return f"{int(param)} runs about the suite ({int(param) - 1} df), across its kernels"
     if kind == 1:
         return f"{int(param)} runs ({int(param) - 1} df) with the {klass} prior"
     if kind == 2:

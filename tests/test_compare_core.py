@@ -611,3 +611,61 @@ def test_a_suite_shift_within_what_identical_processes_showed_is_not_a_finding()
     assert pooled.suite_shift is not None and pooled.suite_shift.detected and pooled.failed()
     large = compare_runs(*_small_suite(-0.03, size=1 << 27))
     assert large.suite_shift is not None and large.suite_shift.detected and large.failed()
+
+
+def _runs_about_a_suite(rng: np.random.Generator, base: np.ndarray, kernel_sd: list[float], *,
+                        workers: bool) -> list[Results]:
+    """4 runs of 10 kernels at 1 MiB, each of 4 rounds (a warm-up and three measured) whose own
+    spread is wide (1.5 %); every run moves all kernels together (a shift of 1 %, Student-t) and
+    each kernel by its own N(0, kernel_sd) beyond that. A generator of its own, not compare's
+    model: rounds far wider than the runs they average to, as on the H200s' small kernels.
+    `workers`: the 4 runs as the worker processes of one ``--processes`` file. `base`: ln(ms) a call."""
+    k = len(kernel_sd)
+    runs = []
+    for _ in range(4):
+        shared = rng.standard_t(3) * 0.01 / math.sqrt(3.0)
+        own = rng.normal(0.0, kernel_sd)
+        logt = base[:, None] + shared + own[:, None] + rng.normal(0.0, 0.015, (k, 4))
+        runs.append(logt)
+    def rounds(i: int, j: int) -> list[dict[str, Any]]:
+        ms = np.exp(runs[j][i])
+        return [{"round": r, "gpu_ms_per_call": float(v), "bytes_per_second": 1e9 / float(v),
+                 "items_per_second": 5e8 / float(v), "noise_timeout": False, "noise_percent": 0.1,
+                 **({"process": j} if workers else {})} for r, v in enumerate(ms)]
+
+    def record(i: int, own: list[dict[str, Any]]) -> dict[str, Any]:
+        rec = spec(f"k: {i:02d}", 1e9 / float(np.exp(base[i])), round_cv=None, time_ms=float(np.exp(base[i])))
+        rec["rounds"] = own
+        return rec
+
+    if workers:
+        specs = [record(i, [dict(x, round=r) for r, x in enumerate(x for j in range(4) for x in rounds(i, j))])
+                 for i in range(k)]
+        doc = document(specs, version="4.9.0", settings={"size": 1 << 20, "processes": 4})
+        return results_from_dict(doc, "side.json").per_process()
+    return [results_from_dict(document([record(i, rounds(i, j)) for i in range(k)], version="4.9.0",
+                                       settings={"size": 1 << 20}), f"run-{j}.json") for j in range(4)]
+
+
+def test_separate_runs_give_each_kernel_its_own_spread_about_the_suite() -> None:
+    """A side of 4 separate runs (files): each kernel's standard error comes from its runs' spread
+    about the suite, moderated across the suite's kernels, not from the class prior and the rounds'
+    spread. A kernel whose runs spread 4 % keeps a standard error several times the quiet ones'
+    (0.2 % beyond their rounds); identical sides fail nothing; the workers of one --processes file
+    keep the prior's rule (they share a part of their run that their spread cannot show)."""
+    rng = np.random.default_rng(7)
+    sd = [0.002] * 9 + [0.04]
+    base = np.log(rng.uniform(0.01, 0.1, len(sd)))
+    b, h = _runs_about_a_suite(rng, base, sd, workers=False), _runs_about_a_suite(rng, base, sd, workers=False)
+    c = compare_runs(b, h)
+    rows = {r.name: r for r in c.rows}
+    quiet = [rows[f"k: {i:02d}"] for i in range(9)]
+    assert all((r.run_to_run_source or "").startswith("4 runs about the suite (3 df)") for r in quiet)
+    q = float(np.median([r.standard_error or 0.0 for r in quiet]))
+    # a quiet kernel's difference: 2 sides x (0.2 %^2 + 1.5 %^2 / 3) / 4 runs (0.63 %), and with the
+    # 1 MiB prior of the shift all kernels share (absolute), 0.88 %
+    assert 0.5 * 0.0063 < q < 1.6 * 0.0088
+    assert (rows["k: 09"].standard_error or 0.0) > 2 * q
+    assert not c.failed()
+    bw, hw = _runs_about_a_suite(rng, base, sd, workers=True), _runs_about_a_suite(rng, base, sd, workers=True)
+    assert all("prior" in (r.run_to_run_source or "") for r in compare_runs(bw, hw).rows)

@@ -60,6 +60,7 @@ class Model:
     noisy: int = 0  # how many kernels are 10x noisier
     runs: int = 1  # runs a side
     rounds: int = 10  # rounds of a base process (a head's: head_rounds)
+    workers: bool = False  # a side's runs are the worker processes of one --processes file
     order: float = 0.0  # SD of a round-order pattern every kernel of a process shares (`ORDER_SHAPE`)
 
 
@@ -77,7 +78,7 @@ def t3(rng: np.random.Generator, sd: float, size: Any = None) -> Any:
 
 
 def side(rng: np.random.Generator, m: Model, base: np.ndarray, sd: np.ndarray, change: np.ndarray,
-         head: bool) -> list[Any]:
+         head: bool, process: int = 0) -> list[Any]:
     k = m.kernels
     rounds = m.head_rounds if head else m.rounds
     noise = m.head_noise if head else 1.0
@@ -98,7 +99,8 @@ def side(rng: np.random.Generator, m: Model, base: np.ndarray, sd: np.ndarray, c
         ms = np.exp(logt[i])
         rec = spec(f"k: {i:04d}", 1e9 / float(ms.mean()), round_cv=None, time_ms=float(ms.mean()))
         rec["rounds"] = [{"round": r, "gpu_ms_per_call": float(v), "bytes_per_second": 1e9 / float(v),
-                          "items_per_second": 5e8 / float(v), "noise_timeout": False, "noise_percent": 0.1}
+                          "items_per_second": 5e8 / float(v), "noise_timeout": False, "noise_percent": 0.1,
+                          **({"process": process} if m.workers else {})}
                          for r, v in enumerate(ms)]
         specs.append(rec)
     doc = document(specs, version="4.4.0", settings={"size": m.size})
@@ -111,8 +113,8 @@ def trial(rng: np.random.Generator, m: Model, change: np.ndarray) -> tuple[bool,
     sd = m.rounds_sd * np.exp(rng.normal(0, 0.3, k))
     if m.noisy:
         sd[: m.noisy] *= 10
-    b = [r for _ in range(m.runs) for r in side(rng, m, base, sd, np.zeros(k), False)]
-    h = [r for _ in range(m.runs) for r in side(rng, m, base, sd, change, True)]
+    b = [r for j in range(m.runs) for r in side(rng, m, base, sd, np.zeros(k), False, j)]
+    h = [r for j in range(m.runs) for r in side(rng, m, base, sd, change, True, j)]
     c = compare_runs(b, h)
     by = {r.name: r.verdict for r in c.rows}
     return c.failed(), [by[f"k: {i:04d}"] for i in range(k)]
