@@ -893,9 +893,8 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
             "nothing to compare: base and head share no specialization (matched by algorithm and name); "
             f"base has {_describe(base, b_index)}; head has {_describe(head, h_index)}"
         )
-    comparability = assess(base, head, {k: ([b[0].spec] if len(b := b_index[k]) == 1 else [e.spec for e in b],
-                                            [h[0].spec] if len(h := h_index[k]) == 1 else [e.spec for e in h])
-                                        for k in common}, metric=metric, strict=strict_environment)
+    comparability = assess(base, head, {k: (b_index[k], h_index[k]) for k in common}, metric=metric,
+                           strict=strict_environment)
     if not comparability.comparable and not allow_mismatch:
         raise NotComparableError(comparability)
     delta = stats.log_threshold(threshold)
