@@ -1400,8 +1400,11 @@ def _version_key(version: str) -> tuple[int, ...]:
 
 def _from_document(document: Document, source: str, version: str,
                    written: bytes | Mapping[str, Any] | None = None) -> Results:
+    specs = document.specializations
+    if len({spec.name for spec in specs}) == len(specs):  # no name twice (the usual case): nothing to find
+        return Results(document.context, specs, document.summary, source, version, written)
     seen: dict[tuple[str, int | None], int] = {}
-    for i, spec in enumerate(document.specializations):
+    for i, spec in enumerate(specs):
         key = (spec.name, spec.gpu.index if spec.gpu is not None else None)  # 4.8.0: once per GPU (--replicate)
         if key in seen:
             on = f" on GPU {key[1]}" if key[1] is not None else ""
