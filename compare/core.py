@@ -10,6 +10,7 @@ import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from dataclasses import fields as dataclass_fields
 from operator import attrgetter
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -1277,6 +1278,11 @@ def _judge(suite: _Suite, rows: dict[tuple[str, str], SpecComparison], delta: fl
     return _Judgement(t.finding, t.widen, int(np.sum(kinds == 3)), noise.round_correlation, t.spread)
 
 
+#: How many keys a tested row's dict has once every field but its reason is set, with the reason to come
+#: (`_write_rows`; `SpecComparison.from_state`).
+_ROW_KEYS = len(dataclass_fields(SpecComparison))
+
+
 class _Reasons:
     """The reason texts of one suite's tested rows (`_write_rows`), each written when its row's
     ``reason`` is first read (`SpecComparison.from_state`, `model.ReasonTexts`): the terminal
@@ -1361,15 +1367,16 @@ def _write_rows(suite: _Suite, noise: _Noise, t: _Tests, kinds: np.ndarray,
                    else inconclusive)
         row = fields[i]  # the row's own: it becomes the row (and is let go once it has)
         fields[i] = {}
-        if family[i]:
-            rows[keys[i]] = make({
-                **ROW_DEFAULTS, **row, "p_value": p_row[i], "q_value": q_row[i], "absolute_p_value": p_abs[i],
+        if family[i]:  # every field set: the row's dict grows in place, not copied with the defaults
+            row.update({
+                "p_value": p_row[i], "q_value": q_row[i], "absolute_p_value": p_abs[i],
                 "absolute_q_value": q_abs[i], "p_equivalence": p_equiv[i], "standard_error": se[i],
                 "degrees_of_freedom": df[i], "change_low": low[i], "change_high": high[i],
                 "min_detectable_change": mdc[i], "test": f"{tests[better[i]]}{df_text[i]} df",
                 "relative_change": relative_change[i], "run_to_run_cv": cv[i] if finite[i] else None,
                 "run_to_run_source": source[i], "verdict": verdict, LATER_REASON: (texts, i),
-                "reason_kind": kinds_of[kind]})
+                "reason_kind": kinds_of[kind], "not_comparable": ()})
+            rows[keys[i]] = make(row if len(row) == _ROW_KEYS else {**ROW_DEFAULTS, **row})
         else:
             rows[keys[i]] = make({
                 **ROW_DEFAULTS, **row, "relative_change": relative_change[i],
