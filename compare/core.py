@@ -599,8 +599,9 @@ def _pair_one(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
         untrusted = "; ".join(filter(None, (untrusted, short)))
     sb, sh = _size(be, file_sizes), _size(he, file_sizes)
     size = sh if sb is None else sb if sh is None else sh if sh < sb else sb  # min([sb, sh]) of those known
-    return _Paired(key, common, metric, base, head, untrusted, _history(history.get(key)) if history else None,
-                   priors.size_class(size))
+    # _Paired(...) without its Python __new__ (as `_index` makes its entries)
+    return tuple.__new__(_Paired, (key, common, metric, base, head, untrusted,
+                                   _history(history.get(key)) if history else None, priors.size_class(size)))
 
 
 _BASE, _HEAD = attrgetter("base"), attrgetter("head")
