@@ -138,6 +138,8 @@ def median_of(x: Any, axis: int | None = None) -> Any:
     size = a.size if axis is None else a.shape[axis]
     if size == 0 or a.dtype.kind != "f":
         return np.median(a, axis=axis)
+    if size > 2 and type(a) is np.ndarray and a.dtype == np.float64 and not (np.isnan(a).any() or (a == 0).any()):
+        return _median_without_nan_or_zero(a, axis, size)
     kth = [size // 2 - 1, size // 2, -1] if size % 2 == 0 else [(size - 1) // 2, -1]
     part = np.partition(a, kth, axis=axis)
     at = 0 if axis is None else axis
@@ -152,6 +154,24 @@ def median_of(x: Any, axis: int | None = None) -> Any:
             return last
         np.copyto(out, last, where=nan)
     return out
+
+
+def _median_without_nan_or_zero(a: np.ndarray, axis: int | None, size: int) -> Any:
+    """`median_of` of a float64 array with no NaN and no zero: one partition, at the upper middle
+    (numpy's partition at both middles and the end takes four times as long: 0.3 s of the 200
+    medians of 100,000 draws in `suite_centre`). The lower middle is the largest value below it;
+    with no signed zero, values that compare equal are the same float, so whichever of them a
+    partition puts there, the middle values are numpy's, and so is their mean (their sum over 2).
+    Without a NaN, numpy's NaN check changes nothing."""
+    half = size // 2
+    part = np.partition(a, half, axis=axis)
+    at = 0 if axis is None else axis
+    upper = part.take(half, axis=at)
+    if size % 2 == 1:
+        return upper / 1.0  # numpy's mean of the one middle value (a sum over its count)
+    below: list[slice] = [slice(None)] * part.ndim
+    below[at] = slice(0, half)
+    return (part[tuple(below)].max(axis=at) + upper) / 2.0
 
 
 def quantiles(x: np.ndarray, q: np.ndarray) -> np.ndarray:
