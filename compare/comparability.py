@@ -206,9 +206,8 @@ def _spec_differences(algorithm: str, pairs: Iterable[tuple[tuple[str, str], tup
             b, h = measured_base[0].spec, measured_head[0].spec
             if b.timer != h.timer:
                 timers.setdefault((_TIMERS.get(b.timer, b.timer), _TIMERS.get(h.timer, h.timer)), []).append(name)
-            if metric is None and b.measured and h.measured:
-                if (b.bytes_per_second or 0) > 0 and (h.bytes_per_second or 0) > 0:
-                    continue  # both bytes/s (`choose`), as most are
+            if metric is None and not ((b.bytes_per_second or 0) > 0 and (h.bytes_per_second or 0) > 0) \
+                    and b.measured and h.measured:  # (both bytes/s, as most are: `choose` agrees)
                 bn = choose(b.bytes_per_second, b.items_per_second).name
                 hn = choose(h.bytes_per_second, h.items_per_second).name
                 if bn != hn:
