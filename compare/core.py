@@ -176,7 +176,17 @@ def _index(side: Sequence[Results], by_gpu: bool = False) -> dict[tuple[str, str
     new_entry = tuple.__new__
     for results in side:
         default = results.algorithm
-        for i, spec in enumerate(results.specializations):
+        specs = results.specializations
+        if not by_gpu and not out:  # a side's first file: its entries at once, where no key repeats
+            # Specialization.algorithm, without a property call a row
+            keys = list(zip([(a if type(a := s.meta.get("algo", "")) is str else str(a)) or default for s in specs],
+                            map(_NAME, specs), strict=True))
+            made = map(new_entry, itertools.repeat(_Entry), zip(specs, itertools.repeat(results), itertools.count()))
+            first = dict(zip(keys, map(list, zip(made)), strict=True))  # each entry in a list of its own
+            if len(first) == len(keys):
+                out = first
+                continue
+        for i, spec in enumerate(specs):
             algo = spec.meta.get("algo", "")  # Specialization.algorithm, without a property call a row
             algo = (algo if type(algo) is str else str(algo)) or default
             key = (algo, f"{spec.name} @ {gpu_label(spec, results)}" if by_gpu else spec.name)
@@ -198,9 +208,14 @@ def gpu_label(spec: Specialization, results: Results) -> str:
     return gpu.uuid or gpu.serial or gpu.pci_bus_id or gpu.name or "the GPU"
 
 
+_GPU, _NAME = attrgetter("gpu"), attrgetter("name")
+
+
 def replicated(side: Sequence[Results]) -> bool:
     """Whether a file of `side` measured one specialization on several GPUs (``--replicate``)."""
     for results in side:
+        if not any(map(_GPU, results.specializations)):  # no specialization names its GPU (the usual file)
+            continue
         seen: set[str] = set()
         for spec in results.specializations:
             if spec.gpu is not None and spec.name in seen:

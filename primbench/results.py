@@ -105,6 +105,7 @@ import dataclasses
 import datetime as _dt
 import gc
 import io
+import itertools
 import json
 import math
 import os
@@ -114,6 +115,7 @@ import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, get_args
 
 import msgspec
@@ -805,6 +807,9 @@ class Document(_Record, frozen=True, kw_only=True, omit_defaults=True):
 # --------------------------------------------------------------------------- the results
 
 
+_PROCESS, _ROUNDS = attrgetter("process"), attrgetter("rounds")
+
+
 @dataclass(frozen=True)
 class Results:
     """A results document (`Document`'s three parts), where it came from, and its version
@@ -945,7 +950,8 @@ class Results:
         numbers them; a run of one process is itself. What compare takes as a side's runs: the
         process is the unit of replication (a state drawn once per CUDA context that rounds
         inside it cannot sample)."""
-        processes = sorted({r.process for s in self.specializations for r in s.rounds if r.process is not None})
+        processes = sorted(set(map(_PROCESS, itertools.chain.from_iterable(map(_ROUNDS, self.specializations))))
+                           - {None})
         if not processes:
             return [self]
         parts: list[Results] = []
