@@ -307,9 +307,24 @@ def exact_sums(parts: np.ndarray) -> np.ndarray:
         gap = np.minimum(np.nextafter(out, np.inf) - out, out - np.nextafter(out, -np.inf))
         unsure = np.abs(rest) + 2.0 * k * _UNIT * spread + k * 5e-324 >= gap / 2
     fallback = ~np.isfinite(out) | ~np.isfinite(spread) | (out == 0) | unsure
+    zeros = fallback & ~(parts != 0).any(axis=1)
+    if k < 63 and zeros.any():  # rows of zeros alone (rounds of equal values: lag products of 0)
+        fallback &= ~zeros
+        out[zeros] = _sums_of_zeros(parts[zeros])
     for i in np.flatnonzero(fallback):
         out[i] = math.fsum(parts[i].tolist())
     return out
+
+
+def _sums_of_zeros(zeros: np.ndarray) -> np.ndarray:
+    """`math.fsum` of each row of `zeros` (rows x terms, every term 0.0 or -0.0, fewer than 63):
+    what it gives depends on the terms' signs alone, so it is asked once per pattern of signs
+    (133,000 rows of a comparison of 100,000 specializations had one of two patterns)."""
+    codes = (np.signbit(zeros).astype(np.int64) << np.arange(zeros.shape[1], dtype=np.int64)).sum(axis=1)
+    first = dict(zip(codes[::-1].tolist(), range(len(codes) - 1, -1, -1), strict=True))  # each pattern's first row
+    patterns = np.array(sorted(first), dtype=np.int64)
+    sums = np.array([math.fsum(zeros[first[c]].tolist()) for c in patterns.tolist()])
+    return sums[np.searchsorted(patterns, codes)]
 
 
 def grouped_sums(values: np.ndarray, group: np.ndarray, groups: int) -> np.ndarray:
