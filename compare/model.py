@@ -212,9 +212,10 @@ class SpecComparison:
         def __getattr__(self, name: str) -> Any:
             """`reason` of a row whose state holds its text to come (`from_state`)."""
             state = self.__dict__
-            if name == "reason" and LATER_REASON in state:
-                texts, i = state.pop(LATER_REASON)
-                text = state["reason"] = texts.reason(i)
+            later = state.get(LATER_REASON) if name == "reason" else None
+            if later is not None:  # written, then its maker let go (a second thread writes the same text)
+                text = state["reason"] = later[0].reason(later[1])
+                state.pop(LATER_REASON, None)
                 return text
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 

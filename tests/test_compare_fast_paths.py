@@ -51,3 +51,23 @@ def test_later_reason_is_written_when_read_and_kept() -> None:
                  lambda r: "reason of row 3" if r == plain else "unequal"):
         again = SpecComparison.from_state({**ROW_DEFAULTS, **fields, LATER_REASON: (_Texts(), 3)})
         assert read(again) == "reason of row 3"
+
+
+def test_a_reason_read_while_it_is_being_written_is_written_again() -> None:
+    """Two threads reading one row's reason at once: the second, reading while the first writes it,
+    writes the same text (here the maker itself reads the row's reason, as such a thread would)."""
+    fields = {"algorithm": "copy", "name": "size: 1", "verdict": Verdict.UNCHANGED, "not_comparable": ()}
+    rows: list[SpecComparison] = []
+
+    class Interleaved:
+        def __init__(self) -> None:
+            self.depth = 0
+
+        def reason(self, i: int) -> str:
+            self.depth += 1
+            if self.depth == 1:
+                assert rows[0].reason == f"row {i}"  # the other reader, in the middle of this one's writing
+            return f"row {i}"
+
+    rows.append(SpecComparison.from_state({**ROW_DEFAULTS, **fields, LATER_REASON: (Interleaved(), 7)}))
+    assert rows[0].reason == "row 7" and LATER_REASON not in vars(rows[0])
