@@ -20,11 +20,11 @@ marks every affected row. Nothing here prints.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from operator import attrgetter
-from typing import Any
+from typing import Any, Protocol
 
 import msgspec
 
@@ -183,24 +183,37 @@ def _context_differences(algorithm: str | None, base: Results, head: Results) ->
 _TIMERS = {"events": "GPU events", "host": "host timer"}
 
 
-def _spec_differences(algorithm: str, specs: Mapping[str, tuple[Sequence[Specialization], Sequence[Specialization]]],
+class Measured(Protocol):
+    """A side's measurement of a specialization (`compare.core`'s index entry)."""
+
+    @property
+    def spec(self) -> Specialization: ...
+
+
+#: Both sides' measurements of each specialization, by (algorithm, name).
+Pairs = Mapping[tuple[str, str], tuple[Sequence[Measured], Sequence[Measured]]]
+
+
+def _spec_differences(algorithm: str, pairs: Iterable[tuple[tuple[str, str], tuple[Sequence[Measured],
+                                                                                    Sequence[Measured]]]],
                       metric: str | None) -> list[Difference]:
-    """Timer and (without a --metric choice) declared metric, per specialization, grouped."""
+    """Timer and (without a --metric choice) declared metric, per specialization of `pairs` (the
+    items of `algorithm`), grouped."""
     timers: dict[tuple[str, str], list[str]] = {}
     metrics: dict[tuple[str, str], list[str]] = {}
-    for name, (base, head) in specs.items():
-        if len(base) == 1 and len(head) == 1:  # a file a side (the usual case): no sets of one
-            b, h = base[0], head[0]
+    for (_, name), (measured_base, measured_head) in pairs:
+        if len(measured_base) == 1 and len(measured_head) == 1:  # a file a side (the usual case): no sets of one
+            b, h = measured_base[0].spec, measured_head[0].spec
             if b.timer != h.timer:
                 timers.setdefault((_TIMERS.get(b.timer, b.timer), _TIMERS.get(h.timer, h.timer)), []).append(name)
-            if metric is None and b.measured and h.measured:
-                if (b.bytes_per_second or 0) > 0 and (h.bytes_per_second or 0) > 0:
-                    continue  # both bytes/s (`choose`), as most are
+            if metric is None and not ((b.bytes_per_second or 0) > 0 and (h.bytes_per_second or 0) > 0) \
+                    and b.measured and h.measured:  # (both bytes/s, as most are: `choose` agrees)
                 bn = choose(b.bytes_per_second, b.items_per_second).name
                 hn = choose(h.bytes_per_second, h.items_per_second).name
                 if bn != hn:
                     metrics.setdefault((bn, hn), []).append(name)
             continue
+        base, head = [m.spec for m in measured_base], [m.spec for m in measured_head]
         if {s.timer for s in base} != {s.timer for s in head}:
             bt, ht = (" and ".join(sorted({_TIMERS.get(s.timer, s.timer) for s in side})) for side in (base, head))
             timers.setdefault((bt, ht), []).append(name)
@@ -215,12 +228,12 @@ def _spec_differences(algorithm: str, specs: Mapping[str, tuple[Sequence[Special
     return out
 
 
-def assess(base: Sequence[Results], head: Sequence[Results],
-           pairs: Mapping[tuple[str, str], tuple[Sequence[Specialization], Sequence[Specialization]]], *,
+def assess(base: Sequence[Results], head: Sequence[Results], pairs: Pairs, *,
            metric: str | None = None, strict: bool = False) -> Comparability:
     """The differences between `base` and `head` for the specializations in `pairs` ((algorithm,
-    name) -> both sides' measurements of it), per algorithm. `metric`: the ``--metric`` choice
-    (None: each side's declared metric must agree); `strict`: environment differences block."""
+    name) -> both sides' measurements of it, each with its `spec`), per algorithm. `metric`: the
+    ``--metric`` choice (None: each side's declared metric must agree); `strict`: environment
+    differences block."""
     b, h = by_algorithm(base), by_algorithm(head)
     algorithms = list(dict.fromkeys(k[0] for k in pairs))
     several = len(algorithms) > 1
@@ -228,7 +241,7 @@ def assess(base: Sequence[Results], head: Sequence[Results],
     for algo in algorithms:
         if algo in b and algo in h:
             found += _context_differences(algo if several else None, b[algo], h[algo])
-        specs = {k[1]: v for k, v in pairs.items() if k[0] == algo}
+        items = [kv for kv in pairs.items() if kv[0][0] == algo] if several else pairs.items()
         found += [d if several else Difference(d.what, d.base, d.head, d.kind, None, d.names)
-                  for d in _spec_differences(algo, specs, metric)]
+                  for d in _spec_differences(algo, items, metric)]
     return Comparability(tuple(dict.fromkeys(found)), strict)

@@ -10,6 +10,7 @@ import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from dataclasses import fields as dataclass_fields
 from operator import attrgetter
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -20,6 +21,7 @@ import numpy as np
 from primbench.compare import priors, stats
 from primbench.compare.comparability import Comparability, NotComparableError, assess, by_algorithm
 from primbench.compare.model import (
+    LATER_REASON,
     ROW_DEFAULTS,
     Comparison,
     Method,
@@ -177,7 +179,17 @@ def _index(side: Sequence[Results], by_gpu: bool = False) -> dict[tuple[str, str
     new_entry = tuple.__new__
     for results in side:
         default = results.algorithm
-        for i, spec in enumerate(results.specializations):
+        specs = results.specializations
+        if not by_gpu and not out:  # a side's first file: its entries at once, where no key repeats
+            # Specialization.algorithm, without a property call a row
+            keys = list(zip([(a if type(a := s.meta.get("algo", "")) is str else str(a)) or default for s in specs],
+                            map(_NAME, specs), strict=True))
+            made = map(new_entry, itertools.repeat(_Entry), zip(specs, itertools.repeat(results), itertools.count()))
+            first = dict(zip(keys, map(list, zip(made)), strict=True))  # each entry in a list of its own
+            if len(first) == len(keys):
+                out = first
+                continue
+        for i, spec in enumerate(specs):
             algo = spec.meta.get("algo", "")  # Specialization.algorithm, without a property call a row
             algo = (algo if type(algo) is str else str(algo)) or default
             key = (algo, f"{spec.name} @ {gpu_label(spec, results)}" if by_gpu else spec.name)
@@ -199,9 +211,14 @@ def gpu_label(spec: Specialization, results: Results) -> str:
     return gpu.uuid or gpu.serial or gpu.pci_bus_id or gpu.name or "the GPU"
 
 
+_GPU, _NAME = attrgetter("gpu"), attrgetter("name")
+
+
 def replicated(side: Sequence[Results]) -> bool:
     """Whether a file of `side` measured one specialization on several GPUs (``--replicate``)."""
     for results in side:
+        if not any(map(_GPU, results.specializations)):  # no specialization names its GPU (the usual file)
+            continue
         seen: set[str] = set()
         for spec in results.specializations:
             if spec.gpu is not None and spec.name in seen:
@@ -305,11 +322,6 @@ def _side_context(side: Sequence[Results]) -> dict[str, Any]:
 
 def _pct(x: float) -> str:
     return f"{x * 100:+.2f} %"
-
-
-def _pcts(xs: list[float]) -> list[str]:
-    """`_pct` of each."""
-    return [f"{x:+.2f} %" for x in (np.array(xs, dtype=float) * 100).tolist()]
 
 
 def _history(value: Any) -> tuple[float, float] | None:
@@ -608,8 +620,9 @@ def _pair_one(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
         untrusted = "; ".join(filter(None, (untrusted, short)))
     sb, sh = _size(be, file_sizes), _size(he, file_sizes)
     size = sh if sb is None else sb if sh is None else sh if sh < sb else sb  # min([sb, sh]) of those known
-    return _Paired(key, common, metric, base, head, untrusted, _history(history.get(key)) if history else None,
-                   priors.size_class(size))
+    # _Paired(...) without its Python __new__ (as `_index` makes its entries)
+    return tuple.__new__(_Paired, (key, common, metric, base, head, untrusted,
+                                   _history(history.get(key)) if history else None, priors.size_class(size)))
 
 
 _BASE, _HEAD = attrgetter("base"), attrgetter("head")
@@ -968,9 +981,8 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
             "nothing to compare: base and head share no specialization (matched by algorithm and name); "
             f"base has {_describe(base, b_index)}; head has {_describe(head, h_index)}"
         )
-    comparability = assess(base, head, {k: ([b[0].spec] if len(b := b_index[k]) == 1 else [e.spec for e in b],
-                                            [h[0].spec] if len(h := h_index[k]) == 1 else [e.spec for e in h])
-                                        for k in common}, metric=metric, strict=strict_environment)
+    comparability = assess(base, head, {k: (b_index[k], h_index[k]) for k in common}, metric=metric,
+                           strict=strict_environment)
     if not comparability.comparable and not allow_mismatch:
         raise NotComparableError(comparability)
     delta = stats.log_threshold(threshold)
@@ -1357,88 +1369,110 @@ def _judge(suite: _Suite, rows: dict[tuple[str, str], SpecComparison], delta: fl
     return _Judgement(t.finding, t.widen, int(np.sum(kinds == 3)), noise.round_correlation, t.spread)
 
 
+#: How many keys a tested row's dict has once every field but its reason is set, with the reason to come
+#: (`_write_rows`; `SpecComparison.from_state`).
+_ROW_KEYS = len(dataclass_fields(SpecComparison))
+
+
+class _Reasons:
+    """The reason texts of one suite's tested rows (`_write_rows`), each written when its row's
+    ``reason`` is first read (`SpecComparison.from_state`, `model.ReasonTexts`): the terminal
+    table shows 100 rows of 100,000, and formatting every row's statistics is 0.4 s. The same
+    text as written at once: the same values, formatted the same way."""
+
+    def __init__(self, suite: _Suite, noise: _Noise, t: _Tests, kinds: list[int], threshold: float, alpha: float,
+                 suite_shift_limit: float, max_detectable: float) -> None:
+        self.kinds, self.threshold, self.relative = kinds, threshold, t.relative
+        self.shift = {b: _pct(math.expm1(b * t.centre)) for b in (1.0, -1.0)}
+        self.level = f"{(1 - 2 * alpha) * 100:g} % interval"
+        self.moved_why = (f"within --suite-shift-limit {suite_shift_limit * 100:g} %" if t.finding is not None
+                          and t.finding.detected else "not significant against what processes share")
+        self.which = "with the suite-wide shift" if t.finding is not None and t.finding.beyond_limit else "absolute"
+        self.sig = f" beyond the ±{threshold * 100:g} % threshold and significant ("
+        self.sig_q = f", q <= {t.row_alpha:g}); "
+        self.insensitive = f" % (--max-detectable {max_detectable * 100:g} %); "
+        self.against_of = {b: f" relative to the suite's {self.shift[b]}" if t.relative else "" for b in self.shift}
+        # x * 100 in NumPy is the same product as in Python
+        self.better, self.d, self.mdc = t.better.tolist(), t.d.tolist(), t.mdc.tolist()
+        self.sensitivity, self.untrusted, self.source = t.sensitivity.tolist(), suite.untrusted, noise.source
+        self.p_row, self.q_row, self.p_abs = t.p_row.tolist(), t.q_row.tolist(), t.p_abs.tolist()
+        self.se100, self.mdc100 = (t.se * 100).tolist(), (t.mdc * 100).tolist()
+        self.low100, self.high100 = (t.low * 100).tolist(), (t.high * 100).tolist()
+        self.df_text = list(map("{:.1f}".format, t.df.tolist()))
+
+    def _statistics(self, i: int) -> str:
+        absolute = f"; absolute p={self.p_abs[i]:.2g}" if self.relative else ""
+        return (f"t-test p={self.p_row[i]:.2g}, BH q={self.q_row[i]:.2g}{absolute}, σ={self.se100[i]:.3f} % "
+                f"({self.df_text[i]} df, {self.source[i]}), smallest detectable {self.mdc100[i]:.2f} % (80 % power)")
+
+    def reason(self, i: int) -> str:
+        kind, better = self.kinds[i], self.better[i]
+        against = self.against_of[better]
+        if kind == 4:  # the usual one first
+            within = max(self.threshold, self.mdc[i]) * 100
+            return (f"{self.level} [{self.low100[i]:+.2f} %, {self.high100[i]:+.2f} %]{against} within "
+                    f"±{within:.2f} % (the threshold or the smallest detectable change); {self._statistics(i)}")
+        change = _pct(math.expm1(self.d[i]))
+        if kind == 1:
+            return f"no variability to weigh change {change} against"
+        if kind == 0:
+            return f"{self.untrusted[i]}: change {change} not trusted; {self._statistics(i)}"
+        if kind == 2:
+            how = f"relative to the suite's {self.shift[better]}" if self.relative else self.which
+            return f"change {change}{self.sig}{how}{self.sig_q}{self._statistics(i)}"
+        if kind == 3:
+            return (f"insensitive: these runs could not have detected a change under "
+                    f"{self.sensitivity[i] * 100:.1f}{self.insensitive}{self._statistics(i)}")
+        if kind == 5:
+            return (f"moved with the suite: change {change}, the suite's shift {self.shift[better]} "
+                    f"{self.moved_why}; {self._statistics(i)}")
+        return (f"too noisy to tell: change {change}{against} not significant, interval "
+                f"[{self.low100[i]:+.2f} %, {self.high100[i]:+.2f} %] wider than "
+                f"±{max(self.threshold, self.mdc[i]) * 100:.2f} %; {self._statistics(i)}")
+
+
 def _write_rows(suite: _Suite, noise: _Noise, t: _Tests, kinds: np.ndarray,
                 rows: dict[tuple[str, str], SpecComparison], threshold: float, alpha: float,
                 suite_shift_limit: float, max_detectable: float) -> None:
-    """Every tested row, its verdict (`kinds`, `_kinds`) with the reason's text and statistics."""
+    """Every tested row, its verdict (`kinds`, `_kinds`) with its statistics; its reason's text is
+    written when first read (`_Reasons`)."""
     n = len(suite)
-    shift = {b: _pct(math.expm1(b * t.centre)) for b in (1.0, -1.0)}
-    level = f"{(1 - 2 * alpha) * 100:g} % interval"
-    moved_why = (f"within --suite-shift-limit {suite_shift_limit * 100:g} %" if t.finding is not None
-                 and t.finding.detected else "not significant against what processes share")
-    which = "with the suite-wide shift" if t.finding is not None and t.finding.beyond_limit else "absolute"
-    sig = f" beyond the ±{threshold * 100:g} % threshold and significant ("
-    sig_q = f", q <= {t.row_alpha:g}); "
-    insensitive = f" % (--max-detectable {max_detectable * 100:g} %); "
-    family, better, up = t.family.tolist(), t.better.tolist(), t.up.tolist()
-    p_row, q_row, p_abs, q_abs = t.p_row.tolist(), t.q_row.tolist(), t.p_abs.tolist(), t.q_abs.tolist()
+    kind_list = kinds.tolist()
+    texts = _Reasons(suite, noise, t, kind_list, threshold, alpha, suite_shift_limit, max_detectable)
+    family, better, up = t.family.tolist(), texts.better, t.up.tolist()
+    p_row, q_row, p_abs, q_abs = texts.p_row, texts.q_row, texts.p_abs, t.q_abs.tolist()
     p_equiv, se, df, low, high = t.p_equiv.tolist(), t.se.tolist(), t.df.tolist(), t.low.tolist(), t.high.tolist()
-    mdc, sensitivity = t.mdc.tolist(), t.sensitivity.tolist()
-    change = _pcts(list(map(math.expm1, t.d.tolist())))
+    mdc, df_text = texts.mdc, texts.df_text
     relative_change = list(map(math.expm1, t.rel.tolist())) if t.centred else [None] * n
     own = noise.own
     cv = np.where(np.isfinite(own), np.sqrt(np.where(np.isfinite(own), own, 0.0) / 2), math.nan).tolist()
     finite = np.isfinite(own).tolist()
-    relative, keys, fields, untrusted, source = t.relative, suite.keys, suite.fields, suite.untrusted, noise.source
-    # Each row's statistics as text, column by column (x * 100 in NumPy is the same product as in Python)
-    # Each row's statistics as text, column by column (x * 100 in NumPy is the same product as in
-    # Python), made as the loop takes them: 100,000 rows' texts are not all held at once
-    absolute = (("; absolute p=" + p for p in map("{:.2g}".format, p_abs)) if relative
-                else itertools.repeat("", n))
-    df_text = list(map("{:.1f}".format, df))
-    stats_texts = (f"t-test p={p}, BH q={q}{a}, σ={e} % ({f} df, {src}), smallest detectable {m} % (80 % power)"
-                   for p, q, a, e, f, src, m in zip(map("{:.2g}".format, p_row), map("{:.2g}".format, q_row),
-                                                    absolute, map("{:.3f}".format, (t.se * 100).tolist()), df_text,
-                                                    source, map("{:.2f}".format, (t.mdc * 100).tolist()), strict=True))
-    lows, highs = (map("{:+.2f} %".format, (x * 100).tolist()) for x in (t.low, t.high))  # `_pct` of each
-    against_of = {b: f" relative to the suite's {shift[b]}" if relative else "" for b in shift}
-    tests = {b: f"t-test on ln(head/base){against_of[b]}, " for b in shift}
+    keys, fields, source = suite.keys, suite.fields, noise.source
+    tests = {b: f"t-test on ln(head/base){texts.against_of[b]}, " for b in texts.shift}
     kinds_of = _TESTED_KINDS
-    unchanged = Verdict.UNCHANGED
+    unchanged, inconclusive, regression, improvement = (Verdict.UNCHANGED, Verdict.INCONCLUSIVE, Verdict.REGRESSION,
+                                                        Verdict.IMPROVEMENT)
     make = SpecComparison.from_state
-    for i, (kind, stats_text, low_text, high_text) in enumerate(zip(kinds.tolist(), stats_texts, lows, highs,
-                                                                    strict=True)):
-        against = against_of[better[i]]
-        verdict = Verdict.INCONCLUSIVE
-        if kind == 4:  # the usual one first
-            verdict = unchanged
-            within = max(threshold, mdc[i]) * 100
-            reason = (f"{level} [{low_text}, {high_text}]{against} within ±{within:.2f} % "
-                      f"(the threshold or the smallest detectable change); {stats_text}")
-        elif kind == 1:
-            reason = f"no variability to weigh change {change[i]} against"
-        elif kind == 0:
-            reason = f"{untrusted[i]}: change {change[i]} not trusted; {stats_text}"
-        elif kind == 2:
-            verdict = Verdict.REGRESSION if up[i] < 0 else Verdict.IMPROVEMENT
-            how = f"relative to the suite's {shift[better[i]]}" if relative else which
-            reason = f"change {change[i]}{sig}{how}{sig_q}{stats_text}"
-        elif kind == 3:
-            reason = (f"insensitive: these runs could not have detected a change under "
-                      f"{sensitivity[i] * 100:.1f}{insensitive}{stats_text}")
-        elif kind == 5:
-            reason = (f"moved with the suite: change {change[i]}, the suite's shift {shift[better[i]]} "
-                      f"{moved_why}; {stats_text}")
-        else:
-            reason = (f"too noisy to tell: change {change[i]}{against} not significant, interval "
-                      f"[{low_text}, {high_text}] wider than ±{max(threshold, mdc[i]) * 100:.2f} %; "
-                      f"{stats_text}")
+    for i, kind in enumerate(kind_list):
+        verdict = (unchanged if kind == 4 else (regression if up[i] < 0 else improvement) if kind == 2
+                   else inconclusive)
         row = fields[i]  # the row's own: it becomes the row (and is let go once it has)
         fields[i] = {}
-        if family[i]:
-            rows[keys[i]] = make({
-                **ROW_DEFAULTS, **row, "p_value": p_row[i], "q_value": q_row[i], "absolute_p_value": p_abs[i],
+        if family[i]:  # every field set: the row's dict grows in place, not copied with the defaults
+            row.update({
+                "p_value": p_row[i], "q_value": q_row[i], "absolute_p_value": p_abs[i],
                 "absolute_q_value": q_abs[i], "p_equivalence": p_equiv[i], "standard_error": se[i],
                 "degrees_of_freedom": df[i], "change_low": low[i], "change_high": high[i],
                 "min_detectable_change": mdc[i], "test": f"{tests[better[i]]}{df_text[i]} df",
                 "relative_change": relative_change[i], "run_to_run_cv": cv[i] if finite[i] else None,
-                "run_to_run_source": source[i], "verdict": verdict, "reason": reason,
-                "reason_kind": kinds_of[kind]})
+                "run_to_run_source": source[i], "verdict": verdict, LATER_REASON: (texts, i),
+                "reason_kind": kinds_of[kind], "not_comparable": ()})
+            rows[keys[i]] = make(row if len(row) == _ROW_KEYS else {**ROW_DEFAULTS, **row})
         else:
             rows[keys[i]] = make({
                 **ROW_DEFAULTS, **row, "relative_change": relative_change[i],
                 "run_to_run_cv": cv[i] if finite[i] else None, "run_to_run_source": source[i], "verdict": verdict,
-                "reason": reason, "reason_kind": kinds_of[kind]})
+                LATER_REASON: (texts, i), "reason_kind": kinds_of[kind]})
 
 
 def _one_sided(key: tuple[str, str], entry: _Entry, verdict: Verdict, reason: str,

@@ -9,7 +9,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from primbench.metrics import METRICS
 
@@ -126,6 +126,19 @@ def parse_fail_on(value: FailOn | str | Iterable[FailOn | str]) -> frozenset[Fai
     return frozenset(chosen)
 
 
+class ReasonTexts(Protocol):
+    """Where rows' reasons are written when first read (`SpecComparison.from_state`): a table
+    shows 100 rows of 100,000, whose reasons need not all be formatted."""
+
+    def reason(self, i: int) -> str:
+        """The reason of row `i`."""
+        ...
+
+
+#: The key of a row's state (`SpecComparison.from_state`) that holds its reason to come.
+LATER_REASON = "_later_reason"
+
+
 @dataclass(frozen=True)
 class SpecComparison:
     """One specialization, matched by (algorithm, name), with its verdict and the reason for it.
@@ -187,10 +200,24 @@ class SpecComparison:
     @classmethod
     def from_state(cls, state: dict[str, Any]) -> SpecComparison:
         """The row whose attributes are `state`, which becomes its ``__dict__`` (not copied): every
-        field: ``{**ROW_DEFAULTS, **fields}`` (`from_fields` without its copies)."""
+        field: ``{**ROW_DEFAULTS, **fields}`` (`from_fields` without its copies). In place of its
+        ``reason``, `state` may hold ``LATER_REASON: (texts, i)``: the reason is then
+        ``texts.reason(i)`` (`ReasonTexts`), written when it is first read and kept."""
         row = object.__new__(cls)
         object.__setattr__(row, "__dict__", state)
         return row
+
+    if not TYPE_CHECKING:  # (for mypy, a class with __getattr__ would have every attribute)
+
+        def __getattr__(self, name: str) -> Any:
+            """`reason` of a row whose state holds its text to come (`from_state`)."""
+            state = self.__dict__
+            later = state.get(LATER_REASON) if name == "reason" else None
+            if later is not None:  # written, then its maker let go (a second thread writes the same text)
+                text = state["reason"] = later[0].reason(later[1])
+                state.pop(LATER_REASON, None)
+                return text
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
     def comparable(self) -> bool:

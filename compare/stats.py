@@ -138,6 +138,8 @@ def median_of(x: Any, axis: int | None = None) -> Any:
     size = a.size if axis is None else a.shape[axis]
     if size == 0 or a.dtype.kind != "f":
         return np.median(a, axis=axis)
+    if size > 2 and type(a) is np.ndarray and a.dtype == np.float64 and not (np.isnan(a).any() or (a == 0).any()):
+        return _median_without_nan_or_zero(a, axis, size)
     kth = [size // 2 - 1, size // 2, -1] if size % 2 == 0 else [(size - 1) // 2, -1]
     part = np.partition(a, kth, axis=axis)
     at = 0 if axis is None else axis
@@ -152,6 +154,24 @@ def median_of(x: Any, axis: int | None = None) -> Any:
             return last
         np.copyto(out, last, where=nan)
     return out
+
+
+def _median_without_nan_or_zero(a: np.ndarray, axis: int | None, size: int) -> Any:
+    """`median_of` of a float64 array with no NaN and no zero: one partition, at the upper middle
+    (numpy's partition at both middles and the end takes four times as long: 0.3 s of the 200
+    medians of 100,000 draws in `suite_centre`). The lower middle is the largest value below it;
+    with no signed zero, values that compare equal are the same float, so whichever of them a
+    partition puts there, the middle values are numpy's, and so is their mean (their sum over 2).
+    Without a NaN, numpy's NaN check changes nothing."""
+    half = size // 2
+    part = np.partition(a, half, axis=axis)
+    at = 0 if axis is None else axis
+    upper = part.take(half, axis=at)
+    if size % 2 == 1:
+        return upper / 1.0  # numpy's mean of the one middle value (a sum over its count)
+    below: list[slice] = [slice(None)] * part.ndim
+    below[at] = slice(0, half)
+    return (part[tuple(below)].max(axis=at) + upper) / 2.0
 
 
 def quantiles(x: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -287,9 +307,24 @@ def exact_sums(parts: np.ndarray) -> np.ndarray:
         gap = np.minimum(np.nextafter(out, np.inf) - out, out - np.nextafter(out, -np.inf))
         unsure = np.abs(rest) + 2.0 * k * _UNIT * spread + k * 5e-324 >= gap / 2
     fallback = ~np.isfinite(out) | ~np.isfinite(spread) | (out == 0) | unsure
+    zeros = fallback & ~(parts != 0).any(axis=1)
+    if k < 63 and zeros.any():  # rows of zeros alone (rounds of equal values: lag products of 0)
+        fallback &= ~zeros
+        out[zeros] = _sums_of_zeros(parts[zeros])
     for i in np.flatnonzero(fallback):
         out[i] = math.fsum(parts[i].tolist())
     return out
+
+
+def _sums_of_zeros(zeros: np.ndarray) -> np.ndarray:
+    """`math.fsum` of each row of `zeros` (rows x terms, every term 0.0 or -0.0, fewer than 63):
+    what it gives depends on the terms' signs alone, so it is asked once per pattern of signs
+    (133,000 rows of a comparison of 100,000 specializations had one of two patterns)."""
+    codes = (np.signbit(zeros).astype(np.int64) << np.arange(zeros.shape[1], dtype=np.int64)).sum(axis=1)
+    first = dict(zip(codes[::-1].tolist(), range(len(codes) - 1, -1, -1), strict=True))  # each pattern's first row
+    patterns = np.array(sorted(first), dtype=np.int64)
+    sums = np.array([math.fsum(zeros[first[c]].tolist()) for c in patterns.tolist()])
+    return sums[np.searchsorted(patterns, codes)]
 
 
 def grouped_sums(values: np.ndarray, group: np.ndarray, groups: int) -> np.ndarray:

@@ -1,17 +1,15 @@
 """The fast paths of compare's per-row code (issue 28) give what the plain code gives: a row made
-from its attribute dict (`SpecComparison.from_state`), percentages formatted column by column
-(`_pcts`). The whole comparison's output: tests/benchmarks/compare_scale/same_verdicts.py."""
+from its attribute dict (`SpecComparison.from_state`), its reason written when first read. The whole
+comparison's output: tests/benchmarks/compare_scale/same_verdicts.py."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
-import math
 
-import numpy as np
 import pytest
 
-from primbench.compare.core import _pct, _pcts
-from primbench.compare.model import ROW_DEFAULTS, ReasonKind, SpecComparison, Verdict
+from primbench.compare.model import LATER_REASON, ROW_DEFAULTS, ReasonKind, SpecComparison, Verdict
 
 
 def test_from_state_is_the_row_init_makes() -> None:
@@ -26,8 +24,50 @@ def test_from_state_is_the_row_init_makes() -> None:
         row.reason = "changed"  # type: ignore[misc]
 
 
-def test_pcts_is_pct_of_each() -> None:
-    rng = np.random.default_rng(7)
-    xs = [*rng.normal(0, 0.05, 500).tolist(), *np.expm1(rng.normal(0, 3, 500)).tolist(), 0.0, -0.0, 5e-5, -5e-5,
-          0.000049999999999999996, 1e300, math.inf, -math.inf, math.nan, -1.0]
-    assert _pcts(xs) == [_pct(x) for x in xs]
+class _Texts:
+    def __init__(self) -> None:
+        self.asked: list[int] = []
+
+    def reason(self, i: int) -> str:
+        self.asked.append(i)
+        return f"reason of row {i}"
+
+
+def test_later_reason_is_written_when_read_and_kept() -> None:
+    fields = {"algorithm": "copy", "name": "size: 1", "verdict": Verdict.UNCHANGED,
+              "reason_kind": ReasonKind.EQUIVALENT, "p_value": 0.25, "not_comparable": ()}
+    texts = _Texts()
+    row = SpecComparison.from_state({**ROW_DEFAULTS, **fields, LATER_REASON: (texts, 3)})
+    plain = SpecComparison(**fields, reason="reason of row 3")  # type: ignore[arg-type]
+    assert texts.asked == []
+    assert row.reason == "reason of row 3"
+    assert row.reason == "reason of row 3" and texts.asked == [3]  # written once, then kept
+    assert vars(row) == vars(plain)
+    assert row == plain and hash(row) == hash(plain) and row.to_dict() == plain.to_dict()
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        row.nothing  # type: ignore[attr-defined]  # noqa: B018
+    # read through a copy, a replace and equality before the row's own reading
+    for read in (lambda r: copy.copy(r).reason, lambda r: dataclasses.replace(r, p_value=0.5).reason,
+                 lambda r: "reason of row 3" if r == plain else "unequal"):
+        again = SpecComparison.from_state({**ROW_DEFAULTS, **fields, LATER_REASON: (_Texts(), 3)})
+        assert read(again) == "reason of row 3"
+
+
+def test_a_reason_read_while_it_is_being_written_is_written_again() -> None:
+    """Two threads reading one row's reason at once: the second, reading while the first writes it,
+    writes the same text (here the maker itself reads the row's reason, as such a thread would)."""
+    fields = {"algorithm": "copy", "name": "size: 1", "verdict": Verdict.UNCHANGED, "not_comparable": ()}
+    rows: list[SpecComparison] = []
+
+    class Interleaved:
+        def __init__(self) -> None:
+            self.depth = 0
+
+        def reason(self, i: int) -> str:
+            self.depth += 1
+            if self.depth == 1:
+                assert rows[0].reason == f"row {i}"  # the other reader, in the middle of this one's writing
+            return f"row {i}"
+
+    rows.append(SpecComparison.from_state({**ROW_DEFAULTS, **fields, LATER_REASON: (Interleaved(), 7)}))
+    assert rows[0].reason == "row 7" and LATER_REASON not in vars(rows[0])

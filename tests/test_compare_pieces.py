@@ -185,3 +185,24 @@ def test_by_algorithm_names_each_algorithm_as_specialization_algorithm_does() ->
                 want.setdefault(a, r)
         assert by_algorithm(side) == want
     assert set(by_algorithm([odd])) == {"7", "None", "['x']", "True", "1"}
+
+
+def _index_one_by_one(side: list[Results]) -> dict[tuple[str, str], list[tuple[Any, Results, int]]]:
+    """`_index` without GPUs as a plain loop: (algorithm, name) -> (specialization, file, position)."""
+    out: dict[tuple[str, str], list[tuple[Any, Results, int]]] = {}
+    for results in side:
+        for i, s in enumerate(results.specializations):
+            out.setdefault((s.algorithm or results.algorithm, s.name), []).append((s, results, i))
+    return out
+
+
+def test_index_of_a_first_file_at_once_is_the_loops() -> None:
+    """`_index` makes a side's first file's entries at once where no key repeats; the same entries,
+    in the same order, as one by one (a second file repeating some, an algorithm not named)."""
+    plain = [spec("a", TB, index=0), spec("b", TB, index=1, algo="reduce"), spec("c", TB, index=2, algo="")]
+    for side in ([res(*plain, source="one.json")], [res(*plain, source="1.json"), res(*plain[:2], source="2.json")],
+                 [res(source="empty.json"), res(*plain, source="1.json")]):
+        index = _index(side)
+        assert list(index) == list(_index_one_by_one(side))
+        assert {k: [tuple(e) for e in v] for k, v in index.items()} == _index_one_by_one(side)
+        assert all(type(e).__name__ == "_Entry" for v in index.values() for e in v)

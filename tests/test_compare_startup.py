@@ -62,6 +62,22 @@ def test_median_of_is_numpys_median_bit_for_bit(values: list[float], rows: int, 
             assert _same(stats.median_of(*args), np.median(*args)), args
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.integers(3, 3000), st.integers(1, 17), st.integers(0, 2**32 - 1), st.booleans())
+def test_median_of_one_partition_is_numpys_median(size: int, rows: int, seed: int, ties: bool) -> None:
+    """The path for arrays with no NaN and no zero (`stats._median_without_nan_or_zero`): large
+    arrays, ties (the same value many times), infinities."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((rows, size)) * rng.uniform(0.01, 100.0, size)
+    if ties:
+        x = np.ceil(np.abs(x)) * np.sign(x)
+        x[0, : size // 3] = np.inf
+    assert not (x == 0).any() and not np.isnan(x).any()
+    with np.errstate(invalid="ignore"):
+        for args in ((x, 1), (x[0], None), (x, None), (x[:, ::2], 1), (x.T, 0)):
+            assert _same(stats.median_of(*args), np.median(*args)), args
+
+
 @settings(max_examples=400, deadline=None)
 @given(st.lists(_FLOATS, min_size=1, max_size=60),
        st.one_of(st.sampled_from([0.0, 0.05, 0.1, 0.25, 0.5]), st.floats(0, 0.5)), st.booleans())

@@ -251,3 +251,19 @@ def test_shift_tail_p_reads_the_measured_quantiles() -> None:
     assert stats.shift_tail_p(0.2, q, levels, 99) == pytest.approx(0.01)  # beyond all: 1 / (pairs + 1)
     assert stats.shift_tail_p(0.02, q, levels, 99, scale=0.5) == pytest.approx(0.05)  # 0.04 on one run's scale
     assert stats.shift_tail_p(0.2, (), levels, 0) == 0.0  # nothing measured: no constraint
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 70), st.integers(1, 300), st.integers(0, 2**32 - 1))
+def test_exact_sums_of_rows_of_signed_zeros_are_math_fsum(terms: int, rows: int, seed: int) -> None:
+    """Rows whose every term is 0.0 or -0.0 (`stats._sums_of_zeros`: fsum asked once per pattern of
+    signs), among rows that are not (a zero sum of non-zero terms, a NaN, ordinary sums)."""
+    rng = np.random.default_rng(seed)
+    x = np.where(rng.random((rows, terms)) < 0.5, -0.0, 0.0)
+    x[::5] = rng.normal(size=(len(x[::5]), terms))
+    if terms >= 2 and rows >= 3:
+        x[2, :2] = [1.5, -1.5]
+        x[1, -1] = np.nan
+    got = stats.exact_sums(x)
+    want = np.array([math.fsum(r) for r in x.tolist()])
+    assert got.tobytes() == want.tobytes() or (np.isnan(want).any() and np.array_equal(got, want, equal_nan=True))

@@ -2,7 +2,7 @@
 byte: the JSON (every row's verdict, reason, p-values, detectable change, the summary, the
 method) and the exit code, on the committed results files and on generated large ones.
 
-    python tests/benchmarks/compare_scale/same_verdicts.py OLD_ROOT [--work DIR] > same_verdicts.txt
+    python tests/benchmarks/compare_scale/same_verdicts.py OLD_ROOT [--work DIR] [--terminal] > same_verdicts.txt
 
 OLD_ROOT: a checkout of the code before the change (``git worktree add /tmp/base cd87fcb``);
 this checkout is the new one (or ``--new-root``). Each case runs ``primbench compare ... --format json`` as a process
@@ -60,8 +60,13 @@ def run(tree: Path, argv: list[str]) -> tuple[int, str, str]:
     return proc.returncode, proc.stdout, proc.stderr
 
 
+#: What each case writes: the JSON (every field of every row), or with --terminal the terminal table of
+#: every row (``--max-rows 0``: each row's reason, which the rows write when it is first read since s9).
+OUTPUT = ["--format", "json"]
+
+
 def cli(*args: str) -> list[str]:
-    return ["-c", "from primbench.cli import main; main()", "compare", *args, "--format", "json"]
+    return ["-c", "from primbench.cli import main; main()", "compare", *args, *OUTPUT]
 
 
 def fixture_cases() -> list[list[str]]:
@@ -109,7 +114,10 @@ def main() -> None:
     parser.add_argument("old_root", type=Path)
     parser.add_argument("--new-root", type=Path, default=ROOT, help="the new checkout (default: this one)")
     parser.add_argument("--work", type=Path, default=Path("/tmp/compare_scale"))
+    parser.add_argument("--terminal", action="store_true", help="the terminal table of every row, not the JSON")
     args = parser.parse_args()
+    if args.terminal:
+        OUTPUT[:] = ["--max-rows", "0"]
     cases = fixture_cases() + generated_cases(args.work)
     differ = 0
     for argv in cases:
