@@ -172,6 +172,7 @@ _CLEAN_ALPHA = 0.1
 _SCAN_HUBER = 1.5
 _SCAN_HUBER_GATE = 2.0
 _HEAVY_POOLED_KURTOSIS = 3.2
+_GATE_POOLED = True
 
 
 @dataclass(frozen=True)
@@ -564,16 +565,19 @@ def analyse(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: 
 @dataclass(frozen=True)
 class _Start:
     """A series' first segmentation and the noise about it: what `analyse_many` pools before
-    each series' analysis goes on (`_finish`)."""
+    each series' analysis goes on (`_finish`). `first`: the noise about the segmentation's
+    levels alone; `fit`: about them and the short excursions that stand out (`_clean`)."""
 
     s: _Series
     var: Array
     segs: Segments
     fit: NoiseFit | None
     uncertainty: Array | None
+    first: NoiseFit | None = None
 
 
-def _start(x: Array, min_size: int, uncertainty: Array | None) -> _Start:
+def _start(x: Array, min_size: int, uncertainty: Array | None, prior: NoisePrior | None = None) -> _Start:
+    """`x`'s first segmentation and its noise, the excursions' gate as `_clean` with `prior`."""
     s = _prepare(x)
     var = _variances(s, uncertainty)
     if len(x) < 2:
@@ -584,12 +588,23 @@ def _start(x: Array, min_size: int, uncertainty: Array | None) -> _Start:
     if s.sigma <= 0:
         return _Start(s, var, segs, None, uncertainty)
     fit = _segment_fit(s.y, segs)
-    if _CLEAN_ALPHA > 0 and fit is not None:
-        inflation = _segment_noise(fit)[2]  # the gate's z in the noise first measured, its rho included
-        clean = _segment_fit(s.y, Segments(_with_excursions(s, var * inflation, segs, min_size), segs.bursts))
-        if clean is not None:  # the spread and the autocorrelation about the levels and the excursions
-            fit = clean
-    return _Start(s, var, segs, fit, uncertainty)
+    return _clean(_Start(s, var, segs, fit, uncertainty, fit), min_size, prior)
+
+
+def _clean(st: _Start, min_size: int, prior: NoisePrior | None) -> _Start:
+    """`st` with its noise measured about its levels and each segment's strongest short
+    excursion that stands out (`_with_excursions`), the gate's z in the noise first measured,
+    its autocorrelation included: moderated by the `prior` of the series analysed together where
+    there is one (a regression PELT left uncut makes its own residuals look correlated, which
+    inflated the gate's variance and hid it: the noise pooled from such series then looked
+    unlike and weak), the series' own less half a standard error where not."""
+    if _CLEAN_ALPHA <= 0 or st.first is None:
+        return st
+    inflation = _segment_noise(st.first, prior if _GATE_POOLED else None)[2]
+    edges = _with_excursions(st.s, st.var * inflation, st.segs, min_size)
+    clean = _segment_fit(st.s.y, Segments(edges, st.segs.bursts))
+    # the spread and the autocorrelation about the levels and the excursions
+    return replace(st, fit=st.first if clean is None else clean)
 
 
 def _with_excursions(s: _Series, var: Array, segs: Segments, min_size: int) -> list[int]:
@@ -635,22 +650,28 @@ def analyse_many(series: Sequence[Sequence[float]], *, alpha: float = DEFAULT_AL
     # relative noise only: a series with a value at or below zero is analysed on its values, in
     # its own units, and keeps its own noise
     prior = pool_noise([st.fit for st in starts if st.s.log])
+    if prior is not None and _GATE_POOLED:
+        # pooled again from the noise with the excursions' gate moderated by the first pooling
+        # (`_clean`); each series' own noise then gated as its analysis alone with this prior is
+        prior = pool_noise([_clean(st, min_size, prior).fit for st in starts if st.s.log])
+        starts = [_clean(st, min_size, prior) if st.s.log else st for st in starts]
     return [_finish(st, prior if st.s.log else None, alpha, min_size, min_shift, max_points) for st in starts]
 
 
 def _analyse(x: Array, alpha: float, min_size: int, min_shift: float, max_points: int,
              uncertainty: Array | None, prior: NoisePrior | None = None) -> Changes:
     """`analyse` of checked values (a `prior` for relative noise only, as `analyse_many`)."""
-    start = _start(x, min_size, uncertainty)
+    start = _start(x, min_size, uncertainty, prior)
     return _finish(start, prior if start.s.log else None, alpha, min_size, min_shift, max_points)
 
 
 def noise_fit(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
-              max_points: int = DEFAULT_MAX_POINTS, uncertainty: Sequence[float] | None = None) -> NoiseFit | None:
+              max_points: int = DEFAULT_MAX_POINTS, uncertainty: Sequence[float] | None = None,
+              prior: NoisePrior | None = None) -> NoiseFit | None:
     """A series' noise about its first segmentation, as `analyse_many` pools it: None for a
     series with a value at or below zero (its noise is not relative) or without noise."""
     x = _check(values, alpha, min_size, max_points)
-    start = _start(x, min_size, None if uncertainty is None else np.asarray(uncertainty, dtype=float))
+    start = _start(x, min_size, None if uncertainty is None else np.asarray(uncertainty, dtype=float), prior)
     return start.fit if start.s.log else None
 
 
