@@ -173,6 +173,8 @@ _SCAN_HUBER = 1.5
 _SCAN_HUBER_GATE = 2.0
 _HEAVY_POOLED_KURTOSIS = 3.2
 _GATE_POOLED = True
+_KEEP_RHO = False
+_GATE_WHITE = 0.0
 
 
 @dataclass(frozen=True)
@@ -600,11 +602,19 @@ def _clean(st: _Start, min_size: int, prior: NoisePrior | None) -> _Start:
     unlike and weak), the series' own less half a standard error where not."""
     if _CLEAN_ALPHA <= 0 or st.first is None:
         return st
-    inflation = _segment_noise(st.first, prior if _GATE_POOLED else None)[2]
+    pooled = prior is not None and _GATE_POOLED and (not _GATE_WHITE or _white(prior))
+    inflation = _segment_noise(st.first, prior if pooled else None)[2]
     edges = _with_excursions(st.s, st.var * inflation, st.segs, min_size)
     clean = _segment_fit(st.s.y, Segments(edges, st.segs.bursts))
     # the spread and the autocorrelation about the levels and the excursions
     return replace(st, fit=st.first if clean is None else clean)
+
+
+def _white(prior: NoisePrior) -> bool:
+    """Whether the pooled noise looks independent: its autocorrelation, less half a standard
+    error, inflates a mean's variance by at most `_GATE_WHITE` (as `_segment_noise`)."""
+    rho = min(prior.rho - _RHO_SE / math.sqrt(max(prior.rho_points, 1.0)), _MAX_RHO)
+    return (1 + rho) / (1 - rho) <= _GATE_WHITE
 
 
 def _with_excursions(s: _Series, var: Array, segs: Segments, min_size: int) -> list[int]:
@@ -653,7 +663,10 @@ def analyse_many(series: Sequence[Sequence[float]], *, alpha: float = DEFAULT_AL
     if prior is not None and _GATE_POOLED:
         # pooled again from the noise with the excursions' gate moderated by the first pooling
         # (`_clean`); each series' own noise then gated as its analysis alone with this prior is
-        prior = pool_noise([_clean(st, min_size, prior).fit for st in starts if st.s.log])
+        again = pool_noise([_clean(st, min_size, prior).fit for st in starts if st.s.log])
+        if again is not None and _KEEP_RHO:
+            again = replace(again, rho=prior.rho, rho_points=prior.rho_points)
+        prior = again
         starts = [_clean(st, min_size, prior) if st.s.log else st for st in starts]
     return [_finish(st, prior if st.s.log else None, alpha, min_size, min_shift, max_points) for st in starts]
 

@@ -47,6 +47,8 @@ def variant(name: str) -> None:
     """Set this module's switches for the variant `name` (its words; the docstring)."""
     words = name.split()
     cp._GATE_POOLED = "gatepooled" in words
+    cp._KEEP_RHO = "keeprho" in words
+    cp._GATE_WHITE = 1.1 if "white" in words else 0.0
     cp._GATE_RHO_CLEAN = "gaterho" in words
 
 
