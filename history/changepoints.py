@@ -84,7 +84,11 @@ the same at 1 TB/s and at 10 GB/s).
    then use the moderated variance on the pooled degrees of freedom plus its own (the scan's
    too), and its correlation is no longer estimated from 30 points alone. `analyse` of one
    series alone is unchanged; `history regressions` and the report pool the series they read
-   (`noise_fit` of each, `pool_noise`, then `analyse(..., prior=)`: `trends.regressions_in`).
+   (`noise_fit` of each, `pool_noise`, twice, then `analyse(..., prior=)`: `trends.regressions_in`).
+   The noise is pooled twice: the second time each series' noise about its levels and its
+   short excursions is taken with the excursions' gate in the first pooling's autocorrelation
+   where that looks independent (`_clean`, `_GATE_WHITE`: a regression PELT left uncut made its
+   own residuals look correlated, hid itself from the gate and made alike series look unlike).
 
 Cost: PELT evaluates each surviving candidate start once per point (numpy, one vector per
 point): linear in n while the level keeps moving, at most n (n + 1) / 2 evaluations on a series
@@ -172,9 +176,18 @@ _CLEAN_ALPHA = 0.1
 _SCAN_HUBER = 1.5
 _SCAN_HUBER_GATE = 2.0
 _HEAVY_POOLED_KURTOSIS = 3.2
-_GATE_POOLED = True
-_KEEP_RHO = False
-_GATE_WHITE = 0.0
+#: The excursions' gate (`_clean`, `_CLEAN_ALPHA`) of series analysed together takes its z in
+#: their pooled autocorrelation (the series' own moderated by it) where that inflates a mean's
+#: variance by at most `_GATE_WHITE` (as `_segment_noise`; the pooled noise looks independent),
+#: and the noise is pooled again from the series' noise so gated: a regression PELT left uncut
+#: makes its own series' residuals look correlated, which inflated the gate's variance and hid it
+#: (t5 -2 % at n = 30: 18 % of series), and the noise pooled from such series then looked unlike
+#: and weak (limma's d0 16 where flat series of the same noise give 170). Where the pooled noise
+#: is correlated (AR(1)), each series' own autocorrelation still sets its gate: there a larger
+#: d0 let the under-estimated correlation of 30 points through (flat AR(1) 0.3: 0.70 -> 0.88
+#: false points per 100). Chosen on ``tests/benchmarks/changepoints/tune_scan6.py``'s tuning set
+#: (``tune_scan6.txt``; the variants' switches were those of the module at 7742c19, which it loads).
+_GATE_WHITE = 1.1
 
 
 @dataclass(frozen=True)
@@ -599,10 +612,11 @@ def _clean(st: _Start, min_size: int, prior: NoisePrior | None) -> _Start:
     its autocorrelation included: moderated by the `prior` of the series analysed together where
     there is one (a regression PELT left uncut makes its own residuals look correlated, which
     inflated the gate's variance and hid it: the noise pooled from such series then looked
-    unlike and weak), the series' own less half a standard error where not."""
+    unlike and weak) where the pooled noise looks independent (`_white`), the series' own less
+    half a standard error where not."""
     if _CLEAN_ALPHA <= 0 or st.first is None:
         return st
-    pooled = prior is not None and _GATE_POOLED and (not _GATE_WHITE or _white(prior))
+    pooled = prior is not None and _white(prior)
     inflation = _segment_noise(st.first, prior if pooled else None)[2]
     edges = _with_excursions(st.s, st.var * inflation, st.segs, min_size)
     clean = _segment_fit(st.s.y, Segments(edges, st.segs.bursts))
@@ -660,13 +674,10 @@ def analyse_many(series: Sequence[Sequence[float]], *, alpha: float = DEFAULT_AL
     # relative noise only: a series with a value at or below zero is analysed on its values, in
     # its own units, and keeps its own noise
     prior = pool_noise([st.fit for st in starts if st.s.log])
-    if prior is not None and _GATE_POOLED:
+    if prior is not None:
         # pooled again from the noise with the excursions' gate moderated by the first pooling
         # (`_clean`); each series' own noise then gated as its analysis alone with this prior is
-        again = pool_noise([_clean(st, min_size, prior).fit for st in starts if st.s.log])
-        if again is not None and _KEEP_RHO:
-            again = replace(again, rho=prior.rho, rho_points=prior.rho_points)
-        prior = again
+        prior = pool_noise([_clean(st, min_size, prior).fit for st in starts if st.s.log])
         starts = [_clean(st, min_size, prior) if st.s.log else st for st in starts]
     return [_finish(st, prior if st.s.log else None, alpha, min_size, min_shift, max_points) for st in starts]
 
@@ -682,7 +693,9 @@ def noise_fit(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size
               max_points: int = DEFAULT_MAX_POINTS, uncertainty: Sequence[float] | None = None,
               prior: NoisePrior | None = None) -> NoiseFit | None:
     """A series' noise about its first segmentation, as `analyse_many` pools it: None for a
-    series with a value at or below zero (its noise is not relative) or without noise."""
+    series with a value at or below zero (its noise is not relative) or without noise. `prior`:
+    a first pooling of the series' noise, which gates their short excursions (`_clean`): the
+    fits `analyse_many` pools the second time."""
     x = _check(values, alpha, min_size, max_points)
     start = _start(x, min_size, None if uncertainty is None else np.asarray(uncertainty, dtype=float), prior)
     return start.fit if start.s.log else None
