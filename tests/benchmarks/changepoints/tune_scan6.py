@@ -1,15 +1,20 @@
-"""The short-regression scan's tuning set, sixth pass (issue 24): how much of the flat-series
-budget the scan may spend where its Bonferroni count is small, on new tuning seeds only (7601
-t5, 7602 Gaussian, 7603 Laplace, 7604 AR(1) 0.3; 7611 scratch, ``CP_SCRATCH=1``: every cell on
-it, not recorded); every block of 100 series of one case analysed together (`analyse_many`),
-the cells and the scoring of `tune_scan5.py` (the fifth pass's).
+"""The tuning set of the sixth pass (issue 24): the excursions' gate of series analysed
+together in their pooled noise, on new tuning seeds only (7601 t5, 7602 Gaussian, 7603 Laplace,
+7604 AR(1) 0.3; 7611 and 7612 scratch, ``CP_SCRATCH=1``: every cell on 7611, not recorded);
+every block of 100 series of one case analysed together (`analyse_many`), the cells and the
+scoring of `tune_scan5.py` (the fifth pass's).
 
-Variants (switches of `history.changepoints` as it was at the commit named by ``CP_FROZEN``,
-where the variants' switches were; ``CP_FROZEN=""``: this checkout's module):
-* ``main``: the method before this pass (the scan at alpha);
-* ``spendF``: the scan's excursion counts where its p is under F alpha (`_SCAN_SPEND`), where
-  the scan's count of intervals is at most C (`_SPEND_COUNT`, ``countC``; default 3,000: about
-  n = 250; at n = 1,000 the count is about 13,000 and the scan stays at alpha).
+Variants (switches of `history.changepoints` as it was at 7742c19, where the variants' switches
+were: that commit's module is loaded, `versions.load`; ``CP_FROZEN=REV`` another commit's,
+``CP_FROZEN=""`` this checkout's; the record's first two variants ran on 59e9571, which had
+``gatepooled`` only, with the same code paths):
+* ``main``: the method before this pass (each series' own autocorrelation in the gate, the
+  noise pooled once);
+* ``gatepooled``: the gate's z in the first pooling's autocorrelation (`_GATE_POOLED`), the
+  noise pooled again from the series' noise so gated (`_clean`);
+* ``white``: ``gatepooled`` only where the first pooling's autocorrelation inflates a mean's
+  variance by at most 1.1 (`_GATE_WHITE`);
+* ``keeprho``: the second pooling keeps the first one's autocorrelation (`_KEEP_RHO`; scratch only).
 
 Run: ``python tests/benchmarks/changepoints/tune_scan6.py VARIANT [VARIANT ...]``; ``CP_ONLY``
 and ``CP_NS`` narrow a run as in `tune_scan.py`."""
@@ -28,7 +33,7 @@ import tuning  # noqa: E402
 from tune_scan5 import cases  # noqa: E402
 from versions import load  # noqa: E402
 
-FROZEN = os.environ.get("CP_FROZEN", "")
+FROZEN = os.environ.get("CP_FROZEN", "7742c19")
 if FROZEN:
     _cp = load(FROZEN)
     if _cp is None:
