@@ -21,7 +21,6 @@ and ``CP_NS`` narrow a run as in `tune_scan.py`."""
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -30,22 +29,10 @@ sys.path.insert(0, str(HERE.parents[2]))
 sys.path.insert(0, str(HERE))
 
 import tuning  # noqa: E402
-from tune_scan5 import cases  # noqa: E402
-from versions import load  # noqa: E402
+from tune_scan5 import blocks_at, cases  # noqa: E402
 
-FROZEN = os.environ.get("CP_FROZEN", "7742c19")
-if FROZEN:
-    _cp = load(FROZEN)
-    if _cp is None:
-        raise SystemExit(f"error: git cannot show history/changepoints.py at {FROZEN}")
-    cp = _cp
-else:
-    from primbench.history import changepoints as cp
-
-SEEDS = ({"t5": 7611, "normal": 7611, "laplace": 7611, "ar": 7611} if os.environ.get("CP_SCRATCH")
-         else {"t5": 7601, "normal": 7602, "laplace": 7603, "ar": 7604})
-NS = tuple(int(n) for n in os.environ.get("CP_NS", "30,100,1000").split(","))
-ONLY = os.environ.get("CP_ONLY", "")
+cp = tuning.frozen_module("7742c19")
+SEEDS = tuning.seeds({"t5": 7601, "normal": 7602, "laplace": 7603, "ar": 7604}, 7611)
 
 
 def variant(name: str) -> None:
@@ -54,16 +41,10 @@ def variant(name: str) -> None:
     cp._GATE_POOLED = "gatepooled" in words
     cp._KEEP_RHO = "keeprho" in words
     cp._GATE_WHITE = 1.1 if "white" in words else 0.0
-    cp._GATE_RHO_CLEAN = "gaterho" in words
-
-
-def blocks_at(blocks: int, n: int, what: str) -> int:
-    """`tune_scan5.py`'s blocks: 15 of flat series at n = 1,000."""
-    return blocks if n < 1000 else 15 if what == "fp" else max(1, (3 * blocks) // 10)
 
 
 def main() -> None:
-    tuning.run(cp, sys.argv[1:], variant, cases(), SEEDS, NS, ONLY, blocks_at)
+    tuning.run(cp, sys.argv[1:], variant, cases(), SEEDS, tuning.NS, tuning.ONLY, blocks_at)
 
 
 if __name__ == "__main__":
