@@ -22,14 +22,9 @@ and ``CP_NS`` narrow a run as in `tune_scan.py`."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[2]))
-sys.path.insert(0, str(HERE))
-
-import tuning  # noqa: E402
-from tune_scan5 import blocks_at, cases  # noqa: E402
+import tuning  # this folder is the script's: sys.path[0]; tune_scan5 puts the checkout on the path
+from tune_scan5 import blocks_at, cases
 
 cp = tuning.frozen_module("7742c19")
 SEEDS = tuning.seeds({"t5": 7601, "normal": 7602, "laplace": 7603, "ar": 7604}, 7611)
