@@ -84,7 +84,11 @@ the same at 1 TB/s and at 10 GB/s).
    then use the moderated variance on the pooled degrees of freedom plus its own (the scan's
    too), and its correlation is no longer estimated from 30 points alone. `analyse` of one
    series alone is unchanged; `history regressions` and the report pool the series they read
-   (`noise_fit` of each, `pool_noise`, then `analyse(..., prior=)`: `trends.regressions_in`).
+   (`noise_fit` of each, `pool_noise`, twice, then `analyse(..., prior=)`: `trends.regressions_in`).
+   The noise is pooled twice: the second time each series' noise about its levels and its
+   short excursions is taken with the excursions' gate in the first pooling's autocorrelation
+   where that looks independent (`_clean`, `_GATE_WHITE`: a regression PELT left uncut made its
+   own residuals look correlated, hid itself from the gate and made alike series look unlike).
 
 Cost: PELT evaluates each surviving candidate start once per point (numpy, one vector per
 point): linear in n while the level keeps moving, at most n (n + 1) / 2 evaluations on a series
@@ -172,6 +176,18 @@ _CLEAN_ALPHA = 0.1
 _SCAN_HUBER = 1.5
 _SCAN_HUBER_GATE = 2.0
 _HEAVY_POOLED_KURTOSIS = 3.2
+#: The excursions' gate (`_clean`, `_CLEAN_ALPHA`) of series analysed together takes its z in
+#: their pooled autocorrelation (the series' own moderated by it) where that inflates a mean's
+#: variance by at most `_GATE_WHITE` (as `_segment_noise`; the pooled noise looks independent),
+#: and the noise is pooled again from the series' noise so gated: a regression PELT left uncut
+#: makes its own series' residuals look correlated, which inflated the gate's variance and hid it
+#: (t5 -2 % at n = 30: 18 % of series), and the noise pooled from such series then looked unlike
+#: and weak (limma's d0 16 where flat series of the same noise give 170). Where the pooled noise
+#: is correlated (AR(1)), each series' own autocorrelation still sets its gate: there a larger
+#: d0 let the under-estimated correlation of 30 points through (flat AR(1) 0.3: 0.70 -> 0.88
+#: false points per 100). Chosen on ``tests/benchmarks/changepoints/tune_scan6.py``'s tuning set
+#: (``tune_scan6.txt``; the variants' switches were those of the module at 7742c19, which it loads).
+_GATE_WHITE = 1.1
 
 
 @dataclass(frozen=True)
@@ -564,16 +580,19 @@ def analyse(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: 
 @dataclass(frozen=True)
 class _Start:
     """A series' first segmentation and the noise about it: what `analyse_many` pools before
-    each series' analysis goes on (`_finish`)."""
+    each series' analysis goes on (`_finish`). `first`: the noise about the segmentation's
+    levels alone; `fit`: about them and the short excursions that stand out (`_clean`)."""
 
     s: _Series
     var: Array
     segs: Segments
     fit: NoiseFit | None
     uncertainty: Array | None
+    first: NoiseFit | None = None
 
 
-def _start(x: Array, min_size: int, uncertainty: Array | None) -> _Start:
+def _start(x: Array, min_size: int, uncertainty: Array | None, prior: NoisePrior | None = None) -> _Start:
+    """`x`'s first segmentation and its noise, the excursions' gate as `_clean` with `prior`."""
     s = _prepare(x)
     var = _variances(s, uncertainty)
     if len(x) < 2:
@@ -584,12 +603,32 @@ def _start(x: Array, min_size: int, uncertainty: Array | None) -> _Start:
     if s.sigma <= 0:
         return _Start(s, var, segs, None, uncertainty)
     fit = _segment_fit(s.y, segs)
-    if _CLEAN_ALPHA > 0 and fit is not None:
-        inflation = _segment_noise(fit)[2]  # the gate's z in the noise first measured, its rho included
-        clean = _segment_fit(s.y, Segments(_with_excursions(s, var * inflation, segs, min_size), segs.bursts))
-        if clean is not None:  # the spread and the autocorrelation about the levels and the excursions
-            fit = clean
-    return _Start(s, var, segs, fit, uncertainty)
+    return _clean(_Start(s, var, segs, fit, uncertainty, fit), min_size, prior)
+
+
+def _clean(st: _Start, min_size: int, prior: NoisePrior | None) -> _Start:
+    """`st` with its noise measured about its levels and each segment's strongest short
+    excursion that stands out (`_with_excursions`), the gate's z in the noise first measured,
+    its autocorrelation included: moderated by the `prior` of the series analysed together where
+    there is one (a regression PELT left uncut makes its own residuals look correlated, which
+    inflated the gate's variance and hid it: the noise pooled from such series then looked
+    unlike and weak) where the pooled noise looks independent (`_white`), the series' own less
+    half a standard error where not."""
+    if _CLEAN_ALPHA <= 0 or st.first is None:
+        return st
+    pooled = prior is not None and _white(prior)
+    inflation = _segment_noise(st.first, prior if pooled else None)[2]
+    edges = _with_excursions(st.s, st.var * inflation, st.segs, min_size)
+    clean = _segment_fit(st.s.y, Segments(edges, st.segs.bursts))
+    # the spread and the autocorrelation about the levels and the excursions
+    return replace(st, fit=st.first if clean is None else clean)
+
+
+def _white(prior: NoisePrior) -> bool:
+    """Whether the pooled noise looks independent: its autocorrelation, less half a standard
+    error, inflates a mean's variance by at most `_GATE_WHITE` (as `_segment_noise`)."""
+    rho = min(prior.rho - _RHO_SE / math.sqrt(max(prior.rho_points, 1.0)), _MAX_RHO)
+    return (1 + rho) / (1 - rho) <= _GATE_WHITE
 
 
 def _with_excursions(s: _Series, var: Array, segs: Segments, min_size: int) -> list[int]:
@@ -635,22 +674,30 @@ def analyse_many(series: Sequence[Sequence[float]], *, alpha: float = DEFAULT_AL
     # relative noise only: a series with a value at or below zero is analysed on its values, in
     # its own units, and keeps its own noise
     prior = pool_noise([st.fit for st in starts if st.s.log])
+    if prior is not None:
+        # pooled again from the noise with the excursions' gate moderated by the first pooling
+        # (`_clean`); each series' own noise then gated as its analysis alone with this prior is
+        prior = pool_noise([_clean(st, min_size, prior).fit for st in starts if st.s.log])
+        starts = [_clean(st, min_size, prior) if st.s.log else st for st in starts]
     return [_finish(st, prior if st.s.log else None, alpha, min_size, min_shift, max_points) for st in starts]
 
 
 def _analyse(x: Array, alpha: float, min_size: int, min_shift: float, max_points: int,
              uncertainty: Array | None, prior: NoisePrior | None = None) -> Changes:
     """`analyse` of checked values (a `prior` for relative noise only, as `analyse_many`)."""
-    start = _start(x, min_size, uncertainty)
+    start = _start(x, min_size, uncertainty, prior)
     return _finish(start, prior if start.s.log else None, alpha, min_size, min_shift, max_points)
 
 
 def noise_fit(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
-              max_points: int = DEFAULT_MAX_POINTS, uncertainty: Sequence[float] | None = None) -> NoiseFit | None:
+              max_points: int = DEFAULT_MAX_POINTS, uncertainty: Sequence[float] | None = None,
+              prior: NoisePrior | None = None) -> NoiseFit | None:
     """A series' noise about its first segmentation, as `analyse_many` pools it: None for a
-    series with a value at or below zero (its noise is not relative) or without noise."""
+    series with a value at or below zero (its noise is not relative) or without noise. `prior`:
+    a first pooling of the series' noise, which gates their short excursions (`_clean`): the
+    fits `analyse_many` pools the second time."""
     x = _check(values, alpha, min_size, max_points)
-    start = _start(x, min_size, None if uncertainty is None else np.asarray(uncertainty, dtype=float))
+    start = _start(x, min_size, None if uncertainty is None else np.asarray(uncertainty, dtype=float), prior)
     return start.fit if start.s.log else None
 
 

@@ -159,8 +159,9 @@ def regressions_in(batches: Iterable[pd.DataFrame] | Callable[[], Iterable[pd.Da
 
     The series are measured alike (one store: the same harness, the same machines), so their
     noise is pooled (`changepoints.pool_noise`, as `analyse_many`): a first pass takes each
-    series' noise (`changepoints.noise_fit`), the second analyses each with the pooled prior.
-    That needs the batches twice: `batches` is then a sequence, or a function that returns them
+    series' noise (`changepoints.noise_fit`) and pools it, a second takes it again with the
+    first pooling's prior and pools that, the third analyses each with the pooled prior.
+    That needs the batches three times: `batches` is then a sequence, or a function that returns them
     anew; a one-pass iterable is analysed series by series without pooling."""
     import pandas as pd
 
@@ -173,9 +174,14 @@ def regressions_in(batches: Iterable[pd.DataFrame] | Callable[[], Iterable[pd.Da
 
     prior = None
     if callable(batches) or isinstance(batches, Sequence):
-        prior = pool_noise([noise_fit(values, alpha=alpha, min_size=min_size, max_points=max_points,
-                                      uncertainty=_uncertainty(group))
-                            for _, group, values in _series_of(each(), order, min_size)])
+        # twice, as `analyse_many`: the second time each series' noise is gated by the first
+        # pooling (`changepoints._clean`)
+        for _ in range(2):
+            prior = pool_noise([noise_fit(values, alpha=alpha, min_size=min_size, max_points=max_points,
+                                          uncertainty=_uncertainty(group), prior=prior)
+                                for _, group, values in _series_of(each(), order, min_size)])
+            if prior is None:
+                break
     rows: list[dict[str, Any]] = []
     for key, group, values in _series_of(each(), order, min_size):
         followed = metric_in(group, metric)

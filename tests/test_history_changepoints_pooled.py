@@ -81,14 +81,15 @@ def test_a_series_with_values_at_or_below_zero_keeps_its_own_noise() -> None:
 
 
 def test_analyse_with_the_pooled_noise_of_the_series_is_analyse_many() -> None:
-    """The two-pass form the history commands use (`noise_fit`, `pool_noise`, then `analyse` with
+    """The form the history commands use (`noise_fit`, `pool_noise`, twice, then `analyse` with
     the prior: the series come from a store a batch at a time) gives `analyse_many`'s results."""
     from primbench.history.changepoints import noise_fit, pool_noise
 
     rng = np.random.default_rng(7)
     batch = [_ar1(rng, 40, 0.3) for _ in range(12)] + [_fixed(rng, 40, 15, 6, 0.03, 0.005) for _ in range(4)]
     clear_cache()
-    prior = pool_noise([noise_fit(v) for v in batch])
+    first = pool_noise([noise_fit(v) for v in batch])
+    prior = pool_noise([noise_fit(v, prior=first) for v in batch])  # pooled again, gated by the first
     assert prior is not None and prior.series == len(batch)
     two_pass = [analyse(v, prior=prior).to_dict() for v in batch]
     assert two_pass == [c.to_dict() for c in analyse_many(batch)]
@@ -96,11 +97,11 @@ def test_analyse_with_the_pooled_noise_of_the_series_is_analyse_many() -> None:
 
 
 def test_history_regressions_pool_the_noise_of_their_series() -> None:
-    """`trends.regressions_in` over batches it can read twice (a sequence, or a function that
+    """`trends.regressions_in` over batches it can read again (a sequence, or a function that
     returns them anew, as the commands pass) pools; a one-pass iterable analyses each series
     alone. 200 flat AR(1) 0.3 series of 30 commits in two batches: alone, 6 false change points;
-    pooled, 1 (each series' noise is fitted once more, so the two-pass result is `analyse` with
-    the pooled prior, series by series)."""
+    pooled, 1 (each series' noise is fitted once more, so the result is `analyse` with the pooled
+    prior, series by series; pooled twice, as the history commands do)."""
     import pandas as pd
 
     from primbench.history.changepoints import noise_fit, pool_noise
@@ -117,6 +118,7 @@ def test_history_regressions_pool_the_noise_of_their_series() -> None:
     pd.testing.assert_frame_equal(pooled, regressions_in(lambda: iter(batches)))
     alone = regressions_in(iter(batches))
     u = np.full(30, 0.001)
-    prior = pool_noise([noise_fit(v, uncertainty=u) for v in series])
+    first = pool_noise([noise_fit(v, uncertainty=u) for v in series])
+    prior = pool_noise([noise_fit(v, uncertainty=u, prior=first) for v in series])
     assert len(pooled) == sum(len(analyse(v, prior=prior, uncertainty=u).points) for v in series) == 1
     assert len(alone) == sum(len(analyse(v, uncertainty=u).points) for v in series) == 6

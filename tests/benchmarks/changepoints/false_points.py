@@ -8,7 +8,8 @@ Run: ``python tests/benchmarks/changepoints/false_points.py`` (about a minute); 
 ``CP_FRESH=2``: the second, this checkout's `analyse_many` on each block of 100 series together
 beside main at aa0c92a (``false_points-fresh2.txt``); ``CP_FRESH=3``: the third, seeds 9301 / 9302,
 this checkout's and main at abbe481's `analyse_many` on each block (``false_points-fresh3.txt``);
-``CP_FRESH=4``: the fourth, seeds 9401 / 9402, beside main at 07dc46a (``false_points-fresh4.txt``).
+``CP_FRESH=4``: the fourth, seeds 9401 / 9402, beside main at 07dc46a (``false_points-fresh4.txt``);
+``CP_FRESH=5``: the fifth, seeds 9501 / 9502, beside main at 8bca0be (``false_points-fresh5.txt``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,18 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 sys.path.insert(0, str(HERE))
 
-from compare_detectors import BEFORE, EVAL_SEEDS, FRESH, FRESH2, FRESH3, FRESH4, Config, ar1_configs, configs  # noqa: E402
+from compare_detectors import (  # noqa: E402
+    BEFORE,
+    EVAL_SEEDS,
+    FRESH,
+    FRESH2,
+    FRESH3,
+    FRESH4,
+    FRESH5,
+    Config,
+    ar1_configs,
+    configs,
+)
 from generate import series  # noqa: E402
 from versions import load  # noqa: E402
 
@@ -87,7 +99,8 @@ def main() -> None:
         out.append(f"{name}:")
         out += count(fn, configs("t5"), EVAL_SEEDS[0])
         out += count(fn, ar1_configs(), EVAL_SEEDS[1])
-    name = ("false_points-fresh4.txt" if FRESH4 else "false_points-fresh3.txt" if FRESH3
+    name = ("false_points-fresh5.txt" if FRESH5 else "false_points-fresh4.txt" if FRESH4
+            else "false_points-fresh3.txt" if FRESH3
             else "false_points-fresh2.txt" if FRESH2
             else "false_points-fresh.txt" if FRESH else "false_points.txt")
     (HERE / name).write_text("\n".join(out) + "\n")

@@ -31,7 +31,6 @@ and ``CP_NS`` narrow a run as in `tune_scan.py`."""
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -42,23 +41,12 @@ sys.path.insert(0, str(HERE))
 import tuning  # noqa: E402
 from compare_detectors import Config  # noqa: E402
 from generate import Noise  # noqa: E402
-from versions import load  # noqa: E402
 
 #: The commit whose module holds the variants' switches (the method frozen there; the rejected
 #: ones have left the module since; ``CP_FROZEN=""``: this checkout's module).
-FROZEN = os.environ.get("CP_FROZEN", "2bb5183")
-if FROZEN:
-    _cp = load(FROZEN)
-    if _cp is None:
-        raise SystemExit(f"error: git cannot show history/changepoints.py at {FROZEN}")
-    cp = _cp
-else:
-    from primbench.history import changepoints as cp
-
-SEEDS = ({"t5": 7511, "normal": 7511, "laplace": 7511, "ar": 7511} if os.environ.get("CP_SCRATCH")
-         else {"t5": 7501, "normal": 7502, "laplace": 7503, "ar": 7504})
-NS = tuple(int(n) for n in os.environ.get("CP_NS", "30,100,1000").split(","))
-ONLY = os.environ.get("CP_ONLY", "")  # only the cases whose label holds this (scratch runs)
+cp = tuning.frozen_module("2bb5183")
+SEEDS = tuning.seeds({"t5": 7501, "normal": 7502, "laplace": 7503, "ar": 7504}, 7511)
+NS, ONLY = tuning.NS, tuning.ONLY
 
 
 def cases() -> list[tuple[Config, int, str]]:

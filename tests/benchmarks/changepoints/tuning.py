@@ -5,6 +5,7 @@ module of `history.changepoints` (the commit its method was frozen at), its case
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Sequence
 from types import ModuleType
@@ -12,6 +13,29 @@ from types import ModuleType
 import numpy as np
 from compare_detectors import Config, Score, score
 from generate import series
+from versions import load
+
+#: The n a run covers (``CP_NS``) and the cases it runs (``CP_ONLY``: those whose label holds it).
+NS = tuple(int(n) for n in os.environ.get("CP_NS", "30,100,1000").split(","))
+ONLY = os.environ.get("CP_ONLY", "")
+
+
+def frozen_module(default: str) -> ModuleType:
+    """`history.changepoints` as at the commit ``CP_FROZEN`` names (default `default`, where a
+    script's variants' switches were; ``CP_FROZEN=""``: this checkout's module)."""
+    rev = os.environ.get("CP_FROZEN", default)
+    if not rev:
+        from primbench.history import changepoints
+        return changepoints
+    module = load(rev)
+    if module is None:
+        raise SystemExit(f"error: git cannot show history/changepoints.py at {rev}")
+    return module
+
+
+def seeds(tune: dict[str, int], scratch: int) -> dict[str, int]:
+    """The tuning seeds by noise, or with ``CP_SCRATCH`` the scratch seed for every noise."""
+    return dict.fromkeys(tune, scratch) if os.environ.get("CP_SCRATCH") else tune
 
 #: How many blocks of 100 series a cell runs: (its blocks at n = 30 and 100, n, what it reports).
 Blocks = Callable[[int, int, str], int]
