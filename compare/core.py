@@ -643,8 +643,9 @@ def _runs_of(paired: Sequence[_Paired]) -> _Runs:
         row = np.repeat(rows, counts.sum(axis=1))
         side = np.repeat(np.tile([0, 1], len(rows)), counts.reshape(-1))
         logs, count, which = _run_values(entries, metric)
-        worker = np.fromiter((bool(e.spec.rounds) and e.spec.rounds[0].process is not None for e in entries),
-                             dtype=bool, count=len(entries))
+        worker = (np.fromiter((bool(e.spec.rounds) and e.spec.rounds[0].process is not None for e in entries),
+                              dtype=bool, count=len(entries)) if counts.max(initial=0) >= 2  # one run a side: moot
+                  else np.zeros(len(entries), dtype=bool))
         parts.append(_runs(logs, count, row[which], side[which], worker[which]))
     return _Runs(*(np.concatenate([getattr(r, f) for r in parts]) for f in ("row", "side", "mean", "ss", "rounds",
                                                                               "lag", "worker")))
