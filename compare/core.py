@@ -853,6 +853,8 @@ def _relative_spreads(suite: _Suite) -> tuple[np.ndarray, np.ndarray]:
     counts = suite.run_counts()
     spread = np.full(slots, np.nan)
     aligned = np.zeros(slots, dtype=bool)
+    if not (counts >= 2).any():  # one run a side
+        return spread, aligned
     order = np.argsort(runs.slot, kind="stable")  # a slot's runs stay in their files' order
     means, workers = runs.mean[order], runs.worker[order]
     starts = np.cumsum(counts) - counts
