@@ -591,15 +591,18 @@ class _Start:
     first: NoiseFit | None = None
 
 
-def _start(x: Array, min_size: int, uncertainty: Array | None, prior: NoisePrior | None = None) -> _Start:
-    """`x`'s first segmentation and its noise, the excursions' gate as `_clean` with `prior`."""
+def _start(x: Array, min_size: int, uncertainty: Array | None, prior: NoisePrior | None = None,
+           segs: Segments | None = None) -> _Start:
+    """`x`'s first segmentation (`segs` where an earlier `_start` of the same values found it) and
+    its noise, the excursions' gate as `_clean` with `prior`."""
     s = _prepare(x)
     var = _variances(s, uncertainty)
     if len(x) < 2:
         return _Start(s, var, Segments([], []), None, uncertainty)
-    centred = s.y - float(np.median(s.y))
-    penalty = _PENALTY * math.log(max(len(x), 3))
-    segs = classify(centred, 1.0 / var, search(centred, 1.0 / var, penalty), min_size=min_size)
+    if segs is None:
+        centred = s.y - float(np.median(s.y))
+        penalty = _PENALTY * math.log(max(len(x), 3))
+        segs = classify(centred, 1.0 / var, search(centred, 1.0 / var, penalty), min_size=min_size)
     if s.sigma <= 0:
         return _Start(s, var, segs, None, uncertainty)
     fit = _segment_fit(s.y, segs)
@@ -696,10 +699,21 @@ def noise_fit(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size
     series with a value at or below zero (its noise is not relative) or without noise. `prior`:
     a first pooling of the series' noise, which gates their short excursions (`_clean`): the
     fits `analyse_many` pools the second time."""
-    x = _check(values, alpha, min_size, max_points)
-    start = _start(x, min_size, None if uncertainty is None else np.asarray(uncertainty, dtype=float), prior)
-    return start.fit if start.s.log else None
+    return noise_fit_and_segments(values, alpha=alpha, min_size=min_size, max_points=max_points,
+                                  uncertainty=uncertainty, prior=prior)[0]
 
+
+def noise_fit_and_segments(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA,
+                           min_size: int = DEFAULT_MIN_SIZE, max_points: int = DEFAULT_MAX_POINTS,
+                           uncertainty: Sequence[float] | None = None, prior: NoisePrior | None = None,
+                           segments: Segments | None = None) -> tuple[NoiseFit | None, Segments]:
+    """`noise_fit`, and the first segmentation it took the noise about. `segments`: what an
+    earlier call returned for the same values, so that pooling twice (`trends.regressions_in`,
+    which reads its series again rather than keep them) searches each series once."""
+    x = _check(values, alpha, min_size, max_points)
+    start = _start(x, min_size, None if uncertainty is None else np.asarray(uncertainty, dtype=float), prior,
+                   segments)
+    return (start.fit if start.s.log else None), start.segs
 
 
 def _finish(start: _Start, prior: NoisePrior | None, alpha: float, min_size: int, min_shift: float,

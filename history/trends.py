@@ -19,7 +19,8 @@ from primbench.metrics import METRICS, Metric, by_name
 if TYPE_CHECKING:
     import pandas as pd
 
-    from primbench.history.changepoints import Burst, ChangePoint, Changes, Drift
+    from primbench.history.changepoints import Burst, ChangePoint, Changes, Drift, NoiseFit, NoisePrior
+    from primbench.history.segmentation import Segments
 
 #: What makes one series: a specialization of an algorithm, on one physical GPU, measured with
 #: one configuration (`primbench.resultconfig.config_key`: size, hot, cache_size, sync, custom
@@ -159,13 +160,14 @@ def regressions_in(batches: Iterable[pd.DataFrame] | Callable[[], Iterable[pd.Da
 
     The series are measured alike (one store: the same harness, the same machines), so their
     noise is pooled (`changepoints.pool_noise`, as `analyse_many`): a first pass takes each
-    series' noise (`changepoints.noise_fit`) and pools it, a second takes it again with the
-    first pooling's prior and pools that, the third analyses each with the pooled prior.
+    series' noise (`changepoints.noise_fit_and_segments`) and pools it, a second takes it again
+    with the first pooling's prior about the same segmentation and pools that, the third analyses
+    each with the pooled prior.
     That needs the batches three times: `batches` is then a sequence, or a function that returns them
     anew; a one-pass iterable is analysed series by series without pooling."""
     import pandas as pd
 
-    from primbench.history.changepoints import analyse, noise_fit, pool_noise
+    from primbench.history.changepoints import analyse, noise_fit_and_segments, pool_noise
 
     _check_settings(alpha, min_size, last)
 
@@ -175,13 +177,18 @@ def regressions_in(batches: Iterable[pd.DataFrame] | Callable[[], Iterable[pd.Da
     prior = None
     if callable(batches) or isinstance(batches, Sequence):
         # twice, as `analyse_many`: the second time each series' noise is gated by the first
-        # pooling (`changepoints._clean`)
-        for _ in range(2):
-            prior = pool_noise([noise_fit(values, alpha=alpha, min_size=min_size, max_points=max_points,
-                                          uncertainty=_uncertainty(group), prior=prior)
-                                for _, group, values in _series_of(each(), order, min_size)])
-            if prior is None:
-                break
+        # pooling (`changepoints._clean`), about the segmentation the first time found
+        def fits(prior: NoisePrior | None = None, segments: list[Segments] | None = None
+                 ) -> list[tuple[NoiseFit | None, Segments]]:
+            return [noise_fit_and_segments(values, alpha=alpha, min_size=min_size, max_points=max_points,
+                                           uncertainty=_uncertainty(group), prior=prior,
+                                           segments=None if segments is None else segments[i])
+                    for i, (_, group, values) in enumerate(_series_of(each(), order, min_size))]
+
+        first = fits()
+        prior = pool_noise([fit for fit, _ in first])
+        if prior is not None:
+            prior = pool_noise([fit for fit, _ in fits(prior, [segs for _, segs in first])])
     rows: list[dict[str, Any]] = []
     for key, group, values in _series_of(each(), order, min_size):
         followed = metric_in(group, metric)
