@@ -622,7 +622,7 @@ class Executor:
         try:
             for index, q in enumerate(selected):
                 reporter.started(index, count, q.name)
-                state = State(device, settings, sync=bool(self.flags & flags.sync), profile_range=q.name)
+                state = self._untimed_state(device, settings, q, q.name)
                 try:
                     with device.activate():
                         q.benchmark.run(state)
@@ -644,6 +644,12 @@ class Executor:
         return Report("profile", EXIT_FAILED if failures else EXIT_OK, tuple(q.name for q in selected),
                       failures=failures, exceptions=exceptions)
 
+    def _untimed_state(self, device: Device, settings: Settings, q: Queued, range_name: str) -> State:
+        """The state of one untimed call of `q`'s function (--profile, `_prime`): its size and axes
+        as a round has them, the call in an NVTX range of `range_name`."""
+        return State(device, settings if q.size is None else replace(settings, size=q.size),
+                     sync=bool(self.flags & flags.sync), axes=q.axes, profile_range=range_name)
+
     def _prime(self, device: Device, settings: Settings, selected: list[Queued], role: workers.WorkerRole) -> None:
         """A --processes worker's, before it says it is ready: each specialization's setup and one
         call of its function, untimed (as --profile calls it), so that what a first use costs (module
@@ -653,8 +659,7 @@ class Executor:
         where its error is recorded."""
         for q in selected:
             role.beat()
-            state = State(device, settings if q.size is None else replace(settings, size=q.size),
-                          sync=bool(self.flags & flags.sync), axes=q.axes, profile_range=f"prime {q.name}")
+            state = self._untimed_state(device, settings, q, f"prime {q.name}")
             try:
                 with device.activate():
                     q.benchmark.run(state)

@@ -110,6 +110,14 @@ def test_every_worker_pays_each_first_call_before_its_turn(tmp_path: Path) -> No
         assert (k, "freed", "before") in lines
 
 
+def test_profile_gives_each_specialization_its_axes(tmp_path: Path) -> None:
+    """--profile builds each specialization's state as a round does (its axes, its size), as the
+    workers' priming does: the fake suite reads its axis ``n`` in every call."""
+    done, doc = run(tmp_path, "--profile")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert doc is None and done.stdout.count(" once") == 8, done.stdout
+
+
 def test_given_rounds_are_each_processes_and_batches_are_written_when_asked(tmp_path: Path) -> None:
     done, doc = run(tmp_path, "--processes", "2", "--rounds", "2", "--output-batches")
     assert done.returncode == 0, done.stdout + done.stderr
