@@ -28,20 +28,22 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
 from primbench.compare.core import compare_runs, load_side  # noqa: E402
+from primbench.rounds import measured_rounds  # noqa: E402
 
 DATA = HERE / "h200" / "data6"
 DATA5 = HERE / "h200" / "data5"
 
 
 def process_means(f: Path) -> dict[int, dict[str, float]]:
-    """Each process's mean ln(time per call) over its measured rounds (the first is a warm-up), per kernel."""
+    """Each process's mean ln(time per call) over its measured rounds (`measured_rounds`: from 4 on,
+    the first is a warm-up), per kernel."""
     per: dict[int, dict[str, list[float]]] = {}
     for s in json.loads(f.read_text())["specializations"]:
         if s.get("error"):
             continue
         for r in s["rounds"]:
             per.setdefault(r.get("process", 0), {}).setdefault(s["name"], []).append(math.log(r["gpu_ms_per_call"]))
-    return {p: {n: st.fmean(v[1:]) for n, v in ks.items()} for p, ks in per.items()}
+    return {p: {n: st.fmean(v[measured_rounds(len(v))]) for n, v in ks.items()} for p, ks in per.items()}
 
 
 def merged(files: list[Path]) -> dict[int, dict[str, float]]:
