@@ -27,6 +27,7 @@ from primbench.records import (
     specialization_record,
 )
 from primbench.results import Specialization
+from primbench.rounds import budget_spent
 from primbench.settings import Settings
 
 #: One round of one specialization: (the specialization, its round index, a progress callback
@@ -122,7 +123,9 @@ def one_round(run: RunState, spec: SpecRun, r: int, settings: Settings, reporter
         run.exceptions[q.name] = exc
         reporter.finished(index, count, spec.record)
         return
-    if r == run.rounds - 1 or stop_early([rd.gpu_secs / rd.calls for rd in spec.rounds], run.rounds):
+    if (r == run.rounds - 1 or stop_early([rd.gpu_secs / rd.calls for rd in spec.rounds], run.rounds)
+            or budget_spent([rd.outcome.measurement.round_secs for rd in spec.rounds], run.rounds,
+                            settings.min_secs)):
         spec.record = record = specialization_record(index, q, spec.rounds, settings)
         reporter.finished(index, count, record, clock_note(record))
     else:

@@ -26,7 +26,9 @@ from `WARMUP_FROM` rounds on the first is a warm-up: written to results.json lik
 out of the estimate. The spread between rounds is 0.3-2.5 % at 64 KiB-4 MiB, so the mean of many
 short rounds is worth more than a few long ones: `DEFAULT_ROUNDS` is 10. A specialization whose
 estimate is already precise (`PRECISION_STOP`, the standard error of the mean over its measured
-rounds, after `MIN_MEASURED_ROUNDS` of them) stops early and leaves its later rounds' time unspent.
+rounds, after `MIN_MEASURED_ROUNDS` of them) stops early and leaves its later rounds' time unspent;
+one whose rounds have already run ``--min-secs`` (they overran their shares: `budget_spent`) stops
+too, after the same number of measured rounds.
 """
 
 from __future__ import annotations
@@ -127,6 +129,20 @@ def estimate(values: Sequence[float]) -> Estimate | None:
         return Estimate(mean, None, n)
     sd = math.sqrt(math.fsum((x - mean) ** 2 for x in logs) / (n - 1))
     return Estimate(mean, sd / math.sqrt(n), n)
+
+
+def budget_spent(round_secs: Sequence[float], planned: int, min_secs: float) -> bool:
+    """Whether a specialization planned for `planned` rounds has spent its budget before its last
+    round: its rounds so far (`round_secs`, each `primbench.measure.Measurement.round_secs`) ran
+    ``--min-secs`` or more, with at least `MIN_MEASURED_ROUNDS` measured. Rounds overrun their
+    share where a round's shortest window takes longer than the share (many rounds, a small budget,
+    a kernel slow to call); the budget then ends the specialization early, as the precision stop
+    does, instead of stretching the run to the planned rounds' floor. ``--min-secs 0`` sets no budget:
+    every planned round runs."""
+    done = len(round_secs)
+    if min_secs <= 0 or planned < WARMUP_FROM or done >= planned or done - 1 < MIN_MEASURED_ROUNDS:
+        return False
+    return math.fsum(round_secs) >= min_secs
 
 
 def precise_enough(values: Sequence[float], planned: int) -> bool:

@@ -306,3 +306,30 @@ def test_a_specialization_stops_early_once_precise_and_a_noisy_one_runs_every_ro
     assert rounds == {"type: char": 4, "type: long long": 10}
     char_setups = [r for t, r in log if t == "char"]
     assert char_setups == [0, 1, 2, 3]
+
+
+def test_the_budget_stop_needs_a_warm_up_three_measured_rounds_and_the_budget_spent() -> None:
+    from primbench.rounds import budget_spent
+
+    assert budget_spent([0.3, 0.3, 0.3, 0.3], 10, 1.0)  # 1.2 s of a 1 s budget after 4 of 10 rounds
+    assert not budget_spent([0.5, 0.5, 0.5], 10, 1.0)  # spent, but a warm-up and two measured
+    assert not budget_spent([0.2, 0.2, 0.2, 0.2], 10, 1.0)  # not yet spent
+    assert not budget_spent([0.3, 0.3, 0.3, 0.3], 4, 1.0)  # the last planned round ends it anyway
+    assert not budget_spent([0.5, 0.5, 0.5], 3, 1.0)  # too few planned rounds for a warm-up
+    assert not budget_spent([0.3, 0.3, 0.3, 0.3], 10, 0.0)  # --min-secs 0: no budget to spend
+
+
+@pytest.mark.parametrize(("min_secs", "expected"), [("0.001", 4), ("5", 10)])
+def test_rounds_that_overrun_the_budget_end_the_specialization_after_three_measured(
+        tmp_path: Path, min_secs: str, expected: int) -> None:
+    """On the fake device: a kernel whose rounds move 1 % (no precision stop) and whose shortest
+    round (its window of batches of 2 ms of GPU time) outlasts its share of --min-secs stops after its
+    warm-up and 3 measured rounds; with a budget its 10 rounds fit, it runs all of them."""
+    log: list[tuple[str, int]] = []
+    noisy = [0.25 * (1 + 0.01 * (-1) ** r) for r in range(10)]
+    ex = executor(tmp_path, "--rounds", "10", "--min-secs", min_secs, device=FakeDevice(0.25))
+    ex.queue(Recording(np.int64, log, noisy))
+    doc = ex.run()
+    (s,) = doc["specializations"]
+    assert len(s["rounds"]) == expected and not s.get("error")
+    assert [r for t, r in log if t != "test"] == list(range(expected))
