@@ -9,10 +9,10 @@ one process cannot sample it; only more processes can, as pyperf runs its worker
 How: the parent is the benchmark program; it runs its own command line again K times
 (`primbench.workers.start_processes`), each worker a run of every selected specialization on the
 GPU with ``--min-secs`` split K ways and ``--rounds`` of its own (`PROCESS_ROUNDS` by default:
-a warm-up and three measured rounds, the protocol tests/benchmarks/verdicts/eval5-plan.md
-evaluated). The workers start side by side: each imports the program, opens the device and
-prepares it, primes every specialization (its setup and one untimed call: `Executor._prime`), says
-it is ready and waits. Once every live worker is ready, they measure one after
+a warm-up and seven measured rounds, of batches of at least `PROCESS_MIN_GPU_MS_PER_BATCH`).
+The workers start side by side: each imports the program, opens the device and prepares it,
+primes every specialization (its setup and one untimed call: `Executor._prime`), says it is ready
+and waits. Once every live worker is ready, they measure one after
 another (`Turns`), so that no worker's imports or setup run beside another's measurement. Each
 worker writes its file; `merge` builds one document: each specialization once, its rounds those
 of every process in order (``rounds[].process``), its other fields over all of them (`combined`).
@@ -51,19 +51,31 @@ from primbench.rounds import log_sd
 from primbench.settings import Settings
 from primbench.workers import Worker, Workers, worker_results
 
-#: Rounds per worker process where ``--rounds`` is not given: one warm-up and three measured
-#: (`primbench.rounds.WARMUP_FROM`), each a quarter of the worker's share of ``--min-secs``.
-PROCESS_ROUNDS = 4
+#: Rounds per worker process where ``--rounds`` is not given: one warm-up and seven measured
+#: (`primbench.rounds.WARMUP_FROM`), each an eighth of the worker's share of ``--min-secs``. The
+#: rounds of a process spread 1-2 % at 1-4 MiB while a round's own batches agree to 0.1 % (the
+#: seventh evaluation's pilot, tests/benchmarks/verdicts/h200/pilot7/), so a process's mean is worth
+#: more from many short rounds than from a few long ones: 4 rounds (3 measured) left the rounds' part
+#: of a process mean about as large as the process's own.
+PROCESS_ROUNDS = 8
+#: A worker's floor of GPU time per batch (``--min-gpu-ms-per-batch``) where it is not given: a round
+#: is at least `primbench.rounds.MIN_ROUND_WINDOW` batches, and with the per-call protocol's cache
+#: clear and synchronization a 2 ms batch of a 10 us kernel takes 10-20 ms of host time, so the
+#: default floor made a short round overrun its share of the budget (the pilot: 25-68 ms a round
+#: against a share of 21 ms). The batches still fill the round's share (`primbench.measure.fill_window`).
+PROCESS_MIN_GPU_MS_PER_BATCH = 0.5
 
 
 def worker_settings(settings: Settings, given: frozenset[str]) -> Settings:
     """A worker's settings: one process, ``--min-secs`` its share, ``--rounds`` as given (else
-    `PROCESS_ROUNDS`), its batches kept (the merged median per call needs them; `merge` leaves
-    them out unless ``--output-batches`` was given)."""
+    `PROCESS_ROUNDS`), ``--min-gpu-ms-per-batch`` as given (else `PROCESS_MIN_GPU_MS_PER_BATCH`),
+    its batches kept (the merged median per call needs them; `merge` leaves them out unless
+    ``--output-batches`` was given)."""
     k = settings.processes
     rounds = settings.rounds if "rounds" in given else PROCESS_ROUNDS
+    floor = settings.min_gpu_ms_per_batch if "min_gpu_ms_per_batch" in given else PROCESS_MIN_GPU_MS_PER_BATCH
     return dataclasses.replace(settings, processes=1, min_secs=settings.min_secs / k, rounds=rounds,
-                               output_batches=True, csv_out="")
+                               min_gpu_ms_per_batch=floor, output_batches=True, csv_out="")
 
 
 @dataclass
@@ -233,4 +245,4 @@ def merge(workers: Workers, selected: Sequence[Queued], parent: Results, setting
     return results, tuple(w for w in workers.workers if w.failed)
 
 
-__all__ = ["PROCESS_ROUNDS", "Turns", "combined", "merge", "worker_settings"]
+__all__ = ["PROCESS_MIN_GPU_MS_PER_BATCH", "PROCESS_ROUNDS", "Turns", "combined", "merge", "worker_settings"]

@@ -22,7 +22,7 @@ from primbench.workers import Worker, WorkerRole, Workers
 
 ROOT = Path(__file__).resolve().parents[1]
 PROGRAM = ROOT / "tests" / "fake_gpus.py"
-FAST = ("--min-secs", "0.06", "--noise-timeout-secs", "5")
+FAST = ("--min-secs", "0.6", "--noise-timeout-secs", "5")
 NAMES = [f"n: {i}" for i in range(1, 9)]
 
 
@@ -31,7 +31,7 @@ def run(tmp: Path, *args: str, out: str = "r.json", process_faults: str = "", pr
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
            "PRIMBENCH_FAKE_DEVICES": "1", "PRIMBENCH_FAKE_PROCESS_FAULTS": process_faults,
            "PRIMBENCH_FAKE_PROCESS_SD": str(process_sd), "PRIMBENCH_FAKE_SLOWER": slower,
-           "PRIMBENCH_FAKE_TRACE": trace}
+           "PRIMBENCH_FAKE_TRACE": trace, "PRIMBENCH_FAKE_ROUND_SD": "0.01"}  # rounds 1 % apart: no precision stop
     env.pop("PRIMBENCH_WORKER", None)
     done = subprocess.run([sys.executable, str(PROGRAM), *FAST, "--json-out", out, *args], cwd=tmp, env=env,
                           capture_output=True, text=True, timeout=120)
@@ -68,7 +68,7 @@ def test_three_processes_write_one_document_whose_rounds_name_their_process(tmp_
     assert done.returncode == 0, done.stdout + done.stderr
     assert doc is not None and doc["context"]["results_version"] == "4.9.0"
     settings = doc["context"]["settings"]
-    assert settings["processes"] == 3 and settings["rounds"] == PROCESS_ROUNDS and settings["min_secs"] == 0.06
+    assert settings["processes"] == 3 and settings["rounds"] == PROCESS_ROUNDS and settings["min_secs"] == 0.6
     specs = doc["specializations"]
     assert [s["name"] for s in specs] == NAMES and [s["index"] for s in specs] == list(range(8))
     for s in specs:
@@ -82,7 +82,7 @@ def test_three_processes_write_one_document_whose_rounds_name_their_process(tmp_
         assert "batches" not in s  # the workers keep theirs for the median; written only with --output-batches
         assert s["time_per_call"]["min"] <= s["time_per_call"]["median"] <= s["time_per_call"]["q3"]
     # each worker had a third of --min-secs: every specialization's host time is about the whole budget
-    assert all(0.06 <= s["elapsed_secs"]["host"] < 0.06 * 3 for s in specs)
+    assert all(0.6 <= s["elapsed_secs"]["host"] < 0.6 * 3 for s in specs)
     out = done.stdout
     assert out.index("process 0: measuring (1 of 3)") < out.index("process 0: finished") \
         < out.index("process 1: measuring (2 of 3)") < out.index("process 2: measuring (3 of 3)")
