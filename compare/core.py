@@ -54,9 +54,10 @@ METHOD_DESCRIPTION = (
     "correlation where the suite shows one) over their count plus the measured prior of what a process adds beyond "
     "its rounds (primbench.compare.priors, by size class; the whole run's for a run without rounds), or history's "
     "run-to-run variance in its place; with 2+ runs, the runs' spread moderated toward that prediction (the run is "
-    "the unit), or, where the side's runs are separate processes (files, not the workers of one --processes file) "
-    "that line up across 5+ specializations, each one's spread about the suite (every run's mean over the "
-    "specializations taken out) moderated across the suite (squeezeVar on the spread over that prediction); plus "
+    "the unit), or, where the side's runs (separate files, or the worker processes of --processes files) line up "
+    "across 5+ specializations, each one's spread about the suite (every run's mean over the specializations "
+    "taken out) moderated across the suite (squeezeVar on the spread over that prediction), plus what the sides' "
+    "SM clocks apart add (kernels answer the clock unequally: SD 0.5 of its change about the suite's); plus "
     "the prior of what all kernels of a process share (the suite shift); degrees of freedom by "
     "Welch-Satterthwaite; with 5+ specializations the relative test weighs d less the suite's centre (the change "
     "most rows share: the densest point of the rows' changes, each spread over twice its own standard error; the "
@@ -380,7 +381,8 @@ class _Runs:
     (`primbench.rounds.measured_rounds`: the warm-up round left out), their sum of squared
     deviations and how many they are (1 for a run without rounds: its own value), the sum of
     the products of successive deviations (their lag-1 autocovariance times the count), and whether
-    it is one worker process of a ``--processes`` file (its rounds name their process)."""
+    it is one worker process of a ``--processes`` file (its rounds name their process), and the
+    mean ln(SM clock) of its measured rounds (NaN where not read, or with one run a side: unused)."""
 
     row: np.ndarray
     side: np.ndarray
@@ -389,6 +391,7 @@ class _Runs:
     rounds: np.ndarray
     lag: np.ndarray
     worker: np.ndarray
+    clock: np.ndarray
 
     @property
     def slot(self) -> np.ndarray:
@@ -400,7 +403,7 @@ class _Runs:
         new = np.cumsum(keep) - 1
         at = keep[self.row]
         return _Runs(new[self.row[at]], self.side[at], self.mean[at], self.ss[at], self.rounds[at], self.lag[at],
-                     self.worker[at])
+                     self.worker[at], self.clock[at])
 
 
 _ROUNDS = attrgetter("spec.rounds")
@@ -436,7 +439,20 @@ def _run_values(entries: Sequence[_Entry], metric: str) -> tuple[np.ndarray, np.
             np.concatenate([has, np.array(own, dtype=np.int64)]))
 
 
-def _runs(logs: np.ndarray, count: np.ndarray, row: np.ndarray, side: np.ndarray, worker: np.ndarray) -> _Runs:
+def _run_clocks(entries: Sequence[_Entry]) -> np.ndarray:
+    """Each run's mean ln(SM clock) over its measured rounds (`primbench.rounds.measured_rounds`)
+    that read the clock; NaN for a run without any."""
+    out = np.full(len(entries), math.nan)
+    for i, e in enumerate(entries):
+        rounds = e.spec.rounds
+        clocks = [c for r in rounds[measured_rounds(len(rounds))] if (c := r.average_clock_mhz)]
+        if clocks:
+            out[i] = math.fsum(map(math.log, clocks)) / len(clocks)
+    return out
+
+
+def _runs(logs: np.ndarray, count: np.ndarray, row: np.ndarray, side: np.ndarray, worker: np.ndarray,
+          clock: np.ndarray) -> _Runs:
     """The runs' statistics from their ln values (`logs`, run after run, `count` a run), computed
     for all runs of a count at once (the sums exactly rounded, `stats.exact_sums`, as math.fsum)."""
     mean, ss, lag = np.empty(count.size), np.empty(count.size), np.empty(count.size)
@@ -448,7 +464,7 @@ def _runs(logs: np.ndarray, count: np.ndarray, row: np.ndarray, side: np.ndarray
         dev = x - m[:, None]
         mean[at], ss[at], lag[at] = m, stats.exact_sums(dev * dev), stats.exact_sums(dev[:, :-1] * dev[:, 1:])
     return _Runs(np.asarray(row, dtype=np.int64), np.asarray(side, dtype=np.int64), mean, ss,
-                 np.asarray(count, dtype=np.int64), lag, np.asarray(worker, dtype=bool))
+                 np.asarray(count, dtype=np.int64), lag, np.asarray(worker, dtype=bool), np.asarray(clock, dtype=float))
 
 
 class _Paired(NamedTuple):
@@ -643,12 +659,13 @@ def _runs_of(paired: Sequence[_Paired]) -> _Runs:
         row = np.repeat(rows, counts.sum(axis=1))
         side = np.repeat(np.tile([0, 1], len(rows)), counts.reshape(-1))
         logs, count, which = _run_values(entries, metric)
+        several = counts.max(initial=0) >= 2  # one run a side: workers and clocks are moot
         worker = (np.fromiter((bool(e.spec.rounds) and e.spec.rounds[0].process is not None for e in entries),
-                              dtype=bool, count=len(entries)) if counts.max(initial=0) >= 2  # one run a side: moot
-                  else np.zeros(len(entries), dtype=bool))
-        parts.append(_runs(logs, count, row[which], side[which], worker[which]))
+                              dtype=bool, count=len(entries)) if several else np.zeros(len(entries), dtype=bool))
+        clock = _run_clocks(entries) if several else np.full(len(entries), math.nan)
+        parts.append(_runs(logs, count, row[which], side[which], worker[which], clock[which]))
     return _Runs(*(np.concatenate([getattr(r, f) for r in parts]) for f in ("row", "side", "mean", "ss", "rounds",
-                                                                              "lag", "worker")))
+                                                                              "lag", "worker", "clock")))
 
 
 def _blockers(comparability: Comparability, key: tuple[str, str]) -> tuple[str, ...]:
@@ -798,10 +815,11 @@ def _side_terms(suite: _Suite, within: np.ndarray, within_df: np.ndarray) -> _Si
         spread_own = np.where(scaled > over, scaled, over) / n
         moderated_df = process_df + n - 1
         relative = spread_of_runs & _relative_own(suite, process + scaled, n, spread_own, moderated_df)
-        own = np.stack([np.where(with_rounds & ~spread_of_runs, rounds_part, 0.0),
+        clock = _clock_part(suite)
+        own = np.stack([np.where(with_rounds & ~spread_of_runs, rounds_part, np.where(relative, clock, 0.0)),
                         np.where(from_history, beyond / n, np.where(spread_of_runs, spread_own, process))], axis=1)
-    own_df = np.stack([within_df, np.where(from_history, hdf, np.where(spread_of_runs, moderated_df,
-                                                                      process_df))], axis=1)
+    own_df = np.stack([np.where(relative, math.inf, within_df),
+                       np.where(from_history, hdf, np.where(spread_of_runs, moderated_df, process_df))], axis=1)
     kind = np.where(from_history, 0, np.where(relative, 4, np.where(spread_of_runs, 1, np.where(with_rounds, 2, 3))))
     rounds = np.bincount(slot, weights=runs.rounds, minlength=slots)
     param = np.where(from_history, hdf, np.where(spread_of_runs, n, np.where(with_rounds, rounds, 0.0)))
@@ -814,8 +832,8 @@ def _side_terms(suite: _Suite, within: np.ndarray, within_df: np.ndarray) -> _Si
 
 def _relative_own(suite: _Suite, predicted: np.ndarray, n: np.ndarray, own: np.ndarray,
                   own_df: np.ndarray) -> np.ndarray:
-    """Sides of several runs, each a process of its own (separate files, not the workers of one
-    ``--processes`` file), that line up across the suite (`_relative_spreads`): each kernel's own
+    """Sides of several runs (separate files, or the worker processes of ``--processes`` files)
+    that line up across the suite (`_relative_spreads`): each kernel's own
     variance is its runs' spread about the suite (each run's mean over the kernels taken out),
     moderated across the suite's kernels (`stats.fit_prior` on that spread over `predicted`, what
     the process prior and the rounds predict: its s0^2 scales the prediction to this GPU, its df0
@@ -824,9 +842,10 @@ def _relative_own(suite: _Suite, predicted: np.ndarray, n: np.ndarray, own: np.n
     which made every kernel's variance about the prior's and, with rounds that spread wider than
     processes, about twice too wide (tests/benchmarks/verdicts/calibration6.txt: on the fifth
     evaluation's runs the A/A changes spread 0.18-0.97x the reported standard error). The workers of
-    one ``--processes`` file keep that rule: they share a part of their run (1.3-1.4x the variance
-    their spread predicts in the sixth evaluation) that their spread cannot show. Writes `own` (the
-    variance of the side's mean) and `own_df` there; returns where."""
+    one ``--processes`` file share a part of their run that their spread cannot show (1.3-1.4x the
+    variance their spread predicts in the sixth evaluation), most of it the run's SM clock regime:
+    `_side_terms` adds it from the sides' clocks (`_clock_part`). Writes `own` (the variance of the
+    side's mean) and `own_df` there; returns where."""
     spread, aligned = _relative_spreads(suite)
     use = aligned & (n >= 2) & (predicted > 0)
     if int(use.sum()) < stats.PRIOR_MIN:
@@ -843,11 +862,28 @@ def _relative_own(suite: _Suite, predicted: np.ndarray, n: np.ndarray, own: np.n
     return use
 
 
+def _clock_part(suite: _Suite) -> np.ndarray:
+    """Each slot's share (half) of its row's variance from the sides' SM clocks: the kernels of a
+    suite answer a change of the clock unequally (`priors.CLOCK_RESPONSE_SD` about the suite's
+    own), so a row whose sides ran at mean clocks a fraction c apart carries (0.5 c)^2 that its
+    runs' spread cannot show where every run of a side ran in the same clock regime (the workers
+    of one ``--processes`` run: `tests/benchmarks/verdicts/clock_regimes.txt`). 0 where a side's
+    clock is unknown."""
+    runs, slots = suite.runs, 2 * len(suite)
+    known = np.isfinite(runs.clock)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        total = np.bincount(runs.slot[known], weights=runs.clock[known], minlength=slots)
+        mean = total / np.bincount(runs.slot[known], minlength=slots)
+    apart = mean[1::2] - mean[0::2]
+    part = np.where(np.isfinite(apart), (priors.CLOCK_RESPONSE_SD * apart) ** 2 / 2.0, 0.0)
+    return np.repeat(part, 2)
+
+
 def _relative_spreads(suite: _Suite) -> tuple[np.ndarray, np.ndarray]:
     """Each slot's variance, over its runs, of the run's mean less that run's mean over the side's
-    kernels, where the side's runs line up and are processes of their own: the rows of the side
-    that have its most common count of runs (2 or more; at least `stats.SUITE_MIN` of them), the
-    j-th run of each from the j-th file, no run a worker of a ``--processes`` file. Returns the
+    kernels, where the side's runs line up: the rows of the side that have its most common count of
+    runs (2 or more; at least `stats.SUITE_MIN` of them), the j-th run of each from the j-th file
+    (or the j-th worker process of the ``--processes`` files, in their order). Returns the
     variances (NaN elsewhere) and where they are."""
     runs, slots = suite.runs, 2 * len(suite)
     counts = suite.run_counts()
@@ -856,7 +892,7 @@ def _relative_spreads(suite: _Suite) -> tuple[np.ndarray, np.ndarray]:
     if not (counts >= 2).any():  # one run a side
         return spread, aligned
     order = np.argsort(runs.slot, kind="stable")  # a slot's runs stay in their files' order
-    means, workers = runs.mean[order], runs.worker[order]
+    means = runs.mean[order]
     starts = np.cumsum(counts) - counts
     for side in (0, 1):
         at = np.arange(side, slots, 2)
@@ -868,8 +904,6 @@ def _relative_spreads(suite: _Suite) -> tuple[np.ndarray, np.ndarray]:
         if len(sel) < stats.SUITE_MIN:
             continue
         where = starts[sel][:, None] + np.arange(common)[None, :]
-        if workers[where].any():
-            continue
         m = means[where]
         rel = m - m.mean(axis=0, keepdims=True)
         spread[sel] = rel.var(axis=1, ddof=1)

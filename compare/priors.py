@@ -28,6 +28,18 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+#: How unequally the kernels of a suite answer a change of the SM clock: the standard deviation,
+#: across kernels, of d ln(time) / d ln(SM clock) about the suite's own. A kernel bound by memory
+#: barely answers the SM clock (about 0), one bound by its SMs in full (about -1), so two kernels
+#: differ by at most about 1 and a suite's spread about its centre is at most about half of that:
+#: 0.5, from that bound, not fitted. Measured where it matters (tests/benchmarks/verdicts/
+#: clock_regimes.txt): the H100 of the sixth evaluation ran each `--processes` run in one of two
+#: clock regimes 0.7 % apart (about 1,977 and 1,991 MHz, every worker of a run in the same one);
+#: the kernels' run means relative to the suite follow the regime with slopes whose SD is 0.54
+#: (15 kernel-size cells, 8 runs each, the slopes' own noise included), and the regime accounts
+#: for 72 % of the part the workers of one run share (calibration6.txt).
+CLOCK_RESPONSE_SD = 0.5
+
 #: The levels at which `Component.shifts` gives the measured A/A suite shifts' quantiles.
 SHIFT_LEVELS: tuple[float, ...] = (0.5, 0.75, 0.9, 0.95, 0.975, 0.99, 1.0)
 

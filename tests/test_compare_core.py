@@ -651,8 +651,8 @@ def test_separate_runs_give_each_kernel_its_own_spread_about_the_suite() -> None
     """A side of 4 separate runs (files): each kernel's standard error comes from its runs' spread
     about the suite, moderated across the suite's kernels, not from the class prior and the rounds'
     spread. A kernel whose runs spread 4 % keeps a standard error several times the quiet ones'
-    (0.2 % beyond their rounds); identical sides fail nothing; the workers of one --processes file
-    keep the prior's rule (they share a part of their run that their spread cannot show)."""
+    (0.2 % beyond their rounds); identical sides fail nothing; the workers of --processes files are
+    judged by the same rule."""
     rng = np.random.default_rng(7)
     sd = [0.002] * 9 + [0.04]
     base = np.log(rng.uniform(0.01, 0.1, len(sd)))
@@ -668,4 +668,55 @@ def test_separate_runs_give_each_kernel_its_own_spread_about_the_suite() -> None
     assert (rows["k: 09"].standard_error or 0.0) > 2 * q
     assert not c.failed()
     bw, hw = _runs_about_a_suite(rng, base, sd, workers=True), _runs_about_a_suite(rng, base, sd, workers=True)
-    assert all("prior" in (r.run_to_run_source or "") for r in compare_runs(bw, hw).rows)
+    workers = compare_runs(bw, hw)  # the workers of --processes files: the same rule
+    assert all((r.run_to_run_source or "").startswith("4 runs about the suite") for r in workers.rows)
+    assert not workers.failed()
+
+
+def _workers_in_a_clock_regime(rng: np.random.Generator, base: np.ndarray, response: np.ndarray,
+                               clock_mhz: float) -> list[Results]:
+    """One ``--processes 4`` file of 10 kernels at 1 MiB, split into its workers, all of them in one
+    SM clock regime (as the sixth evaluation's H100 ran each run): a kernel's ln(time) moves by
+    `response` times ln(clock / 1,977 MHz); each worker adds 0.1 % of its own a kernel, each round
+    (a warm-up and seven measured) 0.5 %. A generator of its own, not compare's model."""
+    k = len(base)
+    shift = response * math.log(clock_mhz / 1977.0)
+    specs = []
+    for i in range(k):
+        own = []
+        for j in range(4):
+            worker = rng.normal(0.0, 0.001)
+            for v in base[i] + shift[i] + worker + rng.normal(0.0, 0.005, 8):
+                ms = float(np.exp(v))
+                own.append({"round": len(own), "gpu_ms_per_call": ms, "bytes_per_second": 1e9 / ms,
+                            "items_per_second": 5e8 / ms, "noise_timeout": False, "noise_percent": 0.1,
+                            "sm_clock_mhz": clock_mhz * (1 + rng.normal(0.0, 1e-4)), "process": j})
+        rec = spec(f"k: {i:02d}", 1e9 / float(np.exp(base[i])), round_cv=None, time_ms=float(np.exp(base[i])))
+        rec["rounds"] = own
+        specs.append(rec)
+    doc = document(specs, version="4.9.0", settings={"size": 1 << 20, "processes": 4})
+    return results_from_dict(doc, "side.json").per_process()
+
+
+def test_sides_in_different_clock_regimes_carry_the_kernels_unequal_answer_to_the_clock(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kernels answer the SM clock unequally (nine bound by memory, one by its SMs, as the sixth
+    evaluation's scatter-add stood out). Two identical --processes runs in one clock regime: tight
+    standard errors, nothing fails. The same runs 0.7 % of clock apart: each row carries what the
+    clocks apart add, and nothing fails; without that term (CLOCK_RESPONSE_SD 0) the one kernel reads
+    as a regression relative to the suite where the head ran at the lower clock."""
+    rng = np.random.default_rng(11)
+    base = np.log(rng.uniform(0.01, 0.1, 10))
+    response = np.array([0.0] * 9 + [-1.0])
+    same = compare_runs(_workers_in_a_clock_regime(rng, base, response, 1977.0),
+                        _workers_in_a_clock_regime(rng, base, response, 1977.0))
+    assert not same.failed()
+    tight = float(np.median([r.standard_error or 0.0 for r in same.rows]))
+    apart = [(_workers_in_a_clock_regime(rng, base, response, 1991.0),
+              _workers_in_a_clock_regime(rng, base, response, 1977.0)) for _ in range(4)]
+    judged = [compare_runs(b, h) for b, h in apart]
+    assert not any(c.failed() for c in judged)
+    wide = float(np.median([r.standard_error or 0.0 for c in judged for r in c.rows]))
+    assert wide > 1.5 * tight  # (0.5 x 0.7 %)^2 on top of about 0.1 %^2
+    monkeypatch.setattr(priors, "CLOCK_RESPONSE_SD", 0.0)
+    assert sum(compare_runs(b, h).failed() for b, h in apart) >= 3  # the SM-bound kernel, slower at the lower clock
