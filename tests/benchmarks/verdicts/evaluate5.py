@@ -21,6 +21,7 @@ import re
 import statistics
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -76,17 +77,21 @@ def card(data: Path) -> str:
 
 
 def main(argv: list[str] | None = None, title: str = "a run of 4 processes a side",
-         protocol: str = "each process `--rounds 4 --min-secs 0.25`", shown: Path | None = None) -> None:
+         protocol: str = "each process `--rounds 4 --min-secs 0.25`", shown: Path | None = None,
+         suite_path: Path = SUITE5,
+         extra: dict[str, Callable[[list[tuple[list[Path], list[Path]]]], list[dict]]] | None = None) -> None:
+    """Print the evaluation; `suite_path` names the suite the files ran, `extra` more methods (a
+    label and a function of the pairs, as `old_method`) beside the three."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--sizes", default=",".join(SIZES))
     args = ap.parse_args(argv)
     where = shown or args.data
-    suite = load_suite(SUITE5)
+    suite = load_suite(suite_path)
     labels = {f"op: {op}, type: {t}": op for op, t in suite.KERNELS}
     commits = sorted({json.loads(f.read_text())["context"]["general"]["commit_hash"]
                       for f in args.data.glob("*/*-p*.json")})
-    print(f"# Verdicts on eval_suite5.py: {title} ({card(args.data)})\n")
+    print(f"# Verdicts on {suite_path.name}: {title} ({card(args.data)})\n")
     print(f"Data: {where.relative_to(ROOT) if where.is_relative_to(ROOT) else where} (collected at "
           f"{', '.join(commits)}; {protocol}). Kernels: {suite.SUMMARY}.")
     summary = []
@@ -104,6 +109,7 @@ def main(argv: list[str] | None = None, title: str = "a run of 4 processes a sid
                 "new, 4 processes a side": lambda ps, c=cache: new_method(ps, c),
                 "new, 1 process a side": lambda ps, c=cache: new_method(first_processes(ps), c),
                 f"{OLD}, 4 processes a side": lambda ps: old_method(ps, tree),
+                **(extra or {}),
             }
             aa_logs = [log_value(f) for run in aa for f in run]
             actual: dict[tuple[int, str], float] = {}

@@ -1,0 +1,83 @@
+"""Evaluate `primbench run --processes 4` as `eval7-plan.md` froze it, on the seventh collection
+(`h200/data7`, `eval_suite7.py`): each run is one results.json of 4 worker processes; a side of a
+comparison is one file. Written after the protocol and the method were frozen (the plan's commit).
+
+    python tests/benchmarks/verdicts/evaluate7.py > tests/benchmarks/verdicts/evaluate7.txt
+
+`evaluate6.py`'s split and `evaluate5.py`'s statistics: 4 processes a side (this method), each run's
+process 0 alone, the method of c16539c with 4 processes a side, and main's method before the plan
+(98cdbcf: the workers by the class prior) on the same files. Then `calibration6.py`'s table on
+these files: compare's standard error against the spread of the A/A changes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE))
+
+import evaluate5  # noqa: E402
+import evaluate6  # noqa: E402
+from evaluate import OLD_SCRIPT  # noqa: E402
+
+DATA = HERE / "h200" / "data7"
+SIZES = ("64KiB", "1MiB", "4MiB", "64MiB")
+BEFORE = "98cdbcf"  # main before the seventh plan: the workers of --processes files by the class prior
+
+
+def tree_at(commit: str, folder: Path) -> Path:
+    """primbench, compare and history at `commit`, unpacked into FOLDER/COMMIT."""
+    tree = folder / commit
+    tree.mkdir()
+    archive = subprocess.run(["git", "archive", commit, "primbench", "compare", "history"], cwd=ROOT,
+                             capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    return tree
+
+
+def method_at(tree: Path, pairs: list[tuple[list[Path], list[Path]]]) -> list[dict]:
+    """`evaluate.old_method` for a tree that reads today's files as they are."""
+    payload = json.dumps([([str(p) for p in b], [str(p) for p in h]) for b, h in pairs])
+    proc = subprocess.run([sys.executable, "-c", OLD_SCRIPT], input=payload, capture_output=True, text=True,
+                          cwd=tree, env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"})
+    if proc.returncode:
+        raise SystemExit(f"error: the method at {tree.name} failed: {proc.stderr.strip().splitlines()[-1]}")
+    return list(json.loads(proc.stdout))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=DATA)
+    ap.add_argument("--sizes", default=",".join(SIZES))
+    args = ap.parse_args()
+    sizes = args.sizes.split(",")
+    with tempfile.TemporaryDirectory() as tmp:
+        evaluate6.SPLIT = Path(tmp) / "split"
+        checks = []
+        for size in sizes:
+            (evaluate6.SPLIT / size).mkdir(parents=True)
+            n = evaluate6.split(args.data / size, evaluate6.SPLIT / size)
+            checks.append((size, n, *evaluate6.same_through_load_side(args.data / size)))
+        before = tree_at(BEFORE, Path(tmp))
+        evaluate5.main(["--data", str(evaluate6.SPLIT), "--sizes", ",".join(sizes)],
+                       title="`primbench run --processes 4`, one file a side",
+                       protocol="each run one `--processes 4` file: 4 workers, each `--rounds 8` (the default) of "
+                                "batches of at least 0.5 ms and a quarter of the default 1 s", shown=args.data,
+                       suite_path=HERE / "eval_suite7.py",
+                       extra={f"{BEFORE} (before the plan), 4 processes a side": lambda ps: method_at(before, ps)})
+        print("\n## The split\n")
+        for size, n, same, total in checks:
+            print(f"{size}: {n} files split into their processes; compare on the whole files (load_side) and on the "
+                  f"split files gives the same JSON in {same} of {total} ordered A/A pairs")
+
+
+if __name__ == "__main__":
+    main()
