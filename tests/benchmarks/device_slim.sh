@@ -8,7 +8,8 @@ set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"
 hold=${PRIMBENCH_SLIM_HOLD:-/tmp/primbench-slim-hold}
 moved=(tests/benchmarks/verdicts/h200/data2 tests/benchmarks/verdicts/h200/data3
-       tests/benchmarks/verdicts/h200/data4 tests/benchmarks/verdicts/h200/data5 tests/benchmarks/data)
+       tests/benchmarks/verdicts/h200/data4 tests/benchmarks/verdicts/h200/data5 tests/benchmarks/verdicts/h200/data6
+       tests/benchmarks/data)
 case "${1:-}" in
   out)
     for d in "${moved[@]}"; do

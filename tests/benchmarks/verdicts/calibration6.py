@@ -17,9 +17,11 @@ A diagnosis written after the evaluation (`evaluate6.txt`); it changes no method
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import json
 import math
+import re
 import statistics as st
 import sys
 from pathlib import Path
@@ -54,18 +56,32 @@ def merged(files: list[Path]) -> dict[int, dict[str, float]]:
 
 def sides(size: str) -> tuple[str, list[list[Path]]]:
     """The A/A runs of a size, each as its files: data6's one `--processes 4` file, data5's 4 files."""
-    files = sorted((DATA / size).glob("aa-*.json"), key=lambda p: int(p.stem.split("-")[1]))
+    files = sorted((f for f in (DATA / size).glob("aa-*.json") if re.fullmatch(r"aa-\d+\.json", f.name)),
+                   key=lambda p: int(p.stem.split("-")[1]))
     if files:
-        return "`--processes 4` (data6, H100)", [[f] for f in files]
+        return f"`--processes 4` ({DATA.name}, {card(files[0])})", [[f] for f in files]
     runs = sorted({int(f.stem.split("-")[1]) for f in (DATA5 / size).glob("aa-*-p*.json")})
     return ("4 separate processes a run, one after another (data5, H200)",
             [[DATA5 / size / f"aa-{k}-p{j}.json" for j in range(1, 5)] for k in runs])
 
 
-def main() -> None:
+def card(f: Path) -> str:
+    """The GPU a results file was measured on (H100, H200)."""
+    name = json.loads(f.read_text())["context"]["general"]["gpu"]["name"]
+    return m.group(0) if (m := re.search(r"[A-Z]\d{3}", name)) else name
+
+
+def main(argv: list[str] | None = None) -> None:
+    global DATA
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=DATA, help="a collection of --processes files (default data6)")
+    ap.add_argument("--sizes", default="1MiB,4MiB,64KiB,256KiB,2MiB",
+                    help="its sizes, then data5's (separate processes) where it has none")
+    args = ap.parse_args(argv)
+    DATA = args.data
     print("# compare's standard error against the spread of identical runs, 4 processes a side "
           "(tests/benchmarks/verdicts/calibration6.py)\n")
-    for size in ("1MiB", "4MiB", "64KiB", "256KiB", "2MiB"):
+    for size in args.sizes.split(","):
         protocol, aa = sides(size)
         runs = [process_means(r[0]) if len(r) == 1 else merged(r) for r in aa]
         names = sorted(set.intersection(*(set(m) for run in runs for m in run.values())))

@@ -11,9 +11,11 @@ workers' spread over 4; pooled over the kernel-size cells, with its effective de
 
 from __future__ import annotations
 
+import argparse
 import collections
 import json
 import math
+import re
 import statistics as st
 import sys
 from pathlib import Path
@@ -31,7 +33,8 @@ DATA = HERE / "h200" / "data6"
 def runs_of(size: str) -> list[tuple[dict[int, dict[str, float]], dict[int, float]]]:
     """Each A/A run: every worker's mean ln(time per call) per kernel, and its mean SM clock."""
     out = []
-    for f in sorted((DATA / size).glob("aa-*.json"), key=lambda p: int(p.stem.split("-")[1])):
+    files = [f for f in (DATA / size).glob("aa-*.json") if re.fullmatch(r"aa-\d+\.json", f.name)]
+    for f in sorted(files, key=lambda p: int(p.stem.split("-")[1])):
         per: dict[int, dict[str, float]] = collections.defaultdict(dict)
         clocks: dict[int, list[float]] = collections.defaultdict(list)
         for s in json.loads(f.read_text())["specializations"]:
@@ -50,9 +53,15 @@ def runs_of(size: str) -> list[tuple[dict[int, dict[str, float]], dict[int, floa
 
 
 def main() -> None:
-    print("# The part one run's workers share, and the SM clock (data6, H100, `--processes 4`; clock_regimes.py)\n")
+    global DATA
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=DATA, help="a collection of --processes files (default data6)")
+    ap.add_argument("--sizes", default="1MiB,4MiB")
+    args = ap.parse_args()
+    DATA = args.data
+    print(f"# The part one run's workers share, and the SM clock ({DATA.name}, `--processes 4`; clock_regimes.py)\n")
     excess_before, excess_after, variances, slopes = [], [], [], []
-    for size in ("1MiB", "4MiB"):
+    for size in args.sizes.split(","):
         runs = runs_of(size)
         names = list(runs[0][0][0])
         print(f"## {size}\n\nEach run's workers' mean SM clock (MHz): "

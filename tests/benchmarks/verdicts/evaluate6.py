@@ -69,7 +69,7 @@ def split(src: Path, dst: Path) -> int:
 def same_through_load_side(d: Path) -> tuple[int, int]:
     """Ordered A/A pairs where compare on the whole files (split by `load_side`) gives the JSON it
     gives on the split files of `split`."""
-    whole = sorted(d.glob("aa-*.json"))
+    whole = sorted(f for f in d.glob("aa-*.json") if re.fullmatch(r"aa-\d+\.json", f.name))
     same = total = 0
     for a, b in itertools.islice(itertools.permutations(whole, 2), 12):
         x = compare_runs(load_side(a), load_side(b)).to_dict()
