@@ -500,18 +500,24 @@ AA_RECORDED = {("data", "64KiB"): (0, 0.95), ("data", "1MiB"): (1, 0.89), ("data
                ("data4", "64KiB"): (7, 0.67), ("data4", "1MiB"): (15, 0.50), ("data4", "4MiB"): (0, 0.81),
                ("data4", "64MiB"): (2, 0.93),
                # the sixth (evaluate6.txt, on an H100): one `--processes 4` file a run, split by
-               # load_side; 1 MiB's six are the Triton scatter-add (calibration6.txt)
-               ("data6", "1MiB"): (6, 0.94), ("data6", "4MiB"): (0, 0.80)}
+               # load_side; 1 MiB's are the Triton scatter-add (calibration6.txt); since 52a5d83 the
+               # workers are judged by their spread about the suite and the clocks (evaluate6-clock.txt):
+               # 6 -> 4 at 1 MiB, 0 -> 1 at 4 MiB
+               ("data6", "1MiB"): (4, 0.93), ("data6", "4MiB"): (1, 0.80),
+               # the seventh (evaluate7.txt, out of sample, another H100): `--processes 4` of 8 short
+               # rounds a worker; 4 MiB has 7 A/A runs (the eighth was cut short)
+               ("data7", "64KiB"): (2, 0.96), ("data7", "1MiB"): (0, 0.96), ("data7", "4MiB"): (0, 0.92),
+               ("data7", "64MiB"): (0, 0.99)}
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("data", "size"), sorted(AA_RECORDED))
 def test_the_committed_h200_a_a_runs_fail_no_more_often_than_recorded(data: str, size: str) -> None:
-    """The 8 A/A processes per size of tests/benchmarks/verdicts/h200/data (and data2-data4; data6:
-    8 A/A files of 4 processes each), every ordered pair."""
+    """The 8 A/A processes per size of tests/benchmarks/verdicts/h200/data (and data2-data4; data6,
+    data7: 8 A/A files of 4 processes each, 7 at data7's 4 MiB), every ordered pair."""
     folder = Path(__file__).parent / "benchmarks" / "verdicts" / "h200" / data / size
-    files = sorted(folder.glob("aa-*.json"))
-    assert len(files) == 8
+    files = sorted(f for f in folder.glob("aa-*.json") if re.fullmatch(r"aa-\d+\.json", f.name))
+    assert len(files) == (7 if (data, size) == ("data7", "4MiB") else 8)
     sides = [load_side(f) for f in files]
     failed, unchanged, rows = 0, 0, 0
     for i, base in enumerate(sides):
