@@ -6,8 +6,10 @@ comparison is one file. Written after the protocol and the method were frozen (t
 
 `evaluate6.py`'s split and `evaluate5.py`'s statistics: 4 processes a side (this method), each run's
 process 0 alone, the method of c16539c with 4 processes a side, and main's method before the plan
-(98cdbcf: the workers by the class prior) on the same files. Then `calibration6.py`'s table on
-these files: compare's standard error against the spread of the A/A changes.
+(98cdbcf: the workers by the class prior) on the same files, given the whole files (it tells the
+workers of one file from separate files by their rounds' process, which the split files drop).
+`calibration6.py --data h200/data7` gives the table of compare's standard error against the spread
+of the A/A changes on these files (`calibration7.txt`).
 """
 
 from __future__ import annotations
@@ -53,11 +55,30 @@ def method_at(tree: Path, pairs: list[tuple[list[Path], list[Path]]]) -> list[di
     return list(json.loads(proc.stdout))
 
 
+def whole_files(pairs: list[tuple[list[Path], list[Path]]], data: Path) -> list[tuple[list[Path], list[Path]]]:
+    """The pairs of split files (SPLIT/SIZE/LABEL-pJ.json) as the whole `--processes` files they came
+    from (DATA/SIZE/LABEL.json): a method before this plan tells the workers of one file from
+    separate files only there (their rounds name their process; the split files' do not)."""
+    def whole(side: list[Path]) -> list[Path]:
+        return list(dict.fromkeys(data / p.parent.name / (p.stem.rsplit("-p", 1)[0] + ".json") for p in side))
+
+    return [(whole(b), whole(h)) for b, h in pairs]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--sizes", default=",".join(SIZES))
+    ap.add_argument("--clock-response-sd", type=float, default=None,
+                    help="after the evaluation only: this method with compare.priors.CLOCK_RESPONSE_SD set to this "
+                         "(not the frozen method; its records say so)")
     args = ap.parse_args()
+    if args.clock_response_sd is not None:
+        from primbench.compare import priors
+
+        priors.CLOCK_RESPONSE_SD = args.clock_response_sd
+        print(f"**Not the frozen method:** compare.priors.CLOCK_RESPONSE_SD = {args.clock_response_sd:g} "
+              "(the frozen method's is 0.5), chosen after reading evaluate7.txt.\n")
     sizes = args.sizes.split(",")
     with tempfile.TemporaryDirectory() as tmp:
         evaluate6.SPLIT = Path(tmp) / "split"
@@ -72,7 +93,8 @@ def main() -> None:
                        protocol="each run one `--processes 4` file: 4 workers, each `--rounds 8` (the default) of "
                                 "batches of at least 0.5 ms and a quarter of the default 1 s", shown=args.data,
                        suite_path=HERE / "eval_suite7.py",
-                       extra={f"{BEFORE} (before the plan), 4 processes a side": lambda ps: method_at(before, ps)})
+                       extra={f"{BEFORE} (before the plan), 4 processes a side":
+                              lambda ps: method_at(before, whole_files(ps, args.data))})
         print("\n## The split\n")
         for size, n, same, total in checks:
             print(f"{size}: {n} files split into their processes; compare on the whole files (load_side) and on the "

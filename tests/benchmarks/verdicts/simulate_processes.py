@@ -1,6 +1,8 @@
 """The audit's simulated suites (`simulate.py`, its models and generator unchanged) under the protocol
-of `primbench run --processes 4`: a side is one file of 4 worker processes of 4 rounds each (a
-warm-up and three measured), which compare splits into 4 runs (`Results.per_process`); beside it the
+of `primbench run --processes 4`: a side is one file of 4 worker processes of `PROCESS_ROUNDS` rounds
+each (8 since 7ed5d90: a warm-up and seven measured; 4 before), which compare splits into 4 runs
+(`Results.per_process`); the generator's rounds do not shorten with their number (its round-to-round
+variance is the model's, whatever the round's length); beside it the
 same 4 processes as 4 separate files a side (a loop of `--rounds 4 --min-secs 0.25` runs, which
 compare judges by their spread about the suite), and `simulate.txt`'s protocol (one process of 10
 rounds a side), on the same model and seeds. The generator's processes are independent: it has no
@@ -28,11 +30,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from simulate import LARGE, SMALL, Model, rate
 
 from primbench.compare.model import Verdict
+from primbench.processes import PROCESS_ROUNDS
 
 
 def processes(m: Model) -> Model:
-    """The same model measured as one `--processes 4` file a side."""
-    return replace(m, runs=4 * m.runs, rounds=4, head_rounds=4, workers=True)
+    """The same model measured as one `--processes 4` file a side: 4 workers of `PROCESS_ROUNDS` rounds."""
+    return replace(m, runs=4 * m.runs, rounds=PROCESS_ROUNDS, head_rounds=PROCESS_ROUNDS, workers=True)
 
 
 def loop(m: Model) -> Model:
