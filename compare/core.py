@@ -751,6 +751,7 @@ class _Noise:
     common_df: np.ndarray
     source: list[str]
     round_correlation: float = 0.0
+    clocked: np.ndarray | None = None  # rows that carry what the sides' SM clocks apart add
 
 
 @dataclass(frozen=True)
@@ -764,6 +765,7 @@ class _SideTerms:
     common_df: np.ndarray
     source: np.ndarray  # one code a slot: the row of `sources`
     sources: list[str]
+    clocked: np.ndarray  # slots carrying what the sides' SM clocks apart add (`_clock_part`)
 
 
 def _class_table(klass: Sequence[priors.SizeClass]) -> tuple[list[priors.SizeClass], np.ndarray]:
@@ -827,7 +829,7 @@ def _side_terms(suite: _Suite, within: np.ndarray, within_df: np.ndarray) -> _Si
     codes, source = np.unique((param_at.reshape(-1) * 5 + kind) * len(classes) + at, return_inverse=True)
     sources = [_source(c // len(classes) % 5, float(params[c // len(classes) // 5]), classes[c % len(classes)].name)
                for c in codes.tolist()]
-    return _SideTerms(own, own_df, common / n, common_df, source.reshape(-1), sources)
+    return _SideTerms(own, own_df, common / n, common_df, source.reshape(-1), sources, relative & (clock > 0))
 
 
 def _relative_own(suite: _Suite, predicted: np.ndarray, n: np.ndarray, own: np.ndarray,
@@ -963,7 +965,7 @@ def _noise(suite: _Suite) -> _Noise:
         texts.append(src + (", moderated" if m else ""))
     source = [texts[i] for i in which.reshape(-1).tolist()]
     return _Noise(stats.exact_sums(own), stats.satterthwaite_rows(own, own_df), stats.exact_sums(shared),
-                  stats.satterthwaite_rows(shared, shared_df), source, rho)
+                  stats.satterthwaite_rows(shared, shared_df), source, rho, terms.clocked[0::2] | terms.clocked[1::2])
 
 
 def compare_runs(
@@ -1089,7 +1091,13 @@ class _Judgement(NamedTuple):
     insensitive: int
     rho: float
     spread: float
+    #: Where rows carried what the sides' SM clocks apart add (`_clock_part`): the base's and the
+    #: head's mean SM clock (MHz), and how many rows.
+    clocks: tuple[float, float, int] | None = None
 
+
+#: The sides' SM clocks apart (ln) from which compare warns that they widened the standard errors.
+CLOCK_WARNING = 0.001
 
 #: The judgement of no suite.
 _NO_JUDGEMENT = _Judgement(None, 1.0, 0, 0.0, 1.0)
@@ -1138,8 +1146,10 @@ def _judge_by_process(paired: list[_Paired], rows: dict[tuple[str, str], SpecCom
                         "(a worker process each) is judged as a suite of its own")
     counts = (sum(len(suite) for _, suite in suites), sum(int(suite.prior_only().sum()) for _, suite in suites))
     each = [j for _, j in judged]
+    clocked = [j.clocks for j in each if j.clocks is not None]
     judgement = _Judgement(finding, max(j.widen for j in each), sum(j.insensitive for j in each),
-                           max(j.rho for j in each), max(j.spread for j in each))
+                           max(j.rho for j in each), max(j.spread for j in each),
+                           max(clocked, key=lambda c: abs(math.log(c[1] / c[0])), default=None))
     return judgement, notes, counts
 
 
@@ -1182,6 +1192,17 @@ def _warnings(base: Sequence[Results], head: Sequence[Results], comparability: C
     if count and insensitive:
         warnings.append(f"{insensitive} of {count} specializations could not have detected a change under "
                         f"{max_detectable * 100:g} % (--max-detectable): inconclusive")
+    if judgement.clocks is not None:
+        b_mhz, h_mhz, rows = judgement.clocks
+        apart = math.log(h_mhz / b_mhz)
+        if abs(apart) >= CLOCK_WARNING:
+            plural = "s" if rows != 1 else ""
+            more = priors.CLOCK_RESPONSE_SD * abs(apart) * 100
+            warnings.append(f"base ran at a mean SM clock of {b_mhz:.0f} MHz, head at {h_mhz:.0f} MHz "
+                            f"({apart * 100:+.2f} %): kernels answer the clock unequally, so {rows} "
+                            f"specialization{plural} carry ±{more:.2f} % more in their standard error "
+                            "(compare.priors.CLOCK_RESPONSE_SD of the clocks apart); sides run at the same clock, or "
+                            "several runs a side spread over time, would not")
     if rho > 0:
         warnings.append(f"successive rounds are correlated (lag-1 {rho:.2f}, pooled over the suite): the rounds' "
                         "variance of a mean is widened for it; a drift within the runs (temperature, clocks) is the "
@@ -1403,7 +1424,23 @@ def _judge(suite: _Suite, rows: dict[tuple[str, str], SpecComparison], delta: fl
     t = _tests(suite, noise, delta, threshold, alpha, suite_shift_limit, base, head)
     kinds = _kinds(suite, t, delta, alpha, max_detectable)
     _write_rows(suite, noise, t, kinds, rows, threshold, alpha, suite_shift_limit, max_detectable)
-    return _Judgement(t.finding, t.widen, int(np.sum(kinds == 3)), noise.round_correlation, t.spread)
+    return _Judgement(t.finding, t.widen, int(np.sum(kinds == 3)), noise.round_correlation, t.spread,
+                      _clocks_apart(suite, noise))
+
+
+def _clocks_apart(suite: _Suite, noise: _Noise) -> tuple[float, float, int] | None:
+    """The sides' mean SM clocks (MHz) over the rows that carried the clocks' term, and how many
+    rows did; None where none did (`_side_terms`: sides of runs judged about the suite)."""
+    rows = np.flatnonzero(noise.clocked) if noise.clocked is not None else np.zeros(0, dtype=np.int64)
+    if not rows.size:
+        return None
+    runs = suite.runs
+    at = np.isin(runs.row, rows) & np.isfinite(runs.clock)
+    side = runs.side[at]
+    if not (side == 0).any() or not (side == 1).any():
+        return None
+    clock = runs.clock[at]
+    return (math.exp(float(clock[side == 0].mean())), math.exp(float(clock[side == 1].mean())), int(rows.size))
 
 
 #: How many keys a tested row's dict has once every field but its reason is set, with the reason to come
