@@ -188,6 +188,12 @@ _HEAVY_POOLED_KURTOSIS = 3.2
 #: false points per 100). Chosen on ``tests/benchmarks/changepoints/tune_scan6.py``'s tuning set
 #: (``tune_scan6.txt``; the variants' switches were those of the module at 7742c19, which it loads).
 _GATE_WHITE = 1.1
+#: Tuning switches of the seventh pass (``tests/benchmarks/changepoints/tune_scan7.py``, which
+#: loads this module at the commit that has them): `_RETURN_ONLY`, a piece is left to the scan
+#: (`_leave_to_scan`) only where its two neighbours are one level by PELT's own penalty;
+#: `_LOCATE_CLIPPED`, the scan locates its interval on the pulled-in points it tests.
+_RETURN_ONLY = False
+_LOCATE_CLIPPED = False
 
 
 @dataclass(frozen=True)
@@ -910,12 +916,15 @@ def _excursions(s: _Series, var: Array, points: list[ChangePoint], alpha: float,
         v[a:b] = middle + np.clip(v[a:b] - middle, -clip * sd[a:b], clip * sd[a:b])
         level = float(np.sum(unit[a:b] * v[a:b]) / np.sum(unit[a:b]))
         rss += float(np.sum(unit[a:b] * (v[a:b] - level) ** 2))
+    if _LOCATE_CLIPPED and heavy:  # tuning switch (tune_scan7.py): locate on the pulled-in points
+        best = {(a, b): _best_interval(v, weights, a, b, lmin, min_size) for a, b in queue}
     # Bonferroni over every interval of every segment (the scan looks in each of them).
     tried = sum(_intervals(b - a, lmin, min_size) for a, b in queue)
     found: list[ChangePoint] = []
     while queue and len(points) + len(found) + 2 <= max_points:
         a, b = queue.pop()
-        ex = best.pop((a, b)) if (a, b) in best else _best_interval(s.w, weights, a, b, lmin, min_size)
+        located = v if _LOCATE_CLIPPED and heavy else s.w
+        ex = best.pop((a, b)) if (a, b) in best else _best_interval(located, weights, a, b, lmin, min_size)
         if ex is None or dof < 3:
             continue
         # located on the winsorized points (the pulled-in ones blur a large excursion's edges),
@@ -1018,6 +1027,10 @@ def _leave_to_scan(s: _Series, var: Array, cuts: list[int], min_size: int) -> li
         if not lmin <= sizes[i] <= _EXCURSION_MAX or min(sizes[i - 1], sizes[i + 1]) <= _EXCURSION_MAX:
             continue
         if (levels[i] - levels[i - 1]) * (levels[i] - levels[i + 1]) > 0:
+            if _RETURN_ONLY:
+                wl, wr = cw[bounds[i]] - cw[bounds[i - 1]], cw[bounds[i + 2]] - cw[bounds[i + 1]]
+                if (levels[i - 1] - levels[i + 1]) ** 2 / (1 / wl + 1 / wr) > _PENALTY * math.log(max(len(s.y), 3)):
+                    continue
             drop.update((bounds[i], bounds[i + 1]))
     return [c for c in cuts if c not in drop]
 
