@@ -557,7 +557,8 @@ def clear_cache() -> None:
 
 def analyse(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
             min_shift: float = DEFAULT_MIN_SHIFT, max_points: int = DEFAULT_MAX_POINTS,
-            uncertainty: Sequence[float] | None = None, prior: NoisePrior | None = None) -> Changes:
+            uncertainty: Sequence[float] | None = None, prior: NoisePrior | None = None,
+            segments: Segments | None = None) -> Changes:
     """Level shifts, drifts and outlier bursts of a series (ordered oldest first), each oldest first.
 
     `alpha`: the chance a shift-free segment yields a false change point; `min_size`: points
@@ -566,7 +567,10 @@ def analyse(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: 
     `uncertainty`: each point's own relative standard deviation, where known (a point with a
     large one weighs less). The same values and settings again give the kept result (a copy:
     its lists are the caller's), not a second analysis. `prior`: the pooled noise of the series
-    analysed with this one (`pool_noise` of their `noise_fit`s), as `analyse_many` uses it."""
+    analysed with this one (`pool_noise` of their `noise_fit`s), as `analyse_many` uses it.
+    `segments`: the first segmentation `noise_fit_and_segments` returned for the same values,
+    uncertainty and `min_size` (it depends on nothing else), so that a command that pooled the
+    noise first (`trends.regressions_in`) does not search each series again; the result is the same."""
     x = _check(values, alpha, min_size, max_points)
     u = None if uncertainty is None else np.asarray(uncertainty, dtype=float)
     digest = hashlib.blake2b(x.tobytes(), digest_size=20)
@@ -574,7 +578,7 @@ def analyse(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: 
     key = (digest.digest(), float(alpha), int(min_size), float(min_shift), int(max_points), prior)
     found = _CACHE.get(key)
     if found is None:
-        found = _analyse(x, alpha, min_size, min_shift, max_points, u, prior)
+        found = _analyse(x, alpha, min_size, min_shift, max_points, u, prior, segments)
         _CACHE[key] = found
         if len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)
@@ -692,9 +696,11 @@ def analyse_many(series: Sequence[Sequence[float]], *, alpha: float = DEFAULT_AL
 
 
 def _analyse(x: Array, alpha: float, min_size: int, min_shift: float, max_points: int,
-             uncertainty: Array | None, prior: NoisePrior | None = None) -> Changes:
-    """`analyse` of checked values (a `prior` for relative noise only, as `analyse_many`)."""
-    start = _start(x, min_size, uncertainty, prior)
+             uncertainty: Array | None, prior: NoisePrior | None = None,
+             segments: Segments | None = None) -> Changes:
+    """`analyse` of checked values (a `prior` for relative noise only, as `analyse_many`;
+    `segments` its first segmentation where already found)."""
+    start = _start(x, min_size, uncertainty, prior, segments)
     return _finish(start, prior if start.s.log else None, alpha, min_size, min_shift, max_points)
 
 
