@@ -188,12 +188,6 @@ _HEAVY_POOLED_KURTOSIS = 3.2
 #: false points per 100). Chosen on ``tests/benchmarks/changepoints/tune_scan6.py``'s tuning set
 #: (``tune_scan6.txt``; the variants' switches were those of the module at 7742c19, which it loads).
 _GATE_WHITE = 1.1
-#: Tuning switches of the seventh pass (``tests/benchmarks/changepoints/tune_scan7.py``, which
-#: loads this module at the commit that has them): `_RETURN_ONLY`, a piece is left to the scan
-#: (`_leave_to_scan`) only where its two neighbours are one level by PELT's own penalty;
-#: `_LOCATE_CLIPPED`, the scan locates its interval on the pulled-in points it tests.
-_RETURN_ONLY = False
-_LOCATE_CLIPPED = False
 
 
 @dataclass(frozen=True)
@@ -922,15 +916,12 @@ def _excursions(s: _Series, var: Array, points: list[ChangePoint], alpha: float,
         v[a:b] = middle + np.clip(v[a:b] - middle, -clip * sd[a:b], clip * sd[a:b])
         level = float(np.sum(unit[a:b] * v[a:b]) / np.sum(unit[a:b]))
         rss += float(np.sum(unit[a:b] * (v[a:b] - level) ** 2))
-    if _LOCATE_CLIPPED and heavy:  # tuning switch (tune_scan7.py): locate on the pulled-in points
-        best = {(a, b): _best_interval(v, weights, a, b, lmin, min_size) for a, b in queue}
     # Bonferroni over every interval of every segment (the scan looks in each of them).
     tried = sum(_intervals(b - a, lmin, min_size) for a, b in queue)
     found: list[ChangePoint] = []
     while queue and len(points) + len(found) + 2 <= max_points:
         a, b = queue.pop()
-        located = v if _LOCATE_CLIPPED and heavy else s.w
-        ex = best.pop((a, b)) if (a, b) in best else _best_interval(located, weights, a, b, lmin, min_size)
+        ex = best.pop((a, b)) if (a, b) in best else _best_interval(s.w, weights, a, b, lmin, min_size)
         if ex is None or dof < 3:
             continue
         # located on the winsorized points (the pulled-in ones blur a large excursion's edges),
@@ -1019,24 +1010,30 @@ def _leave_to_scan(s: _Series, var: Array, cuts: list[int], min_size: int) -> li
     longer than `_EXCURSION_MAX` (not one of levels that alternate every few commits): it is a
     short regression and its fix, which the scan (`_excursions`) tests with its own multiplicity
     and heavy-tail clip (two cuts tested apart in the noise the excursion itself leaves let a
-    cluster of heavy-tailed points through). Its cost: where PELT cut a staircase of steps 5
-    commits apart at 1 % noise into such a piece, the scan may place the pieces worse (tuning
-    seed 214, t5 1 %: 9 -> 30 false points per 100 such series at n = 1,000)."""
+    cluster of heavy-tailed points through). Only where it returns: where its two neighbours are
+    one level by PELT's own penalty (what one level would cost over two does not pay a cut),
+    the scan's model of it (both sides at one level). A piece between two levels (a rise that
+    partly returns, a staircase's middle step) keeps PELT's cuts: the scan had tested and
+    placed it against the mixed level of both neighbours, and reported a change that returned
+    to where it started (the seventh pass, ``tune_scan7.py``; before it, where PELT cut a
+    staircase of steps 5 commits apart at 1 % noise into such a piece, the scan placed the
+    pieces worse: tuning seed 214, t5 1 %, 9 -> 30 false points per 100 such series at n = 1,000)."""
     lmin = max(min_size, DEFAULT_MAX_BURST + 1)
     bounds = [0, *cuts, len(s.y)]
     inv = 1.0 / var
     cw, cwy = _cum(inv), _cum(inv * s.y)
+    penalty = _PENALTY * math.log(max(len(s.y), 3))
     levels = [(cwy[b] - cwy[a]) / (cw[b] - cw[a]) for a, b in itertools.pairwise(bounds)]
     sizes = [b - a for a, b in itertools.pairwise(bounds)]
     drop: set[int] = set()
     for i in range(1, len(levels) - 1):
         if not lmin <= sizes[i] <= _EXCURSION_MAX or min(sizes[i - 1], sizes[i + 1]) <= _EXCURSION_MAX:
             continue
-        if (levels[i] - levels[i - 1]) * (levels[i] - levels[i + 1]) > 0:
-            if _RETURN_ONLY:
-                wl, wr = cw[bounds[i]] - cw[bounds[i - 1]], cw[bounds[i + 2]] - cw[bounds[i + 1]]
-                if (levels[i - 1] - levels[i + 1]) ** 2 / (1 / wl + 1 / wr) > _PENALTY * math.log(max(len(s.y), 3)):
-                    continue
+        if (levels[i] - levels[i - 1]) * (levels[i] - levels[i + 1]) <= 0:
+            continue
+        # the two neighbours one level: what merging them would save does not pay PELT's penalty
+        left, right = cw[bounds[i]] - cw[bounds[i - 1]], cw[bounds[i + 2]] - cw[bounds[i + 1]]
+        if (levels[i - 1] - levels[i + 1]) ** 2 / (1 / left + 1 / right) <= penalty:
             drop.update((bounds[i], bounds[i + 1]))
     return [c for c in cuts if c not in drop]
 

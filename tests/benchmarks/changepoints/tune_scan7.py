@@ -5,8 +5,9 @@ recorded); every block of 100 series of one case analysed together (`analyse_man
 and the scoring of `tune_scan5.py` (the fifth pass's), and the 3-step staircase and the
 alternating levels at 1 % noise (the cells at equal precision with Otava that were missed).
 
-Variants (switches of `history.changepoints` as it was at the commit ``CP_FROZEN`` names,
-default the one that added them; ``CP_FROZEN=""``: this checkout's module):
+Variants (switches of `history.changepoints` as it was at f9b3f15, the commit that added them,
+which is loaded; ``CP_FROZEN=REV``: another commit's; ``CP_FROZEN=""``: this checkout's module,
+which keeps only the chosen rule, ``ret``).
 * ``main``: the method before this pass;
 * ``ret``: a piece of 4-16 points that PELT cut out and that goes away and comes back is left
   to the scan (`_leave_to_scan`) only where its two neighbours are one level by PELT's own
@@ -19,7 +20,6 @@ and ``CP_NS`` narrow a run as in `tune_scan.py`."""
 
 from __future__ import annotations
 
-import os
 import sys
 
 import tuning  # this folder is the script's: sys.path[0]; tune_scan5 puts the checkout on the path
@@ -28,7 +28,7 @@ from generate import Noise
 from tune_scan5 import blocks_at
 from tune_scan5 import cases as cases5
 
-cp = tuning.frozen_module(os.environ.get("CP_SWITCHES", "HEAD"))
+cp = tuning.frozen_module("f9b3f15")
 SEEDS = tuning.seeds({"t5": 7701, "normal": 7702, "laplace": 7703, "ar": 7704}, 7711)
 
 
