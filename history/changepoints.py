@@ -551,7 +551,8 @@ def clear_cache() -> None:
 
 def analyse(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
             min_shift: float = DEFAULT_MIN_SHIFT, max_points: int = DEFAULT_MAX_POINTS,
-            uncertainty: Sequence[float] | None = None, prior: NoisePrior | None = None) -> Changes:
+            uncertainty: Sequence[float] | None = None, prior: NoisePrior | None = None,
+            segments: Segments | None = None) -> Changes:
     """Level shifts, drifts and outlier bursts of a series (ordered oldest first), each oldest first.
 
     `alpha`: the chance a shift-free segment yields a false change point; `min_size`: points
@@ -560,7 +561,10 @@ def analyse(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: 
     `uncertainty`: each point's own relative standard deviation, where known (a point with a
     large one weighs less). The same values and settings again give the kept result (a copy:
     its lists are the caller's), not a second analysis. `prior`: the pooled noise of the series
-    analysed with this one (`pool_noise` of their `noise_fit`s), as `analyse_many` uses it."""
+    analysed with this one (`pool_noise` of their `noise_fit`s), as `analyse_many` uses it.
+    `segments`: the first segmentation `noise_fit_and_segments` returned for the same values,
+    uncertainty and `min_size` (it depends on nothing else), so that a command that pooled the
+    noise first (`trends.regressions_in`) does not search each series again; the result is the same."""
     x = _check(values, alpha, min_size, max_points)
     u = None if uncertainty is None else np.asarray(uncertainty, dtype=float)
     digest = hashlib.blake2b(x.tobytes(), digest_size=20)
@@ -568,7 +572,7 @@ def analyse(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: 
     key = (digest.digest(), float(alpha), int(min_size), float(min_shift), int(max_points), prior)
     found = _CACHE.get(key)
     if found is None:
-        found = _analyse(x, alpha, min_size, min_shift, max_points, u, prior)
+        found = _analyse(x, alpha, min_size, min_shift, max_points, u, prior, segments)
         _CACHE[key] = found
         if len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)
@@ -686,9 +690,11 @@ def analyse_many(series: Sequence[Sequence[float]], *, alpha: float = DEFAULT_AL
 
 
 def _analyse(x: Array, alpha: float, min_size: int, min_shift: float, max_points: int,
-             uncertainty: Array | None, prior: NoisePrior | None = None) -> Changes:
-    """`analyse` of checked values (a `prior` for relative noise only, as `analyse_many`)."""
-    start = _start(x, min_size, uncertainty, prior)
+             uncertainty: Array | None, prior: NoisePrior | None = None,
+             segments: Segments | None = None) -> Changes:
+    """`analyse` of checked values (a `prior` for relative noise only, as `analyse_many`;
+    `segments` its first segmentation where already found)."""
+    start = _start(x, min_size, uncertainty, prior, segments)
     return _finish(start, prior if start.s.log else None, alpha, min_size, min_shift, max_points)
 
 
@@ -1004,20 +1010,30 @@ def _leave_to_scan(s: _Series, var: Array, cuts: list[int], min_size: int) -> li
     longer than `_EXCURSION_MAX` (not one of levels that alternate every few commits): it is a
     short regression and its fix, which the scan (`_excursions`) tests with its own multiplicity
     and heavy-tail clip (two cuts tested apart in the noise the excursion itself leaves let a
-    cluster of heavy-tailed points through). Its cost: where PELT cut a staircase of steps 5
-    commits apart at 1 % noise into such a piece, the scan may place the pieces worse (tuning
-    seed 214, t5 1 %: 9 -> 30 false points per 100 such series at n = 1,000)."""
+    cluster of heavy-tailed points through). Only where it returns: where its two neighbours are
+    one level by PELT's own penalty (what one level would cost over two does not pay a cut),
+    the scan's model of it (both sides at one level). A piece between two levels (a rise that
+    partly returns, a staircase's middle step) keeps PELT's cuts: the scan had tested and
+    placed it against the mixed level of both neighbours, and reported a change that returned
+    to where it started (the seventh pass, ``tune_scan7.py``; before it, where PELT cut a
+    staircase of steps 5 commits apart at 1 % noise into such a piece, the scan placed the
+    pieces worse: tuning seed 214, t5 1 %, 9 -> 30 false points per 100 such series at n = 1,000)."""
     lmin = max(min_size, DEFAULT_MAX_BURST + 1)
     bounds = [0, *cuts, len(s.y)]
     inv = 1.0 / var
     cw, cwy = _cum(inv), _cum(inv * s.y)
+    penalty = _PENALTY * math.log(max(len(s.y), 3))
     levels = [(cwy[b] - cwy[a]) / (cw[b] - cw[a]) for a, b in itertools.pairwise(bounds)]
     sizes = [b - a for a, b in itertools.pairwise(bounds)]
     drop: set[int] = set()
     for i in range(1, len(levels) - 1):
         if not lmin <= sizes[i] <= _EXCURSION_MAX or min(sizes[i - 1], sizes[i + 1]) <= _EXCURSION_MAX:
             continue
-        if (levels[i] - levels[i - 1]) * (levels[i] - levels[i + 1]) > 0:
+        if (levels[i] - levels[i - 1]) * (levels[i] - levels[i + 1]) <= 0:
+            continue
+        # the two neighbours one level: what merging them would save does not pay PELT's penalty
+        left, right = cw[bounds[i]] - cw[bounds[i - 1]], cw[bounds[i + 2]] - cw[bounds[i + 1]]
+        if (levels[i - 1] - levels[i + 1]) ** 2 / (1 / left + 1 / right) <= penalty:
             drop.update((bounds[i], bounds[i + 1]))
     return [c for c in cuts if c not in drop]
 

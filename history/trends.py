@@ -162,7 +162,7 @@ def regressions_in(batches: Iterable[pd.DataFrame] | Callable[[], Iterable[pd.Da
     noise is pooled (`changepoints.pool_noise`, as `analyse_many`): a first pass takes each
     series' noise (`changepoints.noise_fit_and_segments`) and pools it, a second takes it again
     with the first pooling's prior about the same segmentation and pools that, the third analyses
-    each with the pooled prior.
+    each with the pooled prior, from that segmentation too (each series is searched once).
     That needs the batches three times: `batches` is then a sequence, or a function that returns them
     anew; a one-pass iterable is analysed series by series without pooling."""
     import pandas as pd
@@ -175,6 +175,7 @@ def regressions_in(batches: Iterable[pd.DataFrame] | Callable[[], Iterable[pd.Da
         return batches() if callable(batches) else batches
 
     prior = None
+    first: list[tuple[NoiseFit | None, Segments]] = []
     if callable(batches) or isinstance(batches, Sequence):
         # twice, as `analyse_many`: the second time each series' noise is gated by the first
         # pooling (`changepoints._clean`), about the segmentation the first time found
@@ -190,10 +191,11 @@ def regressions_in(batches: Iterable[pd.DataFrame] | Callable[[], Iterable[pd.Da
         if prior is not None:
             prior = pool_noise([fit for fit, _ in fits(prior, [segs for _, segs in first])])
     rows: list[dict[str, Any]] = []
-    for key, group, values in _series_of(each(), order, min_size):
+    for i, (key, group, values) in enumerate(_series_of(each(), order, min_size)):
         followed = metric_in(group, metric)
+        # each series' first segmentation as the first pass found it (not searched a third time)
         changes = analyse(values, alpha=alpha, min_size=min_size, min_shift=min_shift, max_points=max_points,
-                          uncertainty=_uncertainty(group), prior=prior)
+                          uncertainty=_uncertainty(group), prior=prior, segments=first[i][1] if first else None)
         found = [_step_row(key, group, cp, followed) for cp in changes.points]
         found += [_drift_row(key, group, d, followed) for d in changes.drifts]
         found += [_burst_row(key, group, b, followed) for b in changes.bursts]

@@ -122,3 +122,42 @@ def test_history_regressions_pool_the_noise_of_their_series() -> None:
     prior = pool_noise([noise_fit(v, uncertainty=u, prior=first) for v in series])
     assert len(pooled) == sum(len(analyse(v, prior=prior, uncertainty=u).points) for v in series) == 1
     assert len(alone) == sum(len(analyse(v, uncertainty=u).points) for v in series) == 6
+
+
+def test_history_regressions_search_each_series_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`trends.regressions_in` pools the noise twice and then analyses each series: the first
+    segmentation (PELT's search) is found once per series and reused by the second pooling and
+    by the analysis (`analyse(..., segments=)`), its rows those of `analyse` searching again."""
+    import pandas as pd
+
+    from primbench.history import changepoints
+    from primbench.history.changepoints import noise_fit, pool_noise
+    from primbench.history.trends import regressions_in
+
+    rng = np.random.default_rng(31)
+    series = [_ar1(rng, 40, 0.0) for _ in range(20)]
+    series[3][20:27] *= 0.97  # a regression fixed 7 commits later
+    frames = [pd.DataFrame({"algorithm": "a", "name": f"k{i:03d}", "gpu_key": "g", "config_key": "c",
+                            "gpu_name": "H200", "commit": [f"c{j}" for j in range(40)],
+                            "date": pd.Timestamp("2026-01-01"), "value": v, "metric": "bytes_per_second",
+                            "noise_percent": 0.1}) for i, v in enumerate(series)]
+    calls = []
+    search = changepoints.search
+    monkeypatch.setattr(changepoints, "search", lambda *a, **k: calls.append(1) or search(*a, **k))
+    changepoints.clear_cache()
+    rows = regressions_in([pd.concat(frames)])
+    searched = len(calls)
+    u = np.full(40, 0.001)
+    calls.clear()
+    many = analyse_many(series, uncertainties=[u] * len(series))
+    # as many searches as `analyse_many` of the same series (once each, and again where `_finish`
+    # segments anew with the noise it settled on); it was one more per series
+    assert searched == len(calls)
+    monkeypatch.setattr(changepoints, "search", search)
+    first = pool_noise([noise_fit(v, uncertainty=u) for v in series])
+    prior = pool_noise([noise_fit(v, uncertainty=u, prior=first) for v in series])
+    changepoints.clear_cache()
+    again = [analyse(v, prior=prior, uncertainty=u) for v in series]
+    assert list(rows["position"]) == [cp.index for c in again for cp in c.points]
+    assert [c.to_dict() for c in again] == [c.to_dict() for c in many]
+    assert len(rows) >= 2

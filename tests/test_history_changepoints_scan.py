@@ -232,3 +232,18 @@ def test_a_regression_the_search_cut_out_is_still_found_by_the_scan() -> None:
     scan (not the step tests) confirms them, at their commits."""
     values = _series(200, {90: -0.04, 98: 0.04 / 0.96}, 0.005, 3)
     assert [cp.index for cp in analyse(values).points] == [90, 98]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_rise_that_partly_returns_is_not_a_regression_fixed(seed: int) -> None:
+    """A piece PELT cut out of a series whose two sides are at different levels (0, then +3 %
+    for 10 commits, then +1.5 % for good) is not left to the short-regression scan, whose model is
+    a piece with both sides at one level: it was reported as a +2.5 % change that went back to the
+    first level, and the lasting +1.5 % was lost."""
+    y = _series(90, shifts={40: 0.03, 50: 1.015 / 1.03 - 1}, cv=0.003, seed=seed)
+    changepoints.clear_cache()
+    points = analyse(list(y)).points
+    assert [p.index for p in points] == [40, 50]
+    assert points[0].shift == pytest.approx(0.03, abs=0.006)
+    assert points[1].shift == pytest.approx(1.015 / 1.03 - 1, abs=0.006)
+    assert points[1].after / points[0].before - 1 == pytest.approx(0.015, abs=0.004)

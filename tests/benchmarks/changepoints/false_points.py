@@ -9,7 +9,8 @@ Run: ``python tests/benchmarks/changepoints/false_points.py`` (about a minute); 
 beside main at aa0c92a (``false_points-fresh2.txt``); ``CP_FRESH=3``: the third, seeds 9301 / 9302,
 this checkout's and main at abbe481's `analyse_many` on each block (``false_points-fresh3.txt``);
 ``CP_FRESH=4``: the fourth, seeds 9401 / 9402, beside main at 07dc46a (``false_points-fresh4.txt``);
-``CP_FRESH=5``: the fifth, seeds 9501 / 9502, beside main at 8bca0be (``false_points-fresh5.txt``).
+``CP_FRESH=5``: the fifth, seeds 9501 / 9502, beside main at 8bca0be (``false_points-fresh5.txt``);
+``CP_FRESH=6``: the sixth, seeds 9601 / 9602, beside main at 98cdbcf (``false_points-fresh6.txt``).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from compare_detectors import (  # noqa: E402
     FRESH3,
     FRESH4,
     FRESH5,
+    FRESH6,
     Config,
     ar1_configs,
     configs,
@@ -99,7 +101,8 @@ def main() -> None:
         out.append(f"{name}:")
         out += count(fn, configs("t5"), EVAL_SEEDS[0])
         out += count(fn, ar1_configs(), EVAL_SEEDS[1])
-    name = ("false_points-fresh5.txt" if FRESH5 else "false_points-fresh4.txt" if FRESH4
+    name = ("false_points-fresh6.txt" if FRESH6 else "false_points-fresh5.txt" if FRESH5
+            else "false_points-fresh4.txt" if FRESH4
             else "false_points-fresh3.txt" if FRESH3
             else "false_points-fresh2.txt" if FRESH2
             else "false_points-fresh.txt" if FRESH else "false_points.txt")
