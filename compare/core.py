@@ -441,13 +441,16 @@ def _run_values(entries: Sequence[_Entry], metric: str) -> tuple[np.ndarray, np.
 
 def _run_clocks(entries: Sequence[_Entry]) -> np.ndarray:
     """Each run's mean ln(SM clock) over its measured rounds (`primbench.rounds.measured_rounds`)
-    that read the clock; NaN for a run without any."""
+    that read the clock, else (a run without rounds) its specialization's average clock; NaN for a
+    run without any."""
     out = np.full(len(entries), math.nan)
     for i, e in enumerate(entries):
         rounds = e.spec.rounds
         clocks = [c for r in rounds[measured_rounds(len(rounds))] if (c := r.average_clock_mhz)]
         if clocks:
             out[i] = math.fsum(map(math.log, clocks)) / len(clocks)
+        elif e.spec.sm_clock is not None and (avg := e.spec.sm_clock.average_mhz):
+            out[i] = math.log(avg)
     return out
 
 
@@ -493,14 +496,34 @@ class _Suite:
     history: list[tuple[float, float] | None]
     klass: list[priors.SizeClass]
     runs: _Runs
+    #: Each row's answer to the SM clock measured in history (d ln time / d ln clock, its variance;
+    #: `compare_runs`' ``clock_response``), or None.
+    clock_response: list[tuple[float, float] | None] | None = None
 
     def __len__(self) -> int:
         return len(self.keys)
 
     def take(self, keep: np.ndarray) -> _Suite:
         at = np.flatnonzero(keep).tolist()
+        cr = self.clock_response
         return _Suite([self.keys[i] for i in at], [self.fields[i] for i in at], [self.untrusted[i] for i in at],
-                      [self.history[i] for i in at], [self.klass[i] for i in at], self.runs.take(keep))
+                      [self.history[i] for i in at], [self.klass[i] for i in at], self.runs.take(keep),
+                      None if cr is None else [cr[i] for i in at])
+
+    def clock_responses(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each row's measured answer to the clock and its variance (NaN where none)."""
+        cr = self.clock_response or [None] * len(self)
+        out = np.array([c if c is not None else (math.nan, math.nan) for c in cr], dtype=float).reshape(-1, 2)
+        return out[:, 0], out[:, 1]
+
+    def clocks_apart(self) -> np.ndarray:
+        """Each row's head side's mean ln(SM clock) less its base side's (NaN where a side's is unknown)."""
+        runs, slots = self.runs, 2 * len(self)
+        known = np.isfinite(runs.clock)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            total = np.bincount(runs.slot[known], weights=runs.clock[known], minlength=slots)
+            mean = total / np.bincount(runs.slot[known], minlength=slots)
+        return mean[1::2] - mean[0::2]
 
     def run_counts(self) -> np.ndarray:
         """How many runs each slot (side of a row, `_Runs.slot`) has."""
@@ -644,7 +667,7 @@ def _pair_one(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
 _BASE, _HEAD = attrgetter("base"), attrgetter("head")
 
 
-def _runs_of(paired: Sequence[_Paired]) -> _Runs:
+def _runs_of(paired: Sequence[_Paired], clocks: bool = False) -> _Runs:
     """Every run of the paired specializations (`_run_values`, `_runs`), those of each metric
     read at once; a run without a positive, finite value is none."""
     parts = []
@@ -662,7 +685,7 @@ def _runs_of(paired: Sequence[_Paired]) -> _Runs:
         several = counts.max(initial=0) >= 2  # one run a side: workers and clocks are moot
         worker = (np.fromiter((bool(e.spec.rounds) and e.spec.rounds[0].process is not None for e in entries),
                               dtype=bool, count=len(entries)) if several else np.zeros(len(entries), dtype=bool))
-        clock = _run_clocks(entries) if several else np.full(len(entries), math.nan)
+        clock = _run_clocks(entries) if several or clocks else np.full(len(entries), math.nan)
         parts.append(_runs(logs, count, row[which], side[which], worker[which], clock[which]))
     return _Runs(*(np.concatenate([getattr(r, f) for r in parts]) for f in ("row", "side", "mean", "ss", "rounds",
                                                                               "lag", "worker", "clock")))
@@ -673,13 +696,15 @@ def _blockers(comparability: Comparability, key: tuple[str, str]) -> tuple[str, 
 
 
 def _suite(paired: Sequence[_Paired], comparability: Comparability,
-           rows: dict[tuple[str, str], SpecComparison]) -> _Suite:
+           rows: dict[tuple[str, str], SpecComparison],
+           clock_response: Mapping[tuple[str, str], tuple[float, float]] | None = None) -> _Suite:
     """The runs' statistics of every paired specialization, their rows' fields; the rows without a
     finite positive value on a side, whose change is out of range, or whose sides measure
     different things go to `rows` (the rest are the suite tested)."""
-    runs = _runs_of(paired)
+    runs = _runs_of(paired, clocks=bool(clock_response))
     suite = _Suite([p.key for p in paired], [], [p.untrusted for p in paired], [p.history for p in paired],
-                   [p.klass for p in paired], runs)
+                   [p.klass for p in paired], runs,
+                   [clock_response.get(p.key) for p in paired] if clock_response else None)
     sides = np.bincount(runs.slot, minlength=2 * len(paired)).reshape(-1, 2)
     valued = np.asarray(np.all(sides > 0, axis=1))
     with np.errstate(invalid="ignore"):
@@ -757,10 +782,11 @@ class _Noise:
 @dataclass(frozen=True)
 class _SideTerms:
     """Each slot's (side of a row's) variance of its mean as independent terms: its own, at most
-    two (variance, df; a variance of 0 is no term), the shared one (common, df), and the source."""
+    three (variance, df; a variance of 0 is no term: its rounds, the process or its runs' spread,
+    the clocks apart), the shared one (common, df), and the source."""
 
-    own: np.ndarray  # slots x 2
-    own_df: np.ndarray  # slots x 2
+    own: np.ndarray  # slots x 3
+    own_df: np.ndarray  # slots x 3
     common: np.ndarray
     common_df: np.ndarray
     source: np.ndarray  # one code a slot: the row of `sources`
@@ -817,11 +843,12 @@ def _side_terms(suite: _Suite, within: np.ndarray, within_df: np.ndarray) -> _Si
         spread_own = np.where(scaled > over, scaled, over) / n
         moderated_df = process_df + n - 1
         relative = spread_of_runs & _relative_own(suite, process + scaled, n, spread_own, moderated_df)
-        clock = _clock_part(suite)
-        own = np.stack([np.where(with_rounds & ~spread_of_runs, rounds_part, np.where(relative, clock, 0.0)),
-                        np.where(from_history, beyond / n, np.where(spread_of_runs, spread_own, process))], axis=1)
-    own_df = np.stack([np.where(relative, math.inf, within_df),
-                       np.where(from_history, hdf, np.where(spread_of_runs, moderated_df, process_df))], axis=1)
+        clock = _clock_part(suite, relative)
+        own = np.stack([np.where(with_rounds & ~spread_of_runs, rounds_part, 0.0),
+                        np.where(from_history, beyond / n, np.where(spread_of_runs, spread_own, process)),
+                        clock], axis=1)
+    own_df = np.stack([within_df, np.where(from_history, hdf, np.where(spread_of_runs, moderated_df, process_df)),
+                       np.full(slots, math.inf)], axis=1)
     kind = np.where(from_history, 0, np.where(relative, 4, np.where(spread_of_runs, 1, np.where(with_rounds, 2, 3))))
     rounds = np.bincount(slot, weights=runs.rounds, minlength=slots)
     param = np.where(from_history, hdf, np.where(spread_of_runs, n, np.where(with_rounds, rounds, 0.0)))
@@ -829,7 +856,7 @@ def _side_terms(suite: _Suite, within: np.ndarray, within_df: np.ndarray) -> _Si
     codes, source = np.unique((param_at.reshape(-1) * 5 + kind) * len(classes) + at, return_inverse=True)
     sources = [_source(c // len(classes) % 5, float(params[c // len(classes) // 5]), classes[c % len(classes)].name)
                for c in codes.tolist()]
-    return _SideTerms(own, own_df, common / n, common_df, source.reshape(-1), sources, relative & (clock > 0))
+    return _SideTerms(own, own_df, common / n, common_df, source.reshape(-1), sources, clock > 0)
 
 
 def _relative_own(suite: _Suite, predicted: np.ndarray, n: np.ndarray, own: np.ndarray,
@@ -864,21 +891,33 @@ def _relative_own(suite: _Suite, predicted: np.ndarray, n: np.ndarray, own: np.n
     return use
 
 
-def _clock_part(suite: _Suite) -> np.ndarray:
-    """Each slot's share (half) of its row's variance from the sides' SM clocks: the kernels of a
+def _clock_part(suite: _Suite, relative: np.ndarray) -> np.ndarray:
+    """Each slot's share (half) of its row's variance from the sides' SM clocks. The kernels of a
     suite answer a change of the clock unequally (`priors.CLOCK_RESPONSE_SD` about the suite's
     own), so a row whose sides ran at mean clocks a fraction c apart carries (0.5 c)^2 that its
     runs' spread cannot show where every run of a side ran in the same clock regime (the workers
-    of one ``--processes`` run: `tests/benchmarks/verdicts/clock_regimes.txt`). 0 where a side's
-    clock is unknown."""
-    runs, slots = suite.runs, 2 * len(suite)
-    known = np.isfinite(runs.clock)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        total = np.bincount(runs.slot[known], weights=runs.clock[known], minlength=slots)
-        mean = total / np.bincount(runs.slot[known], minlength=slots)
-    apart = mean[1::2] - mean[0::2]
-    part = np.where(np.isfinite(apart), (priors.CLOCK_RESPONSE_SD * apart) ** 2 / 2.0, 0.0)
-    return np.repeat(part, 2)
+    of one ``--processes`` run: `tests/benchmarks/verdicts/clock_regimes.txt`): on the `relative`
+    slots (sides of runs judged about the suite). A row whose answer to the clock history measured
+    (`_Suite.clock_response`) has its change corrected by it (`_clock_correction`) and carries that
+    answer's own variance times c^2 instead, on every kind of side. 0 where a side's clock is
+    unknown."""
+    apart = suite.clocks_apart()
+    _, measured = suite.clock_responses()
+    known = np.isfinite(apart)
+    prior = np.repeat(np.where(known, (priors.CLOCK_RESPONSE_SD * np.where(known, apart, 0.0)) ** 2 / 2.0, 0.0), 2)
+    has = known & np.isfinite(measured)
+    own = np.repeat(np.where(has, np.where(has, measured, 0.0) * np.where(known, apart, 0.0) ** 2 / 2.0, math.nan), 2)
+    return np.where(np.isfinite(own), own, np.where(relative, prior, 0.0))
+
+
+def _clock_correction(suite: _Suite, better: np.ndarray) -> np.ndarray:
+    """Each row's change owed to the sides' SM clocks apart, on its metric's ln scale, where history
+    measured its answer to the clock (0 elsewhere): ln time moves by beta times ln clock, so a
+    throughput moves by -beta times it (`better` +1)."""
+    beta, _ = suite.clock_responses()
+    apart = suite.clocks_apart()
+    ok = np.isfinite(beta) & np.isfinite(apart)
+    return np.where(ok, -better * np.where(ok, beta, 0.0) * np.where(ok, apart, 0.0), 0.0)
 
 
 def _relative_spreads(suite: _Suite) -> tuple[np.ndarray, np.ndarray]:
@@ -952,8 +991,8 @@ def _noise(suite: _Suite) -> _Noise:
         post = post * stats.autocorrelation_inflation(rho, counts)
     has = df > 0
     terms = _side_terms(suite, np.where(has, post, math.nan), np.where(has, post_df, 0.0))
-    own = terms.own.reshape(n, 4)
-    own_df = terms.own_df.reshape(n, 4)
+    own = terms.own.reshape(n, 6)
+    own_df = terms.own_df.reshape(n, 6)
     shared, shared_df = terms.common.reshape(n, 2), terms.common_df.reshape(n, 2)
     moderated = (prior is not None) & (df[0::2] + df[1::2] > 0)
     kinds = len(terms.sources)
@@ -980,6 +1019,7 @@ def compare_runs(
     max_detectable: float = DEFAULT_MAX_DETECTABLE,
     allow_mismatch: bool = False,
     strict_environment: bool = False,
+    clock_response: Mapping[tuple[str, str], tuple[float, float]] | None = None,
 ) -> Comparison:
     """Compare base and head, matched by (algorithm, specialization name).
 
@@ -998,19 +1038,24 @@ def compare_runs(
     (exit 2, one line per difference) unless `allow_mismatch`, which compares them with every
     affected row marked ``not_comparable`` and left inconclusive. Another physical GPU of the
     same model or another driver is a warning, blocking too with `strict_environment`.
+    `clock_response`: per (algorithm, name), history's measured answer of ln(GPU time per call) to
+    ln(SM clock) and its variance (`primbench.history.variability.clock_responses`): a row whose
+    sides ran at clocks apart has its change corrected by it and carries its variance.
 
     Raises UsageError for bad parameters, NothingToCompareError when the sides share no
     specialization, NotComparableError as above."""
     with cyclic_gc_paused():  # tens of thousands of small objects, none in a cycle
         return _compare_runs(base, head, threshold=threshold, alpha=alpha, run_to_run_cv=run_to_run_cv,
                              suite_shift_limit=suite_shift_limit, metric=metric, max_detectable=max_detectable,
-                             allow_mismatch=allow_mismatch, strict_environment=strict_environment)
+                             allow_mismatch=allow_mismatch, strict_environment=strict_environment,
+                             clock_response=clock_response)
 
 
 def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold: float, alpha: float,
                   run_to_run_cv: Mapping[tuple[str, str], Any] | None, suite_shift_limit: float,
                   metric: str | None = None, max_detectable: float = DEFAULT_MAX_DETECTABLE,
-                  allow_mismatch: bool = False, strict_environment: bool = False) -> Comparison:
+                  allow_mismatch: bool = False, strict_environment: bool = False,
+                  clock_response: Mapping[tuple[str, str], tuple[float, float]] | None = None) -> Comparison:
     _check_parameters(threshold, alpha, suite_shift_limit, max_detectable, metric)
     by_gpu = replicated(base) or replicated(head)
     b_index, h_index = _index(base, by_gpu), _index(head, by_gpu)
@@ -1037,7 +1082,7 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
             paired.append(pair)
     judgement, gpu_shifts, tested = _judge_by_process(
         paired, rows, comparability, b_index, h_index, delta, threshold, alpha, suite_shift_limit, base, head,
-        max_detectable)
+        max_detectable, clock_response)
     del paired  # the runs' ln values: 30 MB at 100,000 specializations
 
     ordered: list[SpecComparison] = []
@@ -1092,8 +1137,8 @@ class _Judgement(NamedTuple):
     rho: float
     spread: float
     #: Where rows carried what the sides' SM clocks apart add (`_clock_part`): the base's and the
-    #: head's mean SM clock (MHz), and how many rows.
-    clocks: tuple[float, float, int] | None = None
+    #: head's mean SM clock (MHz), how many rows, and how many of them history's answer corrected.
+    clocks: tuple[float, float, int, int] | None = None
 
 
 #: The sides' SM clocks apart (ln) from which compare warns that they widened the standard errors.
@@ -1108,6 +1153,7 @@ def _judge_by_process(paired: list[_Paired], rows: dict[tuple[str, str], SpecCom
                       h_index: Mapping[tuple[str, str], list[_Entry]], delta: float, threshold: float, alpha: float,
                       suite_shift_limit: float, base: Sequence[Results], head: Sequence[Results],
                       max_detectable: float,
+                      clock_response: Mapping[tuple[str, str], tuple[float, float]] | None = None,
                       ) -> tuple[_Judgement, list[str], tuple[int, int]]:
     """`_judge` once per suite of rows that one pair of processes measured. A ``--devices`` side
     (results 4.8.0) measured each GPU's specializations in a worker process of its own, whose
@@ -1120,7 +1166,7 @@ def _judge_by_process(paired: list[_Paired], rows: dict[tuple[str, str], SpecCom
     if not paired:
         return _NO_JUDGEMENT, [], (0, 0)
     if not any(r.devices for r in (*base, *head)):
-        suite = _suite(paired, comparability, rows)
+        suite = _suite(paired, comparability, rows, clock_response)
         if not suite:
             return _NO_JUDGEMENT, [], (0, 0)
         judgement = _judge(suite, rows, delta, threshold, alpha, suite_shift_limit, base, head, max_detectable)
@@ -1130,7 +1176,8 @@ def _judge_by_process(paired: list[_Paired], rows: dict[tuple[str, str], SpecCom
         pair = tuple(", ".join(sorted({gpu_label(e.spec, e.results) for e in index[p.key]}))
                      for index in (b_index, h_index))
         groups.setdefault((pair[0], pair[1]), []).append(p)
-    suites = [(pair, suite) for pair, group in groups.items() if (suite := _suite(group, comparability, rows))]
+    suites = [(pair, suite) for pair, group in groups.items()
+              if (suite := _suite(group, comparability, rows, clock_response))]
     if not suites:
         return _NO_JUDGEMENT, [], (0, 0)
     judged = [(pair, _judge(suite, rows, delta, threshold, alpha, suite_shift_limit, base, head, max_detectable))
@@ -1193,16 +1240,21 @@ def _warnings(base: Sequence[Results], head: Sequence[Results], comparability: C
         warnings.append(f"{insensitive} of {count} specializations could not have detected a change under "
                         f"{max_detectable * 100:g} % (--max-detectable): inconclusive")
     if judgement.clocks is not None:
-        b_mhz, h_mhz, rows = judgement.clocks
+        b_mhz, h_mhz, rows, corrected = judgement.clocks
         apart = math.log(h_mhz / b_mhz)
         if abs(apart) >= CLOCK_WARNING:
-            plural = "s" if rows != 1 else ""
-            more = priors.CLOCK_RESPONSE_SD * abs(apart) * 100
-            warnings.append(f"base ran at a mean SM clock of {b_mhz:.0f} MHz, head at {h_mhz:.0f} MHz "
-                            f"({apart * 100:+.2f} %): kernels answer the clock unequally, so {rows} "
-                            f"specialization{plural} carry ±{more:.2f} % more in their standard error "
-                            "(compare.priors.CLOCK_RESPONSE_SD of the clocks apart); sides run at the same clock, or "
-                            "several runs a side spread over time, would not")
+            said = (f"base ran at a mean SM clock of {b_mhz:.0f} MHz, head at {h_mhz:.0f} MHz ({apart * 100:+.2f} %), "
+                    "and kernels answer the clock unequally: ")
+            parts = []
+            if corrected:
+                parts.append(f"{corrected} specialization{'s' if corrected != 1 else ''}' change corrected by "
+                             "its answer to the clock measured in history")
+            if rows > corrected:
+                more = priors.CLOCK_RESPONSE_SD * abs(apart) * 100
+                parts.append(f"{rows - corrected} carry ±{more:.2f} % more in their standard error "
+                             "(compare.priors.CLOCK_RESPONSE_SD of the clocks apart; history of the base would "
+                             "measure each one's answer, sides run at the same clock need none)")
+            warnings.append(said + "; ".join(parts))
     if rho > 0:
         warnings.append(f"successive rounds are correlated (lag-1 {rho:.2f}, pooled over the suite): the rounds' "
                         "variance of a mean is widened for it; a drift within the runs (temperature, clocks) is the "
@@ -1312,7 +1364,7 @@ def _tests(suite: _Suite, noise: _Noise, delta: float, threshold: float, alpha: 
     metrics = [f["metric"] for f in suite.fields]
     sign = {m: _better(m) for m in dict.fromkeys(metrics)}
     better = np.array([sign[m] for m in metrics])
-    d = suite.d
+    d = suite.d - _clock_correction(suite, better)  # the change the clocks apart owe, where history measured it
     up = better * d  # up is better
     trusted = np.array([u is None for u in suite.untrusted], dtype=bool)
     own_se = np.sqrt(noise.own)
@@ -1428,9 +1480,9 @@ def _judge(suite: _Suite, rows: dict[tuple[str, str], SpecComparison], delta: fl
                       _clocks_apart(suite, noise))
 
 
-def _clocks_apart(suite: _Suite, noise: _Noise) -> tuple[float, float, int] | None:
-    """The sides' mean SM clocks (MHz) over the rows that carried the clocks' term, and how many
-    rows did; None where none did (`_side_terms`: sides of runs judged about the suite)."""
+def _clocks_apart(suite: _Suite, noise: _Noise) -> tuple[float, float, int, int] | None:
+    """The sides' mean SM clocks (MHz) over the rows that carried the clocks' term, how many rows
+    did and how many of them history's answer corrected; None where none did."""
     rows = np.flatnonzero(noise.clocked) if noise.clocked is not None else np.zeros(0, dtype=np.int64)
     if not rows.size:
         return None
@@ -1440,7 +1492,9 @@ def _clocks_apart(suite: _Suite, noise: _Noise) -> tuple[float, float, int] | No
     if not (side == 0).any() or not (side == 1).any():
         return None
     clock = runs.clock[at]
-    return (math.exp(float(clock[side == 0].mean())), math.exp(float(clock[side == 1].mean())), int(rows.size))
+    corrected = int(np.isfinite(suite.clock_responses()[0][rows]).sum())
+    return (math.exp(float(clock[side == 0].mean())), math.exp(float(clock[side == 1].mean())), int(rows.size),
+            corrected)
 
 
 #: How many keys a tested row's dict has once every field but its reason is set, with the reason to come

@@ -32,6 +32,9 @@ if TYPE_CHECKING:
 
 MIN_RUNS = 6
 WINDOW = 30  # newest runs used
+#: Huber's tuning constant (95 % efficiency at the normal) and the IRLS passes of `clock_response`.
+HUBER_K = 1.345
+HUBER_ITERATIONS = 10
 #: Asymptotic efficiency of the MAD against the SD for Gaussian data (0.37): what a robust
 #: estimate from n runs is worth in degrees of freedom, per run.
 MAD_EFFICIENCY = 0.37
@@ -77,3 +80,71 @@ def describe(cvs: Mapping[tuple[str, str], tuple[float, float]]) -> str:
     dfs = sorted(df for _, df in cvs.values())
     return (f"{len(values)} specializations, median {values[len(values) // 2] * 100:.3f} % "
             f"({dfs[len(dfs) // 2]:.1f} df)")
+
+
+def clock_response(times: Sequence[float], clocks: Sequence[float | None]) -> tuple[float, float] | None:
+    """A specialization's answer to the SM clock over runs in run order: the slope of ln(GPU time
+    per call) on ln(SM clock MHz) and its variance, from successive differences (a level shift, a
+    real regression or improvement, touches one difference only, as in `robust_cv`), a line through
+    the origin by least squares. None with fewer than `MIN_RUNS` runs that read the clock, where the
+    clock never moved, or where the slope is no more precise than compare's prior for a kernel whose
+    answer is unknown (`primbench.compare.priors.CLOCK_RESPONSE_SD`): then compare uses that prior.
+
+    Why: a GPU runs whole runs in clock regimes about 0.7 % apart (the H100s of
+    tests/benchmarks/verdicts/clock_regimes*.txt), and kernels answer the clock unequally (slopes
+    -0.7 to +0.6 relative to their suite); a kernel's own slope, measured where its runs differ in
+    clock, corrects its change instead of widening it."""
+    from primbench.compare.priors import CLOCK_RESPONSE_SD
+
+    pairs = [(math.log(t), math.log(c)) for t, c in zip(times, clocks, strict=True)
+             if t is not None and c is not None and math.isfinite(t) and math.isfinite(c) and t > 0 and c > 0]
+    if len(pairs) < MIN_RUNS:
+        return None
+    y, x = np.diff(np.array(pairs, dtype=float), axis=0).T
+    if not float(x @ x) > 0:
+        return None
+    # Huber's M-estimate (IRLS): a difference that holds a level shift as well as a clock change
+    # (a regression landing on a regime change) is down-weighted, not fitted
+    w = np.ones_like(y)
+    beta = 0.0
+    for _ in range(HUBER_ITERATIONS):
+        sxx = float((w * x) @ x)
+        if not sxx > 0:
+            return None
+        beta = float((w * x) @ y) / sxx
+        resid = y - beta * x
+        scale = 1.4826 * float(np.median(np.abs(resid - np.median(resid))))
+        if not scale > 0:
+            break
+        w = np.minimum(1.0, HUBER_K * scale / np.maximum(np.abs(resid), 1e-300))
+    resid = y - beta * x
+    sxx = float((w * x) @ x)
+    var = float((w * resid) @ resid) / max(1.0, float(w.sum()) - 1.0) / sxx
+    if not var < CLOCK_RESPONSE_SD**2:
+        return None
+    return beta, var
+
+
+def clock_responses(frame: pd.DataFrame, window: int = WINDOW) -> dict[tuple[str, str], tuple[float, float]]:
+    """Per (algorithm, name): `clock_response` over the newest `window` runs of a series frame
+    (`history.queries.series`: its ``value`` in its ``metric``, as a time, and ``sm_clock_mhz``,
+    one GPU, oldest first), one config only as `run_to_run_cvs` takes it; the specializations with
+    one. A throughput is the inverse of a time (its slope the time's, negated)."""
+    from primbench.metrics import METRICS
+
+    out: dict[tuple[str, str], tuple[float, float]] = {}
+    if frame.empty or not {"sm_clock_mhz", "value", "metric"} <= set(frame.columns):
+        return out
+    for (algorithm, name), group in frame.groupby(["algorithm", "name"], sort=False):
+        if "config_key" in group.columns:
+            group = group[group["config_key"] == group["config_key"].iloc[-1]]
+        group = group.tail(window)
+        metric = METRICS.get(str(group["metric"].iloc[-1]))
+        if metric is None or metric.higher_is_better is None:
+            continue
+        values = group["value"].astype(float).to_numpy()
+        times = 1.0 / values if metric.higher_is_better else values
+        found = clock_response(times.tolist(), group["sm_clock_mhz"].astype(float).to_list())
+        if found is not None:
+            out[(str(algorithm), str(name))] = found
+    return out

@@ -724,7 +724,7 @@ def test_sides_in_different_clock_regimes_carry_the_kernels_unequal_answer_to_th
     assert not any(c.failed() for c in judged)
     assert not any("SM clock" in w for w in same.warnings)
     said = [w for w in judged[0].warnings if "SM clock" in w]  # the verdict says why it is wider
-    assert len(said) == 1 and "1991 MHz" in said[0] and "1977 MHz" in said[0] and "10 specializations" in said[0]
+    assert len(said) == 1 and "1991 MHz" in said[0] and "1977 MHz" in said[0] and "10 carry" in said[0]
     wide = float(np.median([r.standard_error or 0.0 for c in judged for r in c.rows]))
     assert wide > 1.5 * tight  # (0.5 x 0.7 %)^2 on top of about 0.1 %^2
     monkeypatch.setattr(priors, "CLOCK_RESPONSE_SD", 0.0)

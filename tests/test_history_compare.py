@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import subprocess
 from pathlib import Path
 
@@ -175,3 +176,53 @@ def test_history_variability_carries_degrees_of_freedom_from_its_run_count() -> 
     cv, df = run_to_run_cvs(frame)[("copy", "x")]
     assert 0.004 < cv < 0.02
     assert df == pytest.approx(MAD_EFFICIENCY * 10)
+
+
+def test_a_kernels_answer_to_the_clock_is_measured_from_successive_runs() -> None:
+    """`clock_response`: the slope of ln time on ln clock from successive differences, with its
+    variance: a level shift between runs (a real change) does not bend it; too few runs, a clock that
+    never moved, or a slope no more precise than the prior give none."""
+    from primbench.history.variability import MIN_RUNS, clock_response
+
+    rng = np.random.default_rng(5)
+    clocks = np.where(np.arange(20) % 5 < 2, 1977.0, 1991.0) * np.exp(rng.normal(0, 2e-5, 20))
+    times = np.exp(-0.8 * np.log(clocks) + rng.normal(0, 3e-4, 20))
+    times[12:] *= 1.03  # a 3 % regression from run 12 on
+    found = clock_response(times.tolist(), clocks.tolist())
+    assert found is not None
+    beta, var = found
+    assert abs(beta + 0.8) < 4 * math.sqrt(var) and var < 0.01
+    assert clock_response(times[: MIN_RUNS - 1].tolist(), clocks[: MIN_RUNS - 1].tolist()) is None
+    assert clock_response(times.tolist(), [1980.0] * 20) is None  # the clock never moved
+    still = np.full(20, 1980.0) * np.exp(rng.normal(0, 1e-6, 20))  # it moved, but too little to tell
+    assert clock_response(times.tolist(), still.tolist()) is None
+
+
+def test_history_compare_takes_out_what_the_clocks_apart_owe(tmp_path: Path) -> None:
+    """A store whose main ran in two clock regimes 0.7 % apart, one kernel of eight bound by its SMs
+    (its throughput follows the clock), the others by memory. The branch's run, unchanged, ran at
+    the other regime than its base: history measures the SM-bound kernel's answer to the clock from
+    main's runs and takes out the change the clocks owe (before it, the row read as a 0.7 %
+    regression), and says so."""
+    import datetime as dt
+
+    rng = np.random.default_rng(8)
+    names = [hd.spec_name(i) for i in range(8)]
+
+    def run(i: int, clock: float, branch: str) -> Path:
+        values = {n: 1e12 * (clock / 1977.0 if k == 0 else 1.0) * float(np.exp(rng.normal(0, 5e-4)))
+                  for k, n in enumerate(names)}
+        doc = hd.document(values, branch=branch, commit=hd.sha(f"{branch}-{i}"), clock_mhz=clock,
+                          date=hd.START + dt.timedelta(hours=i))
+        return hd.write(tmp_path / "in" / f"{branch}-{i:03d}.json", doc)
+
+    files = [run(i, 1977.0 if (i // 3) % 2 == 0 else 1991.0, "main") for i in range(18)]  # ends at 1991
+    files.append(run(20, 1977.0, "feat"))
+    ingest(files, tmp_path / "s.duckdb")
+    bc = branch_comparison(tmp_path / "s.duckdb", S(branch="feat"), "main", fork_point=hd.sha("main-17"))
+    row = bc.comparison.row("copy", names[0])
+    assert row.change is not None and row.change < -0.005  # 0.7 % lower throughput at the lower clock
+    assert str(row.verdict) != "regression"
+    assert any("answer to the SM clock" in n for n in bc.notes)
+    said = [w for w in bc.comparison.warnings if "SM clock" in w]
+    assert len(said) == 1 and "corrected by its answer to the clock measured in history" in said[0]
