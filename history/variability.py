@@ -86,16 +86,14 @@ def clock_response(times: Sequence[float], clocks: Sequence[float | None]) -> tu
     """A specialization's answer to the SM clock over runs in run order: the slope of ln(GPU time
     per call) on ln(SM clock MHz) and its variance, from successive differences (a level shift, a
     real regression or improvement, touches one difference only, as in `robust_cv`), a line through
-    the origin by least squares. None with fewer than `MIN_RUNS` runs that read the clock, where the
-    clock never moved, or where the slope is no more precise than compare's prior for a kernel whose
-    answer is unknown (`primbench.compare.priors.CLOCK_RESPONSE_SD`): then compare uses that prior.
+    the origin by Huber's M-estimate (a difference that holds a level shift as well as a clock
+    change is down-weighted, not fitted). None with fewer than `MIN_RUNS` runs that read the clock,
+    or where the clock never moved.
 
     Why: a GPU runs whole runs in clock regimes about 0.7 % apart (the H100s of
     tests/benchmarks/verdicts/clock_regimes*.txt), and kernels answer the clock unequally (slopes
     -0.7 to +0.6 relative to their suite); a kernel's own slope, measured where its runs differ in
-    clock, corrects its change instead of widening it."""
-    from primbench.compare.priors import CLOCK_RESPONSE_SD
-
+    clock, corrects its change instead of widening it (`clock_responses`)."""
     pairs = [(math.log(t), math.log(c)) for t, c in zip(times, clocks, strict=True)
              if t is not None and c is not None and math.isfinite(t) and math.isfinite(c) and t > 0 and c > 0]
     if len(pairs) < MIN_RUNS:
@@ -103,11 +101,9 @@ def clock_response(times: Sequence[float], clocks: Sequence[float | None]) -> tu
     y, x = np.diff(np.array(pairs, dtype=float), axis=0).T
     if not float(x @ x) > 0:
         return None
-    # Huber's M-estimate (IRLS): a difference that holds a level shift as well as a clock change
-    # (a regression landing on a regime change) is down-weighted, not fitted
     w = np.ones_like(y)
     beta = 0.0
-    for _ in range(HUBER_ITERATIONS):
+    for _ in range(HUBER_ITERATIONS):  # IRLS
         sxx = float((w * x) @ x)
         if not sxx > 0:
             return None
@@ -120,21 +116,61 @@ def clock_response(times: Sequence[float], clocks: Sequence[float | None]) -> tu
     resid = y - beta * x
     sxx = float((w * x) @ x)
     var = float((w * resid) @ resid) / max(1.0, float(w.sum()) - 1.0) / sxx
-    if not var < CLOCK_RESPONSE_SD**2:
-        return None
-    return beta, var
+    return (beta, var) if math.isfinite(var) else None
+
+
+def shrunk_clock_responses(raw: Mapping[tuple[str, str], tuple[float, float]]
+                           ) -> dict[tuple[str, str], tuple[float, float]]:
+    """Each kernel's slope (`clock_response`) shrunk toward its suite's: kernels answer the clock
+    about a mean m with a spread V across the suite, so a slope b measured with variance s^2 is
+    worth m + (b - m) V / (V + s^2), with variance V s^2 / (V + s^2) (empirical Bayes, as limma
+    moderates variances). m is the mean of the slopes more precise than the prior; V their spread
+    less their own noise (moments),
+    taken at its upper bound (two standard errors up) and never above the prior's
+    (`primbench.compare.priors.CLOCK_RESPONSE_SD`, the physics bound), so that a suite of few
+    kernels does not read as answering alike. A kernel whose slope says little gets about (m, V):
+    the suite's answer and spread; none where that is no better than the prior (compare then uses
+    the prior's term). With fewer than 3 slopes more precise than the prior there is no suite to
+    learn from: those slopes as measured, no others."""
+    from primbench.compare.priors import CLOCK_RESPONSE_SD
+
+    prior = CLOCK_RESPONSE_SD**2
+    if not raw:
+        return {}
+    # the suite's moments from the slopes that say something (more precise than the prior)
+    told = [v for v in raw.values() if v[1] < prior]
+    b = np.array([v[0] for v in told], dtype=float)
+    s2 = np.array([v[1] for v in told], dtype=float)
+    k = len(b)
+    if k < 3:  # no suite to learn from: the slopes that say something, as measured
+        return {key: v for key, v in raw.items() if v[1] < prior}
+    m = float(b.mean())
+    noise = float(s2.mean())
+    spread = max(0.0, float(b.var(ddof=1)) - noise)
+    spread = min(prior, spread + 2.0 * math.sqrt(2.0 / (k - 1)) * (spread + noise))
+    out: dict[tuple[str, str], tuple[float, float]] = {}
+    for key, (beta, var) in raw.items():
+        if spread <= 0.0:
+            out[key] = (m, 0.0)
+            continue
+        keep = spread / (spread + var)
+        post_var = spread * var / (spread + var)
+        if post_var < prior:
+            out[key] = (m + (beta - m) * keep, post_var)
+    return out
 
 
 def clock_responses(frame: pd.DataFrame, window: int = WINDOW) -> dict[tuple[str, str], tuple[float, float]]:
     """Per (algorithm, name): `clock_response` over the newest `window` runs of a series frame
     (`history.queries.series`: its ``value`` in its ``metric``, as a time, and ``sm_clock_mhz``,
-    one GPU, oldest first), one config only as `run_to_run_cvs` takes it; the specializations with
-    one. A throughput is the inverse of a time (its slope the time's, negated)."""
+    one GPU, oldest first), one config only as `run_to_run_cvs` takes it, shrunk toward the
+    suite's (`shrunk_clock_responses`). A throughput is the inverse of a time (its slope the
+    time's, negated)."""
     from primbench.metrics import METRICS
 
-    out: dict[tuple[str, str], tuple[float, float]] = {}
+    raw: dict[tuple[str, str], tuple[float, float]] = {}
     if frame.empty or not {"sm_clock_mhz", "value", "metric"} <= set(frame.columns):
-        return out
+        return raw
     for (algorithm, name), group in frame.groupby(["algorithm", "name"], sort=False):
         if "config_key" in group.columns:
             group = group[group["config_key"] == group["config_key"].iloc[-1]]
@@ -146,5 +182,5 @@ def clock_responses(frame: pd.DataFrame, window: int = WINDOW) -> dict[tuple[str
         times = 1.0 / values if metric.higher_is_better else values
         found = clock_response(times.tolist(), group["sm_clock_mhz"].astype(float).to_list())
         if found is not None:
-            out[(str(algorithm), str(name))] = found
-    return out
+            raw[(str(algorithm), str(name))] = found
+    return shrunk_clock_responses(raw)

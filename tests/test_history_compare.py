@@ -195,7 +195,30 @@ def test_a_kernels_answer_to_the_clock_is_measured_from_successive_runs() -> Non
     assert clock_response(times[: MIN_RUNS - 1].tolist(), clocks[: MIN_RUNS - 1].tolist()) is None
     assert clock_response(times.tolist(), [1980.0] * 20) is None  # the clock never moved
     still = np.full(20, 1980.0) * np.exp(rng.normal(0, 1e-6, 20))  # it moved, but too little to tell
-    assert clock_response(times.tolist(), still.tolist()) is None
+    vague = clock_response(times.tolist(), still.tolist())
+    assert vague is not None and vague[1] > 1.0
+
+
+def test_slopes_are_shrunk_toward_the_suites() -> None:
+    """`shrunk_clock_responses`: a precise slope keeps its value; an imprecise one moves toward the
+    suite's mean; one that says nothing gets the suite's mean and spread; a suite of too few kernels
+    leaves such a one to compare's prior term."""
+    from primbench.compare.priors import CLOCK_RESPONSE_SD
+    from primbench.history.variability import shrunk_clock_responses
+
+    raw = {("a", f"k{i}"): (b, 1e-4) for i, b in enumerate([-1.0, -0.8, -0.1, 0.0, 0.1, -0.5, -0.6, -0.2])}
+    raw[("a", "vague")] = (-3.0, 0.04)
+    raw[("a", "lost")] = (2.0, 100.0)
+    out = shrunk_clock_responses(raw)
+    assert out[("a", "k0")][0] == pytest.approx(-1.0, abs=0.01)  # precise: its own
+    m = float(np.mean([b for b, v in raw.values() if v < CLOCK_RESPONSE_SD**2]))
+    assert -3.0 < out[("a", "vague")][0] < m  # pulled toward the mean, part of the way
+    assert out[("a", "vague")][1] < 0.04
+    lost_beta, lost_var = out[("a", "lost")]
+    assert lost_beta == pytest.approx(m, abs=0.01) and lost_var < CLOCK_RESPONSE_SD**2
+    assert all(v < CLOCK_RESPONSE_SD**2 for _, v in out.values())
+    few = shrunk_clock_responses({("a", "x"): (-0.5, 1e-4), ("a", "lost"): (2.0, 100.0)})
+    assert ("a", "lost") not in few and few[("a", "x")][0] == pytest.approx(-0.5, abs=0.01)
 
 
 def test_history_compare_takes_out_what_the_clocks_apart_owe(tmp_path: Path) -> None:

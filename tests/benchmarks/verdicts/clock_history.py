@@ -7,7 +7,8 @@ after reading `evaluate7.txt`), but no pair's own files measure the slopes that 
 For each ordered pair (A/A: two A/A files; planted: a planted file and an A/A file, both ways) the
 other A/A files of the size are the history: each file one run (its workers' measured rounds pooled:
 mean ln GPU time per call and mean ln SM clock per kernel), in collection order, given to
-`history.variability.clock_response`. compare then corrects each row's change by its slope times the
+`history.variability.clock_response`, shrunk toward the suite's (`shrunk_clock_responses`, as
+`history compare` does). compare then corrects each row's change by its slope times the
 sides' clocks apart and carries the slope's variance (`compare_runs(clock_response=...)`). Beside it:
 the frozen method (no history: the prior's term on every row). Columns as `evaluate5.py`'s.
 """
@@ -27,7 +28,7 @@ ROOT = HERE.parents[2]
 sys.path.insert(0, str(ROOT))
 
 from primbench.compare.core import compare_runs, load_side  # noqa: E402
-from primbench.history.variability import clock_response  # noqa: E402
+from primbench.history.variability import clock_response, shrunk_clock_responses  # noqa: E402
 from primbench.rounds import measured_rounds  # noqa: E402
 
 SETS = (("data6", ("1MiB", "4MiB")), ("data7", ("64KiB", "1MiB", "4MiB", "64MiB")))
@@ -57,12 +58,12 @@ def run_summary(f: Path) -> dict[tuple[str, str], tuple[float, float | None]]:
 
 def responses(history: list[Path], summaries: dict[Path, dict]) -> dict[tuple[str, str], tuple[float, float]]:
     keys = set.intersection(*(set(summaries[f]) for f in history))
-    out = {}
+    raw = {}
     for k in keys:
         found = clock_response([summaries[f][k][0] for f in history], [summaries[f][k][1] for f in history])
         if found is not None:
-            out[k] = found
-    return out
+            raw[k] = found
+    return shrunk_clock_responses(raw)
 
 
 def judge(b: Path, h: Path, history: list[Path] | None, summaries: dict[Path, dict]) -> tuple[bool, dict]:
