@@ -392,6 +392,7 @@ class _Runs:
     lag: np.ndarray
     worker: np.ndarray
     clock: np.ndarray
+    file: np.ndarray  # which file the run came from (the workers of one --processes file share one)
 
     @property
     def slot(self) -> np.ndarray:
@@ -403,7 +404,7 @@ class _Runs:
         new = np.cumsum(keep) - 1
         at = keep[self.row]
         return _Runs(new[self.row[at]], self.side[at], self.mean[at], self.ss[at], self.rounds[at], self.lag[at],
-                     self.worker[at], self.clock[at])
+                     self.worker[at], self.clock[at], self.file[at])
 
 
 _ROUNDS = attrgetter("spec.rounds")
@@ -455,7 +456,7 @@ def _run_clocks(entries: Sequence[_Entry]) -> np.ndarray:
 
 
 def _runs(logs: np.ndarray, count: np.ndarray, row: np.ndarray, side: np.ndarray, worker: np.ndarray,
-          clock: np.ndarray) -> _Runs:
+          clock: np.ndarray, file: np.ndarray | None = None) -> _Runs:
     """The runs' statistics from their ln values (`logs`, run after run, `count` a run), computed
     for all runs of a count at once (the sums exactly rounded, `stats.exact_sums`, as math.fsum)."""
     mean, ss, lag = np.empty(count.size), np.empty(count.size), np.empty(count.size)
@@ -467,7 +468,8 @@ def _runs(logs: np.ndarray, count: np.ndarray, row: np.ndarray, side: np.ndarray
         dev = x - m[:, None]
         mean[at], ss[at], lag[at] = m, stats.exact_sums(dev * dev), stats.exact_sums(dev[:, :-1] * dev[:, 1:])
     return _Runs(np.asarray(row, dtype=np.int64), np.asarray(side, dtype=np.int64), mean, ss,
-                 np.asarray(count, dtype=np.int64), lag, np.asarray(worker, dtype=bool), np.asarray(clock, dtype=float))
+                 np.asarray(count, dtype=np.int64), lag, np.asarray(worker, dtype=bool), np.asarray(clock, dtype=float),
+                 np.arange(count.size) if file is None else np.asarray(file, dtype=np.int64))
 
 
 class _Paired(NamedTuple):
@@ -686,9 +688,11 @@ def _runs_of(paired: Sequence[_Paired], clocks: bool = False) -> _Runs:
         worker = (np.fromiter((bool(e.spec.rounds) and e.spec.rounds[0].process is not None for e in entries),
                               dtype=bool, count=len(entries)) if several else np.zeros(len(entries), dtype=bool))
         clock = _run_clocks(entries) if several or clocks else np.full(len(entries), math.nan)
-        parts.append(_runs(logs, count, row[which], side[which], worker[which], clock[which]))
+        file = (np.unique([e.results.source for e in entries], return_inverse=True)[1].reshape(-1) if several
+                else np.arange(len(entries)))
+        parts.append(_runs(logs, count, row[which], side[which], worker[which], clock[which], file[which]))
     return _Runs(*(np.concatenate([getattr(r, f) for r in parts]) for f in ("row", "side", "mean", "ss", "rounds",
-                                                                              "lag", "worker", "clock")))
+                                                                              "lag", "worker", "clock", "file")))
 
 
 def _blockers(comparability: Comparability, key: tuple[str, str]) -> tuple[str, ...]:
@@ -828,6 +832,10 @@ def _side_terms(suite: _Suite, within: np.ndarray, within_df: np.ndarray) -> _Si
                                  dtype=float).reshape(len(suite), 2), 2, axis=0)
     cv, hdf = history[:, 0], history[:, 1]
     from_history = ~np.isnan(cv)
+    # history's run-to-run CV is of a file's value: a side that is the workers of one --processes
+    # file is one such run, however many runs compare splits it into
+    pairs = np.unique(slot * (int(runs.file.max(initial=0)) + 1) + runs.file)
+    one_file = (np.bincount(pairs // (int(runs.file.max(initial=0)) + 1), minlength=slots) == 1) & (n >= 2)
     spread_of_runs = ~from_history & (n >= 2)
     inverse = stats.grouped_sums(1.0 / runs.rounds, slot, slots)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -844,8 +852,10 @@ def _side_terms(suite: _Suite, within: np.ndarray, within_df: np.ndarray) -> _Si
         moderated_df = process_df + n - 1
         relative = spread_of_runs & _relative_own(suite, process + scaled, n, spread_own, moderated_df)
         clock = _clock_part(suite, relative)
+        whole_file = cv * cv - common / n - rounds_part  # the file's variance less what the other terms carry
+        history_own = np.where(one_file, np.where(whole_file > 0, whole_file, 0.0), beyond / n)
         own = np.stack([np.where(with_rounds & ~spread_of_runs, rounds_part, 0.0),
-                        np.where(from_history, beyond / n, np.where(spread_of_runs, spread_own, process)),
+                        np.where(from_history, history_own, np.where(spread_of_runs, spread_own, process)),
                         clock], axis=1)
     own_df = np.stack([within_df, np.where(from_history, hdf, np.where(spread_of_runs, moderated_df, process_df)),
                        np.full(slots, math.inf)], axis=1)

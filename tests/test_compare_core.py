@@ -704,6 +704,22 @@ def _workers_in_a_clock_regime(rng: np.random.Generator, base: np.ndarray, respo
     return results_from_dict(doc, "side.json").per_process()
 
 
+def test_history_of_a_processes_file_is_the_files_not_each_workers() -> None:
+    """History's run-to-run CV is of a run's value, the whole file's; a side that is one
+    --processes file of 4 workers is one such run: its variance is the CV's square, not a quarter of
+    it (the workers' split would have made each row's standard error half what history says)."""
+    rng = np.random.default_rng(13)
+    base = np.log(rng.uniform(0.01, 0.1, 10))
+    b = _workers_in_a_clock_regime(rng, base, np.zeros(10), 1977.0)
+    h = _workers_in_a_clock_regime(rng, base, np.zeros(10), 1977.0)
+    cv = {("copy", f"k: {i:02d}"): (0.01, 30.0) for i in range(10)}  # 1 % run to run, well measured
+    c = compare_runs(b, h, run_to_run_cv=cv)
+    rows = [r for r in c.rows if (r.run_to_run_source or "").startswith("history")]
+    assert len(rows) == 10
+    se = float(np.median([r.standard_error or 0.0 for r in rows]))
+    assert 0.8 * math.sqrt(2) * 0.01 < se < 1.5 * math.sqrt(2) * 0.01
+
+
 def test_sides_in_different_clock_regimes_carry_the_kernels_unequal_answer_to_the_clock(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Kernels answer the SM clock unequally (nine bound by memory, one by its SMs, as the sixth

@@ -83,7 +83,7 @@ def make_suite(rows: list[tuple[str, float, int, tuple[float, float] | None]]) -
     n = len(rows)
     runs = _Runs(np.repeat(np.arange(n), 2), np.tile([0, 1], n), np.tile([0.0, 0.01], n),
                  np.repeat([ss for _, ss, _, _ in rows], 2), np.repeat([r for _, _, r, _ in rows], 2), np.zeros(2 * n),
-                 np.zeros(2 * n, dtype=bool), np.full(2 * n, np.nan))
+                 np.zeros(2 * n, dtype=bool), np.full(2 * n, np.nan), np.arange(2 * n))
     return _Suite([("copy", k) for k, _, _, _ in rows], [{} for _ in rows], [None] * n, [h for *_, h in rows],
                   [priors.SIZE_CLASSES[-1]] * n, runs)
 
