@@ -5,10 +5,12 @@ Pure data: nothing here reads files, computes a statistic or prints.
 
 from __future__ import annotations
 
+import collections
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields
 from enum import StrEnum
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Protocol
 
 from primbench.metrics import METRICS
@@ -497,8 +499,10 @@ def _num(value: float | None) -> float | None:
     return float(value)
 
 
+_VERDICT = attrgetter("verdict")
+
+
 def count_verdicts(rows: Sequence[SpecComparison]) -> dict[Verdict, int]:
-    counts = dict.fromkeys(Verdict, 0)
-    for r in rows:
-        counts[r.verdict] += 1
+    counts = dict.fromkeys(Verdict, 0)  # every verdict, in its order
+    counts.update(collections.Counter(map(_VERDICT, rows)))  # counted in C, not a loop a row
     return counts
