@@ -666,7 +666,8 @@ def export(
     if written.incremental and not written:
         typer.echo(term_clean(f"{parquet} is up to date: no run was added to the store since its export."))
     elif written.incremental:
-        typer.echo(term_clean(f"Added the {written.added_runs} runs new since the export in {parquet}:"))
+        n = written.added_runs
+        typer.echo(term_clean(f"Added {n} new run{'' if n == 1 else 's'} since the export in {parquet}:"))
     for table, (path, rows) in written.items():
         typer.echo(term_clean(f"Wrote {path} ({rows} rows of {table})"))
     if not documents:
