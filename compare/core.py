@@ -6,9 +6,11 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+import operator
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from dataclasses import fields as dataclass_fields
 from operator import attrgetter
@@ -632,11 +634,13 @@ def _pair(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
 
 def _pair_one(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
               history: Mapping[tuple[str, str], Any] | None, choice: str | None,
-              file_sizes: Mapping[int, float | None] | None = None) -> _Paired | None:
+              file_sizes: Mapping[int, float | None] | None = None,
+              size_class: Callable[[float | None], priors.SizeClass] = priors.size_class) -> _Paired | None:
     """`_pair` of a specialization measured once a side (a file a side: the usual case), with
     nothing that ends it (skipped, failed, no value); None for anything else, which `_pair`
     itself decides. The same pair as `_pair`'s, without its lists of one entry (the pair keeps the
-    index's lists: 200,000 lists of one are 14 MB at 100,000 specializations)."""
+    index's lists: 200,000 lists of one are 14 MB at 100,000 specializations). `size_class`:
+    `priors.size_class`, or a cache of it (`_compare_runs`')."""
     (be,), (he,) = base, head
     b, h = be.spec, he.spec
     if b.skipped is not None or h.skipped is not None or b.error is not None or h.error is not None:
@@ -659,11 +663,16 @@ def _pair_one(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
                  or (h.sm_clock is not None and h.sm_clock.below_expected) else None)
     if metric == "joules_per_call" and (short := _short_energy(base, head)):  # results 4.5.0
         untrusted = "; ".join(filter(None, (untrusted, short)))
-    sb, sh = _size(be, file_sizes), _size(he, file_sizes)
+    if file_sizes is not None:  # `_size`, without a call where the file's --size is known
+        sb, sh = file_sizes[id(be.results)], file_sizes[id(he.results)]
+        sb = _size(be, file_sizes) if sb is None else sb
+        sh = _size(he, file_sizes) if sh is None else sh
+    else:
+        sb, sh = _size(be), _size(he)
     size = sh if sb is None else sb if sh is None else sh if sh < sb else sb  # min([sb, sh]) of those known
     # _Paired(...) without its Python __new__ (as `_index` makes its entries)
     return tuple.__new__(_Paired, (key, common, metric, base, head, untrusted,
-                                   _history(history.get(key)) if history else None, priors.size_class(size)))
+                                   _history(history.get(key)) if history else None, size_class(size)))
 
 
 _BASE, _HEAD = attrgetter("base"), attrgetter("head")
@@ -716,7 +725,12 @@ def _suite(paired: Sequence[_Paired], comparability: Comparability,
     bm, hm = means[0::2], means[1::2]
     keep = valued & (np.abs(hm - bm) < MAX_LOG_CHANGE)
     observations = np.bincount(runs.slot, weights=runs.rounds, minlength=2 * len(paired)).astype(np.int64).tolist()
-    bl, hl, valued_at, kept = bm.tolist(), hm.tolist(), valued.tolist(), keep.tolist()
+    valued_at, kept = valued.tolist(), keep.tolist()
+    # each kept row's values and change (math's exp and expm1, through map: no call from the loop a row;
+    # the others' are not read, and their means may be out of exp's range)
+    bk, hk = np.where(keep, bm, 0.0).tolist(), np.where(keep, hm, 0.0).tolist()
+    base_values, head_values = list(map(math.exp, bk)), list(map(math.exp, hk))
+    changes = list(map(math.expm1, map(operator.sub, hk, bk)))
     any_blockers = bool(comparability.blockers)  # a list made a call: once, not once a row
     for i, p in enumerate(paired):
         blockers = _blockers(comparability, p.key) if any_blockers else ()
@@ -732,8 +746,8 @@ def _suite(paired: Sequence[_Paired], comparability: Comparability,
             suite.fields.append({})
             continue
         fields = p.common  # the pair's own: it becomes the row's
-        fields.update(metric=p.metric, base_value=math.exp(bl[i]), head_value=math.exp(hl[i]),
-                      change=math.expm1(hl[i] - bl[i]), base_observations=observations[2 * i],
+        fields.update(metric=p.metric, base_value=base_values[i], head_value=head_values[i],
+                      change=changes[i], base_observations=observations[2 * i],
                       head_observations=observations[2 * i + 1])
         suite.fields.append(fields)
         if blockers:
@@ -1069,22 +1083,28 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
     _check_parameters(threshold, alpha, suite_shift_limit, max_detectable, metric)
     by_gpu = replicated(base) or replicated(head)
     b_index, h_index = _index(base, by_gpu), _index(head, by_gpu)
-    common = [k for k in b_index if k in h_index]
+    common = list(filter(h_index.__contains__, b_index))  # b_index's order, as a comprehension gives it
     if not common:
         raise NothingToCompareError(
             "nothing to compare: base and head share no specialization (matched by algorithm and name); "
             f"base has {_describe(base, b_index)}; head has {_describe(head, h_index)}"
         )
-    comparability = assess(base, head, {k: (b_index[k], h_index[k]) for k in common}, metric=metric,
-                           strict=strict_environment)
+    sides = zip(map(b_index.__getitem__, common), map(h_index.__getitem__, common), strict=True)
+    both = dict(zip(common, sides, strict=True))
+    comparability = assess(base, head, both, metric=metric, strict=strict_environment)
+    del both
     if not comparability.comparable and not allow_mismatch:
         raise NotComparableError(comparability)
     delta = stats.log_threshold(threshold)
     rows: dict[tuple[str, str], SpecComparison] = {}
     paired: list[_Paired] = []
     file_sizes = {id(r): _file_size(r) for r in (*base, *head)}
+    size_class = functools.lru_cache(maxsize=256)(priors.size_class)  # a side's files share their --size
     for key in common:
-        pair = _pair(key, b_index[key], h_index[key], run_to_run_cv, metric, file_sizes)
+        b, h = b_index[key], h_index[key]
+        # `_pair`, through its usual path at once where each side measured the specialization once
+        pair = ((len(b) == 1 and len(h) == 1 and _pair_one(key, b, h, run_to_run_cv, metric, file_sizes, size_class))
+                or _pair(key, b, h, run_to_run_cv, metric, file_sizes))
         if isinstance(pair, SpecComparison):
             blockers = _blockers(comparability, key)
             rows[key] = replace(pair, not_comparable=blockers) if blockers else pair
@@ -1103,7 +1123,7 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
         if key not in b_index:
             ordered.append(_one_sided(key, entries[0], Verdict.ADDED, "only in head", metric))
 
-    shared = [rows[k] for k in common]
+    shared = list(map(rows.__getitem__, common))
     compared = [(ratio, r.metric) for r in shared
                 if r.metric is not None and (ratio := r.ratio) is not None and r.comparable]
     metrics = {m for _, m in compared}

@@ -5,10 +5,12 @@ Pure data: nothing here reads files, computes a statistic or prints.
 
 from __future__ import annotations
 
+import collections
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields
 from enum import StrEnum
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Protocol
 
 from primbench.metrics import METRICS
@@ -256,6 +258,12 @@ class SpecComparison:
         return None if known is None else known.higher_is_better
 
     def to_dict(self) -> dict[str, Any]:
+        # `_num` of each float field, inline where it is a finite float (x - x is 0.0 for those
+        # alone; `_num` returns them as they are): a call a field was a third of the JSON's CPU
+        bv, bn, hv, hn, ch = self.base_value, self.base_noise, self.head_value, self.head_noise, self.change
+        lo, hi, p, q, pe = self.change_low, self.change_high, self.p_value, self.q_value, self.p_equivalence
+        se, cv, df, mdc = self.standard_error, self.run_to_run_cv, self.degrees_of_freedom, self.min_detectable_change
+        rel, ap, aq = self.relative_change, self.absolute_p_value, self.absolute_q_value
         return {
             "algorithm": self.algorithm,
             "name": self.name,
@@ -265,34 +273,35 @@ class SpecComparison:
             "metric": self.metric,
             "higher_is_better": self.higher_is_better,
             "base": {
-                "value": _num(self.base_value),
-                "noise": _num(self.base_noise),
+                "value": bv if type(bv) is float and bv - bv == 0.0 else _num(bv),
+                "noise": bn if type(bn) is float and bn - bn == 0.0 else _num(bn),
                 "noise_timeout": self.base_noise_timeout,
                 "source": self.base_source,
             },
             "head": {
-                "value": _num(self.head_value),
-                "noise": _num(self.head_noise),
+                "value": hv if type(hv) is float and hv - hv == 0.0 else _num(hv),
+                "noise": hn if type(hn) is float and hn - hn == 0.0 else _num(hn),
                 "noise_timeout": self.head_noise_timeout,
                 "source": self.head_source,
             },
-            "change": _num(self.change),
+            "change": ch if type(ch) is float and ch - ch == 0.0 else _num(ch),
             "change_interval": (
-                [_num(self.change_low), _num(self.change_high)]
-                if self.change_low is not None and self.change_high is not None else None
+                [lo if type(lo) is float and lo - lo == 0.0 else _num(lo),
+                 hi if type(hi) is float and hi - hi == 0.0 else _num(hi)]
+                if lo is not None and hi is not None else None
             ),
             "test": self.test,
-            "p_value": _num(self.p_value),
-            "q_value": _num(self.q_value),
-            "p_equivalence": _num(self.p_equivalence),
-            "standard_error": _num(self.standard_error),
-            "run_to_run_cv": _num(self.run_to_run_cv),
+            "p_value": p if type(p) is float and p - p == 0.0 else _num(p),
+            "q_value": q if type(q) is float and q - q == 0.0 else _num(q),
+            "p_equivalence": pe if type(pe) is float and pe - pe == 0.0 else _num(pe),
+            "standard_error": se if type(se) is float and se - se == 0.0 else _num(se),
+            "run_to_run_cv": cv if type(cv) is float and cv - cv == 0.0 else _num(cv),
             "run_to_run_source": self.run_to_run_source,
-            "degrees_of_freedom": _num(self.degrees_of_freedom),
-            "min_detectable_change": _num(self.min_detectable_change),
-            "relative_change": _num(self.relative_change),
-            "absolute_p_value": _num(self.absolute_p_value),
-            "absolute_q_value": _num(self.absolute_q_value),
+            "degrees_of_freedom": df if type(df) is float and df - df == 0.0 else _num(df),
+            "min_detectable_change": mdc if type(mdc) is float and mdc - mdc == 0.0 else _num(mdc),
+            "relative_change": rel if type(rel) is float and rel - rel == 0.0 else _num(rel),
+            "absolute_p_value": ap if type(ap) is float and ap - ap == 0.0 else _num(ap),
+            "absolute_q_value": aq if type(aq) is float and aq - aq == 0.0 else _num(aq),
             "observations": {"base": self.base_observations, "head": self.head_observations},
             "comparable": self.comparable,
             "not_comparable": list(self.not_comparable),
@@ -497,8 +506,10 @@ def _num(value: float | None) -> float | None:
     return float(value)
 
 
+_VERDICT = attrgetter("verdict")
+
+
 def count_verdicts(rows: Sequence[SpecComparison]) -> dict[Verdict, int]:
-    counts = dict.fromkeys(Verdict, 0)
-    for r in rows:
-        counts[r.verdict] += 1
+    counts = dict.fromkeys(Verdict, 0)  # every verdict, in its order
+    counts.update(collections.Counter(map(_VERDICT, rows)))  # counted in C, not a loop a row
     return counts

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from primbench.history.branch_compare import BranchComparison
+    from primbench.history.export import Written
     from primbench.history.reader import Reader
     from primbench.history.report import Report
     from primbench.history.storage.ingest import IngestReport, MergeReport, Progress
@@ -186,10 +187,12 @@ def info(db: Db = None) -> dict[str, Any]:
     return open_store(db).info()
 
 
-def export(db: Db, directory: str | os.PathLike[str], *, documents: bool = False) -> dict[str, tuple[Path, int]]:
-    """Every table of the store as ``DIRECTORY/<table>.parquet``: table -> (path, rows). The
-    results documents (``documents.parquet``, or a server's or a folder's ``runs.document``)
-    only with `documents` (`history.export.export_tables`)."""
+def export(db: Db, directory: str | os.PathLike[str], *, documents: bool = False) -> Written:
+    """Every table of the store as ``DIRECTORY/<table>.parquet``: table -> (path, rows) of each
+    file written; where DIRECTORY holds an export of this store, only the runs added since, as
+    new parts ``<table>.<sequence>.parquet`` (`Written.incremental`). The results documents
+    (``documents.parquet``, or a server's or a folder's ``runs.document``) only with `documents`
+    (`history.export.export_tables`)."""
     return open_store(db).export_parquet(directory, documents=documents)
 
 

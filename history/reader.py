@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from primbench.history import queries, selection
@@ -25,6 +24,7 @@ if TYPE_CHECKING:
     import duckdb
     import pandas as pd
 
+    from primbench.history.export import Written
     from primbench.results import Results
 
 
@@ -143,10 +143,11 @@ class Reader:
         document, branch, commit = found
         return results_from_dict(document, f"{branch}@{(commit or '?')[:12]} (run {run_id[:12]})")
 
-    def export_parquet(self, directory: str | os.PathLike[str], *,
-                       documents: bool = True) -> dict[str, tuple[Path, int]]:
-        """Every table as ``DIRECTORY/<table>.parquet``, the results documents only with `documents`
-        (`history.export.export_tables`)."""
+    def export_parquet(self, directory: str | os.PathLike[str], *, documents: bool = True,
+                       store: str | None = None) -> Written:
+        """Every table as ``DIRECTORY/<table>.parquet``, the results documents only with `documents`;
+        with `store` (`history.export.store_identity`), only the runs added since where the folder
+        holds an export of that store (`history.export.export_tables`)."""
         from primbench.history.export import export_tables
 
-        return export_tables(self.con, directory, documents=documents)
+        return export_tables(self.con, directory, documents=documents, store=store)

@@ -71,3 +71,33 @@ def test_a_reason_read_while_it_is_being_written_is_written_again() -> None:
 
     rows.append(SpecComparison.from_state({**ROW_DEFAULTS, **fields, LATER_REASON: (Interleaved(), 7)}))
     assert rows[0].reason == "row 7" and LATER_REASON not in vars(rows[0])
+
+
+@pytest.mark.parametrize("value", [1.5, -0.0, 0.0, 5e-324, 1e308, float("nan"), float("inf"), float("-inf"), 3, None,
+                                   True])
+def test_to_dict_writes_each_number_as_num_does(value: object) -> None:
+    """`to_dict` tests each float field inline (a finite float as it is) instead of calling `_num`:
+    the same values, of the same types, for finite and non-finite floats, ints, bools, NumPy
+    floats and None."""
+    import math
+
+    import msgspec
+    import numpy as np
+
+    from primbench.compare import model
+
+    floats = ("base_value", "base_noise", "head_value", "head_noise", "change", "change_low", "change_high",
+              "p_value", "q_value", "p_equivalence", "standard_error", "run_to_run_cv", "degrees_of_freedom",
+              "min_detectable_change", "relative_change", "absolute_p_value", "absolute_q_value")
+    for v in (value, np.float64(value) if isinstance(value, float) else value):
+        row = SpecComparison.from_state({**ROW_DEFAULTS, "algorithm": "a", "name": "n", "verdict": Verdict.UNCHANGED,
+                                         "reason": "r", **dict.fromkeys(floats, v)})
+        out = row.to_dict()
+        expected = model._num(v)  # type: ignore[arg-type]
+        got = [out["base"]["value"], out["base"]["noise"], out["head"]["value"], out["head"]["noise"], out["change"],
+               *(out["change_interval"] or [expected, expected]),
+               *(out[k] for k in floats[7:])]
+        assert len(got) == len(floats)
+        for g in got:
+            assert type(g) is type(expected) and (g == expected or (math.isnan(g) and math.isnan(expected)))
+        assert msgspec.json.encode(got) == msgspec.json.encode([expected] * len(floats))

@@ -4,7 +4,9 @@ CPU, and no tool but primbench reads them). Real stores in tmp_path, real DuckDB
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -44,8 +46,8 @@ def test_the_documents_are_written_only_with_documents(store: Path, tmp_path: Pa
     out = tmp_path / "export"
     code, text, _ = run("export", "--parquet", str(out), "--db", str(store))
     assert code == 0
-    assert sorted(p.name for p in out.iterdir()) == ["batches.parquet", "runs.parquet", "schema_migrations.parquet",
-                                                     "specializations.parquet"]
+    assert sorted(p.name for p in out.iterdir()) == ["batches.parquet", "primbench-export.json", "runs.parquet",
+                                                     "schema_migrations.parquet", "specializations.parquet"]
     assert "documents were not written" in text and "--documents writes them" in text
     assert "earlier export" not in text
 
@@ -118,3 +120,180 @@ def test_every_kind_of_store_leaves_the_documents_out_unless_asked(kind: str, tm
         assert "document" in _parquet_columns(with_them["runs"][0])
     columns = [c for c in _parquet_columns(with_them["runs"][0]) if c != "document"]
     assert _parquet_columns(without["runs"][0]) == columns
+
+
+# ------------------------------------------------------------------ incremental exports (issue 28)
+
+
+def _grow(db: Path, where: Path, runs: int, *, seed: int) -> None:
+    """`runs` more runs (3 specializations, 2 batches each) on a branch of their own."""
+    hd.ingest(hd.branch_series(where, hd.noisy_levels(runs, specs=3, seed=seed), batches=2, branch=f"b{seed}"), db)
+
+
+def _tables_equal(db: Path, first: Path, second: Path, tables: tuple[str, ...]) -> None:
+    """Each table read whole from two exports (``<table>*.parquet``) holds the same rows as the
+    other, and as the store: EXCEPT ALL every way is empty."""
+    with open_store(db).read() as reader:
+        con = reader.con
+        for table in tables:
+            a, b = str(first / f"{table}*.parquet"), str(second / f"{table}*.parquet")
+            stored = "SELECT * EXCLUDE (document) FROM runs" if table == "runs" and "document" in [
+                r[0] for r in con.execute("DESCRIBE runs").fetchall()] else f"SELECT * FROM {table}"
+            sources = (("SELECT * FROM read_parquet(?)", [a]), ("SELECT * FROM read_parquet(?)", [b]), (stored, []))
+            for (x, px), (y, py) in itertools.permutations(sources, 2):
+                extra = con.execute(f"SELECT count(*) FROM ({x} EXCEPT ALL {y})", [*px, *py]).fetchone()
+                assert extra == (0,), (table, x, y)
+
+
+def _snapshot(directory: Path) -> dict[str, tuple[bytes, int]]:
+    return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(directory.iterdir())}
+
+
+@pytest.mark.parametrize("documents", [False, True])
+def test_an_incremental_export_equals_a_fresh_one(tmp_path: Path, documents: bool) -> None:
+    """Run again into the same folder, the export writes only the runs added since, as new parts,
+    and leaves every earlier file as it was; read whole (``<table>*.parquet``), each table is a
+    fresh export's of the grown store, row for row."""
+    db = tmp_path / "h.duckdb"
+    _grow(db, tmp_path / "in1", 4, seed=1)
+    out = tmp_path / "export"
+    first = commands.export(db, out, documents=documents)
+    assert not first.incremental and first["runs"][1] == 4
+    before = _snapshot(out)
+
+    _grow(db, tmp_path / "in2", 2, seed=2)
+    added = commands.export(db, out, documents=documents)
+    assert added.incremental and added.added_runs == 2
+    tables = ("runs", "specializations", "batches", *(("documents",) if documents else ()))
+    assert sorted(added) == sorted(tables)  # schema_migrations: unchanged, not written again
+    assert {t: (p.name, n) for t, (p, n) in added.items()} == {
+        t: (f"{t}.00001.parquet", {"runs": 2, "specializations": 6, "batches": 12, "documents": 2}[t]) for t in tables}
+    after = _snapshot(out)
+    assert {k: v for k, v in after.items() if k in before and k != "primbench-export.json"} == {
+        k: v for k, v in before.items() if k != "primbench-export.json"}  # no earlier file rewritten
+
+    _grow(db, tmp_path / "in3", 1, seed=3)
+    assert commands.export(db, out, documents=documents)["runs"][0].name == "runs.00002.parquet"
+    fresh = commands.export(db, tmp_path / "fresh", documents=documents)
+    assert not fresh.incremental and fresh["runs"][1] == 7
+    _tables_equal(db, out, tmp_path / "fresh", (*tables, "schema_migrations"))
+
+
+def test_nothing_new_writes_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "h.duckdb"
+    _grow(db, tmp_path / "in", 3, seed=1)
+    out = tmp_path / "export"
+    commands.export(db, out)
+    _grow(db, tmp_path / "in2", 1, seed=2)
+    commands.export(db, out)
+    before = _snapshot(out)
+    again = commands.export(db, out)
+    assert again.incremental and again.added_runs == 0 and dict(again) == {}
+    assert _snapshot(out) == before
+    code, text, _ = run("export", "--parquet", str(out), "--db", str(db))
+    assert code == 0 and "is up to date: no run was added" in text and "Wrote" not in text
+    assert _snapshot(out) == before
+
+
+def test_a_failure_midway_leaves_the_earlier_export_intact(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A part that cannot be written (here: the batches', after the runs' and specializations'
+    were) leaves the earlier export as it was, every file and the manifest; the next export
+    writes the runs the failed one could not."""
+    from primbench.history import export as export_module
+    from primbench.history.errors import HistoryError
+
+    db = tmp_path / "h.duckdb"
+    _grow(db, tmp_path / "in", 3, seed=1)
+    out = tmp_path / "export"
+    commands.export(db, out)
+    _grow(db, tmp_path / "in2", 2, seed=2)
+    commands.export(db, out)
+    before = _snapshot(out)
+
+    _grow(db, tmp_path / "in3", 2, seed=3)
+    copy = export_module._copy
+
+    def failing(con: Any, table: str, tmp: Path, target: Path, **kw: Any) -> int:
+        if table == "batches":
+            raise HistoryError(f"{target}: cannot write the export (disk full)")
+        return copy(con, table, tmp, target, **kw)
+
+    monkeypatch.setattr(export_module, "_copy", failing)
+    with pytest.raises(HistoryError, match="disk full"):
+        commands.export(db, out)
+    assert _snapshot(out) == before  # no part of the failed export, no temporary
+
+    # a failure after the parts were renamed (the manifest cannot be written): the same
+    monkeypatch.setattr(export_module, "_copy", copy)
+
+    def no_manifest(out: Path, manifest: Any) -> None:
+        raise HistoryError("cannot write the manifest")
+
+    monkeypatch.setattr(export_module, "_write_manifest", no_manifest)
+    with pytest.raises(HistoryError, match="manifest"):
+        commands.export(db, out)
+    assert _snapshot(out) == before
+
+    monkeypatch.undo()
+    added = commands.export(db, out)
+    assert added.incremental and added.added_runs == 2 and added["runs"][0].name == "runs.00002.parquet"
+    commands.export(db, tmp_path / "fresh")
+    _tables_equal(db, out, tmp_path / "fresh", ("runs", "specializations", "batches", "schema_migrations"))
+
+
+def test_another_store_or_a_changed_one_is_exported_afresh(tmp_path: Path) -> None:
+    """Into a folder that holds another store's export, or an export of runs the store no longer
+    has as they were (a commit renamed), the export writes every table again and removes the
+    earlier parts."""
+    db, other = tmp_path / "h.duckdb", tmp_path / "other.duckdb"
+    _grow(db, tmp_path / "in", 3, seed=1)
+    _grow(other, tmp_path / "in-other", 2, seed=5)
+    out = tmp_path / "export"
+    commands.export(db, out)
+    _grow(db, tmp_path / "in2", 1, seed=2)
+    assert commands.export(db, out).incremental
+    assert (out / "runs.00001.parquet").exists()
+
+    switched = commands.export(other, out)
+    assert not switched.incremental and switched["runs"][1] == 2
+    assert not list(out.glob("*.0000*.parquet"))
+    commands.export(other, tmp_path / "fresh-other")
+    _tables_equal(other, out, tmp_path / "fresh-other", ("runs", "specializations", "batches"))
+
+    _grow(other, tmp_path / "in-other2", 1, seed=6)
+    assert commands.export(other, out).incremental
+    import duckdb
+
+    con = duckdb.connect(str(other))
+    con.execute('UPDATE runs SET "commit" = \'renamed\' WHERE run_id = (SELECT min(run_id) FROM runs)')
+    con.close()
+    again = commands.export(other, out)
+    assert not again.incremental and again["runs"][1] == 3 and not list(out.glob("*.0000*.parquet"))
+    commands.export(other, tmp_path / "fresh-other2")
+    _tables_equal(other, out, tmp_path / "fresh-other2", ("runs", "specializations", "batches"))
+
+
+@pytest.mark.parametrize("kind", list(CASES))
+def test_every_kind_of_store_exports_incrementally(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """A folder of Parquet parts and a server as a DuckDB file: run again, the export writes the new
+    run's rows only, and the folder read whole is a fresh export's."""
+    made: Store = CASES[kind].make(tmp_path / "store", request)
+    made.ingest(hd.branch_series(tmp_path / "in", hd.noisy_levels(2, specs=2), batches=1))
+    out = tmp_path / "export"
+    assert not commands.export(made.location, out).incremental
+    made.ingest(hd.branch_series(tmp_path / "in2", hd.noisy_levels(1, specs=2, seed=4), batches=1, branch="b4"))
+    added = commands.export(made.location, out)
+    assert added.incremental and added.added_runs == 1
+    assert {t: n for t, (_, n) in added.items()} == {"runs": 1, "specializations": 2, "batches": 2}
+    assert commands.export(made.location, out) == {}
+    commands.export(made.location, tmp_path / "fresh")
+    with open_store(made.location).read() as reader:
+        for table in ("runs", "specializations", "batches", "schema_migrations"):
+            a, b = str(out / f"{table}*.parquet"), str(tmp_path / "fresh" / f"{table}*.parquet")
+            # a folder's or a server's schema_migrations is made as it is read (applied_at: that moment),
+            # in every export: its versions and descriptions are the store's
+            columns = "version, description" if table == "schema_migrations" else "*"
+            for x, y in ((a, b), (b, a)):
+                extra = reader.con.execute(f"SELECT count(*) FROM (SELECT {columns} FROM read_parquet(?) EXCEPT ALL "
+                                           f"SELECT {columns} FROM read_parquet(?))", [x, y]).fetchone()
+                assert extra == (0,), (kind, table)

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     import duckdb
     import pandas as pd
 
+    from primbench.history.export import Written
     from primbench.history.reader import Reader
     from primbench.history.storage.ingest import IngestReport, MergeReport, Overrides, Progress, Writer
 
@@ -172,10 +173,12 @@ class Store(ABC):
         with self.read() as r:
             return r.regressions(selector, **kwargs)
 
-    def export_parquet(self, directory: str | os.PathLike[str], *,
-                       documents: bool = True) -> dict[str, tuple[Path, int]]:
+    def export_parquet(self, directory: str | os.PathLike[str], *, documents: bool = True) -> Written:
+        """`Reader.export_parquet`, incremental where `directory` holds an export of this store."""
+        from primbench.history.export import store_identity
+
         with self.read() as r:
-            return r.export_parquet(directory, documents=documents)
+            return r.export_parquet(directory, documents=documents, store=store_identity(self.location))
 
 
 @functools.cache

@@ -36,7 +36,6 @@ import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from primbench.errors import MissingDependencyError
@@ -49,6 +48,7 @@ from primbench.history.storage.duckdb_file import CASTS, memory
 if TYPE_CHECKING:
     import duckdb
 
+    from primbench.history.export import Written
     from primbench.history.storage.ingest import Rows
 
 SCHEMES = ("postgresql://", "postgres://")
@@ -436,13 +436,13 @@ class PostgresStore(Store):
                           for c in schema.RUN_COLUMNS)
         con.execute(f"CREATE VIEW runs AS SELECT {order} FROM runs_rows")
 
-    def export_parquet(self, directory: str | os.PathLike[str], *,
-                       documents: bool = True) -> dict[str, tuple[Path, int]]:
+    def export_parquet(self, directory: str | os.PathLike[str], *, documents: bool = True) -> Written:
+        from primbench.history.export import store_identity
         from primbench.history.reader import Reader
 
         con = self.connect(documents=documents)  # without them, the documents are not fetched at all
         try:
-            return Reader(con).export_parquet(directory, documents=documents)
+            return Reader(con).export_parquet(directory, documents=documents, store=store_identity(self.location))
         finally:
             con.close()
 

@@ -645,13 +645,29 @@ def export(
     db: str | None = typer.Option(None, "--db", metavar="PATH|URL", help=DB_HELP),
     fmt: LineFormat = typer.Option(LineFormat.table, "--format", "-f", help="table (lines) or json."),
 ) -> None:
-    """Write every table of a store (a DuckDB file or a folder of Parquet parts) as one Parquet
-    file each: readable by any DuckDB (1.x too), pandas, Polars, Spark. The results documents
-    only with --documents."""
+    """Write every table of a store (a DuckDB file or a folder of Parquet parts) as Parquet
+    files: readable by any DuckDB (1.x too), pandas, Polars, Spark. The results documents only
+    with --documents.
+
+    A first export writes each table as DIR/<table>.parquet. Run again into the same DIR, it
+    writes only the runs added to the store since (with their specializations, batches and,
+    with --documents, documents), as new parts DIR/<table>.<sequence>.parquet, and nothing when
+    none was added: read a table whole as DIR/<table>*.parquet (in DuckDB:
+    read_parquet('DIR/runs*.parquet')). No part already written is rewritten; the parts are
+    renamed into place once all are written, and DIR/primbench-export.json, which lists them,
+    last: a failure leaves the earlier export as it was. DIR is written afresh (every table,
+    the earlier parts removed) when it holds no export of this store, or the store has changed
+    otherwise since: a migration, runs removed or their commits renamed, or --documents given
+    where the earlier export had none (or the reverse)."""
     written = _call(_commands().export, db, parquet, documents=documents)
     if fmt is LineFormat.json:
         typer.echo(json.dumps({t: {"path": str(p), "rows": n} for t, (p, n) in written.items()}, indent=2))
         return
+    if written.incremental and not written:
+        typer.echo(term_clean(f"{parquet} is up to date: no run was added to the store since its export."))
+    elif written.incremental:
+        n = written.added_runs
+        typer.echo(term_clean(f"Added {n} new run{'' if n == 1 else 's'} since the export in {parquet}:"))
     for table, (path, rows) in written.items():
         typer.echo(term_clean(f"Wrote {path} ({rows} rows of {table})"))
     if not documents:
