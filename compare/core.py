@@ -699,8 +699,9 @@ def _runs_of(paired: Sequence[_Paired], clocks: bool = False) -> _Runs:
         worker = (np.fromiter((bool(e.spec.rounds) and e.spec.rounds[0].process is not None for e in entries),
                               dtype=bool, count=len(entries)) if several else np.zeros(len(entries), dtype=bool))
         clock = _run_clocks(entries) if several or clocks else np.full(len(entries), math.nan)
-        file = (np.unique([e.results.source for e in entries], return_inverse=True)[1].reshape(-1) if several
-                else np.arange(len(entries)))
+        sources: dict[str, int] = {}
+        file = (np.fromiter((sources.setdefault(e.results.source, len(sources)) for e in entries), dtype=np.int64,
+                            count=len(entries)) if several else np.arange(len(entries)))
         parts.append(_runs(logs, count, row[which], side[which], worker[which], clock[which], file[which]))
     return _Runs(*(np.concatenate([getattr(r, f) for r in parts]) for f in ("row", "side", "mean", "ss", "rounds",
                                                                               "lag", "worker", "clock", "file")))
@@ -850,8 +851,10 @@ def _side_terms(suite: _Suite, within: np.ndarray, within_df: np.ndarray) -> _Si
     from_history = ~np.isnan(cv)
     # history's run-to-run CV is of a file's value: a side that is the workers of one --processes
     # file is one such run, however many runs compare splits it into
-    pairs = np.unique(slot * (int(runs.file.max(initial=0)) + 1) + runs.file)
-    one_file = (np.bincount(pairs // (int(runs.file.max(initial=0)) + 1), minlength=slots) == 1) & (n >= 2)
+    files = int(runs.file.max(initial=0)) + 1
+    keys = np.sort(slot * files + runs.file)  # not np.unique: it imports numpy.ma (the start-up cost)
+    distinct = keys[np.concatenate([[True], keys[1:] != keys[:-1]])] if keys.size else keys
+    one_file = (np.bincount(distinct // files, minlength=slots) == 1) & (n >= 2)
     spread_of_runs = ~from_history & (n >= 2)
     inverse = stats.grouped_sums(1.0 / runs.rounds, slot, slots)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -1519,7 +1522,9 @@ def _clocks_apart(suite: _Suite, noise: _Noise) -> tuple[float, float, int, int]
     if not rows.size:
         return None
     runs = suite.runs
-    at = np.isin(runs.row, rows) & np.isfinite(runs.clock)
+    chosen = np.zeros(len(suite), dtype=bool)
+    chosen[rows] = True  # not np.isin: it imports numpy.ma
+    at = chosen[runs.row] & np.isfinite(runs.clock)
     side = runs.side[at]
     if not (side == 0).any() or not (side == 1).any():
         return None
