@@ -849,12 +849,13 @@ def _side_terms(suite: _Suite, within: np.ndarray, within_df: np.ndarray) -> _Si
                                  dtype=float).reshape(len(suite), 2), 2, axis=0)
     cv, hdf = history[:, 0], history[:, 1]
     from_history = ~np.isnan(cv)
-    # history's run-to-run CV is of a file's value: a side that is the workers of one --processes
-    # file is one such run, however many runs compare splits it into
+    # history's run-to-run CV is of a file's value: a side of the workers of k --processes files is
+    # k such runs, however many runs compare splits them into
     files = int(runs.file.max(initial=0)) + 1
     keys = np.sort(slot * files + runs.file)  # not np.unique: it imports numpy.ma (the start-up cost)
     distinct = keys[np.concatenate([[True], keys[1:] != keys[:-1]])] if keys.size else keys
-    one_file = (np.bincount(distinct // files, minlength=slots) == 1) & (n >= 2)
+    per_slot = np.bincount(distinct // files, minlength=slots).astype(float)
+    workers_of_files = per_slot < n
     spread_of_runs = ~from_history & (n >= 2)
     inverse = stats.grouped_sums(1.0 / runs.rounds, slot, slots)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -871,8 +872,9 @@ def _side_terms(suite: _Suite, within: np.ndarray, within_df: np.ndarray) -> _Si
         moderated_df = process_df + n - 1
         relative = spread_of_runs & _relative_own(suite, process + scaled, n, spread_own, moderated_df)
         clock = _clock_part(suite, relative)
-        whole_file = cv * cv - common / n - rounds_part  # the file's variance less what the other terms carry
-        history_own = np.where(one_file, np.where(whole_file > 0, whole_file, 0.0), beyond / n)
+        # the files' mean's variance less what the other terms carry
+        whole_files = cv * cv / np.where(per_slot > 0, per_slot, 1.0) - common / n - rounds_part
+        history_own = np.where(workers_of_files, np.where(whole_files > 0, whole_files, 0.0), beyond / n)
         own = np.stack([np.where(with_rounds & ~spread_of_runs, rounds_part, 0.0),
                         np.where(from_history, history_own, np.where(spread_of_runs, spread_own, process)),
                         clock], axis=1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -718,6 +719,14 @@ def test_history_of_a_processes_file_is_the_files_not_each_workers() -> None:
     assert len(rows) == 10
     se = float(np.median([r.standard_error or 0.0 for r in rows]))
     assert 0.8 * math.sqrt(2) * 0.01 < se < 1.5 * math.sqrt(2) * 0.01
+    # two such files a side: two runs a side, the CV's square over 2 (not over 8 workers)
+    b2 = b + [dataclasses.replace(r, source="side-2.json") for r in
+              _workers_in_a_clock_regime(rng, base, np.zeros(10), 1977.0)]
+    h2 = h + [dataclasses.replace(r, source="side-2.json") for r in
+              _workers_in_a_clock_regime(rng, base, np.zeros(10), 1977.0)]
+    c2 = compare_runs(b2, h2, run_to_run_cv=cv)
+    se2 = float(np.median([r.standard_error or 0.0 for r in c2.rows]))
+    assert 0.8 * 0.01 < se2 < 1.5 * 0.01
 
 
 def test_sides_in_different_clock_regimes_carry_the_kernels_unequal_answer_to_the_clock(
