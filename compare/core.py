@@ -382,9 +382,10 @@ class _Runs:
     side (0 base, 1 head), the mean of ln(metric) over its measured rounds
     (`primbench.rounds.measured_rounds`: the warm-up round left out), their sum of squared
     deviations and how many they are (1 for a run without rounds: its own value), the sum of
-    the products of successive deviations (their lag-1 autocovariance times the count), and whether
-    it is one worker process of a ``--processes`` file (its rounds name their process), and the
-    mean ln(SM clock) of its measured rounds (NaN where not read, or with one run a side: unused)."""
+    the products of successive deviations (their lag-1 autocovariance times the count), the mean
+    ln(SM clock) of its measured rounds (NaN where not read, or with one run a side and no history
+    of the clock: unused), and the file it came from (the workers of a ``--processes`` file, one run
+    each, share theirs)."""
 
     row: np.ndarray
     side: np.ndarray
@@ -392,7 +393,6 @@ class _Runs:
     ss: np.ndarray
     rounds: np.ndarray
     lag: np.ndarray
-    worker: np.ndarray
     clock: np.ndarray
     file: np.ndarray  # which file the run came from (the workers of one --processes file share one)
 
@@ -406,7 +406,7 @@ class _Runs:
         new = np.cumsum(keep) - 1
         at = keep[self.row]
         return _Runs(new[self.row[at]], self.side[at], self.mean[at], self.ss[at], self.rounds[at], self.lag[at],
-                     self.worker[at], self.clock[at], self.file[at])
+                     self.clock[at], self.file[at])
 
 
 _ROUNDS = attrgetter("spec.rounds")
@@ -457,8 +457,8 @@ def _run_clocks(entries: Sequence[_Entry]) -> np.ndarray:
     return out
 
 
-def _runs(logs: np.ndarray, count: np.ndarray, row: np.ndarray, side: np.ndarray, worker: np.ndarray,
-          clock: np.ndarray, file: np.ndarray | None = None) -> _Runs:
+def _runs(logs: np.ndarray, count: np.ndarray, row: np.ndarray, side: np.ndarray, clock: np.ndarray,
+          file: np.ndarray | None = None) -> _Runs:
     """The runs' statistics from their ln values (`logs`, run after run, `count` a run), computed
     for all runs of a count at once (the sums exactly rounded, `stats.exact_sums`, as math.fsum)."""
     mean, ss, lag = np.empty(count.size), np.empty(count.size), np.empty(count.size)
@@ -470,7 +470,7 @@ def _runs(logs: np.ndarray, count: np.ndarray, row: np.ndarray, side: np.ndarray
         dev = x - m[:, None]
         mean[at], ss[at], lag[at] = m, stats.exact_sums(dev * dev), stats.exact_sums(dev[:, :-1] * dev[:, 1:])
     return _Runs(np.asarray(row, dtype=np.int64), np.asarray(side, dtype=np.int64), mean, ss,
-                 np.asarray(count, dtype=np.int64), lag, np.asarray(worker, dtype=bool), np.asarray(clock, dtype=float),
+                 np.asarray(count, dtype=np.int64), lag, np.asarray(clock, dtype=float),
                  np.arange(count.size) if file is None else np.asarray(file, dtype=np.int64))
 
 
@@ -695,16 +695,14 @@ def _runs_of(paired: Sequence[_Paired], clocks: bool = False) -> _Runs:
         row = np.repeat(rows, counts.sum(axis=1))
         side = np.repeat(np.tile([0, 1], len(rows)), counts.reshape(-1))
         logs, count, which = _run_values(entries, metric)
-        several = counts.max(initial=0) >= 2  # one run a side: workers and clocks are moot
-        worker = (np.fromiter((bool(e.spec.rounds) and e.spec.rounds[0].process is not None for e in entries),
-                              dtype=bool, count=len(entries)) if several else np.zeros(len(entries), dtype=bool))
+        several = counts.max(initial=0) >= 2  # one run a side: files and clocks are moot
         clock = _run_clocks(entries) if several or clocks else np.full(len(entries), math.nan)
         sources: dict[str, int] = {}
         file = (np.fromiter((sources.setdefault(e.results.source, len(sources)) for e in entries), dtype=np.int64,
                             count=len(entries)) if several else np.arange(len(entries)))
-        parts.append(_runs(logs, count, row[which], side[which], worker[which], clock[which], file[which]))
+        parts.append(_runs(logs, count, row[which], side[which], clock[which], file[which]))
     return _Runs(*(np.concatenate([getattr(r, f) for r in parts]) for f in ("row", "side", "mean", "ss", "rounds",
-                                                                              "lag", "worker", "clock", "file")))
+                                                                              "lag", "clock", "file")))
 
 
 def _blockers(comparability: Comparability, key: tuple[str, str]) -> tuple[str, ...]:

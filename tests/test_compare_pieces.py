@@ -67,7 +67,7 @@ def test_the_runs_statistics_are_math_fsum_s() -> None:
     """The vectorised sums give the floats the per-run Python sums gave (`math.fsum`)."""
     logs = [[27.6, 27.61, 27.59], [1e-9, 3.0, -3.0], [5.0], [27.6, 27.6 + 1e-15, 27.6 - 2e-15, 27.6]]
     runs = _runs(np.array([x for values in logs for x in values]), np.array([len(v) for v in logs]),
-                 np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1]), np.zeros(4, dtype=bool), np.full(4, np.nan))
+                 np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1]), np.full(4, np.nan))
     suite = _Suite([("a", "0"), ("a", "1")], [{}, {}], [None, None], [None, None], [priors.SIZE_CLASSES[-1]] * 2, runs)
     for k, values in enumerate(logs):
         mean = math.fsum(values) / len(values)
@@ -83,7 +83,7 @@ def make_suite(rows: list[tuple[str, float, int, tuple[float, float] | None]]) -
     n = len(rows)
     runs = _Runs(np.repeat(np.arange(n), 2), np.tile([0, 1], n), np.tile([0.0, 0.01], n),
                  np.repeat([ss for _, ss, _, _ in rows], 2), np.repeat([r for _, _, r, _ in rows], 2), np.zeros(2 * n),
-                 np.zeros(2 * n, dtype=bool), np.full(2 * n, np.nan), np.arange(2 * n))
+                 np.full(2 * n, np.nan), np.arange(2 * n))
     return _Suite([("copy", k) for k, _, _, _ in rows], [{} for _ in rows], [None] * n, [h for *_, h in rows],
                   [priors.SIZE_CLASSES[-1]] * n, runs)
 
