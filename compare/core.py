@@ -514,6 +514,7 @@ class _Suite:
                       [self.history[i] for i in at], [self.klass[i] for i in at], self.runs.take(keep),
                       None if cr is None else [cr[i] for i in at])
 
+    @functools.cached_property
     def clock_responses(self) -> tuple[np.ndarray, np.ndarray]:
         """Each row's measured answer to the clock and its variance (NaN where none)."""
         if not self.clock_response:  # the usual case: no history of the clock (100,000 rows: skip the list)
@@ -522,6 +523,7 @@ class _Suite:
                        dtype=float).reshape(-1, 2)
         return out[:, 0], out[:, 1]
 
+    @functools.cached_property
     def clocks_apart(self) -> np.ndarray:
         """Each row's head side's mean ln(SM clock) less its base side's (NaN where a side's is unknown)."""
         runs, slots = self.runs, 2 * len(self)
@@ -930,23 +932,20 @@ def _clock_part(suite: _Suite, relative: np.ndarray) -> np.ndarray:
     (`_Suite.clock_response`) has its change corrected by it (`_clock_correction`) and carries that
     answer's own variance times c^2 instead, on every kind of side. 0 where a side's clock is
     unknown."""
-    apart = suite.clocks_apart()
-    _, measured = suite.clock_responses()
-    known = np.isfinite(apart)
-    prior = np.repeat(np.where(known, (priors.CLOCK_RESPONSE_SD * np.where(known, apart, 0.0)) ** 2 / 2.0, 0.0), 2)
-    has = known & np.isfinite(measured)
-    own = np.repeat(np.where(has, np.where(has, measured, 0.0) * np.where(known, apart, 0.0) ** 2 / 2.0, math.nan), 2)
-    return np.where(np.isfinite(own), own, np.where(relative, prior, 0.0))
+    half_sq = np.nan_to_num(suite.clocks_apart) ** 2 / 2.0  # an unknown clock: none apart
+    _, measured = suite.clock_responses
+    has = np.repeat(np.isfinite(measured), 2)
+    own = np.repeat(np.nan_to_num(measured) * half_sq, 2)
+    prior = np.repeat(priors.CLOCK_RESPONSE_SD**2 * half_sq, 2)
+    return np.where(has, own, np.where(relative, prior, 0.0))
 
 
 def _clock_correction(suite: _Suite, better: np.ndarray) -> np.ndarray:
     """Each row's change owed to the sides' SM clocks apart, on its metric's ln scale, where history
     measured its answer to the clock (0 elsewhere): ln time moves by beta times ln clock, so a
     throughput moves by -beta times it (`better` +1)."""
-    beta, _ = suite.clock_responses()
-    apart = suite.clocks_apart()
-    ok = np.isfinite(beta) & np.isfinite(apart)
-    return np.where(ok, -better * np.where(ok, beta, 0.0) * np.where(ok, apart, 0.0), 0.0)
+    beta, _ = suite.clock_responses
+    return -better * np.nan_to_num(beta) * np.nan_to_num(suite.clocks_apart)
 
 
 def _relative_spreads(suite: _Suite) -> tuple[np.ndarray, np.ndarray]:
@@ -1529,7 +1528,7 @@ def _clocks_apart(suite: _Suite, noise: _Noise) -> tuple[float, float, int, int]
     if not (side == 0).any() or not (side == 1).any():
         return None
     clock = runs.clock[at]
-    corrected = int(np.isfinite(suite.clock_responses()[0][rows]).sum())
+    corrected = int(np.isfinite(suite.clock_responses[0][rows]).sum())
     return (math.exp(float(clock[side == 0].mean())), math.exp(float(clock[side == 1].mean())), int(rows.size),
             corrected)
 
