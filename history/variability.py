@@ -22,7 +22,7 @@ the rounds and repeats of the compared runs show.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -61,16 +61,23 @@ def run_to_run_cvs(frame: pd.DataFrame, window: int = WINDOW) -> dict[tuple[str,
     (`history.queries.series`, one GPU, oldest first). Runs of one config only: where a
     specialization was measured with several (``config_key``), the newest run's."""
     out: dict[tuple[str, str], tuple[float, float]] = {}
+    for key, group in _newest_runs(frame, window):
+        values = group["value"].astype(float).to_list()
+        cv = robust_cv(values)
+        if cv is not None:
+            out[key] = (cv, degrees_of_freedom(len(values)))
+    return out
+
+
+def _newest_runs(frame: pd.DataFrame, window: int) -> Iterator[tuple[tuple[str, str], pd.DataFrame]]:
+    """Each (algorithm, name) of a series frame with its newest `window` runs of one config: where
+    a specialization was measured with several (``config_key``), the newest run's."""
     if frame.empty:
-        return out
+        return
     for (algorithm, name), group in frame.groupby(["algorithm", "name"], sort=False):
         if "config_key" in group.columns:
             group = group[group["config_key"] == group["config_key"].iloc[-1]]
-        values = group["value"].astype(float).to_list()[-window:]
-        cv = robust_cv(values)
-        if cv is not None:
-            out[(str(algorithm), str(name))] = (cv, degrees_of_freedom(len(values)))
-    return out
+        yield (str(algorithm), str(name)), group.tail(window)
 
 
 def describe(cvs: Mapping[tuple[str, str], tuple[float, float]]) -> str:
@@ -169,12 +176,9 @@ def clock_responses(frame: pd.DataFrame, window: int = WINDOW) -> dict[tuple[str
     from primbench.metrics import METRICS
 
     raw: dict[tuple[str, str], tuple[float, float]] = {}
-    if frame.empty or not {"sm_clock_mhz", "value", "metric"} <= set(frame.columns):
+    if not {"sm_clock_mhz", "value", "metric"} <= set(frame.columns):
         return raw
-    for (algorithm, name), group in frame.groupby(["algorithm", "name"], sort=False):
-        if "config_key" in group.columns:
-            group = group[group["config_key"] == group["config_key"].iloc[-1]]
-        group = group.tail(window)
+    for key, group in _newest_runs(frame, window):
         metric = METRICS.get(str(group["metric"].iloc[-1]))
         if metric is None or metric.higher_is_better is None:
             continue
@@ -182,5 +186,5 @@ def clock_responses(frame: pd.DataFrame, window: int = WINDOW) -> dict[tuple[str
         times = 1.0 / values if metric.higher_is_better else values
         found = clock_response(times.tolist(), group["sm_clock_mhz"].astype(float).to_list())
         if found is not None:
-            raw[(str(algorithm), str(name))] = found
+            raw[key] = found
     return shrunk_clock_responses(raw)
