@@ -97,23 +97,28 @@ def readable_by_old(p: Path, tree: Path) -> Path:
     return p
 
 
-def old_tree(folder: Path) -> Path:
-    """The method of `OLD` unpacked into FOLDER/old (its primbench, compare and history), for `old_method`."""
-    tree = folder / "old"
+def old_tree(folder: Path, commit: str = OLD) -> Path:
+    """The method of `commit` (`OLD` by default) unpacked into FOLDER/old (FOLDER/COMMIT for another
+    commit): its primbench, compare and history, for `old_method`."""
+    tree = folder / ("old" if commit == OLD else commit)
     tree.mkdir()
-    archive = subprocess.run(["git", "archive", OLD, "primbench", "compare", "history"], cwd=ROOT,
+    archive = subprocess.run(["git", "archive", commit, "primbench", "compare", "history"], cwd=ROOT,
                              capture_output=True, check=True).stdout
     subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
     return tree
 
 
-def old_method(pairs: list[tuple[list[Path], list[Path]]], tree: Path) -> list[dict]:
-    pairs = [([readable_by_old(p, tree) for p in b], [readable_by_old(p, tree) for p in h]) for b, h in pairs]
+def old_method(pairs: list[tuple[list[Path], list[Path]]], tree: Path, relabel: bool = True) -> list[dict]:
+    """The verdicts of the method in `tree` (`old_tree`) on the pairs, in a process of its own;
+    `relabel`: the files made readable by `OLD`'s loader first (`readable_by_old`), not for a tree
+    that reads today's files as they are."""
+    if relabel:
+        pairs = [([readable_by_old(p, tree) for p in b], [readable_by_old(p, tree) for p in h]) for b, h in pairs]
     payload = json.dumps([([str(p) for p in b], [str(p) for p in h]) for b, h in pairs])
     proc = subprocess.run([sys.executable, "-c", OLD_SCRIPT], input=payload, capture_output=True, text=True,
                           cwd=tree, env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"})
     if proc.returncode:
-        raise SystemExit(f"error: the method of {OLD} failed: {proc.stderr.strip().splitlines()[-1]}")
+        raise SystemExit(f"error: the method in {tree.name} failed: {proc.stderr.strip().splitlines()[-1]}")
     return json.loads(proc.stdout)
 
 

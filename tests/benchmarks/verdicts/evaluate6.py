@@ -91,27 +91,38 @@ SPLIT = Path()
 
 
 def main() -> None:
-    global SPLIT
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--sizes", default=",".join(SIZES))
     args = ap.parse_args()
     sizes = args.sizes.split(",")
     with tempfile.TemporaryDirectory() as tmp:
-        SPLIT = Path(tmp) / "split"
-        checks = []
-        for size in sizes:
-            (SPLIT / size).mkdir(parents=True)
-            n = split(args.data / size, SPLIT / size)
-            checks.append((size, n, *same_through_load_side(args.data / size)))
+        checks = split_sizes(args.data, sizes, Path(tmp))
         evaluate5.main(["--data", str(SPLIT), "--sizes", ",".join(sizes)],
                        title="`primbench run --processes 4`, one file a side",
                        protocol="each run one `--processes 4` file: 4 workers, each `--rounds 4` and a quarter "
                                 "of the default 1 s", shown=args.data)
-        print("\n## The split\n")
-        for size, n, same, total in checks:
-            print(f"{size}: {n} files split into their processes; compare on the whole files (load_side) and on the "
-                  f"split files gives the same JSON in {same} of {total} ordered A/A pairs")
+        print_split(checks)
+
+
+def split_sizes(data: Path, sizes: list[str], folder: Path) -> list[tuple[str, int, int, int]]:
+    """Every size's files split into FOLDER/split (`SPLIT` from then on), each with its check that
+    compare says the same on the whole files (`same_through_load_side`): (size, files, same, pairs)."""
+    global SPLIT
+    SPLIT = folder / "split"
+    checks = []
+    for size in sizes:
+        (SPLIT / size).mkdir(parents=True)
+        n = split(data / size, SPLIT / size)
+        checks.append((size, n, *same_through_load_side(data / size)))
+    return checks
+
+
+def print_split(checks: list[tuple[str, int, int, int]]) -> None:
+    print("\n## The split\n")
+    for size, n, same, total in checks:
+        print(f"{size}: {n} files split into their processes; compare on the whole files (load_side) and on the "
+              f"split files gives the same JSON in {same} of {total} ordered A/A pairs")
 
 
 if __name__ == "__main__":

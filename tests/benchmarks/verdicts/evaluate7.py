@@ -15,8 +15,6 @@ of the A/A changes on these files (`calibration7.txt`).
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -28,31 +26,11 @@ sys.path.insert(0, str(HERE))
 
 import evaluate5  # noqa: E402
 import evaluate6  # noqa: E402
-from evaluate import OLD_SCRIPT  # noqa: E402
+from evaluate import old_method, old_tree  # noqa: E402
 
 DATA = HERE / "h200" / "data7"
 SIZES = ("64KiB", "1MiB", "4MiB", "64MiB")
 BEFORE = "98cdbcf"  # main before the seventh plan: the workers of --processes files by the class prior
-
-
-def tree_at(commit: str, folder: Path) -> Path:
-    """primbench, compare and history at `commit`, unpacked into FOLDER/COMMIT."""
-    tree = folder / commit
-    tree.mkdir()
-    archive = subprocess.run(["git", "archive", commit, "primbench", "compare", "history"], cwd=ROOT,
-                             capture_output=True, check=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
-    return tree
-
-
-def method_at(tree: Path, pairs: list[tuple[list[Path], list[Path]]]) -> list[dict]:
-    """`evaluate.old_method` for a tree that reads today's files as they are."""
-    payload = json.dumps([([str(p) for p in b], [str(p) for p in h]) for b, h in pairs])
-    proc = subprocess.run([sys.executable, "-c", OLD_SCRIPT], input=payload, capture_output=True, text=True,
-                          cwd=tree, env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"})
-    if proc.returncode:
-        raise SystemExit(f"error: the method at {tree.name} failed: {proc.stderr.strip().splitlines()[-1]}")
-    return list(json.loads(proc.stdout))
 
 
 def whole_files(pairs: list[tuple[list[Path], list[Path]]], data: Path) -> list[tuple[list[Path], list[Path]]]:
@@ -81,24 +59,16 @@ def main() -> None:
               "(the frozen method's is 0.5), chosen after reading evaluate7.txt.\n")
     sizes = args.sizes.split(",")
     with tempfile.TemporaryDirectory() as tmp:
-        evaluate6.SPLIT = Path(tmp) / "split"
-        checks = []
-        for size in sizes:
-            (evaluate6.SPLIT / size).mkdir(parents=True)
-            n = evaluate6.split(args.data / size, evaluate6.SPLIT / size)
-            checks.append((size, n, *evaluate6.same_through_load_side(args.data / size)))
-        before = tree_at(BEFORE, Path(tmp))
+        checks = evaluate6.split_sizes(args.data, sizes, Path(tmp))
+        before = old_tree(Path(tmp), BEFORE)
         evaluate5.main(["--data", str(evaluate6.SPLIT), "--sizes", ",".join(sizes)],
                        title="`primbench run --processes 4`, one file a side",
                        protocol="each run one `--processes 4` file: 4 workers, each `--rounds 8` (the default) of "
                                 "batches of at least 0.5 ms and a quarter of the default 1 s", shown=args.data,
                        suite_path=HERE / "eval_suite7.py",
                        extra={f"{BEFORE} (before the plan), 4 processes a side":
-                              lambda ps: method_at(before, whole_files(ps, args.data))})
-        print("\n## The split\n")
-        for size, n, same, total in checks:
-            print(f"{size}: {n} files split into their processes; compare on the whole files (load_side) and on the "
-                  f"split files gives the same JSON in {same} of {total} ordered A/A pairs")
+                              lambda ps: old_method(whole_files(ps, args.data), before, relabel=False)})
+        evaluate6.print_split(checks)
 
 
 if __name__ == "__main__":
