@@ -130,6 +130,17 @@ def _grow(db: Path, where: Path, runs: int, *, seed: int) -> None:
     hd.ingest(hd.branch_series(where, hd.noisy_levels(runs, specs=3, seed=seed), batches=2, branch=f"b{seed}"), db)
 
 
+def _exported_twice(tmp_path: Path, added: int) -> tuple[Path, Path]:
+    """A store of 3 runs exported into a folder, `added` more runs, exported again into it (the
+    incremental path): the store and the folder."""
+    db, out = tmp_path / "h.duckdb", tmp_path / "export"
+    _grow(db, tmp_path / "in", 3, seed=1)
+    commands.export(db, out)
+    _grow(db, tmp_path / "in2", added, seed=2)
+    commands.export(db, out)
+    return db, out
+
+
 def _tables_equal(db: Path, first: Path, second: Path, tables: tuple[str, ...]) -> None:
     """Each table read whole from two exports (``<table>*.parquet``) holds the same rows as the
     other, and as the store: EXCEPT ALL every way is empty."""
@@ -180,12 +191,7 @@ def test_an_incremental_export_equals_a_fresh_one(tmp_path: Path, documents: boo
 
 
 def test_nothing_new_writes_nothing(tmp_path: Path) -> None:
-    db = tmp_path / "h.duckdb"
-    _grow(db, tmp_path / "in", 3, seed=1)
-    out = tmp_path / "export"
-    commands.export(db, out)
-    _grow(db, tmp_path / "in2", 1, seed=2)
-    commands.export(db, out)
+    db, out = _exported_twice(tmp_path, 1)
     before = _snapshot(out)
     again = commands.export(db, out)
     assert again.incremental and again.added_runs == 0 and dict(again) == {}
@@ -202,12 +208,7 @@ def test_a_failure_midway_leaves_the_earlier_export_intact(tmp_path: Path, monke
     from primbench.history import export as export_module
     from primbench.history.errors import HistoryError
 
-    db = tmp_path / "h.duckdb"
-    _grow(db, tmp_path / "in", 3, seed=1)
-    out = tmp_path / "export"
-    commands.export(db, out)
-    _grow(db, tmp_path / "in2", 2, seed=2)
-    commands.export(db, out)
+    db, out = _exported_twice(tmp_path, 2)
     before = _snapshot(out)
 
     _grow(db, tmp_path / "in3", 2, seed=3)
