@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from primbench.device import Device
-from primbench.energy import EnergyWindow
+from primbench.energy import EnergyWindow, counter_resolves
 from primbench.errors import Skipped, UsageError
 from primbench.graph import GraphRound, replay_round
 from primbench.measure import (
@@ -264,7 +264,7 @@ class State:
                     on_batch=self._on_batch,
                     host_sync=sync,
                     throttle=guard,
-                    energy=None if s.no_monitoring else device.energy_joules,
+                    energy=device.energy_joules if self._reads_energy() else None,
                     power=None if s.no_monitoring else device.power_watts,
                 ),
                 started=started,
@@ -283,6 +283,14 @@ class State:
                 before_each=self._before_each)
         self.outcome = RunOutcome(m, temp_start, temp_end, clock_start, clock_end, reasons_start, reasons_end, timer,
                                   replayed, empty)
+
+    def _reads_energy(self) -> bool:
+        """Whether this round reads the energy counter: with monitoring, where a round's planned
+        share of ``--min-secs`` lets the counter move (`primbench.energy.counter_resolves`;
+        ``--energy-baseline`` always)."""
+        s = self.settings
+        planned = s.min_secs / max(1, self.rounds)
+        return not s.no_monitoring and (self._energy_baseline or counter_resolves(planned))
 
     def _finish(self, out: Any, timer: Timer, sync: Callable[[Any], object] | None) -> None:
         """Wait for an unmeasured call that returned `out`: the harness stream, and with the host
