@@ -106,9 +106,9 @@ def main(argv: list[str] | None = None, title: str = "a run of 4 processes a sid
             pl_pairs = [(a, p) for p in planted for a in aa] + [(p, a) for p in planted for a in aa]
             cache: dict[Path, object] = {}
             methods = {
-                "new, 4 processes a side": lambda ps, c=cache: new_method(ps, c),
+                f"new, {PROCESSES} processes a side": lambda ps, c=cache: new_method(ps, c),
                 "new, 1 process a side": lambda ps, c=cache: new_method(first_processes(ps), c),
-                f"{OLD}, 4 processes a side": lambda ps: old_method(ps, tree),
+                f"{OLD}, {PROCESSES} processes a side": lambda ps: old_method(ps, tree),
                 **(extra or {}),
             }
             aa_logs = [log_value(f) for run in aa for f in run]
@@ -123,7 +123,8 @@ def main(argv: list[str] | None = None, title: str = "a run of 4 processes a sid
             count = len(suite.KERNELS)
             per_spec, host = wall(d, count)
             print(f"\n## {size}\n")
-            print(f"Wall time per specialization: {per_spec:.2f} s a run of 4 processes / {count} (imports, setup "
+            print(f"Wall time per specialization: {per_spec:.2f} s a run of {PROCESSES} processes / {count} "
+                  "(imports, setup "
                   f"and compilation included); the measurement's own {host:.2f} s (medians of the {len(aa)} A/A "
                   "runs).\n")
             print("| | " + " | ".join(methods) + " |")
