@@ -59,7 +59,7 @@ def sides(size: str) -> tuple[str, list[list[Path]]]:
     files = sorted((f for f in (DATA / size).glob("aa-*.json") if re.fullmatch(r"aa-\d+\.json", f.name)),
                    key=lambda p: int(p.stem.split("-")[1]))
     if files:
-        return f"`--processes 4` ({DATA.name}, {card(files[0])})", [[f] for f in files]
+        return f"one `--processes` file a run ({DATA.name}, {card(files[0])})", [[f] for f in files]
     runs = sorted({int(f.stem.split("-")[1]) for f in (DATA5 / size).glob("aa-*-p*.json")})
     return ("4 separate processes a run, one after another (data5, H200)",
             [[DATA5 / size / f"aa-{k}-p{j}.json" for j in range(1, 5)] for k in runs])
@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> None:
                     help="its sizes, then data5's (separate processes) where it has none")
     args = ap.parse_args(argv)
     DATA = args.data
-    print("# compare's standard error against the spread of identical runs, 4 processes a side "
+    print("# compare's standard error against the spread of identical runs, every process of a run a side "
           "(tests/benchmarks/verdicts/calibration6.py)\n")
     for size in args.sizes.split(","):
         protocol, aa = sides(size)
@@ -117,13 +117,15 @@ def main(argv: list[str] | None = None) -> None:
             between = st.stdev(st.fmean(r) for r in rel[n])
             sd_change = st.pstdev(change[n])  # every ordered pair once each way: mean 0 by symmetry
             label = n.split(",")[0].removeprefix("op: ")
+            k = len(rel[n][0])  # the processes of a run: 4, or 8 (data8)
             print(f"| {label} | {st.median(se[n]) * 100:.2f} % | {sd_change * 100:.2f} % | "
                   f"{sd_change / st.median(se[n]):.2f} | {st.median(df[n]):.0f} | {within * 100:.2f} % | "
-                  f"{between * 100:.2f} % | {within / 2 * 100:.2f} % |")
+                  f"{between * 100:.2f} % | {within / math.sqrt(k) * 100:.2f} % |")
         runs_var = sum(st.variance([st.fmean(r) for r in rel[n]]) for n in names)
-        procs_var = sum(st.fmean(st.variance(r) for r in rel[n]) / 4 for n in names)
+        k = len(rel[names[0]][0])
+        procs_var = sum(st.fmean(st.variance(r) for r in rel[n]) / len(rel[n][0]) for n in names)
         print(f"\nPooled over the {len(names)} kernels: the run means' variance is {runs_var / procs_var:.2f}x what "
-              "4 independent processes predict, a part shared by the processes of one run of SD "
+              f"{k} independent processes predict, a part shared by the processes of one run of SD "
               f"{math.sqrt(max(runs_var - procs_var, 0.0) / len(names)) * 100:.2f} %.\n")
 
 
