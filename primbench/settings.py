@@ -285,7 +285,8 @@ _HELP = {
     "unless --min-gpu-ms-per-batch is given), --min-secs split between them; "
     "the workers import and open the device side by side, then measure in turn. Identical processes land in "
     "states up to 2-3 % apart on small kernels, which rounds inside one process cannot sample: compare takes each "
-    "process as a run. One results.json; each round names its process",
+    "process as a run. 4 workers: a detectable change of about 2 % at 1-4 MiB; 8: about 1.3-1.5 %, "
+    "for a quarter more wall time (tests/benchmarks/verdicts/). One results.json; each round names its process",
     "axis": "Replace the values of a benchmark's axis, repeatable: NAME=VALUE, NAME=[V1,V2,...], "
     "NAME=[START:STOP:+STEP] (linear) or NAME=[START:STOP:*FACTOR] (geometric; a bare third part multiplies too), "
     "STOP included; numbers may be 2^N; size takes KiB, MiB, GiB (e.g. size=[2^16:2^28:4]). See docs/axes.md",
@@ -357,7 +358,7 @@ def build_parser(prog: str, custom: list[CustomOption]) -> argparse.ArgumentPars
     for f in dataclasses.fields(Settings):
         flag = "--" + _opt(f.name)
         default = getattr(defaults, f.name)
-        text = f"{_HELP[f.name]}"
+        text = _HELP[f.name].replace("%", "%%")  # argparse formats help with %: a bare "% a" printed its dict
         if str(f.type) == "bool":
             group.add_argument(flag, dest=f.name, action="store_true", help=text)
             continue

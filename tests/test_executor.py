@@ -556,3 +556,13 @@ def test_sizes_and_the_time_budget_are_checked(tmp_path, capsys, args, message):
         ex.main()
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_the_programs_help_prints_every_percent_sign_as_written() -> None:
+    """argparse formats help text with %: a bare "%" in a setting's help (the --processes text has
+    "2-3 % apart") once printed argparse's own dict of parameters in its place."""
+    from primbench.settings import build_parser
+
+    text = " ".join(build_parser("bench.py", []).format_help().split())
+    assert "states up to 2-3 % apart" in text and "about 1.3-1.5 %," in text
+    assert "'metavar'" not in text and "%%" not in text
