@@ -412,6 +412,11 @@ class _Runs:
 _ROUNDS = attrgetter("spec.rounds")
 
 
+def _are_none(values: Sequence[object]) -> np.ndarray:
+    """``np.array([v is None for v in values], dtype=bool)``, by C iteration (a value a row)."""
+    return np.fromiter(map(operator.is_, values, itertools.repeat(None)), dtype=bool, count=len(values))
+
+
 def _run_values(entries: Sequence[_Entry], metric: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """ln of each run's values of `metric` (a run: an entry): its measured rounds' (the positive,
     finite ones, the warm-up left out, `primbench.rounds.measured_rounds`), else its own value (a
@@ -510,9 +515,10 @@ class _Suite:
     def take(self, keep: np.ndarray) -> _Suite:
         at = np.flatnonzero(keep).tolist()
         cr = self.clock_response
-        return _Suite([self.keys[i] for i in at], [self.fields[i] for i in at], [self.untrusted[i] for i in at],
-                      [self.history[i] for i in at], [self.klass[i] for i in at], self.runs.take(keep),
-                      None if cr is None else [cr[i] for i in at])
+        return _Suite(list(map(self.keys.__getitem__, at)), list(map(self.fields.__getitem__, at)),
+                      list(map(self.untrusted.__getitem__, at)), list(map(self.history.__getitem__, at)),
+                      list(map(self.klass.__getitem__, at)), self.runs.take(keep),
+                      None if cr is None else list(map(cr.__getitem__, at)))
 
     @functools.cached_property
     def clock_responses(self) -> tuple[np.ndarray, np.ndarray]:
@@ -565,7 +571,7 @@ class _Suite:
 
     def prior_only(self) -> np.ndarray:
         """The rows judged on the measured prior of a whole run: a side without rounds, no history."""
-        return self.rows_without_rounds() & np.array([h is None for h in self.history], dtype=bool)
+        return self.rows_without_rounds() & _are_none(self.history)
 
 
 def _size(entry: _Entry, file_sizes: Mapping[int, float | None] | None = None) -> float | None:
@@ -680,6 +686,7 @@ def _pair_one(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
 
 
 _BASE, _HEAD = attrgetter("base"), attrgetter("head")
+_KEY, _UNTRUSTED, _HISTORY, _KLASS = (attrgetter(f) for f in ("key", "untrusted", "history", "klass"))
 
 
 def _runs_of(paired: Sequence[_Paired], clocks: bool = False) -> _Runs:
@@ -718,8 +725,8 @@ def _suite(paired: Sequence[_Paired], comparability: Comparability,
     finite positive value on a side, whose change is out of range, or whose sides measure
     different things go to `rows` (the rest are the suite tested)."""
     runs = _runs_of(paired, clocks=bool(clock_response))
-    suite = _Suite([p.key for p in paired], [], [p.untrusted for p in paired], [p.history for p in paired],
-                   [p.klass for p in paired], runs,
+    suite = _Suite(list(map(_KEY, paired)), [], list(map(_UNTRUSTED, paired)), list(map(_HISTORY, paired)),
+                   list(map(_KLASS, paired)), runs,
                    [clock_response.get(p.key) for p in paired] if clock_response else None)
     sides = np.bincount(runs.slot, minlength=2 * len(paired)).reshape(-1, 2)
     valued = np.asarray(np.all(sides > 0, axis=1))
@@ -817,9 +824,10 @@ class _SideTerms:
 
 def _class_table(klass: Sequence[priors.SizeClass]) -> tuple[list[priors.SizeClass], np.ndarray]:
     """The distinct size classes, and each row's index among them."""
-    distinct = {id(k): k for k in klass}  # by identity: a class's hash walks its priors
+    distinct = dict(zip(map(id, klass), klass, strict=True))  # by identity: a class's hash walks its priors
     index = {key: i for i, key in enumerate(distinct)}
-    return list(distinct.values()), np.array([index[id(k)] for k in klass], dtype=np.int64)
+    return list(distinct.values()), np.fromiter(map(index.__getitem__, map(id, klass)), dtype=np.int64,
+                                                count=len(klass))
 
 
 def _side_terms(suite: _Suite, within: np.ndarray, within_df: np.ndarray) -> _SideTerms:
@@ -845,8 +853,11 @@ def _side_terms(suite: _Suite, within: np.ndarray, within_df: np.ndarray) -> _Si
         return np.where(with_rounds, rounds, single)
 
     common, common_df, process, process_df = (prior(p) for p in ("common", "common_df", "process", "process_df"))
-    history = np.repeat(np.array([h if h is not None else (math.nan, math.nan) for h in suite.history],
-                                 dtype=float).reshape(len(suite), 2), 2, axis=0)
+    if suite.history.count(None) == len(suite) and len(suite):  # no history (the usual case): no list of pairs
+        history = np.full((slots, 2), math.nan)
+    else:
+        history = np.repeat(np.array([h if h is not None else (math.nan, math.nan) for h in suite.history],
+                                     dtype=float).reshape(len(suite), 2), 2, axis=0)
     cv, hdf = history[:, 0], history[:, 1]
     from_history = ~np.isnan(cv)
     # history's run-to-run CV is of a file's value: a side of the workers of k --processes files is
@@ -1009,7 +1020,7 @@ def _noise(suite: _Suite) -> _Noise:
     measured priors (or history, or the spread of repeated runs) for what rounds do not see."""
     n = len(suite)
     s_sq, df = suite.within()
-    trusted_rows = np.array([u is None for u in suite.untrusted], dtype=bool)
+    trusted_rows = _are_none(suite.untrusted)
     trusted = np.repeat(trusted_rows, 2)
     prior = stats.fit_prior(s_sq[trusted], df[trusted]) if trusted.any() else None
     post, post_df = stats.moderated_variance(s_sq, df, prior)
@@ -1293,8 +1304,8 @@ def _warnings(base: Sequence[Results], head: Sequence[Results], comparability: C
         warnings.append(f"successive rounds are correlated (lag-1 {rho:.2f}, pooled over the suite): the rounds' "
                         "variance of a mean is widened for it; a drift within the runs (temperature, clocks) is the "
                         "usual cause")
-    judged = sum(1 for side in (base, head) for r in side for spec in r.specializations
-                 if spec.noise_timeout and not _unjudged_timeout(spec))
+    judged = sum(1 for side in (base, head) for r in side for spec in filter(_NOISE_TIMEOUT, r.specializations)
+                 if not _unjudged_timeout(spec))
     if judged:
         warnings.append(f"{judged} measurement{'s' if judged != 1 else ''} ended on the noise timeout (batches "
                         "scattered beyond the noise tolerance): judged on the spread of their rounds, which holds "
@@ -1310,6 +1321,9 @@ def _warnings(base: Sequence[Results], head: Sequence[Results], comparability: C
                         f"standard errors widened {widen:.2f}x (empirical null); more rounds or repeats, or history, "
                         "would sharpen the verdicts")
     return warnings
+
+
+_NOISE_TIMEOUT = attrgetter("noise_timeout")
 
 
 def _not_comparable(fields: Mapping[str, Any], blockers: tuple[str, ...]) -> SpecComparison:
@@ -1395,12 +1409,12 @@ class _Tests:
 def _tests(suite: _Suite, noise: _Noise, delta: float, threshold: float, alpha: float, suite_shift_limit: float,
            base: Sequence[Results], head: Sequence[Results]) -> _Tests:
     """The tests of every row, and of the suite's centre, the change most rows share (see `_judge`)."""
-    metrics = [f["metric"] for f in suite.fields]
+    metrics = list(map(operator.itemgetter("metric"), suite.fields))
     sign = {m: _better(m) for m in dict.fromkeys(metrics)}
-    better = np.array([sign[m] for m in metrics])
+    better = np.fromiter(map(sign.__getitem__, metrics), dtype=float, count=len(metrics))
     d = suite.d - _clock_correction(suite, better)  # the change the clocks apart owe, where history measured it
     up = better * d  # up is better
-    trusted = np.array([u is None for u in suite.untrusted], dtype=bool)
+    trusted = _are_none(suite.untrusted)
     own_se = np.sqrt(noise.own)
     family = trusted & np.isfinite(own_se) & (own_se > 0)
     k = int(family.sum())
@@ -1482,7 +1496,7 @@ def _kinds(suite: _Suite, t: _Tests, delta: float, alpha: float, max_detectable:
     Untrusted measurements, or no variance: inconclusive; beyond the threshold and significant,
     moving the way the test says: a regression or improvement; else insensitive (could not have
     detected `max_detectable`), unchanged (equivalent), moved with the suite, or too noisy."""
-    untrusted = np.array([bool(u) for u in suite.untrusted], dtype=bool)
+    untrusted = np.fromiter(map(bool, suite.untrusted), dtype=bool, count=len(suite))
     big = np.abs(t.d) >= delta
     flagged = big & (np.abs(t.test_d) >= delta) & (t.q_row <= t.row_alpha) \
         & (np.sign(t.test_d * t.better) == np.sign(t.up))
