@@ -23,7 +23,9 @@ import numpy as np
 from primbench.compare import priors, stats
 from primbench.compare.comparability import Comparability, NotComparableError, assess, by_algorithm
 from primbench.compare.model import (
+    LATER_FIELDS,
     LATER_REASON,
+    LATER_STATISTICS,
     ROW_DEFAULTS,
     Comparison,
     Method,
@@ -1547,19 +1549,25 @@ def _clocks_apart(suite: _Suite, noise: _Noise) -> tuple[float, float, int, int]
             corrected)
 
 
-#: How many keys a tested row's dict has once every field but its reason is set, with the reason to come
-#: (`_write_rows`; `SpecComparison.from_state`).
-_ROW_KEYS = len(dataclass_fields(SpecComparison))
+#: How many keys a tested row's dict has once every field but its reason and statistics is set, with both
+#: to come (`_write_rows`; `SpecComparison.from_state`).
+_ROW_KEYS = len(dataclass_fields(SpecComparison)) - len(LATER_FIELDS) + 1
+#: `ROW_DEFAULTS` but the fields a tested row's statistics set (`_Reasons.statistics`).
+_EAGER_DEFAULTS = {k: v for k, v in ROW_DEFAULTS.items() if k not in LATER_FIELDS}
+#: The statistics of a row outside the family tested (`_Reasons.statistics`): the defaults.
+_NO_STATISTICS = {k: v for k, v in ROW_DEFAULTS.items() if k in LATER_FIELDS}
 
 
 class _Reasons:
-    """The reason texts of one suite's tested rows (`_write_rows`), each written when its row's
-    ``reason`` is first read (`SpecComparison.from_state`, `model.ReasonTexts`): the terminal
-    table shows 100 rows of 100,000, and formatting every row's statistics is 0.4 s. The same
-    text as written at once: the same values, formatted the same way."""
+    """The reason texts and statistics of one suite's tested rows (`_write_rows`): each row's text
+    written when its ``reason`` is first read, its statistics set when one of them is first read
+    (`SpecComparison.from_state`, `model.ReasonTexts`, `model.RowStatistics`): the terminal table
+    shows 100 rows of 100,000, and formatting every row's statistics is 0.4 s, setting them 0.2 s.
+    The same text and values as written at once: the same values, formatted the same way."""
 
     def __init__(self, suite: _Suite, noise: _Noise, t: _Tests, kinds: list[int], threshold: float, alpha: float,
                  suite_shift_limit: float, max_detectable: float) -> None:
+        self.t, self.noise = t, noise
         self.kinds, self.threshold, self.relative = kinds, threshold, t.relative
         self.shift = {b: _pct(math.expm1(b * t.centre)) for b in (1.0, -1.0)}
         self.level = f"{(1 - 2 * alpha) * 100:g} % interval"
@@ -1577,6 +1585,30 @@ class _Reasons:
         self.se100, self.mdc100 = (t.se * 100).tolist(), (t.mdc * 100).tolist()
         self.low100, self.high100 = (t.low * 100).tolist(), (t.high * 100).tolist()
         self.df_text = list(map("{:.1f}".format, t.df.tolist()))
+
+    @functools.cached_property
+    def _columns(self) -> tuple[list[Any], ...]:
+        """The statistics' columns as Python values (`statistics`), made once, when first read."""
+        t, own = self.t, self.noise.own
+        cv = np.where(np.isfinite(own), np.sqrt(np.where(np.isfinite(own), own, 0.0) / 2), math.nan).tolist()
+        return (t.family.tolist(), t.q_abs.tolist(), t.p_equiv.tolist(), t.se.tolist(), t.df.tolist(),
+                t.low.tolist(), t.high.tolist(),
+                list(map(math.expm1, t.rel.tolist())) if t.centred else [None] * len(cv),
+                [c if f else None for c, f in zip(cv, np.isfinite(own).tolist(), strict=True)])
+
+    def statistics(self, i: int) -> dict[str, Any]:
+        """Row `i`'s fields of `model.LATER_FIELDS`: those of the family tested, else their defaults
+        but the relative change and the run-to-run CV and its source."""
+        family, q_abs, p_equiv, se, df, low, high, relative, cv = self._columns
+        if not family[i]:
+            return {**_NO_STATISTICS, "relative_change": relative[i], "run_to_run_cv": cv[i],
+                    "run_to_run_source": self.noise.source[i]}
+        return {"p_value": self.p_row[i], "q_value": self.q_row[i], "absolute_p_value": self.p_abs[i],
+                "absolute_q_value": q_abs[i], "p_equivalence": p_equiv[i], "standard_error": se[i],
+                "degrees_of_freedom": df[i], "change_low": low[i], "change_high": high[i],
+                "min_detectable_change": self.mdc[i], "relative_change": relative[i],
+                "test": f"t-test on ln(head/base){self.against_of[self.better[i]]}, {self.df_text[i]} df",
+                "run_to_run_cv": cv[i], "run_to_run_source": self.noise.source[i]}
 
     def _statistics(self, i: int) -> str:
         absolute = f"; absolute p={self.p_abs[i]:.2g}" if self.relative else ""
@@ -1612,45 +1644,26 @@ class _Reasons:
 def _write_rows(suite: _Suite, noise: _Noise, t: _Tests, kinds: np.ndarray,
                 rows: dict[tuple[str, str], SpecComparison], threshold: float, alpha: float,
                 suite_shift_limit: float, max_detectable: float) -> None:
-    """Every tested row, its verdict (`kinds`, `_kinds`) with its statistics; its reason's text is
-    written when first read (`_Reasons`)."""
-    n = len(suite)
+    """Every tested row, its verdict (`kinds`, `_kinds`); its reason's text is written when first
+    read, its statistics set when one of them is first read (`_Reasons`)."""
     kind_list = kinds.tolist()
     texts = _Reasons(suite, noise, t, kind_list, threshold, alpha, suite_shift_limit, max_detectable)
-    family, better, up = t.family.tolist(), texts.better, t.up.tolist()
-    p_row, q_row, p_abs, q_abs = texts.p_row, texts.q_row, texts.p_abs, t.q_abs.tolist()
-    p_equiv, se, df, low, high = t.p_equiv.tolist(), t.se.tolist(), t.df.tolist(), t.low.tolist(), t.high.tolist()
-    mdc, df_text = texts.mdc, texts.df_text
-    relative_change = list(map(math.expm1, t.rel.tolist())) if t.centred else [None] * n
-    own = noise.own
-    cv = np.where(np.isfinite(own), np.sqrt(np.where(np.isfinite(own), own, 0.0) / 2), math.nan).tolist()
-    finite = np.isfinite(own).tolist()
-    keys, fields, source = suite.keys, suite.fields, noise.source
-    tests = {b: f"t-test on ln(head/base){texts.against_of[b]}, " for b in texts.shift}
+    up = t.up.tolist()
+    keys, fields = suite.keys, suite.fields
     kinds_of = _TESTED_KINDS
     unchanged, inconclusive, regression, improvement = (Verdict.UNCHANGED, Verdict.INCONCLUSIVE, Verdict.REGRESSION,
                                                         Verdict.IMPROVEMENT)
     make = SpecComparison.from_state
     for i, kind in enumerate(kind_list):
-        verdict = (unchanged if kind == 4 else (regression if up[i] < 0 else improvement) if kind == 2
-                   else inconclusive)
         row = fields[i]  # the row's own: it becomes the row (and is let go once it has)
         fields[i] = {}
-        if family[i]:  # every field set: the row's dict grows in place, not copied with the defaults
-            row.update({
-                "p_value": p_row[i], "q_value": q_row[i], "absolute_p_value": p_abs[i],
-                "absolute_q_value": q_abs[i], "p_equivalence": p_equiv[i], "standard_error": se[i],
-                "degrees_of_freedom": df[i], "change_low": low[i], "change_high": high[i],
-                "min_detectable_change": mdc[i], "test": f"{tests[better[i]]}{df_text[i]} df",
-                "relative_change": relative_change[i], "run_to_run_cv": cv[i] if finite[i] else None,
-                "run_to_run_source": source[i], "verdict": verdict, LATER_REASON: (texts, i),
-                "reason_kind": kinds_of[kind], "not_comparable": ()})
-            rows[keys[i]] = make(row if len(row) == _ROW_KEYS else {**ROW_DEFAULTS, **row})
-        else:
-            rows[keys[i]] = make({
-                **ROW_DEFAULTS, **row, "relative_change": relative_change[i],
-                "run_to_run_cv": cv[i] if finite[i] else None, "run_to_run_source": source[i], "verdict": verdict,
-                LATER_REASON: (texts, i), "reason_kind": kinds_of[kind]})
+        row["verdict"] = (unchanged if kind == 4 else (regression if up[i] < 0 else improvement) if kind == 2
+                          else inconclusive)
+        row["reason_kind"] = kinds_of[kind]
+        row["not_comparable"] = ()
+        row[LATER_REASON] = row[LATER_STATISTICS] = (texts, i)
+        # every field set (the usual case): the row's dict grows in place, not copied with the defaults
+        rows[keys[i]] = make(row if len(row) == _ROW_KEYS else {**_EAGER_DEFAULTS, **row})
 
 
 def _one_sided(key: tuple[str, str], entry: _Entry, verdict: Verdict, reason: str,
