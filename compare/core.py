@@ -1132,17 +1132,22 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
         max_detectable, clock_response)
     del paired  # the runs' ln values: 30 MB at 100,000 specializations
 
-    ordered: list[SpecComparison] = []
-    for key, entries in b_index.items():
-        ordered.append(rows[key] if key in rows
-                       else _one_sided(key, entries[0], Verdict.REMOVED, "only in base", metric))
-    for key, entries in h_index.items():
-        if key not in b_index:
-            ordered.append(_one_sided(key, entries[0], Verdict.ADDED, "only in head", metric))
-
     shared = list(map(rows.__getitem__, common))
-    compared = [(ratio, r.metric) for r in shared
-                if r.metric is not None and (ratio := r.ratio) is not None and r.comparable]
+    if len(shared) == len(b_index) == len(h_index):  # every specialization on both sides (the usual case)
+        ordered = shared  # in b_index's order, as below
+    else:
+        ordered = []
+        for key, entries in b_index.items():
+            ordered.append(rows[key] if key in rows
+                           else _one_sided(key, entries[0], Verdict.REMOVED, "only in base", metric))
+        for key, entries in h_index.items():
+            if key not in b_index:
+                ordered.append(_one_sided(key, entries[0], Verdict.ADDED, "only in head", metric))
+
+    # each shared row's fields read by C iteration: (its `ratio`, metric) where it has a ratio and is comparable
+    of_rows, blocked = list(map(_ROW_FIELDS, shared)), list(map(_NOT_COMPARABLE, shared))
+    compared = [(hv / bv, m) for m, bv, hv, nc in of_rows if m is not None and bv and hv and bv > 0 and hv > 0
+                and not nc]
     metrics = {m for _, m in compared}
     lower_is_better = bool(compared) and all(_better(m) < 0 for m in metrics)
     # One direction for the geometric mean: head/base of the metric where every row is a time,
@@ -1150,10 +1155,11 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
     power = {m: _better(m) if not lower_is_better else 1.0 for m in metrics}
     summary = Summary(
         counts=count_verdicts(ordered),
-        compared=sum(1 for r in shared if r.verdict is not Verdict.SKIPPED),  # a skipped row compares nothing
+        # a skipped row compares nothing
+        compared=len(shared) - sum(map(operator.is_, map(_VERDICT, shared), itertools.repeat(Verdict.SKIPPED))),
         geomean_ratio=stats.geometric_mean([ratio ** power[m] for ratio, m in compared]),
         higher_is_better=not lower_is_better,
-        not_comparable=sum(1 for r in shared if not r.comparable),
+        not_comparable=sum(map(bool, blocked)),  # not `comparable`
     )
     method = Method(threshold=float(threshold), alpha=float(alpha), description=METHOD_DESCRIPTION,
                     suite_shift_limit=float(suite_shift_limit), standard_error_scale=float(judgement.widen),
@@ -1171,6 +1177,10 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
         suite_shift=judgement.finding,
         comparability=comparability,
     )
+
+
+_ROW_FIELDS = attrgetter("metric", "base_value", "head_value", "not_comparable")
+_NOT_COMPARABLE, _VERDICT = attrgetter("not_comparable"), attrgetter("verdict")
 
 
 class _Judgement(NamedTuple):
