@@ -186,9 +186,12 @@ def _index(side: Sequence[Results], by_gpu: bool = False) -> dict[tuple[str, str
         default = results.algorithm
         specs = results.specializations
         if not by_gpu and not out:  # a side's first file: its entries at once, where no key repeats
-            # Specialization.algorithm, without a property call a row
-            keys = list(zip([(a if type(a := s.meta.get("algo", "")) is str else str(a)) or default for s in specs],
-                            map(_NAME, specs), strict=True))
+            # Specialization.algorithm, without a property call a row (by C iteration where every
+            # specialization names its algorithm as text: the usual file)
+            algos = list(map(_ALGO_OF_META, map(_META, specs)))
+            if not (set(map(type, algos)) <= {str} and "" not in algos):
+                algos = [(a if type(a) is str else str(a)) or default for a in algos]
+            keys = list(zip(algos, map(_NAME, specs), strict=True))
             made = map(new_entry, itertools.repeat(_Entry), zip(specs, itertools.repeat(results), itertools.count()))
             first = dict(zip(keys, map(list, zip(made)), strict=True))  # each entry in a list of its own
             if len(first) == len(keys):
@@ -216,7 +219,8 @@ def gpu_label(spec: Specialization, results: Results) -> str:
     return gpu.uuid or gpu.serial or gpu.pci_bus_id or gpu.name or "the GPU"
 
 
-_GPU, _NAME = attrgetter("gpu"), attrgetter("name")
+_GPU, _NAME, _META = attrgetter("gpu"), attrgetter("name"), attrgetter("meta")
+_ALGO_OF_META = operator.methodcaller("get", "algo", "")
 
 
 def replicated(side: Sequence[Results]) -> bool:

@@ -176,3 +176,22 @@ def test_to_dict_writes_each_number_as_num_does(value: object) -> None:
         for g in got:
             assert type(g) is type(expected) and (g == expected or (math.isnan(g) and math.isnan(expected)))
         assert msgspec.json.encode(got) == msgspec.json.encode([expected] * len(floats))
+
+
+@pytest.mark.parametrize("algos", [["copy", "copy", "fill"], ["copy", "", "fill"], ["copy", 5, None],
+                                   ["", ""], ["copy", "fill", "copy"]])
+def test_the_index_names_each_specialization_s_algorithm_as_specialization_algorithm_does(algos: list[object]) -> None:
+    """`_index`'s first file (its keys by C iteration where every algorithm is text, else row by row) and
+    `comparability.by_algorithm` give the algorithm `Specialization.algorithm` and the file give."""
+    from primbench.compare import comparability, core
+    from primbench.results import Results
+    from tests.compare_data import document, spec
+
+    specs = [spec(f"size: {i}", 1e9, index=i) for i in range(len(algos))]
+    for s, a in zip(specs, algos, strict=True):
+        s["meta"]["algo"] = a
+    results = Results.from_dict(document(specs, algorithm="scan"))
+    want = [((s.meta.get("algo", "") if type(s.meta.get("algo", "")) is str else str(s.meta.get("algo", "")))
+             or "scan", s.name) for s in results.specializations]
+    assert list(core._index([results])) == want
+    assert set(comparability.by_algorithm([results])) == {a for a, _ in want}
