@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from operator import attrgetter, itemgetter, methodcaller
+from operator import attrgetter, itemgetter
 from typing import Any, Protocol
 
 import msgspec
@@ -128,7 +128,6 @@ def _fmt(key: str, value: Any) -> str:
 
 _ALGORITHM = attrgetter("algorithm")
 _FIRST = itemgetter(0)
-_META, _ALGO_OF_META = attrgetter("meta"), methodcaller("get", "algo", "")
 
 
 def by_algorithm(side: Sequence[Results]) -> dict[str, Results]:
@@ -136,7 +135,7 @@ def by_algorithm(side: Sequence[Results]) -> dict[str, Results]:
     out: dict[str, Results] = {}
     for r in side:
         try:  # the names as written (Specialization.algorithm, without a property call a specialization)
-            written = set(map(_ALGO_OF_META, map(_META, r.specializations)))  # by C iteration
+            written = {s.meta.get("algo", "") for s in r.specializations}
         except TypeError:  # an unhashable meta.algo
             written = {0}
         named = written if all(type(a) is str for a in written) else set(map(_ALGORITHM, r.specializations))

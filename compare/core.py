@@ -186,12 +186,9 @@ def _index(side: Sequence[Results], by_gpu: bool = False) -> dict[tuple[str, str
         default = results.algorithm
         specs = results.specializations
         if not by_gpu and not out:  # a side's first file: its entries at once, where no key repeats
-            # Specialization.algorithm, without a property call a row (by C iteration where every
-            # specialization names its algorithm as text: the usual file)
-            algos = list(map(_ALGO_OF_META, map(_META, specs)))
-            if not (set(map(type, algos)) <= {str} and "" not in algos):
-                algos = [(a if type(a) is str else str(a)) or default for a in algos]
-            keys = list(zip(algos, map(_NAME, specs), strict=True))
+            # Specialization.algorithm, without a property call a row
+            keys = list(zip([(a if type(a := s.meta.get("algo", "")) is str else str(a)) or default for s in specs],
+                            map(_NAME, specs), strict=True))
             made = map(new_entry, itertools.repeat(_Entry), zip(specs, itertools.repeat(results), itertools.count()))
             first = dict(zip(keys, map(list, zip(made)), strict=True))  # each entry in a list of its own
             if len(first) == len(keys):
@@ -219,8 +216,7 @@ def gpu_label(spec: Specialization, results: Results) -> str:
     return gpu.uuid or gpu.serial or gpu.pci_bus_id or gpu.name or "the GPU"
 
 
-_GPU, _NAME, _META = attrgetter("gpu"), attrgetter("name"), attrgetter("meta")
-_ALGO_OF_META = operator.methodcaller("get", "algo", "")
+_GPU, _NAME = attrgetter("gpu"), attrgetter("name")
 
 
 def replicated(side: Sequence[Results]) -> bool:
@@ -521,10 +517,9 @@ class _Suite:
     def take(self, keep: np.ndarray) -> _Suite:
         at = np.flatnonzero(keep).tolist()
         cr = self.clock_response
-        return _Suite(list(map(self.keys.__getitem__, at)), list(map(self.fields.__getitem__, at)),
-                      list(map(self.untrusted.__getitem__, at)), list(map(self.history.__getitem__, at)),
-                      list(map(self.klass.__getitem__, at)), self.runs.take(keep),
-                      None if cr is None else list(map(cr.__getitem__, at)))
+        return _Suite([self.keys[i] for i in at], [self.fields[i] for i in at], [self.untrusted[i] for i in at],
+                      [self.history[i] for i in at], [self.klass[i] for i in at], self.runs.take(keep),
+                      None if cr is None else [cr[i] for i in at])
 
     @functools.cached_property
     def clock_responses(self) -> tuple[np.ndarray, np.ndarray]:
@@ -830,10 +825,9 @@ class _SideTerms:
 
 def _class_table(klass: Sequence[priors.SizeClass]) -> tuple[list[priors.SizeClass], np.ndarray]:
     """The distinct size classes, and each row's index among them."""
-    distinct = dict(zip(map(id, klass), klass, strict=True))  # by identity: a class's hash walks its priors
+    distinct = {id(k): k for k in klass}  # by identity: a class's hash walks its priors
     index = {key: i for i, key in enumerate(distinct)}
-    return list(distinct.values()), np.fromiter(map(index.__getitem__, map(id, klass)), dtype=np.int64,
-                                                count=len(klass))
+    return list(distinct.values()), np.array([index[id(k)] for k in klass], dtype=np.int64)
 
 
 def _side_terms(suite: _Suite, within: np.ndarray, within_df: np.ndarray) -> _SideTerms:

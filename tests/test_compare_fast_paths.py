@@ -181,8 +181,8 @@ def test_to_dict_writes_each_number_as_num_does(value: object) -> None:
 @pytest.mark.parametrize("algos", [["copy", "copy", "fill"], ["copy", "", "fill"], ["copy", 5, None],
                                    ["", ""], ["copy", "fill", "copy"]])
 def test_the_index_names_each_specialization_s_algorithm_as_specialization_algorithm_does(algos: list[object]) -> None:
-    """`_index`'s first file (its keys by C iteration where every algorithm is text, else row by row) and
-    `comparability.by_algorithm` give the algorithm `Specialization.algorithm` and the file give."""
+    """`_index`'s first file (its keys at once where no key repeats) and `comparability.by_algorithm` give
+    the algorithm `Specialization.algorithm` and the file give."""
     from primbench.compare import comparability, core
     from primbench.results import Results
     from tests.compare_data import document, spec
