@@ -1,0 +1,12 @@
+#!/bin/bash
+# 100,000 specializations (4.6.0), terminal: pairs, the order swapped every pair (GNU time)
+cd /tmp/cs11
+echo "# compare, 100,000 specializations (4.6.0), --format terminal: 7 pairs, the order swapped every pair; load at start $(cut -d' ' -f1 /proc/loadavg), $(date -u +%H:%M) UTC; checkout, user s, system s, peak RSS KB"
+for i in 1 2 3 4 5 6 7; do
+  if [ $((i % 2)) -eq 1 ]; then order="/tmp/s11base /tmp/s11final"; else order="/tmp/s11final /tmp/s11base"; fi
+  for root in $order; do
+    PYTHONPATH=$root /usr/bin/time -f "$root %U %S %M" -o /tmp/cs11/t.out python -c "from primbench.cli import main; main()" compare compare-100000-base-4.6.0.json compare-100000-head-4.6.0.json > /dev/null 2>&1
+    cat /tmp/cs11/t.out
+  done
+done
+echo "load at end $(cut -d' ' -f1 /proc/loadavg), $(date -u +%H:%M) UTC"
