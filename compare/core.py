@@ -23,7 +23,9 @@ import numpy as np
 from primbench.compare import priors, stats
 from primbench.compare.comparability import Comparability, NotComparableError, assess, by_algorithm
 from primbench.compare.model import (
+    LATER_FIELDS,
     LATER_REASON,
+    LATER_STATISTICS,
     ROW_DEFAULTS,
     Comparison,
     Method,
@@ -412,6 +414,11 @@ class _Runs:
 _ROUNDS = attrgetter("spec.rounds")
 
 
+def _are_none(values: Sequence[object]) -> np.ndarray:
+    """``np.array([v is None for v in values], dtype=bool)``, by C iteration (a value a row)."""
+    return np.fromiter(map(operator.is_, values, itertools.repeat(None)), dtype=bool, count=len(values))
+
+
 def _run_values(entries: Sequence[_Entry], metric: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """ln of each run's values of `metric` (a run: an entry): its measured rounds' (the positive,
     finite ones, the warm-up left out, `primbench.rounds.measured_rounds`), else its own value (a
@@ -565,7 +572,7 @@ class _Suite:
 
     def prior_only(self) -> np.ndarray:
         """The rows judged on the measured prior of a whole run: a side without rounds, no history."""
-        return self.rows_without_rounds() & np.array([h is None for h in self.history], dtype=bool)
+        return self.rows_without_rounds() & _are_none(self.history)
 
 
 def _size(entry: _Entry, file_sizes: Mapping[int, float | None] | None = None) -> float | None:
@@ -680,6 +687,7 @@ def _pair_one(key: tuple[str, str], base: list[_Entry], head: list[_Entry],
 
 
 _BASE, _HEAD = attrgetter("base"), attrgetter("head")
+_KEY, _UNTRUSTED, _HISTORY, _KLASS = (attrgetter(f) for f in ("key", "untrusted", "history", "klass"))
 
 
 def _runs_of(paired: Sequence[_Paired], clocks: bool = False) -> _Runs:
@@ -718,8 +726,8 @@ def _suite(paired: Sequence[_Paired], comparability: Comparability,
     finite positive value on a side, whose change is out of range, or whose sides measure
     different things go to `rows` (the rest are the suite tested)."""
     runs = _runs_of(paired, clocks=bool(clock_response))
-    suite = _Suite([p.key for p in paired], [], [p.untrusted for p in paired], [p.history for p in paired],
-                   [p.klass for p in paired], runs,
+    suite = _Suite(list(map(_KEY, paired)), [], list(map(_UNTRUSTED, paired)), list(map(_HISTORY, paired)),
+                   list(map(_KLASS, paired)), runs,
                    [clock_response.get(p.key) for p in paired] if clock_response else None)
     sides = np.bincount(runs.slot, minlength=2 * len(paired)).reshape(-1, 2)
     valued = np.asarray(np.all(sides > 0, axis=1))
@@ -845,8 +853,11 @@ def _side_terms(suite: _Suite, within: np.ndarray, within_df: np.ndarray) -> _Si
         return np.where(with_rounds, rounds, single)
 
     common, common_df, process, process_df = (prior(p) for p in ("common", "common_df", "process", "process_df"))
-    history = np.repeat(np.array([h if h is not None else (math.nan, math.nan) for h in suite.history],
-                                 dtype=float).reshape(len(suite), 2), 2, axis=0)
+    if suite.history.count(None) == len(suite) and len(suite):  # no history (the usual case): no list of pairs
+        history = np.full((slots, 2), math.nan)
+    else:
+        history = np.repeat(np.array([h if h is not None else (math.nan, math.nan) for h in suite.history],
+                                     dtype=float).reshape(len(suite), 2), 2, axis=0)
     cv, hdf = history[:, 0], history[:, 1]
     from_history = ~np.isnan(cv)
     # history's run-to-run CV is of a file's value: a side of the workers of k --processes files is
@@ -1009,7 +1020,7 @@ def _noise(suite: _Suite) -> _Noise:
     measured priors (or history, or the spread of repeated runs) for what rounds do not see."""
     n = len(suite)
     s_sq, df = suite.within()
-    trusted_rows = np.array([u is None for u in suite.untrusted], dtype=bool)
+    trusted_rows = _are_none(suite.untrusted)
     trusted = np.repeat(trusted_rows, 2)
     prior = stats.fit_prior(s_sq[trusted], df[trusted]) if trusted.any() else None
     post, post_df = stats.moderated_variance(s_sq, df, prior)
@@ -1119,17 +1130,22 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
         max_detectable, clock_response)
     del paired  # the runs' ln values: 30 MB at 100,000 specializations
 
-    ordered: list[SpecComparison] = []
-    for key, entries in b_index.items():
-        ordered.append(rows[key] if key in rows
-                       else _one_sided(key, entries[0], Verdict.REMOVED, "only in base", metric))
-    for key, entries in h_index.items():
-        if key not in b_index:
-            ordered.append(_one_sided(key, entries[0], Verdict.ADDED, "only in head", metric))
-
     shared = list(map(rows.__getitem__, common))
-    compared = [(ratio, r.metric) for r in shared
-                if r.metric is not None and (ratio := r.ratio) is not None and r.comparable]
+    if len(shared) == len(b_index) == len(h_index):  # every specialization on both sides (the usual case)
+        ordered = shared  # in b_index's order, as below
+    else:
+        ordered = []
+        for key, entries in b_index.items():
+            ordered.append(rows[key] if key in rows
+                           else _one_sided(key, entries[0], Verdict.REMOVED, "only in base", metric))
+        for key, entries in h_index.items():
+            if key not in b_index:
+                ordered.append(_one_sided(key, entries[0], Verdict.ADDED, "only in head", metric))
+
+    # each shared row's fields read by C iteration: (its `ratio`, metric) where it has a ratio and is comparable
+    of_rows, blocked = list(map(_ROW_FIELDS, shared)), list(map(_NOT_COMPARABLE, shared))
+    compared = [(hv / bv, m) for m, bv, hv, nc in of_rows if m is not None and bv and hv and bv > 0 and hv > 0
+                and not nc]
     metrics = {m for _, m in compared}
     lower_is_better = bool(compared) and all(_better(m) < 0 for m in metrics)
     # One direction for the geometric mean: head/base of the metric where every row is a time,
@@ -1137,10 +1153,11 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
     power = {m: _better(m) if not lower_is_better else 1.0 for m in metrics}
     summary = Summary(
         counts=count_verdicts(ordered),
-        compared=sum(1 for r in shared if r.verdict is not Verdict.SKIPPED),  # a skipped row compares nothing
+        # a skipped row compares nothing
+        compared=len(shared) - sum(map(operator.is_, map(_VERDICT, shared), itertools.repeat(Verdict.SKIPPED))),
         geomean_ratio=stats.geometric_mean([ratio ** power[m] for ratio, m in compared]),
         higher_is_better=not lower_is_better,
-        not_comparable=sum(1 for r in shared if not r.comparable),
+        not_comparable=sum(map(bool, blocked)),  # not `comparable`
     )
     method = Method(threshold=float(threshold), alpha=float(alpha), description=METHOD_DESCRIPTION,
                     suite_shift_limit=float(suite_shift_limit), standard_error_scale=float(judgement.widen),
@@ -1158,6 +1175,10 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
         suite_shift=judgement.finding,
         comparability=comparability,
     )
+
+
+_ROW_FIELDS = attrgetter("metric", "base_value", "head_value", "not_comparable")
+_NOT_COMPARABLE, _VERDICT = attrgetter("not_comparable"), attrgetter("verdict")
 
 
 class _Judgement(NamedTuple):
@@ -1293,8 +1314,8 @@ def _warnings(base: Sequence[Results], head: Sequence[Results], comparability: C
         warnings.append(f"successive rounds are correlated (lag-1 {rho:.2f}, pooled over the suite): the rounds' "
                         "variance of a mean is widened for it; a drift within the runs (temperature, clocks) is the "
                         "usual cause")
-    judged = sum(1 for side in (base, head) for r in side for spec in r.specializations
-                 if spec.noise_timeout and not _unjudged_timeout(spec))
+    judged = sum(1 for side in (base, head) for r in side for spec in filter(_NOISE_TIMEOUT, r.specializations)
+                 if not _unjudged_timeout(spec))
     if judged:
         warnings.append(f"{judged} measurement{'s' if judged != 1 else ''} ended on the noise timeout (batches "
                         "scattered beyond the noise tolerance): judged on the spread of their rounds, which holds "
@@ -1310,6 +1331,9 @@ def _warnings(base: Sequence[Results], head: Sequence[Results], comparability: C
                         f"standard errors widened {widen:.2f}x (empirical null); more rounds or repeats, or history, "
                         "would sharpen the verdicts")
     return warnings
+
+
+_NOISE_TIMEOUT = attrgetter("noise_timeout")
 
 
 def _not_comparable(fields: Mapping[str, Any], blockers: tuple[str, ...]) -> SpecComparison:
@@ -1395,12 +1419,12 @@ class _Tests:
 def _tests(suite: _Suite, noise: _Noise, delta: float, threshold: float, alpha: float, suite_shift_limit: float,
            base: Sequence[Results], head: Sequence[Results]) -> _Tests:
     """The tests of every row, and of the suite's centre, the change most rows share (see `_judge`)."""
-    metrics = [f["metric"] for f in suite.fields]
+    metrics = list(map(operator.itemgetter("metric"), suite.fields))
     sign = {m: _better(m) for m in dict.fromkeys(metrics)}
-    better = np.array([sign[m] for m in metrics])
+    better = np.fromiter(map(sign.__getitem__, metrics), dtype=float, count=len(metrics))
     d = suite.d - _clock_correction(suite, better)  # the change the clocks apart owe, where history measured it
     up = better * d  # up is better
-    trusted = np.array([u is None for u in suite.untrusted], dtype=bool)
+    trusted = _are_none(suite.untrusted)
     own_se = np.sqrt(noise.own)
     family = trusted & np.isfinite(own_se) & (own_se > 0)
     k = int(family.sum())
@@ -1482,7 +1506,7 @@ def _kinds(suite: _Suite, t: _Tests, delta: float, alpha: float, max_detectable:
     Untrusted measurements, or no variance: inconclusive; beyond the threshold and significant,
     moving the way the test says: a regression or improvement; else insensitive (could not have
     detected `max_detectable`), unchanged (equivalent), moved with the suite, or too noisy."""
-    untrusted = np.array([bool(u) for u in suite.untrusted], dtype=bool)
+    untrusted = np.fromiter(map(bool, suite.untrusted), dtype=bool, count=len(suite))
     big = np.abs(t.d) >= delta
     flagged = big & (np.abs(t.test_d) >= delta) & (t.q_row <= t.row_alpha) \
         & (np.sign(t.test_d * t.better) == np.sign(t.up))
@@ -1533,19 +1557,25 @@ def _clocks_apart(suite: _Suite, noise: _Noise) -> tuple[float, float, int, int]
             corrected)
 
 
-#: How many keys a tested row's dict has once every field but its reason is set, with the reason to come
-#: (`_write_rows`; `SpecComparison.from_state`).
-_ROW_KEYS = len(dataclass_fields(SpecComparison))
+#: How many keys a tested row's dict has once every field but its reason and statistics is set, with both
+#: to come (`_write_rows`; `SpecComparison.from_state`).
+_ROW_KEYS = len(dataclass_fields(SpecComparison)) - len(LATER_FIELDS) + 1
+#: `ROW_DEFAULTS` but the fields a tested row's statistics set (`_Reasons.statistics`).
+_EAGER_DEFAULTS = {k: v for k, v in ROW_DEFAULTS.items() if k not in LATER_FIELDS}
+#: The statistics of a row outside the family tested (`_Reasons.statistics`): the defaults.
+_NO_STATISTICS = {k: v for k, v in ROW_DEFAULTS.items() if k in LATER_FIELDS}
 
 
 class _Reasons:
-    """The reason texts of one suite's tested rows (`_write_rows`), each written when its row's
-    ``reason`` is first read (`SpecComparison.from_state`, `model.ReasonTexts`): the terminal
-    table shows 100 rows of 100,000, and formatting every row's statistics is 0.4 s. The same
-    text as written at once: the same values, formatted the same way."""
+    """The reason texts and statistics of one suite's tested rows (`_write_rows`): each row's text
+    written when its ``reason`` is first read, its statistics set when one of them is first read
+    (`SpecComparison.from_state`, `model.ReasonTexts`, `model.RowStatistics`): the terminal table
+    shows 100 rows of 100,000, and formatting every row's statistics is 0.4 s, setting them 0.2 s.
+    The same text and values as written at once: the same values, formatted the same way."""
 
     def __init__(self, suite: _Suite, noise: _Noise, t: _Tests, kinds: list[int], threshold: float, alpha: float,
                  suite_shift_limit: float, max_detectable: float) -> None:
+        self.t, self.noise = t, noise
         self.kinds, self.threshold, self.relative = kinds, threshold, t.relative
         self.shift = {b: _pct(math.expm1(b * t.centre)) for b in (1.0, -1.0)}
         self.level = f"{(1 - 2 * alpha) * 100:g} % interval"
@@ -1563,6 +1593,30 @@ class _Reasons:
         self.se100, self.mdc100 = (t.se * 100).tolist(), (t.mdc * 100).tolist()
         self.low100, self.high100 = (t.low * 100).tolist(), (t.high * 100).tolist()
         self.df_text = list(map("{:.1f}".format, t.df.tolist()))
+
+    @functools.cached_property
+    def _columns(self) -> tuple[list[Any], ...]:
+        """The statistics' columns as Python values (`statistics`), made once, when first read."""
+        t, own = self.t, self.noise.own
+        cv = np.where(np.isfinite(own), np.sqrt(np.where(np.isfinite(own), own, 0.0) / 2), math.nan).tolist()
+        return (t.family.tolist(), t.q_abs.tolist(), t.p_equiv.tolist(), t.se.tolist(), t.df.tolist(),
+                t.low.tolist(), t.high.tolist(),
+                list(map(math.expm1, t.rel.tolist())) if t.centred else [None] * len(cv),
+                [c if f else None for c, f in zip(cv, np.isfinite(own).tolist(), strict=True)])
+
+    def statistics(self, i: int) -> dict[str, Any]:
+        """Row `i`'s fields of `model.LATER_FIELDS`: those of the family tested, else their defaults
+        but the relative change and the run-to-run CV and its source."""
+        family, q_abs, p_equiv, se, df, low, high, relative, cv = self._columns
+        if not family[i]:
+            return {**_NO_STATISTICS, "relative_change": relative[i], "run_to_run_cv": cv[i],
+                    "run_to_run_source": self.noise.source[i]}
+        return {"p_value": self.p_row[i], "q_value": self.q_row[i], "absolute_p_value": self.p_abs[i],
+                "absolute_q_value": q_abs[i], "p_equivalence": p_equiv[i], "standard_error": se[i],
+                "degrees_of_freedom": df[i], "change_low": low[i], "change_high": high[i],
+                "min_detectable_change": self.mdc[i], "relative_change": relative[i],
+                "test": f"t-test on ln(head/base){self.against_of[self.better[i]]}, {self.df_text[i]} df",
+                "run_to_run_cv": cv[i], "run_to_run_source": self.noise.source[i]}
 
     def _statistics(self, i: int) -> str:
         absolute = f"; absolute p={self.p_abs[i]:.2g}" if self.relative else ""
@@ -1598,45 +1652,26 @@ class _Reasons:
 def _write_rows(suite: _Suite, noise: _Noise, t: _Tests, kinds: np.ndarray,
                 rows: dict[tuple[str, str], SpecComparison], threshold: float, alpha: float,
                 suite_shift_limit: float, max_detectable: float) -> None:
-    """Every tested row, its verdict (`kinds`, `_kinds`) with its statistics; its reason's text is
-    written when first read (`_Reasons`)."""
-    n = len(suite)
+    """Every tested row, its verdict (`kinds`, `_kinds`); its reason's text is written when first
+    read, its statistics set when one of them is first read (`_Reasons`)."""
     kind_list = kinds.tolist()
     texts = _Reasons(suite, noise, t, kind_list, threshold, alpha, suite_shift_limit, max_detectable)
-    family, better, up = t.family.tolist(), texts.better, t.up.tolist()
-    p_row, q_row, p_abs, q_abs = texts.p_row, texts.q_row, texts.p_abs, t.q_abs.tolist()
-    p_equiv, se, df, low, high = t.p_equiv.tolist(), t.se.tolist(), t.df.tolist(), t.low.tolist(), t.high.tolist()
-    mdc, df_text = texts.mdc, texts.df_text
-    relative_change = list(map(math.expm1, t.rel.tolist())) if t.centred else [None] * n
-    own = noise.own
-    cv = np.where(np.isfinite(own), np.sqrt(np.where(np.isfinite(own), own, 0.0) / 2), math.nan).tolist()
-    finite = np.isfinite(own).tolist()
-    keys, fields, source = suite.keys, suite.fields, noise.source
-    tests = {b: f"t-test on ln(head/base){texts.against_of[b]}, " for b in texts.shift}
+    up = t.up.tolist()
+    keys, fields = suite.keys, suite.fields
     kinds_of = _TESTED_KINDS
     unchanged, inconclusive, regression, improvement = (Verdict.UNCHANGED, Verdict.INCONCLUSIVE, Verdict.REGRESSION,
                                                         Verdict.IMPROVEMENT)
     make = SpecComparison.from_state
     for i, kind in enumerate(kind_list):
-        verdict = (unchanged if kind == 4 else (regression if up[i] < 0 else improvement) if kind == 2
-                   else inconclusive)
         row = fields[i]  # the row's own: it becomes the row (and is let go once it has)
         fields[i] = {}
-        if family[i]:  # every field set: the row's dict grows in place, not copied with the defaults
-            row.update({
-                "p_value": p_row[i], "q_value": q_row[i], "absolute_p_value": p_abs[i],
-                "absolute_q_value": q_abs[i], "p_equivalence": p_equiv[i], "standard_error": se[i],
-                "degrees_of_freedom": df[i], "change_low": low[i], "change_high": high[i],
-                "min_detectable_change": mdc[i], "test": f"{tests[better[i]]}{df_text[i]} df",
-                "relative_change": relative_change[i], "run_to_run_cv": cv[i] if finite[i] else None,
-                "run_to_run_source": source[i], "verdict": verdict, LATER_REASON: (texts, i),
-                "reason_kind": kinds_of[kind], "not_comparable": ()})
-            rows[keys[i]] = make(row if len(row) == _ROW_KEYS else {**ROW_DEFAULTS, **row})
-        else:
-            rows[keys[i]] = make({
-                **ROW_DEFAULTS, **row, "relative_change": relative_change[i],
-                "run_to_run_cv": cv[i] if finite[i] else None, "run_to_run_source": source[i], "verdict": verdict,
-                LATER_REASON: (texts, i), "reason_kind": kinds_of[kind]})
+        row["verdict"] = (unchanged if kind == 4 else (regression if up[i] < 0 else improvement) if kind == 2
+                          else inconclusive)
+        row["reason_kind"] = kinds_of[kind]
+        row["not_comparable"] = ()
+        row[LATER_REASON] = row[LATER_STATISTICS] = (texts, i)
+        # every field set (the usual case): the row's dict grows in place, not copied with the defaults
+        rows[keys[i]] = make(row if len(row) == _ROW_KEYS else {**_EAGER_DEFAULTS, **row})
 
 
 def _one_sided(key: tuple[str, str], entry: _Entry, verdict: Verdict, reason: str,

@@ -141,6 +141,23 @@ class ReasonTexts(Protocol):
 LATER_REASON = "_later_reason"
 
 
+class RowStatistics(Protocol):
+    """Where tested rows' statistics are read when first asked for (`SpecComparison.from_state`):
+    a table reads the values and verdicts of 100,000 rows but the statistics of the 100 it shows."""
+
+    def statistics(self, i: int) -> dict[str, Any]:
+        """Every field of `LATER_FIELDS` of row `i`, with its value."""
+        ...
+
+
+#: The key of a row's state (`SpecComparison.from_state`) that holds its statistics to come.
+LATER_STATISTICS = "_later_statistics"
+#: The fields (each None by default) a row's state may leave to its `LATER_STATISTICS`.
+LATER_FIELDS = frozenset(("test", "p_value", "q_value", "p_equivalence", "standard_error", "run_to_run_cv",
+                          "run_to_run_source", "change_low", "change_high", "degrees_of_freedom",
+                          "min_detectable_change", "relative_change", "absolute_p_value", "absolute_q_value"))
+
+
 @dataclass(frozen=True)
 class SpecComparison:
     """One specialization, matched by (algorithm, name), with its verdict and the reason for it.
@@ -204,7 +221,9 @@ class SpecComparison:
         """The row whose attributes are `state`, which becomes its ``__dict__`` (not copied): every
         field: ``{**ROW_DEFAULTS, **fields}`` (`from_fields` without its copies). In place of its
         ``reason``, `state` may hold ``LATER_REASON: (texts, i)``: the reason is then
-        ``texts.reason(i)`` (`ReasonTexts`), written when it is first read and kept."""
+        ``texts.reason(i)`` (`ReasonTexts`), written when it is first read and kept; and in place of
+        the fields of `LATER_FIELDS`, ``LATER_STATISTICS: (statistics, i)``: they are then
+        ``statistics.statistics(i)`` (`RowStatistics`), set when one of them is first read."""
         row = object.__new__(cls)
         object.__setattr__(row, "__dict__", state)
         return row
@@ -212,13 +231,21 @@ class SpecComparison:
     if not TYPE_CHECKING:  # (for mypy, a class with __getattr__ would have every attribute)
 
         def __getattr__(self, name: str) -> Any:
-            """`reason` of a row whose state holds its text to come (`from_state`)."""
+            """`reason` of a row whose state holds its text to come, and the fields of `LATER_FIELDS`
+            of one that holds its statistics to come (`from_state`)."""
             state = self.__dict__
-            later = state.get(LATER_REASON) if name == "reason" else None
-            if later is not None:  # written, then its maker let go (a second thread writes the same text)
-                text = state["reason"] = later[0].reason(later[1])
-                state.pop(LATER_REASON, None)
-                return text
+            if name == "reason":
+                later = state.get(LATER_REASON)
+                if later is not None:  # written, then its maker let go (a second thread writes the same text)
+                    text = state["reason"] = later[0].reason(later[1])
+                    state.pop(LATER_REASON, None)
+                    return text
+            elif name in LATER_FIELDS:
+                later = state.get(LATER_STATISTICS)
+                if later is not None:  # set, then their maker let go (a second thread sets the same values)
+                    state.update(later[0].statistics(later[1]))
+                    state.pop(LATER_STATISTICS, None)
+                return state.get(name)  # (None, the field's default, in a state without it)
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
@@ -312,6 +339,9 @@ class SpecComparison:
 #: `from_state`).
 ROW_DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(SpecComparison) if f.default is not MISSING}
 _ROW_DEFAULTS = ROW_DEFAULTS
+assert all(ROW_DEFAULTS.get(name, 0) is None for name in LATER_FIELDS)
+for _name in LATER_FIELDS:  # no class attribute (the default) in the way: a row's __getattr__ reads them
+    delattr(SpecComparison, _name)
 
 
 

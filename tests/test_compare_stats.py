@@ -230,6 +230,23 @@ def test_exact_sums_near_midpoints_cancellations_and_non_finite_rows_fall_back_t
         stats.exact_sums(np.array([[1e308, 1e308, -1e308]]))
 
 
+def test_exact_sums_on_midpoints_round_to_even_as_math_fsum() -> None:
+    """Sums that fall exactly on the midpoint between two floats, whose errors add up exactly (no
+    `math.fsum` fallback there): rounded to even, as fsum rounds them; and rows of three logs of
+    rounds as compare sums them (a quarter of them on a midpoint), against fsum bit for bit."""
+    ties = np.array([[1.0, 2.0**-53, 0.0], [1.0 + 2.0**-52, 2.0**-53, 0.0], [1.0, 2.0**-54, 2.0**-54],
+                     [1.0 + 2.0**-52, -(2.0**-54), -(2.0**-54)], [-3.0, -(2.0**-52), 0.0],
+                     [27.610210169310342, 27.611210169310343, 27.61221016931034],
+                     [2.0**-1070, 2.0**-1074, 2.0**-1074]])
+    rng = np.random.default_rng(5)
+    logs = np.log(rng.normal(1e12, 1e9, size=(20000, 3)))
+    logs[::3] = np.round(logs[::3], 3) + np.array([0.0, 0.001, 0.002])  # 27.61 + steps of 0.001: many midpoints
+    for x in (ties, logs):
+        want = np.array([math.fsum(r) for r in x.tolist()])
+        assert _bits(stats.exact_sums(x)) == _bits(want)
+    assert stats.exact_sums(ties[:2]).tolist() == [1.0, 1.0 + 2.0**-51]  # to even, either way
+
+
 def test_grouped_sums_and_satterthwaite_rows_are_their_scalar_forms() -> None:
     values = np.array([0.1, 0.2, 0.3, 5.0, 1e-17, -0.0])
     group = np.array([2, 2, 2, 0, 0, 3])
