@@ -229,20 +229,33 @@ class Excursion:
     tried: int
 
 
-def scan(y: Array, weights: Array, start: int, stop: int, *, lengths: range, margin: int) -> Excursion | None:
+def log_tail(z: float) -> float:
+    """``ln P(Z > z)`` of a standard normal Z, for z >= 0 (asymptotic where `math.erfc` underflows)."""
+    if z < 30:
+        return math.log(0.5 * math.erfc(z / math.sqrt(2)))
+    return -0.5 * z * z - math.log(z * math.sqrt(2 * math.pi)) + math.log1p(-1 / (z * z))
+
+
+def scan(y: Array, weights: Array, start: int, stop: int, *, lengths: range, margin: int,
+         factors: dict[int, float] | None = None) -> Excursion | None:
     """The interval of `y[start:stop]` whose weighted mean differs most from that of the rest
     of the span, in units of its standard error (``weights`` are inverse variances): every
     interval whose length is in `lengths` and that leaves at least `margin` points of the span
     on each side. A regression fixed a few commits later is such an interval; one PELT cut
     cannot see it when it is shorter than its penalty allows, both its sides at the same level
-    can. Vectorized over positions, one pass per length: O((stop - start) * len(lengths))."""
+    can. Vectorized over positions, one pass per length: O((stop - start) * len(lengths)).
+
+    With `factors` (each length's multiplier of a p-value: the intervals of that length a test
+    counts, over the share of the false-alarm budget that length is given), the lengths are
+    compared by that multiplier times the normal tail of their best z (the interval whose
+    p-value would be smallest), not by z alone; within a length the largest z still wins."""
     w = np.asarray(weights[start:stop], dtype=float)
     v = np.asarray(y[start:stop], dtype=float)
     m = len(v)
     cw = np.concatenate([[0.0], np.cumsum(w)])
     cwy = np.concatenate([[0.0], np.cumsum(w * (v - float(np.median(v))))])
     total_w, total_y = cw[-1], cwy[-1]
-    best: tuple[float, int, int] | None = None
+    best: tuple[float, int, int, float] | None = None
     tried = 0
     for length in lengths:
         first = np.arange(margin, m - margin - length + 1)
@@ -256,8 +269,11 @@ def scan(y: Array, weights: Array, start: int, stop: int, *, lengths: range, mar
             z = np.abs(y_in / w_in - (total_y - y_in) / w_out) / np.sqrt(1 / w_in + 1 / w_out)
         z = np.where(np.isfinite(z), z, 0.0)
         at = int(np.argmax(z))
-        if best is None or z[at] > best[0]:
-            best = (float(z[at]), int(first[at]), length)
+        # ranked by z, or by minus the log of the p-value the length's multiplier would give it
+        top = float(z[at])
+        rank = top if factors is None else -(log_tail(top) + math.log(factors[length]))
+        if best is None or rank > best[3]:
+            best = (top, int(first[at]), length, rank)
     if best is None:
         return None
     return Excursion(start + best[1], start + best[1] + best[2], best[0], tried)

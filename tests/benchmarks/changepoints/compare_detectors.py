@@ -36,7 +36,8 @@ The third (``CP_FRESH=3``, the fourth pass) runs both this checkout and main at 
 (``CP_FRESH=4``, the fifth pass) does so beside main at 07dc46a, on new seeds 9401 (t5) and 9402
 (AR(1) 0.3). The fifth (``CP_FRESH=5``, the sixth pass) beside main at 8bca0be, on new seeds 9501
 (t5) and 9502 (AR(1) 0.3). The sixth (``CP_FRESH=6``, the seventh pass) beside main at 98cdbcf,
-on new seeds 9601 (t5) and 9602 (AR(1) 0.3).
+on new seeds 9601 (t5) and 9602 (AR(1) 0.3). The seventh (``CP_FRESH=7``, the eighth pass)
+beside main at 2db5c8a, on new seeds 9701 (t5) and 9702 (AR(1) 0.3).
 """
 
 from __future__ import annotations
@@ -81,16 +82,19 @@ SERIES = int(os.environ.get("CP_SERIES", "100"))
 #: 8bca0be's `analyse_many`, written to ``changepoints-fresh5.txt``.
 #: The sixth (the seventh pass, `CP_FRESH=6`): seeds 9601 (t5) and 9602 (AR(1) 0.3), beside main at
 #: 98cdbcf's `analyse_many`, written to ``changepoints-fresh6.txt``.
-FRESH6 = os.environ.get("CP_FRESH") == "6"
+#: The seventh (the eighth pass, `CP_FRESH=7`): seeds 9701 (t5) and 9702 (AR(1) 0.3), beside main
+#: at 2db5c8a's `analyse_many`, written to ``changepoints-fresh7.txt``.
+FRESH7 = os.environ.get("CP_FRESH") == "7"
+FRESH6 = os.environ.get("CP_FRESH") == "6" or FRESH7
 FRESH5 = os.environ.get("CP_FRESH") == "5" or FRESH6
 FRESH4 = os.environ.get("CP_FRESH") == "4" or FRESH5
 FRESH3 = os.environ.get("CP_FRESH") == "3" or FRESH4
 FRESH2 = os.environ.get("CP_FRESH") == "2" or FRESH3
 FRESH = os.environ.get("CP_FRESH") == "1" or FRESH2
-EVAL_SEEDS = ((9601, 9602) if FRESH6 else (9501, 9502) if FRESH5 else (9401, 9402) if FRESH4
+EVAL_SEEDS = ((9701, 9702) if FRESH7 else (9601, 9602) if FRESH6 else (9501, 9502) if FRESH5 else (9401, 9402) if FRESH4
               else (9301, 9302) if FRESH3 else (9101, 9102) if FRESH2
               else (9001, 9002) if FRESH else (2, 3))
-BEFORE = "98cdbcf" if FRESH6 else "8bca0be" if FRESH5 else (
+BEFORE = "2db5c8a" if FRESH7 else "98cdbcf" if FRESH6 else "8bca0be" if FRESH5 else (
     "07dc46a" if FRESH4 else "abbe481" if FRESH3 else "aa0c92a" if FRESH2 else "cd87fcb")
 BASELINE_1000 = int(os.environ.get("CP_BASELINE_1000", "10"))
 TOL = 2
@@ -334,7 +338,8 @@ def main() -> None:
     if FRESH:
         lines += speed_section(tools)
         lines.append(f"(whole run {time.perf_counter() - t0:.0f} s; load average at end {os.getloadavg()[0]:.2f})")
-        record = ("changepoints-fresh6.txt" if FRESH6 else "changepoints-fresh5.txt" if FRESH5
+        record = ("changepoints-fresh7.txt" if FRESH7 else "changepoints-fresh6.txt" if FRESH6
+                  else "changepoints-fresh5.txt" if FRESH5
                   else "changepoints-fresh4.txt" if FRESH4
                   else "changepoints-fresh3.txt" if FRESH3
                   else "changepoints-fresh2.txt" if FRESH2

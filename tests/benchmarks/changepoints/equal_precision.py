@@ -33,7 +33,8 @@ development machine, load average 1.2-3.0; most of it Otava at n = 1,000 and lar
 writes ``equal_precision.txt`` (``CP_FRESH=3``: on the third fresh evaluation's series,
 ``equal_precision-fresh3.txt``; ``CP_FRESH=4``: the fourth's, seed 9401,
 ``equal_precision-fresh4.txt``; ``CP_FRESH=5``: the fifth's, seed 9501,
-``equal_precision-fresh5.txt``; ``CP_FRESH=6``: the sixth's, seed 9601, ``equal_precision-fresh6.txt``)
+``equal_precision-fresh5.txt``; ``CP_FRESH=6``: the sixth's, seed 9601, ``equal_precision-fresh6.txt``;
+``CP_FRESH=7``: the seventh's, seed 9701, ``equal_precision-fresh7.txt``)
 and prints each cell's start on stderr. Needs ``pip install apache-otava ruptures``.
 """
 
@@ -67,20 +68,26 @@ from primbench.history.changepoints import DEFAULT_ALPHA, analyse_many, clear_ca
 #: 9301; its record ``changepoints-fresh3.txt``, its output ``equal_precision-fresh3.txt``).
 #: ``CP_FRESH=4``: the fourth's (seed 9401; ``changepoints-fresh4.txt``, ``equal_precision-fresh4.txt``);
 #: ``CP_FRESH=5``: the fifth's (seed 9501; ``changepoints-fresh5.txt``, ``equal_precision-fresh5.txt``);
-#: ``CP_FRESH=6``: the sixth's (seed 9601; ``changepoints-fresh6.txt``, ``equal_precision-fresh6.txt``).
-FRESH6 = os.environ.get("CP_FRESH") == "6"
+#: ``CP_FRESH=6``: the sixth's (seed 9601; ``changepoints-fresh6.txt``, ``equal_precision-fresh6.txt``);
+#: ``CP_FRESH=7``: the seventh's (seed 9701; ``changepoints-fresh7.txt``, ``equal_precision-fresh7.txt``).
+FRESH7 = os.environ.get("CP_FRESH") == "7"
+FRESH6 = os.environ.get("CP_FRESH") == "6" or FRESH7
 FRESH5 = os.environ.get("CP_FRESH") == "5" or FRESH6
 FRESH4 = os.environ.get("CP_FRESH") == "4" or FRESH5
 FRESH3 = os.environ.get("CP_FRESH") == "3" or FRESH4
-SEED = 9601 if FRESH6 else 9501 if FRESH5 else 9401 if FRESH4 else 9301 if FRESH3 else 9101
-RECORD = ("changepoints-fresh6.txt" if FRESH6 else "changepoints-fresh5.txt" if FRESH5
+SEED = 9701 if FRESH7 else 9601 if FRESH6 else 9501 if FRESH5 else 9401 if FRESH4 else 9301 if FRESH3 else 9101
+RECORD = ("changepoints-fresh7.txt" if FRESH7 else "changepoints-fresh6.txt" if FRESH6
+          else "changepoints-fresh5.txt" if FRESH5
           else "changepoints-fresh4.txt" if FRESH4
           else "changepoints-fresh3.txt" if FRESH3 else "changepoints-fresh2.txt")
-OUTPUT = ("equal_precision-fresh6.txt" if FRESH6 else "equal_precision-fresh5.txt" if FRESH5
+OUTPUT = ("equal_precision-fresh7.txt" if FRESH7 else "equal_precision-fresh6.txt" if FRESH6
+          else "equal_precision-fresh5.txt" if FRESH5
           else "equal_precision-fresh4.txt" if FRESH4
           else "equal_precision-fresh3.txt" if FRESH3 else "equal_precision.txt")
-BEFORE = "98cdbcf" if FRESH6 else "8bca0be" if FRESH5 else "07dc46a" if FRESH4 else "abbe481" if FRESH3 else "aa0c92a"
-ORDINAL = "sixth" if FRESH6 else "fifth" if FRESH5 else "fourth" if FRESH4 else "third" if FRESH3 else "second"
+BEFORE = "2db5c8a" if FRESH7 else "98cdbcf" if FRESH6 else (
+    "8bca0be" if FRESH5 else "07dc46a" if FRESH4 else "abbe481" if FRESH3 else "aa0c92a")
+ORDINAL = "seventh" if FRESH7 else "sixth" if FRESH6 else (
+    "fifth" if FRESH5 else "fourth" if FRESH4 else "third" if FRESH3 else "second")
 ALPHAS = (1e-8, 1e-7, 1e-6, 1e-5, 3e-5, 1e-4, 3e-4, DEFAULT_ALPHA, 3e-3, 1e-2, 3e-2, 0.1, 0.3)
 #: Otava's grid stops at 0.1: at 0.3 it takes 0.35 s per 1,000-point series (151 weak points
 #: kept) and its precision is far below every other point's.

@@ -10,7 +10,8 @@ beside main at aa0c92a (``false_points-fresh2.txt``); ``CP_FRESH=3``: the third,
 this checkout's and main at abbe481's `analyse_many` on each block (``false_points-fresh3.txt``);
 ``CP_FRESH=4``: the fourth, seeds 9401 / 9402, beside main at 07dc46a (``false_points-fresh4.txt``);
 ``CP_FRESH=5``: the fifth, seeds 9501 / 9502, beside main at 8bca0be (``false_points-fresh5.txt``);
-``CP_FRESH=6``: the sixth, seeds 9601 / 9602, beside main at 98cdbcf (``false_points-fresh6.txt``).
+``CP_FRESH=6``: the sixth, seeds 9601 / 9602, beside main at 98cdbcf (``false_points-fresh6.txt``);
+``CP_FRESH=7``: the seventh, seeds 9701 / 9702, beside main at 2db5c8a (``false_points-fresh7.txt``).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from compare_detectors import (  # noqa: E402
     FRESH4,
     FRESH5,
     FRESH6,
+    FRESH7,
     Config,
     ar1_configs,
     configs,
@@ -101,7 +103,8 @@ def main() -> None:
         out.append(f"{name}:")
         out += count(fn, configs("t5"), EVAL_SEEDS[0])
         out += count(fn, ar1_configs(), EVAL_SEEDS[1])
-    name = ("false_points-fresh6.txt" if FRESH6 else "false_points-fresh5.txt" if FRESH5
+    name = ("false_points-fresh7.txt" if FRESH7 else "false_points-fresh6.txt" if FRESH6
+            else "false_points-fresh5.txt" if FRESH5
             else "false_points-fresh4.txt" if FRESH4
             else "false_points-fresh3.txt" if FRESH3
             else "false_points-fresh2.txt" if FRESH2
