@@ -105,13 +105,18 @@ def test_the_prior_finds_regressions_of_the_named_lengths_no_worse(monkeypatch: 
     assert weighted >= flat and weighted >= 50  # of 120 change points
 
 
-def test_flat_series_give_no_short_regression_with_the_prior() -> None:
+def test_flat_series_give_no_short_regression_with_the_prior(monkeypatch: pytest.MonkeyPatch) -> None:
     """90 flat series at 1 % noise (30 each at n = 30, 100 and 300), the scan's budget by length
-    (the default): at most one of them shows a change point."""
-    assert changepoints._LENGTH_PRIOR
+    (off by default since the merge: `length_cost.txt`): at most one of them shows a change point."""
+    monkeypatch.setattr(changepoints, "_LENGTH_PRIOR", True)
     shown = 0
     for seed in range(30):
         for n in (30, 100, 300):
             c = analyse(_series(n, None, 0.01, 2000 + seed))
             shown += bool(c.points or c.drifts)
     assert shown <= 1
+
+
+def test_the_length_prior_is_off_by_default() -> None:
+    """It gains 5-10 commit regressions what it takes from 4 and 11-16 (`length_cost.txt`)."""
+    assert changepoints._LENGTH_PRIOR is False

@@ -100,10 +100,8 @@ def test_history_regressions_pool_the_noise_of_their_series() -> None:
     """`trends.regressions_in` over batches it can read again (a sequence, or a function that
     returns them anew, as the commands pass) pools; a one-pass iterable analyses each series
     alone. 200 flat AR(1) 0.3 series of 30 commits in two batches: alone, 6 false change points;
-    pooled, 3 (each series' noise is fitted once more, so the result is `analyse` with the pooled
-    prior, series by series; pooled twice, as the history commands do). Pooled, 1 before the
-    scan's budget went by length (`changepoints.length_prior`): the other two are one excursion
-    of 10 commits at p 0.00089 that the weighted budget lets through."""
+    pooled, 1 (each series' noise is fitted once more, so the result is `analyse` with the pooled
+    prior, series by series; pooled twice, as the history commands do)."""
     import pandas as pd
 
     from primbench.history.changepoints import noise_fit, pool_noise
@@ -122,7 +120,7 @@ def test_history_regressions_pool_the_noise_of_their_series() -> None:
     u = np.full(30, 0.001)
     first = pool_noise([noise_fit(v, uncertainty=u) for v in series])
     prior = pool_noise([noise_fit(v, uncertainty=u, prior=first) for v in series])
-    assert len(pooled) == sum(len(analyse(v, prior=prior, uncertainty=u).points) for v in series) == 3
+    assert len(pooled) == sum(len(analyse(v, prior=prior, uncertainty=u).points) for v in series) == 1
     assert len(alone) == sum(len(analyse(v, uncertainty=u).points) for v in series) == 6
 
 

@@ -13,6 +13,7 @@ change point).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -57,6 +58,9 @@ class Series:
 
 
 #: The kinds of series, each drawn at random positions (`series`).
+#: A "fixed" regression's length in commits, drawn from [low, high): 5-10 (issue 24's case); a
+#: check of other lengths sets ``CP_FIXED_LENGTHS=low,high`` (`length_cost.sh`).
+FIXED_LENGTHS = tuple(int(x) for x in os.environ.get("CP_FIXED_LENGTHS", "5,11").split(","))
 KINDS = ("flat", "burst2", "burst3", "step", "steps3", "alternating3", "fixed", "drift")
 
 
@@ -96,7 +100,7 @@ def series(kind: str, n: int, noise: Noise, rng: np.random.Generator, *, size: f
             level[truth[0]:truth[1]] = sign * size
             level[truth[2]:] = sign * size
     elif kind == "fixed":
-        length = int(rng.integers(5, 11))
+        length = int(rng.integers(*FIXED_LENGTHS))
         at = int(rng.integers(5, n - length - 5 + 1))
         level[at:at + length] = -size
         truth = [at, at + length]
