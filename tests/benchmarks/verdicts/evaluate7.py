@@ -57,19 +57,25 @@ def main() -> None:
         priors.CLOCK_RESPONSE_SD = args.clock_response_sd
         print(f"**Not the frozen method:** compare.priors.CLOCK_RESPONSE_SD = {args.clock_response_sd:g} "
               "(the frozen method's is 0.5), chosen after reading evaluate7.txt.\n")
-    sizes = args.sizes.split(",")
+    evaluate(args.data, args.sizes.split(","), 4, "a quarter", HERE / "eval_suite7.py")
+
+
+def evaluate(data: Path, sizes: list[str], processes: int, share: str, suite: Path) -> None:
+    """The evaluation of a collection of `--processes` files (`processes` workers a run, each with
+    `share` of the default budget) of `suite`: `evaluate5`'s statistics on the files split into
+    their processes, main before the seventh plan on the whole files, and the split's check."""
+    evaluate5.PROCESSES = processes  # each run's workers, split into one file each
     with tempfile.TemporaryDirectory() as tmp:
-        checks = evaluate6.split_sizes(args.data, sizes, Path(tmp))
+        checks = evaluate6.split_sizes(data, sizes, Path(tmp))
         before = old_tree(Path(tmp), BEFORE)
         evaluate5.main(["--data", str(evaluate6.SPLIT), "--sizes", ",".join(sizes)],
-                       title="`primbench run --processes 4`, one file a side",
-                       protocol="each run one `--processes 4` file: 4 workers, each `--rounds 8` (the default) of "
-                                "batches of at least 0.5 ms and a quarter of the default 1 s", shown=args.data,
-                       suite_path=HERE / "eval_suite7.py",
-                       extra={f"{BEFORE} (before the plan), 4 processes a side":
-                              lambda ps: old_method(whole_files(ps, args.data), before, relabel=False)})
+                       title=f"`primbench run --processes {processes}`, one file a side",
+                       protocol=f"each run one `--processes {processes}` file: {processes} workers, each `--rounds 8` "
+                                f"(the default) of batches of at least 0.5 ms and {share} of the default 1 s",
+                       shown=data, suite_path=suite,
+                       extra={f"{BEFORE} (before the plan), {processes} processes a side":
+                              lambda ps: old_method(whole_files(ps, data), before, relabel=False)})
         evaluate6.print_split(checks)
-
 
 if __name__ == "__main__":
     main()
