@@ -57,7 +57,8 @@ METHOD_DESCRIPTION = (
     "the suite, limma's squeezeVar with winsorized moments and outliers kept; widened for the rounds' lag-1 "
     "correlation where the suite shows one) over their count plus the measured prior of what a process adds beyond "
     "its rounds (primbench.compare.priors, by size class; the whole run's for a run without rounds), or history's "
-    "run-to-run variance in its place; with 2+ runs, the runs' spread moderated toward that prediction (the run is "
+    "run-to-run variance in its place (over what the runs predict for a file, moderated across the suite); "
+    "with 2+ runs, the runs' spread moderated toward that prediction (the run is "
     "the unit), or, where the side's runs (separate files, or the worker processes of --processes files) line up "
     "across 5+ specializations, each one's spread about the suite (every run's mean over the specializations "
     "taken out) moderated across the suite (squeezeVar on the spread over that prediction), plus what the sides' "
@@ -872,7 +873,10 @@ def _side_terms(suite: _Suite, within: np.ndarray, within_df: np.ndarray) -> _Si
     with np.errstate(divide="ignore", invalid="ignore"):
         rounds_part = np.where(with_rounds, within * inverse / n / n, 0.0)
         scaled = rounds_part * n
-        beyond = cv * cv - common - np.where(with_rounds, scaled, 0.0)
+        # what the current runs predict for the variance of one file's value, which history measures
+        file_var = common + np.where(workers_of_files, (process + scaled) * per_slot / n, process + scaled)
+        cv_sq, hdf = _moderated_history(cv * cv, hdf, from_history, file_var)
+        beyond = cv_sq - common - np.where(with_rounds, scaled, 0.0)
         beyond = np.where(beyond > 0.0, beyond, 0.0)
         mean = stats.grouped_sums(runs.mean, slot, slots) / n
         spread = stats.grouped_sums((runs.mean - mean[slot]) ** 2, slot, slots) / (n - 1)
@@ -884,13 +888,13 @@ def _side_terms(suite: _Suite, within: np.ndarray, within_df: np.ndarray) -> _Si
         relative = spread_of_runs & _relative_own(suite, process + scaled, n, spread_own, moderated_df)
         clock = _clock_part(suite, relative)
         # the files' mean's variance less what the other terms carry
-        whole_files = cv * cv / np.where(per_slot > 0, per_slot, 1.0) - common / n - rounds_part
+        whole_files = cv_sq / np.where(per_slot > 0, per_slot, 1.0) - common / n - rounds_part
         history_own = np.where(workers_of_files, np.where(whole_files > 0, whole_files, 0.0), beyond / n)
         own = np.stack([np.where(with_rounds & ~spread_of_runs, rounds_part, 0.0),
                         np.where(from_history, history_own, np.where(spread_of_runs, spread_own, process)),
                         clock], axis=1)
-    own_df = np.stack([within_df, np.where(from_history, hdf, np.where(spread_of_runs, moderated_df, process_df)),
-                       np.full(slots, math.inf)], axis=1)
+    runs_df = np.where(spread_of_runs, moderated_df, process_df)
+    own_df = np.stack([within_df, np.where(from_history, hdf, runs_df), np.full(slots, math.inf)], axis=1)
     kind = np.where(from_history, 0, np.where(relative, 4, np.where(spread_of_runs, 1, np.where(with_rounds, 2, 3))))
     rounds = np.bincount(slot, weights=runs.rounds, minlength=slots)
     param = np.where(from_history, hdf, np.where(spread_of_runs, n, np.where(with_rounds, rounds, 0.0)))
@@ -931,6 +935,32 @@ def _relative_own(suite: _Suite, predicted: np.ndarray, n: np.ndarray, own: np.n
     own[use] = post * predicted[use] / n[use]
     own_df[use] = post_df
     return use
+
+
+def _moderated_history(cv_sq: np.ndarray, df: np.ndarray, use: np.ndarray,
+                       predicted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """History's run-to-run variances of a file's value (`cv_sq`, with `df`) moderated across the
+    suite, and their degrees of freedom. Each kernel's CV from a short history is worth little (6
+    runs: 1.85 df, `history.variability.MAD_EFFICIENCY`), and the kernel whose estimate came out
+    low decides a comparison: with 6-7 runs of history, 4-8 of 56 A/A pairs failed at 1-4 MiB
+    (tests/benchmarks/verdicts/history_loo.txt). So each is taken over what the current runs
+    predict for it (`predicted`: the shared part, the process prior and the rounds, for one file),
+    moderated across the suite's kernels as the workers' own spread is (`_relative_own`:
+    `stats.fit_prior` on that ratio, an outlier keeping its own) and scaled back. Rows without
+    history, or too few with it, keep theirs."""
+    at = use & (predicted > 0) & (df > 0) & (cv_sq > 0)
+    if int(at.sum()) < stats.PRIOR_MIN:
+        return cv_sq, df
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = cv_sq[at] / predicted[at]
+    fit = stats.fit_prior(ratio, df[at])
+    if fit is None:
+        return cv_sq, df
+    post, post_df = stats.moderated_variance(ratio, df[at], fit)
+    out, out_df = cv_sq.copy(), df.astype(float).copy()
+    out[at] = post * predicted[at]
+    out_df[at] = post_df
+    return out, out_df
 
 
 def _clock_part(suite: _Suite, relative: np.ndarray) -> np.ndarray:
@@ -1066,7 +1096,8 @@ def compare_runs(
     is measured repeatedly and all its rounds are pooled. `threshold`: the smallest change (a
     fraction of throughput) that matters; `alpha`: the false-discovery rate and the level of
     the equivalence test; `run_to_run_cv`: per (algorithm, name), history's run-to-run CV of a
-    run's value, or (CV, degrees of freedom), used where larger than what the runs show;
+    run's value, or (CV, degrees of freedom), used in place of what the runs show, moderated across the
+    suite (`_moderated_history`);
     `suite_shift_limit`: a suite-wide shift beyond it counts for the exit code; `metric`: a
     ``--metric`` choice (``time``, ``bytes``, ``items``) compared for every specialization, or
     None: bytes/s where both sides declare bytes, else items/s, else GPU time per call (lower is

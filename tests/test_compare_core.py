@@ -732,6 +732,30 @@ def test_history_of_a_processes_file_is_the_files_not_each_workers() -> None:
     assert 0.8 * 0.01 < se2 < 1.5 * 0.01
 
 
+def test_a_short_historys_variances_are_moderated_across_the_suite() -> None:
+    """History of 6 runs: each kernel's CV is worth 1.85 df. Ten kernels whose runs truly vary 1 %,
+    their CVs as six runs happened to give them (0.6-1.5 %), one of them unluckily low (0.1 %): that
+    row's standard error is pulled toward the suite's, not left at a tenth of the truth, and every
+    row gets more than the 1.85 df of its own estimate. A kernel whose CV is far beyond the others'
+    (8 %) keeps its own (an outlier is not shrunk)."""
+    from primbench.history.variability import degrees_of_freedom
+
+    rng = np.random.default_rng(17)
+    base = np.log(rng.uniform(0.01, 0.1, 10))
+    b = _workers_in_a_clock_regime(rng, base, np.zeros(10), 1977.0)
+    h = _workers_in_a_clock_regime(rng, base, np.zeros(10), 1977.0)
+    df = degrees_of_freedom(6)
+    cvs = [0.006, 0.015, 0.009, 0.012, 0.008, 0.011, 0.013, 0.007, 0.010, 0.001]
+    history = {("copy", f"k: {i:02d}"): (cv, df) for i, cv in enumerate(cvs)}
+    rows = {r.name: r for r in compare_runs(b, h, run_to_run_cv=history).rows}
+    low = rows["k: 09"]
+    assert low.standard_error is not None and low.standard_error > 0.5 * math.sqrt(2) * 0.01
+    assert all((r.degrees_of_freedom or 0.0) > df for r in rows.values())
+    history[("copy", "k: 00")] = (0.08, df)
+    rows = {r.name: r for r in compare_runs(b, h, run_to_run_cv=history).rows}
+    assert (rows["k: 00"].standard_error or 0.0) > 0.8 * math.sqrt(2) * 0.08
+
+
 def test_sides_in_different_clock_regimes_carry_the_kernels_unequal_answer_to_the_clock(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Kernels answer the SM clock unequally (nine bound by memory, one by its SMs, as the sixth

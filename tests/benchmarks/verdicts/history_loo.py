@@ -11,6 +11,9 @@ Beside it, plain compare of the same two files. A planted kernel's real change i
 against the A/A runs' mean (geometric means of the workers' measured rounds).
 
     python3 tests/benchmarks/verdicts/history_loo.py > tests/benchmarks/verdicts/history_loo.txt
+
+`history_loo-unmoderated.txt` is the same at 7f53306, before history's variances were moderated
+across the suite (`compare.core._moderated_history`, chosen after reading it: in sample).
 """
 
 from __future__ import annotations
