@@ -925,15 +925,11 @@ def _relative_own(suite: _Suite, predicted: np.ndarray, n: np.ndarray, own: np.n
     use = aligned & (n >= 2) & (predicted > 0)
     if int(use.sum()) < stats.PRIOR_MIN:
         return np.zeros(len(n), dtype=bool)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = spread / predicted
-    df = n - 1
-    fit = stats.fit_prior(ratio[use], df[use])
-    if fit is None:
+    moderated = stats.moderated_over(spread[use], n[use] - 1, predicted[use])
+    if moderated is None:
         return np.zeros(len(n), dtype=bool)
-    post, post_df = stats.moderated_variance(ratio[use], df[use], fit)
-    own[use] = post * predicted[use] / n[use]
-    own_df[use] = post_df
+    own[use] = moderated[0] / n[use]
+    own_df[use] = moderated[1]
     return use
 
 
@@ -949,17 +945,12 @@ def _moderated_history(cv_sq: np.ndarray, df: np.ndarray, use: np.ndarray,
     `stats.fit_prior` on that ratio, an outlier keeping its own) and scaled back. Rows without
     history, or too few with it, keep theirs."""
     at = use & (predicted > 0) & (df > 0) & (cv_sq > 0)
-    if int(at.sum()) < stats.PRIOR_MIN:
+    moderated = (stats.moderated_over(cv_sq[at], df[at], predicted[at]) if int(at.sum()) >= stats.PRIOR_MIN
+                 else None)
+    if moderated is None:
         return cv_sq, df
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = cv_sq[at] / predicted[at]
-    fit = stats.fit_prior(ratio, df[at])
-    if fit is None:
-        return cv_sq, df
-    post, post_df = stats.moderated_variance(ratio, df[at], fit)
     out, out_df = cv_sq.copy(), df.astype(float).copy()
-    out[at] = post * predicted[at]
-    out_df[at] = post_df
+    out[at], out_df[at] = moderated
     return out, out_df
 
 

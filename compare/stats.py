@@ -258,6 +258,19 @@ def outlying(s_sq: np.ndarray, df: np.ndarray, prior: Prior) -> np.ndarray:
     return (df > 0) & (np.nan_to_num(p, nan=1.0) < OUTLIER_P)
 
 
+def moderated_over(s_sq: np.ndarray, df: np.ndarray, predicted: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Variances moderated across the suite relative to what was predicted for each
+    (`predicted`, positive): `fit_prior` on ``s_sq / predicted``, `moderated_variance` of that
+    ratio, scaled back; with their degrees of freedom. None where no prior could be fitted (the
+    variances then stand as they are)."""
+    ratio = s_sq / predicted
+    fit = fit_prior(ratio, df)
+    if fit is None:
+        return None
+    post, post_df = moderated_variance(ratio, df, fit)
+    return post * predicted, post_df
+
+
 def moderated_variance(s_sq: np.ndarray, df: np.ndarray, prior: Prior | None) -> tuple[np.ndarray, np.ndarray]:
     """Posterior variances and their degrees of freedom: ``(df0 s0^2 + df s^2) / (df0 + df)``;
     an outlying variance (`outlying`) keeps its own. Without a prior, the sample variances as

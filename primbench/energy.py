@@ -38,7 +38,6 @@ from primbench.rounds import log_sd
 COUNTER_UPDATE_SECS = 0.1
 #: A window shorter than this is too short for the counter: one step is more than 10 % of it.
 MIN_WINDOW_SECS = 10 * COUNTER_UPDATE_SECS
-#: Rounds planned shorter than one update of the counter do not read it (`counter_resolves`).
 #: How long the empty calls of ``--energy-baseline`` run after each round: twice the counter's
 #: minimum window, so that one step is at most a twentieth of the reading.
 BASELINE_WINDOW_SECS = 2 * MIN_WINDOW_SECS
@@ -59,9 +58,10 @@ def counter_resolves(round_secs: float) -> bool:
     """Whether a round planned for `round_secs` is worth reading the counter around: at least one
     of its updates (`COUNTER_UPDATE_SECS`). A shorter window mostly sees no step at all (a
     ``--processes`` worker's default rounds, 31 ms: about 9 of its 28 windows see one step, so
-    their sum is off by about 28 %), and a read costs about 4 ms of host time on an H100, 0.54 s
-    of a worker's 3.2 s turn (tests/benchmarks/verdicts/h200/probe8/README.md). Such rounds record
-    no energy, and their specialization none."""
+    their sum is off by about 28 %), and a read costs about 4 ms of the round's host time on an
+    H100 (0.54 s of a worker's 3.2 s turn, batches the round does not get:
+    tests/benchmarks/verdicts/h200/probe8/README.md). Such rounds record no energy, and their
+    specialization none."""
     return round_secs >= COUNTER_UPDATE_SECS
 
 

@@ -7,6 +7,7 @@ never by index. The libraries are imported here, lazily, and only when a run ask
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 from abc import ABC, abstractmethod
 from typing import Any
@@ -109,7 +110,6 @@ class NvmlMonitor(Monitor):
             self.handle = nvml.nvmlDeviceGetHandleByPciBusId(nvml_bus_id(pci_bus_id))
         except nvml.NVMLError as exc:
             raise DeviceError(f"NVML finds no GPU at PCI bus id {pci_bus_id} ({exc})") from None
-        self._default_sm_clock: tuple[float | None] | None = None  # (the clock,) once read
 
     def _try(self, fn: str, *args: Any) -> Any:
         try:
@@ -137,11 +137,10 @@ class NvmlMonitor(Monitor):
     def default_sm_clock_mhz(self) -> float | None:
         """The default applications SM clock (else the maximum), read once: it does not change
         during a run, and every round asks for it (0.7 ms a read on an H100)."""
-        if self._default_sm_clock is None:
-            self._default_sm_clock = (self._read_default_sm_clock(),)
-        return self._default_sm_clock[0]
+        return self._default_sm_clock
 
-    def _read_default_sm_clock(self) -> float | None:
+    @functools.cached_property
+    def _default_sm_clock(self) -> float | None:
         nvml = self.nvml
         for fn in ("nvmlDeviceGetDefaultApplicationsClock", "nvmlDeviceGetMaxClockInfo"):
             value = self._try(fn, nvml.NVML_CLOCK_SM)
