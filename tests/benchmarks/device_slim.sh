@@ -3,12 +3,14 @@
 # make it larger. `device_slim.sh out` moves the data that no device script reads (the earlier
 # evaluations' runs and the compare benchmark's files) to a folder outside the checkout, `device_slim.sh
 # back` puts them back; `git status` is clean again after `back`. Kept: h200/data (the tests' conftest
-# reads it) and the newest evaluation's folder.
+# reads it).
 set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"
 hold=${PRIMBENCH_SLIM_HOLD:-/tmp/primbench-slim-hold}
 moved=(tests/benchmarks/verdicts/h200/data2 tests/benchmarks/verdicts/h200/data3
        tests/benchmarks/verdicts/h200/data4 tests/benchmarks/verdicts/h200/data5 tests/benchmarks/verdicts/h200/data6
+       tests/benchmarks/verdicts/h200/data7 tests/benchmarks/verdicts/h200/data8
+       tests/benchmarks/verdicts/h200/probe8 tests/benchmarks/verdicts/h200/tune8
        tests/benchmarks/data)
 case "${1:-}" in
   out)
