@@ -388,6 +388,8 @@ class Executor:
             deferred.restore()
             raise run.interrupted
         deferred.stop()  # a signal during the write: the complete results are written, then it ends the run
+        if self._role is not None:
+            self._role.end_turn()  # a --processes worker exits with the others, after every turn
         return report
 
     def _measure(self, run: RunState, device: Device | None, settings: Settings, thermal: Thermal | None,
@@ -426,6 +428,8 @@ class Executor:
         finally:
             if device is not None and not settings.dry:
                 try:
+                    if role is not None and role.turn:  # it waits for the others' turns: holding no more than before
+                        device.free_cached_memory()
                     self._close(device)
                 except BaseException:
                     deferred.restore()
@@ -538,11 +542,18 @@ class Executor:
         limit = workers.silence_limit(settings)
         command = self._worker_command or workers.worker_command()
 
+        said: set[int] = set()  # the workers reported finished (at the end of their turn, or when they ended)
+
+        def finished(w: workers.Worker) -> None:
+            if id(w) not in said:
+                said.add(id(w))
+                reporter.note(f"{w.label}: finished")
+
         def ended(w: workers.Worker) -> None:
             if w.error is not None:
                 reporter.error(f"{w.label}: {w.error}; the other processes go on")
             else:
-                reporter.note(f"{w.label}: finished")
+                finished(w)
 
         with tempfile.TemporaryDirectory(prefix="primbench-processes-") as folder:
             started = workers.start_processes(command, settings.processes, settings.device,
@@ -550,8 +561,12 @@ class Executor:
             turns = processes.Turns(started)
 
             def poll() -> None:
-                if (w := turns()) is not None:
-                    reporter.note(f"{w.label}: measuring ({turns.given} of {settings.processes})")
+                given = turns()
+                for w in turns.ended:
+                    if w.error is None:
+                        finished(w)
+                if given is not None:
+                    reporter.note(f"{given.label}: measuring ({turns.given} of {settings.processes})")
 
             interrupted = workers.watch(started, limit, ended, lambda w: reporter.note(
                 f"{w.label}: {w.finished}/{len(selected)} specializations finished"), poll)

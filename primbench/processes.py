@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import msgspec
 
@@ -82,20 +82,36 @@ def worker_settings(settings: Settings, given: frozenset[str]) -> Settings:
 class Turns:
     """Who measures: nobody until every live worker is ready (it imported the program and opened
     the device), then one worker at a time in the order they started, the next once the last has
-    ended. Called at every look of the parent (`primbench.workers.watch`)."""
+    written its results (`primbench.workers.WorkerRole.end_turn`) or ended; once nobody is left to
+    measure, every worker may exit (the release file). Called at every look of the parent
+    (`primbench.workers.watch`)."""
 
     workers: Workers
     current: Worker | None = None
     given: int = 0
+    #: The workers whose turn is over, in that order (`over`): the parent reports each once.
+    ended: list[Worker] = field(default_factory=list)
+
+    @staticmethod
+    def over(w: Worker) -> bool:
+        """Whether the worker's turn is over: it wrote its results and waits to exit, or it ended."""
+        return w.done or (w.measured is not None and w.measured.exists())
 
     def __call__(self) -> Worker | None:
         """Give the next worker its turn where it is due; returns the worker given it, else None."""
-        if self.current is not None and not self.current.done:
+        if self.current is not None:
+            if not self.over(self.current):
+                return None
+            if self.current not in self.ended:
+                self.ended.append(self.current)
+        waiting = [w for w in self.workers.live() if not self.over(w)]
+        if not waiting:
+            if self.workers.release is not None:
+                self.workers.release.touch()
             return None
-        live = self.workers.live()
-        if not live or not all(w.ready is not None and w.ready.exists() for w in live):
+        if not all(w.ready is not None and w.ready.exists() for w in waiting):
             return None
-        nxt = live[0]
+        nxt = waiting[0]
         assert nxt.turn is not None
         nxt.turn.touch()
         self.current = nxt

@@ -65,6 +65,8 @@ class WorkerRole:
     process: int | None = None  # --processes: this worker's place among them (primbench.processes)
     ready: str = ""  # --processes: the file it creates once its device is open, before it measures
     turn: str = ""  # --processes: the file whose existence is its turn to measure (`wait_turn`)
+    measured: str = ""  # --processes: the file it creates once its results are written (`end_turn`)
+    release: str = ""  # --processes: the file whose existence lets every worker exit (`end_turn`)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> WorkerRole | None:
@@ -77,14 +79,15 @@ class WorkerRole:
             return cls(None if device is None else int(device), tuple(int(p) for p in data["positions"]),
                        str(data["out"]), str(data["heartbeat"]), int(data.get("parent", 0)),
                        None if process is None else int(process), str(data.get("ready", "")),
-                       str(data.get("turn", "")))
+                       str(data.get("turn", "")), str(data.get("measured", "")), str(data.get("release", "")))
         except (ValueError, KeyError, TypeError) as exc:
             raise UsageError(f"${WORKER_ENV}: not a worker's role ({exc})") from None
 
     def to_env(self) -> str:
         return json.dumps({"device": self.device, "positions": list(self.positions), "out": self.out,
                            "heartbeat": self.heartbeat, "parent": self.parent, "process": self.process,
-                           "ready": self.ready, "turn": self.turn})
+                           "ready": self.ready, "turn": self.turn, "measured": self.measured,
+                           "release": self.release})
 
     @property
     def checkpoint(self) -> str:
@@ -111,6 +114,20 @@ class WorkerRole:
             self.beat()
             sleep(POLL_SECS / 2)
         self.beat()
+
+    def end_turn(self, sleep: Callable[[float], object] = time.sleep) -> None:
+        """A --processes worker's, once its results file is written: say its turn is over (the parent
+        gives the next worker its turn at once), then wait, beating, until the parent lets every worker
+        exit. A process's exit (its interpreter's shutdown, its CUDA context torn down) took about 0.8 s
+        on an H100 (tests/benchmarks/verdicts/h200/probe9): paid in the turn, as it was, it cost a run of
+        8 workers 6 s, and beside another worker's turn it would run during a measurement. A worker of
+        --devices (or of an older parent: no `release`) exits at once."""
+        if not self.measured or not self.release:
+            return
+        Path(self.measured).touch()
+        while not os.path.exists(self.release):
+            self.beat()
+            sleep(POLL_SECS / 2)
 
     def selected(self, selected: Sequence[Queued]) -> list[Queued]:
         if any(p >= len(selected) for p in self.positions):
@@ -156,6 +173,7 @@ class Worker:
     rank: int | None = None  # --processes: its place among the workers (WorkerRole.process)
     ready: Path | None = None  # --processes: WorkerRole.ready
     turn: Path | None = None  # --processes: WorkerRole.turn
+    measured: Path | None = None  # --processes: WorkerRole.measured
     error: str | None = None
     done: bool = False
     interrupted: bool = False
@@ -181,6 +199,7 @@ class Workers:
     """The workers of a run, started by `start` in a folder of their files."""
 
     workers: list[Worker] = field(default_factory=list)
+    release: Path | None = None  # --processes: WorkerRole.release
 
     def live(self) -> list[Worker]:
         return [w for w in self.workers if not w.done]
@@ -198,11 +217,16 @@ def start(command: Sequence[str], places: Mapping[int, list[int]], folder: Path,
 def start_processes(command: Sequence[str], count: int, device: int | None, positions: Sequence[int], folder: Path,
                     environ: Mapping[str, str] | None = None) -> Workers:
     """`count` worker processes of the same specializations on one GPU (``--processes``), started
-    side by side; each waits for its turn (`WorkerRole.wait_turn`, given by `primbench.processes.Turns`)."""
+    side by side; each waits for its turn (`WorkerRole.wait_turn`, given by `primbench.processes.Turns`),
+    and after it for the others' (`WorkerRole.end_turn`)."""
+    release = folder / "release"
     roles = [WorkerRole(device, tuple(positions), str(folder / f"process{k}.json"), str(folder / f"process{k}.beat"),
-                        os.getpid(), k, str(folder / f"process{k}.ready"), str(folder / f"process{k}.turn"))
+                        os.getpid(), k, str(folder / f"process{k}.ready"), str(folder / f"process{k}.turn"),
+                        str(folder / f"process{k}.measured"), str(release))
              for k in range(count)]
-    return _spawn(command, roles, folder, environ)
+    out = _spawn(command, roles, folder, environ)
+    out.release = release
+    return out
 
 
 def _spawn(command: Sequence[str], roles: Sequence[WorkerRole], folder: Path,
@@ -217,7 +241,8 @@ def _spawn(command: Sequence[str], roles: Sequence[WorkerRole], folder: Path,
                                        stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
         out.workers.append(Worker(role.device, list(role.positions), process, Path(role.out), Path(role.heartbeat), log,
                                   role.process, Path(role.ready) if role.ready else None,
-                                  Path(role.turn) if role.turn else None))
+                                  Path(role.turn) if role.turn else None,
+                                  Path(role.measured) if role.measured else None))
     return out
 
 

@@ -13,14 +13,15 @@ of noise. ``PRIMBENCH_FAKE_MODEL`` names the model (default "Fake GPU"). For ``-
 crashes), and ``PRIMBENCH_FAKE_PROCESS_SD`` a per-process state: every kernel of a process is
 slower by one draw of N(0, SD) (e.g. 0.02), the same for all its rounds, as identical processes on
 an H200 land in states that rounds inside one do not sample. ``PRIMBENCH_FAKE_TRACE`` names a
-file to which each process appends a line at each specialization's first call and when it frees
-its cached memory: its process, the specialization (or ``freed``) and whether the worker's turn
-had come (``turn``) or not yet (``before``).
+file to which each process appends a line at each specialization's first call, when it frees
+its cached memory and when it exits: its process, the specialization (or ``freed``, ``exit``) and
+whether the worker's turn had come (``turn``) or not yet (``before``).
 Subprocesses need the repository root on ``PYTHONPATH``.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import random
@@ -157,6 +158,7 @@ def main() -> None:
         sd = float(os.environ.get("PRIMBENCH_FAKE_PROCESS_SD", "0") or 0)
         if sd:
             slower[device] = slower.get(device, 0.0) + random.Random(os.getpid()).gauss(0.0, sd)
+        atexit.register(trace, "exit")
     ex = pb.Executor(device=opener(count, injected, os.environ.get("PRIMBENCH_FAKE_MODEL", "Fake GPU"), slower),
                      device_count=count)
     ex.queue(Copy())

@@ -102,12 +102,31 @@ def test_every_worker_pays_each_first_call_before_its_turn(tmp_path: Path) -> No
     assert done.returncode == 0, done.stdout + done.stderr
     assert doc is not None and len(doc["specializations"]) == 8
     lines = [tuple(line.split()) for line in trace.read_text().splitlines()]
-    firsts = [x for x in lines if x[1] != "freed"]
+    firsts = [x for x in lines if x[1] not in ("freed", "exit")]
     assert sorted(firsts) == sorted((str(k), str(n), "before") for k in range(3) for n in range(1, 9))
-    for k in map(str, range(3)):  # then, still before its turn, it gives its cached memory back
+    for k in map(str, range(3)):  # then, still before its turn, it gives its cached memory back (and after it)
         own = [x[1] for x in lines if x[0] == k]
-        assert own[-1] == "freed" and own.count("freed") == 1, own
-        assert (k, "freed", "before") in lines
+        assert own[-3:] == ["freed", "freed", "exit"] and own.count("freed") == 2, own
+        assert lines.index((k, "freed", "before")) < lines.index((k, "freed", "turn"))
+
+
+def test_workers_exit_together_after_the_last_turn_not_each_after_its_own(tmp_path: Path) -> None:
+    """A worker's turn ends once its results are written: the next worker measures while it waits, and
+    every worker exits after the last turn (a process's exit, its context torn down, is neither paid in
+    the turns nor run beside a measurement)."""
+    trace = tmp_path / "trace.txt"
+    done, doc = run(tmp_path, "--processes", "3", trace=str(trace))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert doc is not None and all(len(s["rounds"]) == 3 * PROCESS_ROUNDS for s in doc["specializations"])
+    lines = [tuple(line.split()) for line in trace.read_text().splitlines()]
+    after_turns = [i for i, x in enumerate(lines) if x[1] == "freed" and x[2] == "turn"]  # each worker's turn done
+    exits = [i for i, x in enumerate(lines) if x[1] == "exit"]
+    assert len(after_turns) == 3 and len(exits) == 3
+    assert max(after_turns) < min(exits), lines
+    out = done.stdout
+    for k in range(3):  # each reported finished once, at the end of its turn
+        assert out.count(f"process {k}: finished") == 1, out
+    assert out.index("process 0: finished") < out.index("process 1: measuring (2 of 3)")
 
 
 def test_profile_gives_each_specialization_its_axes(tmp_path: Path) -> None:
@@ -169,6 +188,44 @@ def test_turns_wait_for_every_worker_to_be_ready_then_go_one_at_a_time(tmp_path:
     ws[1].done = True
     ws[2].done = True
     assert turns() is None and turns.given == 2  # nobody left
+
+
+def test_a_turn_ends_when_the_worker_has_written_its_results_and_the_last_releases_all(tmp_path: Path) -> None:
+    ws = [_worker(tmp_path, k) for k in range(3)]
+    for w in ws:
+        w.measured = tmp_path / f"p{w.rank}.measured"
+        w.ready.touch()  # type: ignore[union-attr]
+    release = tmp_path / "release"
+    turns = Turns(Workers(ws, release))
+    assert turns() is ws[0]
+    assert turns() is None and turns.ended == []  # still measuring: its process lives on, nothing written
+    ws[0].measured.touch()  # type: ignore[union-attr]
+    assert turns() is ws[1] and turns.ended == [ws[0]] and not ws[0].done
+    ws[1].done = True  # a worker that ended (crashed) in its turn: its turn is over too
+    assert turns() is ws[2] and turns.ended == [ws[0], ws[1]]
+    assert not release.exists()  # worker 2 measures: nobody may exit yet
+    ws[2].measured.touch()  # type: ignore[union-attr]
+    assert turns() is None and release.exists() and turns.given == 3 and turns.ended == ws
+
+
+def test_a_worker_whose_turn_is_over_waits_beating_until_the_release(tmp_path: Path) -> None:
+    role = WorkerRole(None, (0,), str(tmp_path / "o.json"), str(tmp_path / "b"), 0, 1, str(tmp_path / "ready"),
+                      str(tmp_path / "turn"), str(tmp_path / "measured"), str(tmp_path / "release"))
+    assert WorkerRole.from_env({"PRIMBENCH_WORKER": role.to_env()}) == role
+    (tmp_path / "b").touch()
+    os.utime(tmp_path / "b", (0, 0))
+    naps: list[float] = []
+
+    def nap(secs: float) -> None:
+        naps.append(secs)
+        assert (tmp_path / "measured").exists()
+        if len(naps) == 2:
+            (tmp_path / "release").touch()
+
+    role.end_turn(nap)
+    assert len(naps) == 2 and (tmp_path / "b").stat().st_mtime > 0
+    plain = WorkerRole(None, (0,), str(tmp_path / "o2.json"), str(tmp_path / "b2"))  # --devices: exits at once
+    plain.end_turn(lambda secs: pytest.fail("a --devices worker waited"))
 
 
 def test_a_waiting_worker_says_it_is_ready_and_beats_until_its_turn(tmp_path: Path) -> None:
