@@ -2,7 +2,7 @@
 # (a worker's turn now ends when its file is written; the exits come after the last turn):
 # `--processes 8` (8 rounds of 0.5 ms batches a worker) against `--processes 16` with batches of at
 # least 0.25 ms (8 rounds a worker, each a sixteenth of --min-secs: a round's three batches must fit
-# its halved share), alternating: 5 runs each at 1 MiB, 3 each at 64 KiB. Bytecode: the lent
+# its halved share), alternating: 4 runs each at 1 MiB, 2 each at 64 KiB. Bytecode: the lent
 # machine's environment is checked and PYTHONDONTWRITEBYTECODE cleared, so that a worker's imports
 # read a cache as a user's do (probe9: every worker compiled 2,014 sources, 3.5-5 s). Each output
 # line stamped with seconds since its run began. Everything is packed into $OUT/t9.tgz.
@@ -30,11 +30,11 @@ one() {  # one LABEL SIZE ARGS...
   (PYTHONPATH=$PWD timeout 150 python3 $S --size $size "$@" --json-out $O/$label.json 2>&1 | python3 -c "$TS") > $O/wall-$label.txt
   echo "$(python3 -c "print(round($t-$T0,1))") s: $label: $(python3 -c "import time; print(round(time.time()-$t, 2))") s wall" | tee -a $O/steps.txt
 }
-for i in 1 2 3 4 5; do
+for i in 1 2 3 4; do
   one p8-1MiB-$i 1MiB --processes 8
   one p16-1MiB-$i 1MiB --processes 16 --min-gpu-ms-per-batch 0.25
 done
-for i in 1 2 3; do
+for i in 1 2; do
   one p8-64KiB-$i 64KiB --processes 8
   one p16-64KiB-$i 64KiB --processes 16 --min-gpu-ms-per-batch 0.25
 done
