@@ -47,7 +47,7 @@ from primbench.results import (
     TimePerCall,
     time_per_call_fields,
 )
-from primbench.rounds import log_sd
+from primbench.rounds import MIN_ROUND_WINDOW, log_sd
 from primbench.settings import Settings
 from primbench.workers import Worker, Workers, worker_results
 
@@ -64,17 +64,34 @@ PROCESS_ROUNDS = 8
 #: default floor made a short round overrun its share of the budget (the pilot: 25-68 ms a round
 #: against a share of 21 ms). The batches still fill the round's share (`primbench.measure.fill_window`).
 PROCESS_MIN_GPU_MS_PER_BATCH = 0.5
+#: How much longer than its GPU time a batch of a short kernel may take on the host with the per-call
+#: protocol (cache clear, spin kernel, events, synchronization: about 70 us a call of a 4 us kernel on an
+#: H100, tests/benchmarks/verdicts/h200/probe9): the batch floor leaves a round's window this margin.
+HOST_PER_GPU_TIME = 10.0
+
+
+def process_batch_floor(share_secs: float, rounds: int) -> float:
+    """A worker's floor of GPU milliseconds per batch where ``--min-gpu-ms-per-batch`` is not given:
+    `PROCESS_MIN_GPU_MS_PER_BATCH`, lowered where a round's window of `MIN_ROUND_WINDOW` batches would
+    not fit the round's share of the worker's budget (`share_secs` over `rounds`) with the host taking
+    `HOST_PER_GPU_TIME` times the GPU time. Such a round overruns its share, and the budget stop then
+    ends the specialization after the fewest measured rounds (`primbench.rounds.budget_spent`): 16
+    workers of the default 1 s have 7.8 ms a round, so their batches are at least 0.26 ms."""
+    per_round_ms = share_secs * 1000.0 / max(1, rounds)
+    return min(PROCESS_MIN_GPU_MS_PER_BATCH, per_round_ms / (MIN_ROUND_WINDOW * HOST_PER_GPU_TIME))
 
 
 def worker_settings(settings: Settings, given: frozenset[str]) -> Settings:
     """A worker's settings: one process, ``--min-secs`` its share, ``--rounds`` as given (else
-    `PROCESS_ROUNDS`), ``--min-gpu-ms-per-batch`` as given (else `PROCESS_MIN_GPU_MS_PER_BATCH`),
+    `PROCESS_ROUNDS`), ``--min-gpu-ms-per-batch`` as given (else `process_batch_floor`),
     its batches kept (the merged median per call needs them; `merge` leaves them out unless
     ``--output-batches`` was given)."""
     k = settings.processes
     rounds = settings.rounds if "rounds" in given else PROCESS_ROUNDS
-    floor = settings.min_gpu_ms_per_batch if "min_gpu_ms_per_batch" in given else PROCESS_MIN_GPU_MS_PER_BATCH
-    return dataclasses.replace(settings, processes=1, min_secs=settings.min_secs / k, rounds=rounds,
+    share = settings.min_secs / k
+    floor = (settings.min_gpu_ms_per_batch if "min_gpu_ms_per_batch" in given
+             else process_batch_floor(share, rounds))
+    return dataclasses.replace(settings, processes=1, min_secs=share, rounds=rounds,
                                min_gpu_ms_per_batch=floor, output_batches=True, csv_out="")
 
 

@@ -281,8 +281,9 @@ _HELP = {
     "results_per_gpu": "With --devices: write one results file per GPU (NAME.gpuN.json beside --json-out, each "
     "with that GPU's specializations) instead of the default one results.json of the whole run",
     "processes": "Measure in this many worker processes on the one GPU, one after another, each with its own "
-    "CUDA context, setup and rounds (--rounds each, default 8 with --processes, of batches of at least 0.5 ms "
-    "unless --min-gpu-ms-per-batch is given), --min-secs split between them; "
+    "CUDA context, setup and rounds (--rounds each, default 8 with --processes, of batches of at least 0.5 ms, "
+    "less where a round's share is too short for three of them, unless --min-gpu-ms-per-batch is given), "
+    "--min-secs split between them; "
     "the workers import and open the device side by side, then measure in turn. Identical processes land in "
     "states up to 2-3 % apart on small kernels, which rounds inside one process cannot sample: compare takes each "
     "process as a run. 4 workers: a detectable change of about 2 % at 1-4 MiB; 8: about 1.3-1.5 %, "

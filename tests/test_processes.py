@@ -63,6 +63,24 @@ def test_a_worker_gets_its_share_of_the_budget_and_its_own_rounds() -> None:
     assert worker_settings(s, frozenset({"rounds"})).rounds == 10  # --rounds given: each process's
 
 
+def test_a_worker_batch_floor_fits_a_round_window_into_its_share() -> None:
+    """Up to 8 workers of the default 1 s keep 0.5 ms batches; more workers (shorter rounds) get a floor
+    that lets a round's window of 3 batches fit its share with the host at 10x the GPU time, so that the
+    budget stop does not end every specialization after the fewest rounds; a given floor is kept."""
+    from primbench.processes import PROCESS_MIN_GPU_MS_PER_BATCH, process_batch_floor
+    from primbench.rounds import MIN_ROUND_WINDOW
+
+    floors = {k: worker_settings(Settings(processes=k), frozenset()).min_gpu_ms_per_batch for k in (2, 4, 8, 16, 32)}
+    assert floors[2] == floors[4] == floors[8] == PROCESS_MIN_GPU_MS_PER_BATCH
+    assert floors[16] == pytest.approx(1000 / 16 / PROCESS_ROUNDS / (MIN_ROUND_WINDOW * 10))  # 0.26 ms
+    assert floors[32] == pytest.approx(floors[16] / 2)
+    assert process_batch_floor(0.125, 8) == PROCESS_MIN_GPU_MS_PER_BATCH
+    given = worker_settings(Settings(processes=16, min_gpu_ms_per_batch=0.4), frozenset({"min_gpu_ms_per_batch"}))
+    assert given.min_gpu_ms_per_batch == 0.4
+    rounds16 = worker_settings(Settings(processes=8, rounds=16), frozenset({"rounds"}))  # more rounds: shorter ones
+    assert rounds16.min_gpu_ms_per_batch == pytest.approx(floors[16])
+
+
 def test_three_processes_write_one_document_whose_rounds_name_their_process(tmp_path: Path) -> None:
     done, doc = run(tmp_path, "--processes", "3")
     assert done.returncode == 0, done.stdout + done.stderr
