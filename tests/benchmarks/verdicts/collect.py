@@ -10,6 +10,10 @@ slows six kernels, starting at the (2k)-th of the suite's `KERNELS`: two by 1 %,
 by 5 % of their time per call. Files: DIR/SIZE/aa-K.json, planted-K.json, plant-K.json (what was
 planted, in cycles and as a fraction), collect.log (exit and wall time of every process).
 
+`--alt-out DIR --alt-suite-args ARGS` collects a second protocol interleaved with the first: after each run,
+the same run (the same planted cycles) with ARGS instead of `--suite-args`, into DIR/SIZE/ (its own
+collect.log), so that two protocols meet the same GPU, clocks and hours.
+
 `--processes N` makes each run N processes back to back (the several-process protocol of
 `eval5-plan.md`): DIR/SIZE/aa-K-pJ.json, planted-K-pJ.json (J = 1 .. N); `--suite-args` are passed
 to every process, comma-separated (e.g. "--rounds=4,--min-secs=0.25").
@@ -120,8 +124,12 @@ def main() -> None:
     ap.add_argument("--processes", type=int, default=1, help="processes a run (default 1: one file a run)")
     ap.add_argument("--suite-args", default="",
                     help="options passed to every suite process, comma-separated (--rounds=4,--min-secs=0.25)")
+    ap.add_argument("--alt-out", type=Path, default=None,
+                    help="a second protocol's folder: each run repeated with --alt-suite-args right after it")
+    ap.add_argument("--alt-suite-args", default="", help="the second protocol's options, as --suite-args")
     args = ap.parse_args()
     extra = [a for a in args.suite_args.split(",") if a]
+    alt = [a for a in args.alt_suite_args.split(",") if a]
     n = args.processes
     suite = args.suite.resolve()
     if not suite.is_file():
@@ -131,7 +139,20 @@ def main() -> None:
     for size in args.sizes.split(","):
         d = args.out / size
         d.mkdir(parents=True, exist_ok=True)
-        with open(d / "collect.log", "a") as log:
+        d_alt = args.alt_out / size if args.alt_out is not None else None
+        if d_alt is not None:
+            d_alt.mkdir(parents=True, exist_ok=True)
+        with open(d / "collect.log", "a") as log, open(d_alt / "collect.log" if d_alt else os.devnull, "a") as log_alt:
+
+            def run_all(suite: Path, files: list[Path], size: str, env: dict[str, str], log: object, resume: bool,
+                        extra: list[str], d_alt: Path | None = d_alt, log_alt: object = log_alt) -> None:
+                """A run of the first protocol, then (with --alt-out) the same run of the second."""
+                for out in files:
+                    run_suite(suite, out, size, env, log, resume, extra)
+                if d_alt is not None:
+                    for out in files:
+                        run_suite(suite, d_alt / out.name, size, env, log_alt, resume, alt)
+
             for k in (1, 2):
                 run_all(suite, run_files(d, f"aa-{k}", n), size, {}, log, args.resume, extra)
             aa, pl = 2, 0
