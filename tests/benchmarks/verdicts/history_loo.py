@@ -54,13 +54,21 @@ def _judge(sides: dict[Path, list], summaries: dict[Path, dict], b: Path, h: Pat
     return {"failed": c.failed(), "rows": {r.name: (r.verdict.value, r.min_detectable_change) for r in c.rows}}
 
 
-def main() -> None:
+def sets_from(argv: list[str] | None) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """`SETS`, or the collections named on the command line as DATA:SIZE,SIZE (e.g. data9/p16:1MiB,4MiB)."""
+    if not argv:
+        return SETS
+    return tuple((d, tuple(sizes.split(","))) for d, _, sizes in (a.partition(":") for a in argv))
+
+
+def main(argv: list[str] | None = None) -> None:
+    sets = sets_from(sys.argv[1:] if argv is None else argv)
     print("# `history compare` with a history of the other A/A runs (history_loo.py)\n")
     print("Each cell: with history / plain compare of the same two files.\n")
     print("| set | size | A/A exit 1 | A/A rows unchanged | median detectable | planted 2 %, 5 % found | "
           "found at 0.8-1.25x the detectable change | at >= 2x |")
     print("|---|---|---|---|---|---|---|---|")
-    for data, sizes in SETS:
+    for data, sizes in sets:
         for size in sizes:
             d = HERE / "h200" / data / size
             aa, planted = numbered(d, "aa"), numbered(d, "planted")

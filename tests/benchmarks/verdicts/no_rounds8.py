@@ -58,7 +58,15 @@ def numbered(d: Path, label: str) -> list[Path]:
                   key=lambda f: int(f.stem.split("-")[1]))
 
 
-def main() -> None:
+def sets_from(argv: list[str] | None) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """`SETS`, or the collections named on the command line as DATA:SIZE,SIZE (e.g. data9/p16:1MiB,4MiB)."""
+    if not argv:
+        return SETS
+    return tuple((d, tuple(sizes.split(","))) for d, _, sizes in (a.partition(":") for a in argv))
+
+
+def main(argv: list[str] | None = None) -> None:
+    sets = sets_from(sys.argv[1:] if argv is None else argv)
     print("# Runs without rounds, out of sample (no_rounds8.py): data7 and data8 with their rounds dropped\n")
     print("| data | size | a run's value | A/A exit 1 | A/A rows unchanged | planted 5 % found the right way "
           "| planted 2 % found | "
@@ -66,7 +74,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        for data, sizes in SETS:
+        for data, sizes in sets:
             for size, worker in itertools.product(sizes, (0, None)):
                 d = HERE / "h200" / data / size
                 aa = [load_side(stripped(f, work, worker)) for f in numbered(d, "aa")]
