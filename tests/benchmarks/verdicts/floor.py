@@ -30,12 +30,20 @@ SETS = (("data7", 4, ("64KiB", "1MiB", "4MiB", "64MiB")), ("data8", 8, ("1MiB", 
 TARGET = {"64KiB": None, "1MiB": 1.0, "4MiB": 1.0, "64MiB": 0.5}
 
 
+def sets_from(argv: list[str]) -> tuple[tuple[str, int, tuple[str, ...]], ...]:
+    """`SETS`, or the collections named on the command line as DATA:WORKERS:SIZE,SIZE (data9/p16:16:1MiB)."""
+    if not argv:
+        return SETS
+    return tuple((d, int(w), tuple(s.split(","))) for d, w, s in (a.split(":") for a in argv))
+
+
 def main() -> None:
+    sets = sets_from(sys.argv[1:])
     print("# compare's detectable change against the floor one pair of identical runs sets (floor.py)\n")
     print("| data | workers | size | kernels | floor (median over kernels) | compare reports (median) | "
           "ratio | target | variance the floor needs, as a share of today's |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for data, workers, sizes in SETS:
+    for data, workers, sizes in sets:
         for size in sizes:
             files = sorted(f for f in (HERE / "h200" / data / size).glob("aa-[0-9].json"))
             sides = [load_side(f) for f in files]
