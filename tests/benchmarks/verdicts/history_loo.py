@@ -32,6 +32,7 @@ sys.path.insert(0, str(HERE.parents[2]))
 sys.path.insert(0, str(HERE))
 
 from clock_history import numbered, responses, run_summary  # noqa: E402
+from no_rounds8 import sets_from  # noqa: E402
 
 from primbench.compare.core import compare_runs, load_side  # noqa: E402
 from primbench.history.variability import run_to_run_cvs  # noqa: E402
@@ -54,15 +55,8 @@ def _judge(sides: dict[Path, list], summaries: dict[Path, dict], b: Path, h: Pat
     return {"failed": c.failed(), "rows": {r.name: (r.verdict.value, r.min_detectable_change) for r in c.rows}}
 
 
-def sets_from(argv: list[str] | None) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """`SETS`, or the collections named on the command line as DATA:SIZE,SIZE (e.g. data9/p16:1MiB,4MiB)."""
-    if not argv:
-        return SETS
-    return tuple((d, tuple(sizes.split(","))) for d, _, sizes in (a.partition(":") for a in argv))
-
-
 def main(argv: list[str] | None = None) -> None:
-    sets = sets_from(sys.argv[1:] if argv is None else argv)
+    sets = sets_from(sys.argv[1:] if argv is None else argv, SETS)
     print("# `history compare` with a history of the other A/A runs (history_loo.py)\n")
     print("Each cell: with history / plain compare of the same two files.\n")
     print("| set | size | A/A exit 1 | A/A rows unchanged | median detectable | planted 2 %, 5 % found | "

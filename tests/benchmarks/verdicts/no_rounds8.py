@@ -58,10 +58,11 @@ def numbered(d: Path, label: str) -> list[Path]:
                   key=lambda f: int(f.stem.split("-")[1]))
 
 
-def sets_from(argv: list[str] | None) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """`SETS`, or the collections named on the command line as DATA:SIZE,SIZE (e.g. data9/p16:1MiB,4MiB)."""
+def sets_from(argv: list[str] | None, default: tuple[tuple[str, tuple[str, ...]], ...] = SETS,
+              ) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """`default`, or the collections named on the command line as DATA:SIZE,SIZE (e.g. data9/p16:1MiB,4MiB)."""
     if not argv:
-        return SETS
+        return default
     return tuple((d, tuple(sizes.split(","))) for d, _, sizes in (a.partition(":") for a in argv))
 
 

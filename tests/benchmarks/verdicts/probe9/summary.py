@@ -18,7 +18,7 @@ from pathlib import Path
 def cum(stats: pstats.Stats, file_part: str, func: str) -> tuple[int, float, float]:
     """(calls, own seconds, cumulative seconds) of the functions named `func` in files ending with `file_part`."""
     calls, own, total = 0, 0.0, 0.0
-    for (file, _line, name), (cc, nc, tt, ct, _callers) in stats.stats.items():  # type: ignore[attr-defined]
+    for (file, _line, name), (_cc, nc, tt, ct, _callers) in stats.stats.items():  # type: ignore[attr-defined]
         if name == func and file.endswith(file_part):
             calls += nc
             own += tt
