@@ -226,20 +226,27 @@ def test_a_turn_ends_when_the_worker_has_written_its_results_and_the_last_releas
     assert turns() is None and release.exists() and turns.given == 3 and turns.ended == ws
 
 
-def test_a_worker_whose_turn_is_over_waits_beating_until_the_release(tmp_path: Path) -> None:
-    role = WorkerRole(None, (0,), str(tmp_path / "o.json"), str(tmp_path / "b"), 0, 1, str(tmp_path / "ready"),
-                      str(tmp_path / "turn"), str(tmp_path / "measured"), str(tmp_path / "release"))
+def _waiting(tmp: Path, said: str, until: str, after: int, **files: str) -> tuple[WorkerRole, list[float], Any]:
+    """A --processes worker's role in `tmp` (its heartbeat old), and a nap that checks the worker has said
+    `said` (created that file) and creates `until` at its `after`-th call."""
+    paths = {k: str(tmp / k) for k in ("ready", "turn", *files)}
+    role = WorkerRole(None, (0,), str(tmp / "o.json"), str(tmp / "b"), 0, 1, **paths)
     assert WorkerRole.from_env({"PRIMBENCH_WORKER": role.to_env()}) == role
-    (tmp_path / "b").touch()
-    os.utime(tmp_path / "b", (0, 0))
+    (tmp / "b").touch()
+    os.utime(tmp / "b", (0, 0))
     naps: list[float] = []
 
     def nap(secs: float) -> None:
         naps.append(secs)
-        assert (tmp_path / "measured").exists()
-        if len(naps) == 2:
-            (tmp_path / "release").touch()
+        assert (tmp / said).exists()
+        if len(naps) == after:
+            (tmp / until).touch()
 
+    return role, naps, nap
+
+
+def test_a_worker_whose_turn_is_over_waits_beating_until_the_release(tmp_path: Path) -> None:
+    role, naps, nap = _waiting(tmp_path, "measured", "release", 2, measured="", release="")
     role.end_turn(nap)
     assert len(naps) == 2 and (tmp_path / "b").stat().st_mtime > 0
     plain = WorkerRole(None, (0,), str(tmp_path / "o2.json"), str(tmp_path / "b2"))  # --devices: exits at once
@@ -247,19 +254,7 @@ def test_a_worker_whose_turn_is_over_waits_beating_until_the_release(tmp_path: P
 
 
 def test_a_waiting_worker_says_it_is_ready_and_beats_until_its_turn(tmp_path: Path) -> None:
-    role = WorkerRole(None, (0,), str(tmp_path / "o.json"), str(tmp_path / "b"), 0, 1, str(tmp_path / "ready"),
-                      str(tmp_path / "turn"))
-    assert WorkerRole.from_env({"PRIMBENCH_WORKER": role.to_env()}) == role
-    (tmp_path / "b").touch()
-    os.utime(tmp_path / "b", (0, 0))
-    naps: list[float] = []
-
-    def nap(secs: float) -> None:
-        naps.append(secs)
-        assert (tmp_path / "ready").exists()
-        if len(naps) == 3:
-            (tmp_path / "turn").touch()
-
+    role, naps, nap = _waiting(tmp_path, "ready", "turn", 3)
     role.wait_turn(nap)
     assert len(naps) == 3 and (tmp_path / "b").stat().st_mtime > 0
 
