@@ -6,6 +6,7 @@ Ctrl-C, and exits with 128 + the signal's number (143 for SIGTERM, 129 for SIGHU
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -46,11 +47,26 @@ def received() -> int | None:
     return _RECEIVED[0] if _DEPTH[0] and _RECEIVED else None
 
 
+def _unraisable(previous: object) -> object:
+    """A `sys.unraisablehook` that drops the interrupt a handler raised where Python cannot pass it on (in a
+    finalizer: a generator closed, an object deleted), which it would print as "Exception ignored" with a
+    traceback: the signal is recorded (`received`) and ends the command with its exit code anyway. Anything
+    else goes to `previous`."""
+
+    def hook(args: object) -> None:
+        if isinstance(getattr(args, "exc_value", None), KeyboardInterrupt) and received() is not None:
+            return
+        previous(args)  # type: ignore[operator]
+
+    return hook
+
+
 @contextmanager
 def terminate_as_interrupt(*, interrupt: bool = False) -> Iterator[None]:
     """Within: `SIGNALS` raise `Terminated` (and, with `interrupt`, SIGINT KeyboardInterrupt, as
     Python's own handler does), each recorded for `received`; the handlers before are restored
-    after. Outside the main thread (where Python cannot set a handler) nothing changes."""
+    after. An interrupt raised inside a finalizer is not printed (`_unraisable`). Outside the main
+    thread (where Python cannot set a handler) nothing changes."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -65,6 +81,8 @@ def terminate_as_interrupt(*, interrupt: bool = False) -> Iterator[None]:
         _RECEIVED.clear()
     _DEPTH[0] += 1
     previous = {}
+    hook = sys.unraisablehook
+    sys.unraisablehook = _unraisable(hook)  # type: ignore[assignment]
     try:
         for sig in (*SIGNALS, *((signal.SIGINT,) if interrupt else ())):
             try:
@@ -75,6 +93,7 @@ def terminate_as_interrupt(*, interrupt: bool = False) -> Iterator[None]:
     finally:
         for sig, old in previous.items():
             signal.signal(sig, old)
+        sys.unraisablehook = hook
         _DEPTH[0] -= 1
 
 

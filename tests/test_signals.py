@@ -215,3 +215,39 @@ def test_main_sets_its_handlers_before_anything_else_it_runs() -> None:
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 143, (done.returncode, done.stderr[-500:])
     assert "Traceback" not in done.stderr
+
+
+def test_an_interrupt_raised_inside_a_finalizer_is_not_printed_as_a_traceback() -> None:
+    """A signal whose handler runs inside a finalizer (here a generator closed as it is deleted; in the fault
+    campaign, pandas code in one during `history merge`) raises where Python cannot pass the interrupt on:
+    it printed "Exception ignored ... Traceback". Within `terminate_as_interrupt` that is dropped (the signal is
+    recorded and ends the command anyway); another exception in a finalizer is still printed."""
+    code = """
+import os, signal
+from primbench.signals import received, terminate_as_interrupt
+
+def closing(error):
+    try:
+        yield 1
+    finally:
+        if error:
+            raise ValueError("a finalizer's own fault")
+        os.kill(os.getpid(), signal.SIGTERM)
+        sum(range(1000))  # the handler runs here, inside the generator's close
+
+with terminate_as_interrupt():
+    g = closing(False)
+    next(g)
+    del g
+    print("received", received())
+    g = closing(True)
+    next(g)
+    del g
+print("went on")
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [f"received {int(signal.SIGTERM)}", "went on"]
+    assert "Terminated" not in done.stderr and "SIGTERM" not in done.stderr, done.stderr
+    assert "a finalizer's own fault" in done.stderr  # not an interrupt: Python's own report
