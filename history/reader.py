@@ -87,7 +87,7 @@ class Reader:
         with bounded(self.con):
             if order is None and use_git:
                 order = self.commit_order(selector, last=window)
-            # read twice: once for the series' pooled noise (`trends.regressions_in`)
+            # the series' pooled noise takes three passes: read once where the points are few (`trends.regressions_in`)
             return regressions_in(lambda: self.commit_points(selector, metric=metric, last=window), metric=metric,
                                   alpha=alpha, min_size=min_size, min_shift=min_shift, last=last,
                                   max_points=max_points, order=order)

@@ -272,8 +272,8 @@ def write_report(db: Any, selector: Selector, out: str | os.PathLike[str] = "his
         (runs, commits, first, newest), groups = reader.overview(selector, metric=metric, last=last)
         if not runs:
             raise HistoryError(f"no runs of branch {branch!r}" + (f" on GPU {gpu!r}" if gpu else ""))
-        # one point per commit in SQL, a batch of specializations at a time: never the whole history in memory;
-        # read twice, once for the series' pooled noise (`trends.regressions_in`)
+        # one point per commit in SQL, a batch of specializations at a time: a whole history is never in memory
+        # (the points are read once and kept where they are few, else read anew each pass: `trends.regressions_in`)
         changes = regressions_in(lambda: reader.commit_points(selector, metric=metric, last=last), metric=metric,
                                  alpha=alpha, min_size=min_size, min_shift=min_shift, max_points=max_points)
         comparisons = _comparisons(reader, sorted({g[2] for g in groups}), head, base, use_git, notes)

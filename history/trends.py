@@ -164,15 +164,14 @@ def regressions_in(batches: Iterable[pd.DataFrame] | Callable[[], Iterable[pd.Da
     with the first pooling's prior about the same segmentation and pools that, the third analyses
     each with the pooled prior, from that segmentation too (each series is searched once).
     That needs the batches three times: `batches` is then a sequence, or a function that returns them
-    anew; a one-pass iterable is analysed series by series without pooling."""
+    anew (read once and kept where they hold `CACHED_POINT_ROWS` rows or fewer); a one-pass iterable is
+    analysed series by series without pooling."""
     import pandas as pd
 
     from primbench.history.changepoints import analyse, noise_fit_and_segments, pool_noise
 
     _check_settings(alpha, min_size, last)
-
-    def each() -> Iterable[pd.DataFrame]:
-        return batches() if callable(batches) else batches
+    each = _kept(batches, CACHED_POINT_ROWS) if callable(batches) else lambda: batches
 
     prior = None
     first: list[tuple[NoiseFit | None, Segments]] = []
@@ -204,6 +203,38 @@ def regressions_in(batches: Iterable[pd.DataFrame] | Callable[[], Iterable[pd.Da
                 continue
             rows.append({**row, "capped": changes.capped})
     return pd.DataFrame(rows, columns=REGRESSION_COLUMNS)
+
+
+#: Rows of per-commit points `regressions_in` keeps from its first read of a function's batches, so that its
+#: later passes (the pooled noise: three in all) do not read the store again; beyond them each pass reads anew
+#: (memory stays bounded). A default window of 1,000 commits x 100 specializations is 100,000 rows.
+CACHED_POINT_ROWS = 250_000
+
+
+def _kept(source: Callable[[], Iterable[pd.DataFrame]], limit: int) -> Callable[[], Iterable[pd.DataFrame]]:
+    """`source`'s batches as a function that returns them anew: the first call reads them, keeping them
+    while they hold `limit` rows or fewer; a later call, once one read ran to its end, serves what was kept,
+    else reads again."""
+    kept: list[pd.DataFrame] | None = []
+    whole = False
+
+    def batches() -> Iterator[pd.DataFrame]:
+        nonlocal kept, whole
+        if whole and kept is not None:
+            yield from kept
+            return
+        rows = 0
+        for batch in source():
+            if not whole and kept is not None:
+                rows += len(batch)
+                if rows <= limit:
+                    kept.append(batch)
+                else:
+                    kept = None
+            yield batch
+        whole = True
+
+    return batches
 
 
 def _series_of(batches: Iterable[pd.DataFrame], order: Mapping[str, int] | None,

@@ -124,6 +124,37 @@ def test_history_regressions_pool_the_noise_of_their_series() -> None:
     assert len(alone) == sum(len(analyse(v, uncertainty=u).points) for v in series) == 6
 
 
+def test_history_regressions_read_the_store_once_where_the_points_fit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pooled noise needs the batches three times: a function's batches are read once and kept while they
+    hold `CACHED_POINT_ROWS` rows or fewer (the store is not queried again), else read anew each pass; the rows
+    are the same either way."""
+    import pandas as pd
+
+    from primbench.history import trends
+
+    rng = np.random.default_rng(31)
+    frames = [pd.DataFrame({"algorithm": "a", "name": f"k{i:03d}", "gpu_key": "g", "config_key": "c",
+                            "gpu_name": "H200", "commit": [f"c{j}" for j in range(30)],
+                            "date": pd.Timestamp("2026-01-01"), "value": _ar1(rng, 30, 0.3),
+                            "metric": "bytes_per_second", "noise_percent": 0.1}) for i in range(40)]
+    frames[3].loc[20:, "value"] *= 0.9  # one regression to find
+    batches = [pd.concat(frames[:20]), pd.concat(frames[20:])]
+    reads: list[int] = []
+
+    def source() -> list[pd.DataFrame]:
+        reads.append(1)
+        return batches
+
+    kept = trends.regressions_in(source)
+    assert len(reads) == 1 and (kept["name"] == "k003").any()
+    monkeypatch.setattr(trends, "CACHED_POINT_ROWS", 600)  # the first batch fits, the second does not
+    reads.clear()
+    again = trends.regressions_in(source)
+    assert len(reads) == 3
+    pd.testing.assert_frame_equal(kept, again)
+    pd.testing.assert_frame_equal(kept, trends.regressions_in(batches))
+
+
 def test_history_regressions_search_each_series_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """`trends.regressions_in` pools the noise twice and then analyses each series: the first
     segmentation (PELT's search) is found once per series and reused by the second pooling and
