@@ -8,9 +8,13 @@ from __future__ import annotations
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sys import UnraisableHookArgs
 
 #: The signals handled like SIGINT (those this platform has).
 SIGNALS: tuple[signal.Signals, ...] = tuple(
@@ -47,16 +51,16 @@ def received() -> int | None:
     return _RECEIVED[0] if _DEPTH[0] and _RECEIVED else None
 
 
-def _unraisable(previous: object) -> object:
+def _unraisable(previous: Callable[[UnraisableHookArgs], object]) -> Callable[[UnraisableHookArgs], None]:
     """A `sys.unraisablehook` that drops the interrupt a handler raised where Python cannot pass it on (in a
     finalizer: a generator closed, an object deleted), which it would print as "Exception ignored" with a
     traceback: the signal is recorded (`received`) and ends the command with its exit code anyway. Anything
     else goes to `previous`."""
 
-    def hook(args: object) -> None:
-        if isinstance(getattr(args, "exc_value", None), KeyboardInterrupt) and received() is not None:
+    def hook(args: UnraisableHookArgs) -> None:
+        if isinstance(args.exc_value, KeyboardInterrupt) and received() is not None:
             return
-        previous(args)  # type: ignore[operator]
+        previous(args)
 
     return hook
 
@@ -82,7 +86,7 @@ def terminate_as_interrupt(*, interrupt: bool = False) -> Iterator[None]:
     _DEPTH[0] += 1
     previous = {}
     hook = sys.unraisablehook
-    sys.unraisablehook = _unraisable(hook)  # type: ignore[assignment]
+    sys.unraisablehook = _unraisable(hook)
     try:
         for sig in (*SIGNALS, *((signal.SIGINT,) if interrupt else ())):
             try:
