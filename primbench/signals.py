@@ -51,6 +51,20 @@ def received() -> int | None:
     return _RECEIVED[0] if _DEPTH[0] and _RECEIVED else None
 
 
+def raise_received() -> None:
+    """Raise the interrupt for the signal `received` where one came: KeyboardInterrupt for
+    SIGINT, else `Terminated`. For an ``except Exception`` that would take a library's own error
+    for an interrupt (DuckDB's "Query interrupted") as the data's fault and go on: skip a part,
+    move it aside, try the next file. Nothing where no signal came (or outside
+    `terminate_as_interrupt`)."""
+    signum = received()
+    if signum is None:
+        return
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
+    raise Terminated(signum)
+
+
 def _unraisable(previous: Callable[[UnraisableHookArgs], object]) -> Callable[[UnraisableHookArgs], None]:
     """A `sys.unraisablehook` that drops the interrupt a handler raised where Python cannot pass it on (in a
     finalizer: a generator closed, an object deleted), which it would print as "Exception ignored" with a

@@ -251,3 +251,61 @@ print("went on")
     assert done.stdout.splitlines() == [f"received {int(signal.SIGTERM)}", "went on"]
     assert "Terminated" not in done.stderr and "SIGTERM" not in done.stderr, done.stderr
     assert "a finalizer's own fault" in done.stderr  # not an interrupt: Python's own report
+
+
+# A signal while a reader of a Parquet folder queried a part: DuckDB's error for the interrupt was taken
+# for the part's fault, so the part was skipped (`history export` then wrote an export of the other parts,
+# 0 of 12 runs, and recorded it in its manifest as whole) or moved aside as unreadable (`history
+# quarantine`). Found by the fault campaign (export of parquet, a random SIGTERM). Here the n-th query of
+# a part is interrupted: the signal's handler runs, and DuckDB's own error comes out instead.
+_INTERRUPTED_READ = textwrap.dedent("""
+    import os, signal, sys, time
+    sys.path.insert(0, sys.argv[1])
+    import primbench.history.storage.parquet as pq
+    real, calls, nth = pq.literal, [0], int(sys.argv[2])
+    def literal(path):
+        calls[0] += 1
+        if calls[0] != nth:
+            return real(path)
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)  # the handler raises here
+        except KeyboardInterrupt:
+            pass
+        return real(path) + ".interrupted"  # DuckDB's own error follows (the file is not there)
+    pq.literal = literal
+    from primbench.cli import main
+    sys.argv = ["primbench", "history", *sys.argv[3:]]
+    main()
+""")
+
+
+@pytest.mark.parametrize("nth", [1, 2, 3, 4])
+@pytest.mark.parametrize("command", ["export", "quarantine"])
+def test_an_interrupted_read_of_a_parquet_part_neither_skips_nor_moves_it(tmp_path: Path, nth: int,
+                                                                         command: str) -> None:
+    from primbench.cli import main as cli_main
+    from primbench.history.storage import parquet as pq
+    from tests import history_data as hd
+
+    files = hd.branch_series(tmp_path / "in", hd.noisy_levels(3, specs=2))
+    shared = tmp_path / "shared"
+    with pytest.raises(SystemExit) as done:
+        sys_argv = sys.argv
+        try:
+            sys.argv = ["primbench", "history", "ingest", *map(str, files), "--shared", str(shared), "--runner", "r"]
+            cli_main()
+        finally:
+            sys.argv = sys_argv
+    assert done.value.code in (0, None)
+    before = {t: pq.parts(shared, t) for t in ("runs", "specializations", "batches")}
+    out = tmp_path / "export"
+    args = ["export", "--db", str(shared), "--parquet", str(out)] if command == "export" else ["quarantine",
+                                                                                            str(shared)]
+    proc = subprocess.run([sys.executable, "-c", _INTERRUPTED_READ, str(ROOT), str(nth), *args],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 143, (proc.returncode, proc.stderr)
+    assert "skipped" not in proc.stderr and "moved" not in proc.stdout, proc.stderr + proc.stdout
+    assert {t: pq.parts(shared, t) for t in before} == before  # every part in place
+    assert not pq.quarantined_parts(shared)
+    assert not (out / "runs.parquet").exists()  # no export of part of the store

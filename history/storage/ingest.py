@@ -50,6 +50,7 @@ from primbench.history.storage.schema import (
 )
 from primbench.resultconfig import config_key
 from primbench.results import Gpu, Results, ResultsFileError, Specialization, known, load_results
+from primbench.signals import raise_received
 
 if TYPE_CHECKING:
     import duckdb
@@ -518,6 +519,7 @@ def stage_chunk(files: Sequence[Path], seen: dict[str, str], now: _dt.datetime, 
             outcomes.append(FileOutcome(path, "error", message=escaped(str(exc))))
             continue
         except Exception as exc:  # one bad file never stops the others (e.g. a value json cannot write back)
+            raise_received()  # but a signal a library turned into its own error does
             outcomes.append(FileOutcome(path, "error",
                                         message=escaped(f"{path}: cannot be stored ({one_line(exc)})")))
             continue
@@ -589,19 +591,17 @@ def short_hash_renames(stored: Iterable[str], staged: Staged) -> dict[str, str]:
 def write_atomically(writer: Writer, staged: Staged, new: Sequence[str]) -> tuple[set[str], dict[str, str]]:
     """All new runs in one transaction; should that fail, one transaction per run. Returns the
     run ids written and run id -> the database's reason for each run that was not."""
-    from primbench.signals import received
-
     try:
         return writer.write(staged.rows(new)), {}
     except Exception:  # the backend rolled back; find which run it was, one by one
-        if received() is not None:  # interrupted (a DuckDB InterruptException): no retries
-            raise
+        raise_received()  # interrupted (a DuckDB InterruptException): no retries
     written: set[str] = set()
     failed: dict[str, str] = {}
     for run_id in new:
         try:
             written |= writer.write(staged.rows([run_id]))
         except Exception as exc:  # the first error of this run's own transaction: the real cause
+            raise_received()
             failed[run_id] = one_line(exc)
     return written, failed
 

@@ -66,6 +66,7 @@ from primbench.history.storage.schema import (
     too_new,
 )
 from primbench.history.storage.schema import MIGRATIONS as SCHEMA_MIGRATIONS
+from primbench.signals import raise_received
 
 if TYPE_CHECKING:
     import duckdb
@@ -172,6 +173,7 @@ def misfit(con: duckdb.DuckDBPyConnection, table: str, path: Path) -> Misfit | N
     try:
         present = {d[0] for d in con.execute("SELECT * FROM read_parquet(?) LIMIT 0", [literal(path)]).description}
     except Exception as exc:
+        raise_received()  # a query interrupted by a signal: no fault of the part's
         return Misfit(f"unreadable ({one_line(exc)})", False)
     optional = _OLDER_SCHEMA_COLUMNS.get(table, set())
     missing = [c for c in COLUMNS[table] if c not in present and c not in optional]
@@ -186,6 +188,7 @@ def misfit(con: duckdb.DuckDBPyConnection, table: str, path: Path) -> Misfit | N
         try:
             row = con.execute(f"SELECT count(*) FROM read_parquet(?) WHERE {nulls}", [literal(path)]).fetchone()
         except Exception as exc:
+            raise_received()
             return Misfit(f"unreadable ({one_line(exc)})", False)
         if row and row[0]:
             return Misfit(f"its columns do not fit the {table} table (NULL in a column that takes none: "
@@ -255,6 +258,7 @@ def _runs_column(directory: str | os.PathLike[str], column: str) -> set[str]:
                     f'SELECT DISTINCT "{column}" FROM read_parquet(?) WHERE "{column}" IS NOT NULL',
                     [literal(f)]).fetchall())
             except Exception as exc:
+                raise_received()
                 _warn(_unreadable(f, exc, directory))
     finally:
         con.close()
@@ -297,6 +301,7 @@ class ParquetWriter:
                 try:
                     found = newest_dates(check, "read_parquet(?)", branches, [literal(f)])
                 except Exception as exc:
+                    raise_received()
                     _warn(_unreadable(f, exc, self.directory))
                     continue
                 for branch, when in found.items():
@@ -379,6 +384,7 @@ def applied_migrations(directory: Path) -> list[AppliedMigration]:
                 rows = con.execute("SELECT version, description, applied_at FROM read_parquet(?)",
                                    [literal(f)]).fetchall()
             except Exception as exc:
+                raise_received()
                 _warn(f"{f}: unreadable migration part skipped ({one_line(exc)})")
                 continue
             for version, description, at in rows:
@@ -506,6 +512,7 @@ def _stage(con: duckdb.DuckDBPyConnection, directory: Path) -> set[str]:
                             [stem, literal(f)])
                 stems.add(stem)
             except Exception as exc:
+                raise_received()  # interrupted: the command ends, no part is skipped for it
                 bad[stem] = f
                 _warn(_unreadable(f, exc, directory))
     if bad:
@@ -626,6 +633,7 @@ def quarantine(directory: str | os.PathLike[str], *, max_age_secs: float = STALE
                 try:
                     con.execute("CREATE OR REPLACE TEMP TABLE _check AS SELECT * FROM read_parquet(?)", [literal(f)])
                 except Exception as exc:
+                    raise_received()  # interrupted: nothing is moved for it
                     reasons.setdefault(_stem(f), f"unreadable: {one_line(exc)}")
         con.execute("DROP TABLE IF EXISTS _check")
     finally:
