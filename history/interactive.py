@@ -43,16 +43,21 @@ def _num(value: Any) -> float | None:
 
 def chart_data(frame: pd.DataFrame, *, metric: str | None, title: str, reference: pd.DataFrame | None = None,
                reference_label: str = "main", alpha: float, min_size: int, min_shift: float,
-               steps: Mapping[tuple[Any, Any], Sequence[tuple[int, float]]] | None = None) -> dict[str, Any]:
+               steps: Mapping[tuple[Any, Any], Sequence[tuple[int, float]]] | None = None,
+               points: pd.DataFrame | None = None, reference_points: pd.DataFrame | None = None) -> dict[str, Any]:
     """What the browser draws for one chart (see the module): plain JSON data, no markup.
     `steps`: each line's (GPU key, config) level shifts as (position in its per-commit series,
     shift), already found (`history.trends.regressions_of`'s step rows): the series is then not
-    analysed again; None: found here (`history.trends.changes_of`)."""
+    analysed again; None: found here (`history.trends.changes_of`). `points`, `reference_points`:
+    `frame`'s and `reference`'s per-commit points where the caller has them (`per_commit` of
+    each, as one call for many charts gives them), else computed here."""
     import pandas as pd
 
     followed = metric_in(frame, metric)
-    points = per_commit(frame)
-    ref = per_commit(reference) if reference is not None and not reference.empty else None
+    points = per_commit(frame) if points is None else points
+    ref = None
+    if reference is not None and not reference.empty:
+        ref = per_commit(reference) if reference_points is None else reference_points
     shown = [float(v) for v in frame["value"].dropna()]
     if ref is not None:
         shown += [float(v) for v in ref["value"].dropna()]

@@ -386,10 +386,12 @@ class _Drawing:
     models: bool
     runs: int
 
-    def rows(self, charts: Sequence[Chart]) -> Iterator[tuple[Chart, pd.DataFrame, pd.DataFrame | None]]:
+    def rows(self, charts: Sequence[Chart]) -> Iterator[tuple[Chart, pd.DataFrame, pd.DataFrame | None,
+                                                             pd.DataFrame | None, pd.DataFrame | None]]:
         """Each chart with its rows of the report's `series` frame (`Chart.rows` of its
-        specialization's) and its reference rows (`base_rows`), in the order given, a batch of
-        charts read in one query."""
+        specialization's), its reference rows (`base_rows`), and the per-commit points of both
+        (`trends.per_commit`), in the order given: a batch of charts read in one query and
+        reduced to points in one call a side."""
         per_batch = max(1, CHART_ROWS // max(1, self.runs))  # a specialization has a row per run at most
         for first in range(0, len(charts), per_batch):
             batch = charts[first:first + per_batch]
@@ -397,7 +399,8 @@ class _Drawing:
                                        names=sorted({c.name for c in batch}))
             of = dict(iter(frame.groupby(["algorithm", "name"], sort=False)))  # each specialization's rows, once
             parts = [chart.rows(of.get((chart.algorithm, chart.name), frame.iloc[:0])) for chart in batch]
-            yield from zip(batch, parts, self.base_rows(batch, parts), strict=True)
+            refs = self.base_rows(batch, parts)
+            yield from zip(batch, parts, refs, _points_of(parts), _points_of(refs), strict=True)
 
     def base_rows(self, charts: Sequence[Chart], parts: Sequence[pd.DataFrame]) -> list[pd.DataFrame | None]:
         """The base's rows for each chart's reference line (`_reference` of the base's `series`
@@ -430,7 +433,7 @@ class _Drawing:
              progress: Callable[[int, int], None] | None) -> list[list[str]]:
         """Each chart's HTML appended to `parts`; the rows of the series too short for a chart returned."""
         short: list[list[str]] = []
-        for i, (chart, part, ref) in enumerate(self.rows(drawn)):
+        for i, (chart, part, ref, per_commit, ref_per_commit) in enumerate(self.rows(drawn)):
             if progress is not None:
                 progress(i, len(drawn))
             points = part["commit"].fillna("run:" + part["run_id"].astype(str)).nunique()
@@ -440,9 +443,29 @@ class _Drawing:
             steps = self.steps.get((chart.algorithm, chart.name), {}) if self.steps is not None else None
             data = interactive.chart_data(part, metric=self.metric, title=chart.title(self.branch, self.models),
                                           reference=ref, reference_label=self.base, alpha=self.alpha,
-                                          min_size=self.min_size, min_shift=self.min_shift, steps=steps)
+                                          min_size=self.min_size, min_shift=self.min_shift, steps=steps,
+                                          points=per_commit, reference_points=ref_per_commit)
             parts.append(interactive.chart_html(_anchor(i), data))
         return short
+
+
+def _points_of(parts: Sequence[pd.DataFrame | None]) -> list[pd.DataFrame | None]:
+    """`trends.per_commit` of each part (a chart's rows; None and empty parts: None, `chart_data`
+    then reduces them itself), from one call over all of them: a chart's series
+    (`trends.SERIES_KEYS`) are its own, so each part's points are the call's rows of its series, in
+    the call's order, as `per_commit` of that part alone gives them (pandas' fixed cost a call,
+    some 20 ms, paid once a batch rather than once a chart)."""
+    import pandas as pd
+
+    from primbench.history.trends import per_commit
+
+    tagged = [part.assign(_chart=i) for i, part in enumerate(parts) if part is not None and len(part)]
+    if not tagged:
+        return [None] * len(parts)
+    points = per_commit(pd.concat(tagged, ignore_index=True), carry=("_chart",))
+    of = {int(i): p.drop(columns="_chart").reset_index(drop=True)
+          for i, p in points.groupby("_chart", sort=False)}
+    return [of.get(i) for i in range(len(parts))]
 
 
 def _reference(reference: pd.DataFrame | None, chart: Chart, part: pd.DataFrame) -> pd.DataFrame | None:

@@ -51,13 +51,16 @@ def _with_config(frame: pd.DataFrame) -> pd.DataFrame:
     return f
 
 
-def per_commit(frame: pd.DataFrame, order: Mapping[str, int] | None = None) -> pd.DataFrame:
+def per_commit(frame: pd.DataFrame, order: Mapping[str, int] | None = None, *,
+               carry: Sequence[str] = ()) -> pd.DataFrame:
     """A series reduced to one point per commit (the median of its runs), ordered by `order`
     (each commit's place in git's history: `history.forkpoint.commit_order`) where it places
     every commit of the frame, else by each commit's first run in ingest order
     (`history.queries.RUN_ORDER`), never by the dates a runner's clock wrote; runs with no
     commit hash count as commits of their own. Every series (`SERIES_KEYS`) in `frame` gets
-    its own points; `date` is each commit's earliest run date, as written."""
+    its own points; `date` is each commit's earliest run date, as written. `carry`: columns
+    of `frame` that are constant within a series, kept: one call then
+    serves several callers' series (a report's charts), each telling its own apart by them."""
     import pandas as pd
 
     if frame.empty:
@@ -74,7 +77,7 @@ def per_commit(frame: pd.DataFrame, order: Mapping[str, int] | None = None) -> p
     out = grouped.agg(
         date=("date", "min"), value=("value", "median"), **metric, noise_percent=("noise_percent", "median"),
         runs=("run_id", "count"), gpu_name=("gpu_name", "first"), branch=("branch", "first"),
-        last_run_id=("run_id", "last"), _order=("_order", "min"),
+        last_run_id=("run_id", "last"), _order=("_order", "min"), **{c: (c, "first") for c in carry},
     ).reset_index()
     # names in their natural order: a sweep's ``size: 256`` before ``size: 1024``
     out = out.sort_values([*SERIES_KEYS, "_order", "commit"], kind="stable",

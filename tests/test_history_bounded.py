@@ -250,3 +250,24 @@ def test_newest_commits_are_those_a_filtered_series_frame_keeps(db: Store, n: in
             expected = list(ref["commit"].dropna().drop_duplicates().iloc[-n:])
             assert got.get(i, []) == expected, (algorithm, name, config, latest)
     assert any(len(v) >= min(n, 3) for v in got.values())  # some with commits to choose among
+
+
+@pytest.mark.parametrize("selector", SELECTORS)
+@pytest.mark.parametrize("metric", [None, "time"])
+def test_a_batch_of_charts_gets_the_points_each_chart_alone_gets(db: Store, selector: S, metric: str | None) -> None:
+    """`report._points_of` (one `per_commit` call a batch of charts) gives each chart exactly what
+    `per_commit` of its own rows gives: the same frame, columns, order and index; None where a chart
+    has no rows (its own reduction then)."""
+    from primbench.history.plots import charts_of
+    from primbench.history.report import _points_of
+
+    with db.read() as reader:
+        frame = reader.series(selector, metric=metric)
+    charts = charts_of(frame)
+    parts = [chart.rows(frame) for chart in charts] + [frame.iloc[:0]]
+    got = _points_of([*parts, None])
+    assert len(got) == len(parts) + 1 and got[-1] is None and got[-2] is None
+    assert len(charts) >= (0 if selector.algorithm == "copy2" else 2)
+    for part, points in zip(parts[:-1], got, strict=False):
+        assert points is not None
+        pd.testing.assert_frame_equal(points, per_commit(part), check_exact=True)
