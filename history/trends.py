@@ -9,7 +9,7 @@ frame and names each change by the followed metric's better direction, read from
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from primbench.benchmark import natural_key
 from primbench.errors import UsageError
@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 #: one configuration (`primbench.resultconfig.config_key`: size, hot, cache_size, sync, custom
 #: settings). Runs that differ in any of these are never mixed.
 SERIES_KEYS = ["algorithm", "name", "gpu_key", "config_key"]
+
+T = TypeVar("T")
 
 #: The `kind` of an outlier burst row: a few bad runs that came back, neither regression nor fix.
 OUTLIER = "outlier"
@@ -174,7 +176,9 @@ def regressions_in(batches: Iterable[pd.DataFrame] | Callable[[], Iterable[pd.Da
     from primbench.history.changepoints import analyse, noise_fit_and_segments, pool_noise
 
     _check_settings(alpha, min_size, last)
-    each = _kept(batches, CACHED_POINT_ROWS) if callable(batches) else lambda: batches
+    source = batches if callable(batches) else lambda: batches
+    # each series split out of its batch once, where they fit (`CACHED_POINT_ROWS`), not once a pass
+    each_series = _kept(lambda: _series_of(source(), order, min_size), CACHED_POINT_ROWS, size=lambda s: len(s[1]))
 
     prior = None
     first: list[tuple[NoiseFit | None, Segments]] = []
@@ -186,14 +190,14 @@ def regressions_in(batches: Iterable[pd.DataFrame] | Callable[[], Iterable[pd.Da
             return [noise_fit_and_segments(values, alpha=alpha, min_size=min_size, max_points=max_points,
                                            uncertainty=_uncertainty(group), prior=prior,
                                            segments=None if segments is None else segments[i])
-                    for i, (_, group, values) in enumerate(_series_of(each(), order, min_size))]
+                    for i, (_, group, values) in enumerate(each_series())]
 
         first = fits()
         prior = pool_noise([fit for fit, _ in first])
         if prior is not None:
             prior = pool_noise([fit for fit, _ in fits(prior, [segs for _, segs in first])])
     rows: list[dict[str, Any]] = []
-    for i, (key, group, values) in enumerate(_series_of(each(), order, min_size)):
+    for i, (key, group, values) in enumerate(each_series()):
         followed = metric_in(group, metric)
         # each series' first segmentation as the first pass found it (not searched a third time)
         changes = analyse(values, alpha=alpha, min_size=min_size, min_shift=min_shift, max_points=max_points,
@@ -208,36 +212,38 @@ def regressions_in(batches: Iterable[pd.DataFrame] | Callable[[], Iterable[pd.Da
     return pd.DataFrame(rows, columns=REGRESSION_COLUMNS)
 
 
-#: Rows of per-commit points `regressions_in` keeps from its first read of a function's batches, so that its
-#: later passes (the pooled noise: three in all) do not read the store again; beyond them each pass reads anew
-#: (memory stays bounded). A default window of 1,000 commits x 100 specializations is 100,000 rows.
+#: Rows of per-commit points `regressions_in` keeps from its first read of a function's batches (as the series
+#: it analyses, each split out of its batch once), so that its later passes (the pooled noise: three in all)
+#: neither read the store nor split the batches again; beyond them each pass reads anew (memory stays bounded).
+#: A default window of 1,000 commits x 100 specializations is 100,000 rows.
 CACHED_POINT_ROWS = 250_000
 
 
-def _kept(source: Callable[[], Iterable[pd.DataFrame]], limit: int) -> Callable[[], Iterable[pd.DataFrame]]:
-    """`source`'s batches as a function that returns them anew: the first call reads them, keeping them
-    while they hold `limit` rows or fewer; a later call, once one read ran to its end, serves what was kept,
-    else reads again."""
-    kept: list[pd.DataFrame] | None = []
+def _kept(source: Callable[[], Iterable[T]], limit: int, size: Callable[[T], int]
+          ) -> Callable[[], Iterator[T]]:
+    """`source`'s items (batches of rows, series) as a function that returns them anew: the first call
+    reads them, keeping them while they hold `limit` rows (`size` of each) or fewer; a later call, once
+    one read ran to its end, serves what was kept, else reads again."""
+    kept: list[T] | None = []
     whole = False
 
-    def batches() -> Iterator[pd.DataFrame]:
+    def items() -> Iterator[T]:
         nonlocal kept, whole
         if whole and kept is not None:
             yield from kept
             return
         rows = 0
-        for batch in source():
+        for item in source():
             if not whole and kept is not None:
-                rows += len(batch)
+                rows += size(item)
                 if rows <= limit:
-                    kept.append(batch)
+                    kept.append(item)
                 else:
                     kept = None
-            yield batch
+            yield item
         whole = True
 
-    return batches
+    return items
 
 
 def _series_of(batches: Iterable[pd.DataFrame], order: Mapping[str, int] | None,
@@ -255,6 +261,7 @@ def _series_of(batches: Iterable[pd.DataFrame], order: Mapping[str, int] | None,
             values = group["value"].astype(float).to_numpy()
             if len(values) < 2 * min_size or not (values == values).all():
                 continue
+            values.setflags(write=False)  # kept for every pass (`regressions_in`): no pass may change them
             yield key, group, values
 
 
