@@ -54,11 +54,16 @@ def pelt(y: Array, weights: Array, penalty: float, work: list[int] | None = None
         return []
     cw = np.concatenate([[0.0], np.cumsum(weights)])
     cwy = np.concatenate([[0.0], np.cumsum(weights * y)])
-    last = np.zeros(n + 1, dtype=np.int64)
+    cw_at, cwy_at = cw.tolist(), cwy.tolist()
+    last = [0] * (n + 1)
     # The candidate starts s, oldest first, in the first `size` entries of parallel buffers.
     # The segment [s, t) costs sum(w y**2 over it) - (cwy[t] - cwy[s])**2 / (cw[t] - cw[s]); the
     # sums of w y**2 add up to the same total in every segmentation of [0, t), so they are left
     # out: base[s] is the optimum of [0, s) less them, and with cwy[s] and cw[s] all a candidate needs.
+    # The points go in blocks that end where PELT prunes: the candidates from before a block are
+    # evaluated for all its points in one array operation, the block's own (each needs the optimum
+    # of the point before it) one by one in Python floats. Every total is the same IEEE operations
+    # on the same numbers either way, and ties go as argmin takes them (the oldest candidate).
     start = np.empty(n + 1, dtype=np.int64)
     base = np.empty(n + 1)
     sy = np.empty(n + 1)
@@ -66,24 +71,49 @@ def pelt(y: Array, weights: Array, penalty: float, work: list[int] | None = None
     start[0], base[0], sy[0], sw[0] = 0, -penalty, 0.0, 0.0
     size = 1
     evaluated = 0
-    for t in range(1, n + 1):
-        evaluated += size
-        d = cwy[t] - sy[:size]
-        total = base[:size] - d * d / (cw[t] - sw[:size])
-        at = int(total.argmin())
-        bt = float(total[at]) + penalty  # the optimum of [0, t), less the sum of w y**2
-        last[t] = start[at]
-        if t % _PRUNE_EVERY == 0:
-            # PELT's pruning (K = 0 for this cost): a start that is already no better than the
-            # optimum at t can never be the optimal start of a later last segment. Done every
-            # few points only (any t is a valid time to prune; the check costs as much as a step).
-            alive = np.flatnonzero(total <= bt)
-            if len(alive) < size:
-                kept = len(alive)
+    t0 = 1
+    while t0 <= n:
+        t1 = min(n, t0 + (-t0) % _PRUNE_EVERY)  # the block ends where PELT prunes (t a multiple), or at n
+        # the candidates from before the block, every t of it at once (the same operations, element by element)
+        d = cwy[t0:t1 + 1, None] - sy[None, :size]
+        total = base[None, :size] - d * d / (cw[t0:t1 + 1, None] - sw[None, :size])
+        firsts = total.argmin(axis=1)
+        lowest = total[np.arange(t1 - t0 + 1), firsts].tolist()
+        starts = start[firsts].tolist()
+        new: list[tuple[int, float, float, float]] = []  # the block's own candidates: start, base, sy, sw
+        tail: list[float] = []
+        for j, t in enumerate(range(t0, t1 + 1)):
+            best, at = lowest[j], starts[j]
+            cy, cwt = cwy_at[t], cw_at[t]
+            tail = []
+            for s, b, y_s, w_s in new:  # later than every candidate above: replaces only a lower total
+                dd = cy - y_s
+                v = b - dd * dd / (cwt - w_s)
+                tail.append(v)
+                if v < best or (v != v and best == best):  # argmin's order: the first lowest, a NaN first of all
+                    best, at = v, s
+            evaluated += size + len(new)
+            bt = best + penalty
+            last[t] = at
+            new.append((t, bt, cy, cwt))
+        if t1 % _PRUNE_EVERY == 0:
+            # PELT's pruning at t1, over its candidates (those before the block, then the block's but t1)
+            bt = new[-1][1]
+            alive = np.flatnonzero(total[-1] <= bt)
+            kept = len(alive)
+            if kept < size:
                 start[:kept], base[:kept], sy[:kept], sw[:kept] = start[alive], base[alive], sy[alive], sw[alive]
-                size = kept
-        start[size], base[size], sy[size], sw[size] = t, bt, cwy[t], cw[t]
-        size += 1
+            size = kept
+            survivors = [c for c, v in zip(new[:-1], tail, strict=True) if v <= bt] + [new[-1]]
+        else:
+            survivors = new
+        m = len(survivors)
+        if m:
+            cols = list(zip(*survivors, strict=True))
+            start[size:size + m], base[size:size + m] = cols[0], cols[1]
+            sy[size:size + m], sw[size:size + m] = cols[2], cols[3]
+            size += m
+        t0 = t1 + 1
     if work is not None:
         work.append(evaluated)
     points: list[int] = []

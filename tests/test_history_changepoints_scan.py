@@ -51,6 +51,53 @@ def test_pelt_with_lazy_pruning_is_still_the_optimum(seed: int) -> None:
     assert _cost(y, w, penalty, pelt(y, w, penalty)) == pytest.approx(_unpruned(y, w, penalty), rel=1e-9)
 
 
+def _pelt_point_by_point(y: np.ndarray, w: np.ndarray, penalty: float, work: list[int]) -> list[int]:
+    """PELT as `pelt` was written before its points went in blocks: every point's candidates in one
+    array operation, pruned every 8 points (the reference its blocks must reproduce exactly)."""
+    n = len(y)
+    cw = np.concatenate([[0.0], np.cumsum(w)])
+    cwy = np.concatenate([[0.0], np.cumsum(w * y)])
+    last = np.zeros(n + 1, dtype=np.int64)
+    start, base, sy, sw = [np.array(v) for v in ([0], [-penalty], [0.0], [0.0])]
+    evaluated = 0
+    for t in range(1, n + 1):
+        evaluated += len(start)
+        d = cwy[t] - sy
+        total = base - d * d / (cw[t] - sw)
+        at = int(total.argmin())
+        bt = float(total[at]) + penalty
+        last[t] = start[at]
+        if t % 8 == 0:
+            alive = total <= bt
+            start, base, sy, sw = start[alive], base[alive], sy[alive], sw[alive]
+        start, base = np.append(start, t), np.append(base, bt)
+        sy, sw = np.append(sy, cwy[t]), np.append(sw, cw[t])
+    work.append(evaluated)
+    points, t = [], n
+    while t > 0:
+        t = int(last[t])
+        if t > 0:
+            points.append(t)
+    return points[::-1]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_pelt_in_blocks_is_pelt_point_by_point_exactly(seed: int) -> None:
+    """The same change points and the same work, bit for bit, ties included (levels that repeat,
+    all-equal values, zero penalty), at lengths around the blocks' edges."""
+    rng = np.random.default_rng(100 + seed)
+    for trial in range(150):
+        n = int(rng.choice([2, 3, 7, 8, 9, 16, 17, 63, 200]))
+        y = [rng.standard_t(3, n) * 0.01, np.round(rng.standard_t(3, n), 1), np.zeros(n),
+             np.repeat(rng.normal(size=n // 4 + 1), 4)[:n]][trial % 4]
+        w = rng.uniform(0.2, 3.0, n) if trial % 2 else np.ones(n)
+        penalty = float(rng.choice([0.0, 1e-9, 2.0, 3 * math.log(n), 50.0]))
+        got: list[int] = []
+        want: list[int] = []
+        assert pelt(y, w, penalty, got) == _pelt_point_by_point(y, w, penalty, want), (n, trial, penalty)
+        assert got == want
+
+
 def test_search_is_pelt_up_to_its_exact_length() -> None:
     rng = np.random.default_rng(3)
     y = rng.normal(0, 1, EXACT_UP_TO) + np.repeat([0.0, 1.5, -1.0, 0.5], EXACT_UP_TO // 4)
