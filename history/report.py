@@ -433,18 +433,18 @@ class _Drawing:
              progress: Callable[[int, int], None] | None) -> list[list[str]]:
         """Each chart's HTML appended to `parts`; the rows of the series too short for a chart returned."""
         short: list[list[str]] = []
-        for i, (chart, part, ref, per_commit, ref_per_commit) in enumerate(self.rows(drawn)):
+        for i, (chart, part, ref, points, ref_points) in enumerate(self.rows(drawn)):
             if progress is not None:
                 progress(i, len(drawn))
-            points = part["commit"].fillna("run:" + part["run_id"].astype(str)).nunique()
-            if points <= SHORT_SERIES:  # one or two commits: numbers say more than a chart
+            commits = part["commit"].fillna("run:" + part["run_id"].astype(str)).nunique()
+            if commits <= SHORT_SERIES:  # one or two commits: numbers say more than a chart
                 short.append(_short_row(part, chart, _anchor(i), self.metric, ref, self.base))
                 continue
             steps = self.steps.get((chart.algorithm, chart.name), {}) if self.steps is not None else None
             data = interactive.chart_data(part, metric=self.metric, title=chart.title(self.branch, self.models),
                                           reference=ref, reference_label=self.base, alpha=self.alpha,
                                           min_size=self.min_size, min_shift=self.min_shift, steps=steps,
-                                          points=per_commit, reference_points=ref_per_commit)
+                                          points=points, reference_points=ref_points)
             parts.append(interactive.chart_html(_anchor(i), data))
         return short
 
