@@ -66,6 +66,12 @@ def split(src: Path, dst: Path) -> int:
     return count
 
 
+def _parts(folder: Path, stem: str) -> list[Path]:
+    """STEM-pJ.json of `split` in the processes' order (J as a number: p2 before p10, as `load_side`
+    orders a whole file's processes; by name, 16 parts summed in another order differ in the last bits)."""
+    return sorted(folder.glob(f"{stem}-p*.json"), key=lambda p: int(p.stem.rsplit("-p", 1)[1]))
+
+
 def same_through_load_side(d: Path) -> tuple[int, int]:
     """Ordered A/A pairs where compare on the whole files (split by `load_side`) gives the JSON it
     gives on the split files of `split`."""
@@ -73,8 +79,8 @@ def same_through_load_side(d: Path) -> tuple[int, int]:
     same = total = 0
     for a, b in itertools.islice(itertools.permutations(whole, 2), 12):
         x = compare_runs(load_side(a), load_side(b)).to_dict()
-        sa = [load_results(p) for p in sorted((SPLIT / d.name).glob(f"{a.stem}-p*.json"))]
-        sb = [load_results(p) for p in sorted((SPLIT / d.name).glob(f"{b.stem}-p*.json"))]
+        sa = [load_results(p) for p in _parts(SPLIT / d.name, a.stem)]
+        sb = [load_results(p) for p in _parts(SPLIT / d.name, b.stem)]
         y = compare_runs(sa, sb).to_dict()
         for doc in (x, y):  # what names the files differs: the whole file against its parts
             doc.pop("base"), doc.pop("head"), doc.pop("context")
