@@ -335,8 +335,8 @@ def _newest(con: duckdb.DuckDBPyConnection, source: str, params: list[object], c
     sql = (f"SELECT {_SERIES_RUN}, {value}, k.metric, {_SERIES_BESIDE} FROM (SELECT unnest(?::VARCHAR[]) AS run_id, "
            "unnest(?::VARCHAR[]) AS name, unnest(?::VARCHAR[]) AS metric) k "
            "JOIN specializations s ON s.run_id = k.run_id AND s.name = k.name JOIN runs r ON r.run_id = s.run_id"
-           f" ORDER BY {order}, s.idx")
-    return con.execute(sql, [run_ids, names, metrics]).df()
+           f" WHERE s.run_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY {order}, s.idx")
+    return con.execute(sql, [run_ids, names, metrics, sorted(set(run_ids))]).df()
 
 
 _LATEST = RUN_ORDER.format(a="r")
