@@ -286,8 +286,9 @@ _HELP = {
     "--min-secs split between them; "
     "the workers import and open the device side by side, then measure in turn. Identical processes land in "
     "states up to 2-3 % apart on small kernels, which rounds inside one process cannot sample: compare takes each "
-    "process as a run. 4 workers: a detectable change of about 2 % at 1-4 MiB; 8: about 1.3-1.5 %, "
-    "for a quarter more wall time (tests/benchmarks/verdicts/). One results.json; each round names its process",
+    "process as a run. 4 workers: a detectable change of about 2 % at 1-4 MiB; 8: about 0.8-1.9 %; 16: about "
+    "0.5-0.65 % (0.3 % at 64 MiB), for about 2.4-2.9 s a specialization of an 8-kernel suite "
+    "(tests/benchmarks/verdicts/). One results.json; each round names its process",
     "axis": "Replace the values of a benchmark's axis, repeatable: NAME=VALUE, NAME=[V1,V2,...], "
     "NAME=[START:STOP:+STEP] (linear) or NAME=[START:STOP:*FACTOR] (geometric; a bare third part multiplies too), "
     "STOP included; numbers may be 2^N; size takes KiB, MiB, GiB (e.g. size=[2^16:2^28:4]). See docs/axes.md",
