@@ -68,3 +68,35 @@ def test_evaluate_describes_the_default_data_as_recorded() -> None:
     assert text.splitlines()[1:] == recorded[1:3]
     other = evaluate.header(evaluate.DATA, VERDICTS / "eval_suite2.py", "k")
     assert other.startswith("# Verdicts on eval_suite2.py") and "Kernels: k." in other
+
+
+def test_the_tenth_suite_imports_without_a_gpu_and_shares_no_kind_with_the_earlier_suites() -> None:
+    collect = load("collect")
+    earlier = {op for name in ("eval_suite.py", *(f"eval_suite{i}.py" for i in (2, 3, 4, 5, 7, 8, 9)))
+               for op, _ in collect.load_suite(VERDICTS / name).KERNELS}
+    tenth = collect.load_suite(VERDICTS / "eval_suite10.py")
+    ops = [op for op, _ in tenth.KERNELS]
+    assert len(ops) == len(set(ops)) == 8
+    assert not set(ops) & earlier
+    assert set(ops) == set(tenth.SETUPS)
+    kernels = [tenth.Kernel(op, t) for op, t in tenth.KERNELS]
+    assert {k.meta()["algo"] for k in kernels} == {"eval10"}
+    assert [pb.specialization_name(k.meta()) for k in kernels] == collect.names(tuple(tenth.KERNELS))
+
+
+def test_collect_plants_the_fractions_asked_for_from_the_kernel_the_step_names(tmp_path: Path) -> None:
+    """Three kernels a planted run from the 3k-th (the tenth plan's), wrapping past the suite's end, each
+    calibrated from the A/A runs' time per call; the default stays six kernels from the 2k-th."""
+    collect = load("collect")
+    kernels = tuple((f"k{i}", "float") for i in range(8))
+    names = collect.names(kernels)
+    aa = tmp_path / "aa-1.json"
+    aa.write_text(json.dumps({"specializations": [
+        {"name": n, "rounds": [{"gpu_ms_per_call": 9.0}] + [{"gpu_ms_per_call": 0.1 * (i + 1)}] * 3,
+         "sm_clock": {"average_mhz": 2000.0}} for i, n in enumerate(names)]}))
+    plant = collect.calibrate([aa], 2, kernels, (0.01, 0.02, 0.05), 3)
+    assert plant["fraction"] == {names[6]: 0.01, names[7]: 0.02, names[0]: 0.05}
+    assert plant["cycles"] == {names[6]: round(0.01 * 0.7e-3 * 2000e6), names[7]: round(0.02 * 0.8e-3 * 2000e6),
+                               names[0]: round(0.05 * 0.1e-3 * 2000e6)}
+    default = collect.calibrate([aa], 1, kernels)
+    assert list(default["fraction"]) == names[2:8]

@@ -12,6 +12,7 @@ the reported change, and the rows of the 0.8-1.25x bin by their reason.
 
 from __future__ import annotations
 
+import argparse
 import collections
 import json
 import math
@@ -50,6 +51,8 @@ def rows_of(d: Path, parts: Path) -> list[dict[str, object]]:
     for k in (1, 2, 3):
         planted = d / f"planted-{k}.json"
         fractions = json.loads((d / f"plant-{k}.json").read_text())["fraction"]
+        if not planted.exists():
+            continue
         pv = process_logs(planted, parts)
         real = {n: mean_of(pv, n) - mean_of(aa_logs, n) for n in pv[0]}  # ln
         centre = statistics.median(real.values())
@@ -68,17 +71,24 @@ def rows_of(d: Path, parts: Path) -> list[dict[str, object]]:
     return out
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=DATA, help="a folder of SIZE folders of whole `--processes` files")
+    ap.add_argument("--sizes", default=",".join(SIZES))
+    args = ap.parse_args(argv)
+    sizes = [s for s in args.sizes.split(",") if (args.data / s).is_dir()]
+    shown = args.data.relative_to(HERE) if args.data.is_relative_to(HERE) else args.data
     print("# Detection at the reported detectable change, by the truth it is judged against (calibration9_diag.py)\n")
-    print("In sample (read after `evaluate9.txt`). `h200/data9/p16`, one `--processes 16` file a side; every planted "
-          "kernel in every planted-against-A/A pair, both ways. Each cell: found the right way / rows.\n")
+    print(f"{'In sample (read after `evaluate9.txt`). ' if args.data == DATA else ''}`{shown}`, one `--processes` "
+          "file a side; every planted kernel in every planted-against-A/A pair, both ways. Each cell: found the "
+          "right way / rows.\n")
     print("| size | truth | " + " | ".join(b[0] for b in BINS) + " | rows the relative test decided |")
     print("|---|---|" + "---|" * len(BINS) + "---|")
     reasons: dict[str, collections.Counter[str]] = {}
-    for size in SIZES:
+    for size in sizes:
         with tempfile.TemporaryDirectory() as tmp:
-            split(DATA / size, Path(tmp))
-            rows = rows_of(DATA / size, Path(tmp))
+            split(args.data / size, Path(tmp))
+            rows = rows_of(args.data / size, Path(tmp))
         for truth in ("absolute", "relative"):
             cells = []
             for _, lo, hi in BINS:

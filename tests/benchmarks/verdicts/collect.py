@@ -7,8 +7,10 @@ separate processes with default settings, A/A (identical code) and planted, inte
 Per size: two A/A processes; the planted delays are calibrated from their time per call; then
 planted and A/A processes alternate (P1 A3 P2 A4 P3 A5 ... A8). Planted process k (0, 1, 2)
 slows six kernels, starting at the (2k)-th of the suite's `KERNELS`: two by 1 %, two by 2 %, two
-by 5 % of their time per call. Files: DIR/SIZE/aa-K.json, planted-K.json, plant-K.json (what was
-planted, in cycles and as a fraction), collect.log (exit and wall time of every process).
+by 5 % of their time per call (`--plant-fractions`, `--plant-step`: other changes, e.g. three kernels a
+run from the 3k-th, so that most of the suite stays put). Files: DIR/SIZE/aa-K.json, planted-K.json,
+plant-K.json (what was planted, in cycles and as a fraction; copied into the second protocol's folder with
+`--alt-out`), collect.log (exit and wall time of every process).
 
 `--alt-out DIR --alt-suite-args ARGS` collects a second protocol interleaved with the first: after each run,
 the same run (the same planted cycles) with ARGS instead of `--suite-args`, into DIR/SIZE/ (its own
@@ -91,7 +93,10 @@ def run_suite(suite: Path, out: Path, size: str, env_extra: dict[str, str], log,
     log.flush()
 
 
-def calibrate(files: list[Path], k: int, kernels: tuple[tuple[str, str], ...]) -> dict[str, object]:
+def calibrate(files: list[Path], k: int, kernels: tuple[tuple[str, str], ...],
+              fractions: tuple[float, ...] = FRACTIONS, step: int = 2) -> dict[str, object]:
+    """Planted run k's kernels and tail cycles: `fractions` on consecutive kernels of the suite from the
+    (step x k)-th on, calibrated from the A/A runs' time per call (`files`)."""
     per_call: dict[str, list[float]] = {}
     clocks: list[float] = []
     for f in files:
@@ -106,7 +111,7 @@ def calibrate(files: list[Path], k: int, kernels: tuple[tuple[str, str], ...]) -
                 clocks.append(clock)
     mhz = statistics.median(clocks) if clocks else 1980.0
     all_names = names(kernels)
-    chosen = {all_names[(2 * k + j) % len(all_names)]: frac for j, frac in enumerate(FRACTIONS)}
+    chosen = {all_names[(step * k + j) % len(all_names)]: frac for j, frac in enumerate(fractions)}
     ms = {n: statistics.median(per_call[n]) for n in chosen if n in per_call}
     cycles = {n: round(chosen[n] * ms[n] * 1e-3 * mhz * 1e6) for n in ms}
     return {"sm_clock_mhz": mhz, "ms_per_call": ms, "fraction": chosen, "cycles": cycles}
@@ -127,7 +132,13 @@ def main() -> None:
     ap.add_argument("--alt-out", type=Path, default=None,
                     help="a second protocol's folder: each run repeated with --alt-suite-args right after it")
     ap.add_argument("--alt-suite-args", default="", help="the second protocol's options, as --suite-args")
+    ap.add_argument("--plant-fractions", default=",".join(map(str, FRACTIONS)),
+                    help="the changes a planted run makes, one kernel each, comma-separated (default: six kernels, "
+                         "two each of 1, 2 and 5 %%)")
+    ap.add_argument("--plant-step", type=int, default=2,
+                    help="planted run k starts at the (STEP x k)-th kernel (default 2)")
     args = ap.parse_args()
+    fractions = tuple(float(f) for f in args.plant_fractions.split(","))
     extra = [a for a in args.suite_args.split(",") if a]
     alt = [a for a in args.alt_suite_args.split(",") if a]
     n = args.processes
@@ -158,13 +169,16 @@ def main() -> None:
             aa, pl = 2, 0
             while aa < args.aa or pl < args.planted:
                 if pl < args.planted:
-                    plant = calibrate([*run_files(d, "aa-1", n), *run_files(d, "aa-2", n)], pl, kernels)
+                    plant = calibrate([*run_files(d, "aa-1", n), *run_files(d, "aa-2", n)], pl, kernels,
+                                      fractions, args.plant_step)
                     pl += 1
                     kept = d / f"plant-{pl}.json"
                     if args.resume and kept.exists() and all(map(finished, run_files(d, f"planted-{pl}", n))):
                         plant = json.loads(kept.read_text())
                     else:
                         kept.write_text(json.dumps(plant, indent=2) + "\n")
+                        if d_alt is not None:  # the second protocol's runs read the same cycles
+                            (d_alt / kept.name).write_text(kept.read_text())
                     env = {"PRIMBENCH_EVAL_PLANT": json.dumps(plant["cycles"])}
                     run_all(suite, run_files(d, f"planted-{pl}", n), size, env, log, args.resume, extra)
                 if aa < args.aa:

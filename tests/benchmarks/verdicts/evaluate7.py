@@ -60,18 +60,21 @@ def main() -> None:
     evaluate(args.data, args.sizes.split(","), 4, "a quarter", HERE / "eval_suite7.py")
 
 
-def evaluate(data: Path, sizes: list[str], processes: int, share: str, suite: Path) -> None:
+def evaluate(data: Path, sizes: list[str], processes: int, share: str, suite: Path,
+             protocol: str | None = None) -> None:
     """The evaluation of a collection of `--processes` files (`processes` workers a run, each with
     `share` of the default budget) of `suite`: `evaluate5`'s statistics on the files split into
-    their processes, main before the seventh plan on the whole files, and the split's check."""
+    their processes, main before the seventh plan on the whole files, and the split's check.
+    `protocol` describes a run where it is not 8 rounds a worker of the default budget's `share`."""
     evaluate5.PROCESSES = processes  # each run's workers, split into one file each
     with tempfile.TemporaryDirectory() as tmp:
         checks = evaluate6.split_sizes(data, sizes, Path(tmp))
         before = old_tree(Path(tmp), BEFORE)
         evaluate5.main(["--data", str(evaluate6.SPLIT), "--sizes", ",".join(sizes)],
                        title=f"`primbench run --processes {processes}`, one file a side",
-                       protocol=f"each run one `--processes {processes}` file: {processes} workers, each `--rounds 8` "
-                                f"(the default) of batches of at least 0.5 ms and {share} of the default 1 s",
+                       protocol=protocol or (f"each run one `--processes {processes}` file: {processes} workers, each "
+                                             f"`--rounds 8` (the default) of batches of at least 0.5 ms and {share} of "
+                                             "the default 1 s"),
                        shown=data, suite_path=suite,
                        extra={f"{BEFORE} (before the plan), {processes} processes a side":
                               lambda ps: old_method(whole_files(ps, data), before, relabel=False)})
