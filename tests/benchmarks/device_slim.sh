@@ -3,13 +3,13 @@
 # make it larger. `device_slim.sh out` moves the data that no device script reads (the earlier
 # evaluations' runs and the compare benchmark's files) to a folder outside the checkout, `device_slim.sh
 # back` puts them back; `git status` is clean again after `back`. Kept: h200/data (the tests' conftest
-# reads it).
+# reads it). A listed folder that does not exist yet (the next collection's) is skipped.
 set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"
 hold=${PRIMBENCH_SLIM_HOLD:-/tmp/primbench-slim-hold}
 moved=(tests/benchmarks/verdicts/h200/data2 tests/benchmarks/verdicts/h200/data3
        tests/benchmarks/verdicts/h200/data4 tests/benchmarks/verdicts/h200/data5 tests/benchmarks/verdicts/h200/data6
-       tests/benchmarks/verdicts/h200/data7 tests/benchmarks/verdicts/h200/data8 tests/benchmarks/verdicts/h200/data9
+       tests/benchmarks/verdicts/h200/data7 tests/benchmarks/verdicts/h200/data8 tests/benchmarks/verdicts/h200/data9 tests/benchmarks/verdicts/h200/data10
        tests/benchmarks/verdicts/h200/probe8 tests/benchmarks/verdicts/h200/tune8
        tests/benchmarks/data)
 case "${1:-}" in
@@ -17,7 +17,7 @@ case "${1:-}" in
     for d in "${moved[@]}"; do
       [ -e "$hold/$d" ] && { echo "error: $hold/$d exists: run '$0 back' first" >&2; exit 2; }
     done
-    for d in "${moved[@]}"; do mkdir -p "$hold/$(dirname "$d")"; mv "$d" "$hold/$d"; done
+    for d in "${moved[@]}"; do [ -e "$d" ] || continue; mkdir -p "$hold/$(dirname "$d")"; mv "$d" "$hold/$d"; done
     echo "moved to $hold; the tree that travels: $(git ls-files -z | du -ch --files0-from=- 2>/dev/null | tail -1 | cut -f1)" ;;
   back)
     for d in "${moved[@]}"; do [ -e "$hold/$d" ] && mv "$hold/$d" "$d"; done
