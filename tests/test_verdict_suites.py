@@ -22,33 +22,31 @@ def load(name: str) -> ModuleType:
     return module
 
 
-def test_the_second_suite_imports_without_a_gpu_and_shares_no_kind_with_the_first() -> None:
+def _assert_a_new_suite(name: str, earlier: tuple[str, ...], count: int, algo: str) -> ModuleType:
+    """Suite `name` imports without a GPU: `count` kernels, none of a kind the `earlier` suites have, each
+    with its setup, under the algorithm `algo`, named as collect.py plants them (the names the planted
+    tail looks up). Returns collect.py."""
     collect = load("collect")
-    first = collect.load_suite(VERDICTS / "eval_suite.py")
+    seen = {op for other in earlier for op, _ in collect.load_suite(VERDICTS / other).KERNELS}
+    suite = collect.load_suite(VERDICTS / name)
+    ops = [op for op, _ in suite.KERNELS]
+    assert len(ops) == len(set(ops)) == count
+    assert not set(ops) & seen
+    assert set(ops) == set(suite.SETUPS)
+    kernels = [suite.Kernel(op, t) for op, t in suite.KERNELS]
+    assert {k.meta()["algo"] for k in kernels} == {algo}
+    assert [pb.specialization_name(k.meta()) for k in kernels] == collect.names(tuple(suite.KERNELS))
+    return collect
+
+
+def test_the_second_suite_imports_without_a_gpu_and_shares_no_kind_with_the_first() -> None:
+    collect = _assert_a_new_suite("eval_suite2.py", ("eval_suite.py",), 10, "eval2")
     second = collect.load_suite(VERDICTS / "eval_suite2.py")
-    ops = [op for op, _ in second.KERNELS]
-    assert len(ops) == len(set(ops)) == 10
-    assert not set(ops) & {op for op, _ in first.KERNELS}
-    assert set(ops) == set(second.SETUPS)
-    kernels = [second.Kernel(op, t) for op, t in second.KERNELS]
-    assert {k.meta()["algo"] for k in kernels} == {"eval2"}
-    # the names the planted tail looks up are the names collect.py plants
-    assert [pb.specialization_name(k.meta()) for k in kernels] == collect.names(tuple(second.KERNELS))
     assert "op: torch.bmm, type: half" in collect.names(tuple(second.KERNELS))
 
 
 def test_the_third_suite_imports_without_a_gpu_and_shares_no_kind_with_the_others() -> None:
-    collect = load("collect")
-    earlier = {op for name in ("eval_suite.py", "eval_suite2.py")
-               for op, _ in collect.load_suite(VERDICTS / name).KERNELS}
-    third = collect.load_suite(VERDICTS / "eval_suite3.py")
-    ops = [op for op, _ in third.KERNELS]
-    assert len(ops) == len(set(ops)) == 10
-    assert not set(ops) & earlier
-    assert set(ops) == set(third.SETUPS)
-    kernels = [third.Kernel(op, t) for op, t in third.KERNELS]
-    assert {k.meta()["algo"] for k in kernels} == {"eval3"}
-    assert [pb.specialization_name(k.meta()) for k in kernels] == collect.names(tuple(third.KERNELS))
+    _assert_a_new_suite("eval_suite3.py", ("eval_suite.py", "eval_suite2.py"), 10, "eval3")
 
 
 def test_collect_with_the_default_suite_plants_what_was_recorded() -> None:
@@ -71,17 +69,8 @@ def test_evaluate_describes_the_default_data_as_recorded() -> None:
 
 
 def test_the_tenth_suite_imports_without_a_gpu_and_shares_no_kind_with_the_earlier_suites() -> None:
-    collect = load("collect")
-    earlier = {op for name in ("eval_suite.py", *(f"eval_suite{i}.py" for i in (2, 3, 4, 5, 7, 8, 9)))
-               for op, _ in collect.load_suite(VERDICTS / name).KERNELS}
-    tenth = collect.load_suite(VERDICTS / "eval_suite10.py")
-    ops = [op for op, _ in tenth.KERNELS]
-    assert len(ops) == len(set(ops)) == 8
-    assert not set(ops) & earlier
-    assert set(ops) == set(tenth.SETUPS)
-    kernels = [tenth.Kernel(op, t) for op, t in tenth.KERNELS]
-    assert {k.meta()["algo"] for k in kernels} == {"eval10"}
-    assert [pb.specialization_name(k.meta()) for k in kernels] == collect.names(tuple(tenth.KERNELS))
+    earlier = ("eval_suite.py", *(f"eval_suite{i}.py" for i in (2, 3, 4, 5, 7, 8, 9)))
+    _assert_a_new_suite("eval_suite10.py", earlier, 8, "eval10")
 
 
 def test_collect_plants_the_fractions_asked_for_from_the_kernel_the_step_names(tmp_path: Path) -> None:
