@@ -19,6 +19,7 @@ import math
 import statistics
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -42,30 +43,51 @@ def mean_of(logs: list[dict[str, float]], name: str) -> float:
     return statistics.fmean(v[name] for v in logs)
 
 
-def rows_of(d: Path, parts: Path) -> list[dict[str, object]]:
-    """Every planted row of size folder `d` (its files split into `parts`) with its two truths."""
+@dataclass(frozen=True)
+class Planted:
+    """A planted run: its file, its kernels' planted fractions, each kernel's real change (ln: the run's
+    mean over workers against the A/A runs') and the median of those over the suite's kernels."""
+
+    path: Path
+    fractions: dict[str, float]
+    real: dict[str, float]
+    centre: float
+
+
+def collection(d: Path, parts: Path) -> tuple[list[Path], list[Planted]]:
+    """Size folder `d`'s A/A files in their order and its planted runs with their real changes, from the
+    files split into `parts` (`evaluate6.split`)."""
     aa = sorted((p for p in d.glob("aa-*.json") if p.stem.split("-")[1].isdigit()),
                 key=lambda p: int(p.stem.split("-")[1]))
     aa_logs = [v for p in aa for v in process_logs(p, parts)]
-    out: list[dict[str, object]] = []
+    planted = []
     for k in (1, 2, 3):
-        planted = d / f"planted-{k}.json"
-        fractions = json.loads((d / f"plant-{k}.json").read_text())["fraction"]
-        if not planted.exists():
+        path = d / f"planted-{k}.json"
+        if not path.exists():
             continue
-        pv = process_logs(planted, parts)
-        real = {n: mean_of(pv, n) - mean_of(aa_logs, n) for n in pv[0]}  # ln
-        centre = statistics.median(real.values())
+        pv = process_logs(path, parts)
+        real = {n: mean_of(pv, n) - mean_of(aa_logs, n) for n in pv[0]}
+        fractions = json.loads((d / f"plant-{k}.json").read_text())["fraction"]
+        planted.append(Planted(path, fractions, real, statistics.median(real.values())))
+    return aa, planted
+
+
+def rows_of(d: Path, parts: Path) -> list[dict[str, object]]:
+    """Every planted row of size folder `d` (its files split into `parts`) with its two truths."""
+    aa, planted = collection(d, parts)
+    side = {p: load_side(p) for p in (*aa, *(run.path for run in planted))}
+    out: list[dict[str, object]] = []
+    for run in planted:
         for a in aa:
-            for base, head, want in ((a, planted, "regression"), (planted, a, "improvement")):
-                c = compare_runs(load_side(base), load_side(head)).to_dict()
+            for base, head, want in ((a, run.path, "regression"), (run.path, a, "improvement")):
+                c = compare_runs(side[base], side[head]).to_dict()
                 for r in c["specializations"]:
                     name = r["name"]
-                    if name not in fractions or not r.get("min_detectable_change"):
+                    if name not in run.fractions or not r.get("min_detectable_change"):
                         continue
                     mdc = float(r["min_detectable_change"])
-                    out.append({"absolute": abs(math.expm1(real[name])) / mdc,
-                                "relative": abs(math.expm1(real[name] - centre)) / mdc,
+                    out.append({"absolute": abs(math.expm1(run.real[name])) / mdc,
+                                "relative": abs(math.expm1(run.real[name] - run.centre)) / mdc,
                                 "hit": r["verdict"] == want, "reason": r["reason_kind"],
                                 "test_relative": "relative to the suite" in r["test"]})
     return out

@@ -22,6 +22,7 @@ from __future__ import annotations
 import collections
 import json
 import math
+import re
 import statistics
 import sys
 import tempfile
@@ -30,7 +31,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from calibration9_diag import mean_of, process_logs  # noqa: E402
+from calibration9_diag import Planted, collection  # noqa: E402
 from evaluate import pct, share  # noqa: E402
 from evaluate6 import compare_runs, load_side, split  # noqa: E402
 
@@ -64,18 +65,12 @@ def thin(src: Path, dst: Path, workers: int, rounds: int) -> float:
     return kept_host / all_host if all_host else 1.0
 
 
-def evaluate(d: Path, workers: int, rounds: int, tmp: Path) -> tuple[list[str], float]:
-    """The cells of one configuration at one size folder, and the measured share kept."""
-    aa = sorted((p for p in d.glob("aa-*.json") if p.stem.split("-")[1].isdigit()),
-                key=lambda p: int(p.stem.split("-")[1]))
-    planted = [d / f"planted-{k}.json" for k in (1, 2, 3)]
-    plants = [json.loads((d / f"plant-{k}.json").read_text())["fraction"] for k in (1, 2, 3)]
-    kept = [thin(p, tmp / p.name, workers, rounds) for p in (*aa, *planted)]
-    parts = tmp / "parts"
-    parts.mkdir()
-    split(d, parts)  # the real changes from every worker of the whole files, as the diagnosis takes them
-    aa_logs = [v for p in aa for v in process_logs(p, parts)]
-    side = {p: load_side(tmp / p.name) for p in (*aa, *planted)}
+def evaluate(aa: list[Path], planted: list[Planted], workers: int, rounds: int, tmp: Path
+             ) -> tuple[list[str], float]:
+    """The cells of one configuration on one size's files (`calibration9_diag.collection`), and the measured
+    share kept."""
+    kept = [thin(p, tmp / p.name, workers, rounds) for p in (*aa, *(run.path for run in planted))]
+    side = {p: load_side(tmp / p.name) for p in (*aa, *(run.path for run in planted))}
     failed = unchanged = rows = 0
     mdc: dict[str, list[float]] = {}
     for a in aa:
@@ -91,21 +86,18 @@ def evaluate(d: Path, workers: int, rounds: int, tmp: Path) -> tuple[list[str], 
                     mdc.setdefault(r.name, []).append(r.min_detectable_change)
     found = {0.02: [0, 0], 0.05: [0, 0]}
     window = [0, 0]
-    for k, p in enumerate(planted):
-        pv = process_logs(p, parts)
-        real = {n: mean_of(pv, n) - mean_of(aa_logs, n) for n in pv[0]}
-        centre = statistics.median(real.values())
+    for run in planted:
         for a in aa:
-            for base, head, want in ((a, p, "regression"), (p, a, "improvement")):
+            for base, head, want in ((a, run.path, "regression"), (run.path, a, "improvement")):
                 for r in compare_runs(side[base], side[head]).rows:
-                    frac = plants[k].get(r.name)
+                    frac = run.fractions.get(r.name)
                     if frac is None:
                         continue
                     hit = r.verdict.value == want
                     if frac in found:
                         found[frac][0] += hit
                         found[frac][1] += 1
-                    if r.min_detectable_change and 0.8 <= abs(math.expm1(real[r.name] - centre)) / \
+                    if r.min_detectable_change and 0.8 <= abs(math.expm1(run.real[r.name] - run.centre)) / \
                             r.min_detectable_change <= 1.25:
                         window[0] += hit
                         window[1] += 1
@@ -117,7 +109,6 @@ def evaluate(d: Path, workers: int, rounds: int, tmp: Path) -> tuple[list[str], 
 
 def walls(d: Path) -> tuple[float, float]:
     """The A/A runs' median wall a specialization and measured host seconds a specialization (`collect.log`)."""
-    import re
     log = (d / "collect.log").read_text()
     w = statistics.median(float(m.group(1)) for m in re.finditer(r"aa-\d+\.json: exit 0, wall ([\d.]+) s", log))
     host = []
@@ -142,9 +133,12 @@ def main() -> None:
         o = OVERHEAD[size]
         rounds_now = 8
         fixed = (wall8 - host - 16 * rounds_now * o) * 8  # a run's start and end, seconds
+        with tempfile.TemporaryDirectory() as parts:
+            split(d, Path(parts))  # the real changes from every worker of the whole files, as the diagnosis
+            aa, planted = collection(d, Path(parts))
         for workers, rounds in CONFIGS:
             with tempfile.TemporaryDirectory() as tmp:
-                cells, kept = evaluate(d, workers, rounds, Path(tmp))
+                cells, kept = evaluate(aa, planted, workers, rounds, Path(tmp))
             s = host * kept
             per_worker = rounds + (1 if rounds + 1 >= WARMUP_FROM else 0)
             w = [s + workers * per_worker * o + fixed / n for n in (8, 100)]
