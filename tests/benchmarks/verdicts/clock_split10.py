@@ -22,6 +22,7 @@ sys.path.insert(0, str(HERE))
 from evaluate import aa_stats  # noqa: E402
 
 from primbench.compare.core import compare_runs, load_side  # noqa: E402
+from primbench.results import Results  # noqa: E402
 
 DATA = HERE / "h200" / "data10"
 
@@ -32,7 +33,7 @@ def mean_clock(path: Path) -> float:
     return statistics.fmean(clocks)
 
 
-def verdicts(pairs: list[tuple[Path, Path]], cache: dict[Path, list]) -> list[dict]:
+def verdicts(pairs: list[tuple[Path, Path]], cache: dict[Path, list[Results]]) -> list[dict[str, object]]:
     """`evaluate.new_method`'s records for whole `--processes` files, each split into its processes as
     the command line splits it (`load_side`)."""
     out = []
@@ -58,7 +59,7 @@ def main() -> None:
     print("# The tenth evaluation's A/A pairs by SM clock regime (clock_split10.py; after the evaluation)\n")
     print("| protocol | size | runs' mean SM clock (MHz) | pairs | exit 1 | rows unchanged | median detectable |")
     print("|---|---|---|---|---|---|---|")
-    cache: dict[Path, list] = {}
+    cache: dict[Path, list[Results]] = {}
     for proto in ("p16r4", "p16"):
         for size in ("64KiB", "1MiB", "4MiB", "64MiB"):
             d = DATA / proto / size
