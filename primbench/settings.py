@@ -287,7 +287,8 @@ _HELP = {
     "the workers import and open the device side by side, then measure in turn. Identical processes land in "
     "states up to 2-3 % apart on small kernels, which rounds inside one process cannot sample: compare takes each "
     "process as a run. 4 workers: a detectable change of about 2 % at 1-4 MiB; 8: about 0.8-1.9 %; 16: about "
-    "0.5-0.65 % (0.3 % at 64 MiB), for about 2.4-2.9 s a specialization of an 8-kernel suite "
+    "0.5-0.8 % (0.3 % at 64 MiB; about 1.3 % where the sides ran at SM clocks 0.7 % apart), for about "
+    "2.4-2.9 s a specialization of an 8-kernel suite "
     "(tests/benchmarks/verdicts/). One results.json; each round names its process",
     "axis": "Replace the values of a benchmark's axis, repeatable: NAME=VALUE, NAME=[V1,V2,...], "
     "NAME=[START:STOP:+STEP] (linear) or NAME=[START:STOP:*FACTOR] (geometric; a bare third part multiplies too), "
