@@ -15,7 +15,9 @@ slower by one draw of N(0, SD) (e.g. 0.02), the same for all its rounds, as iden
 an H200 land in states that rounds inside one do not sample. ``PRIMBENCH_FAKE_TRACE`` names a
 file to which each process appends a line at each specialization's first call, when it frees
 its cached memory and when it exits: its process, the specialization (or ``freed``, ``exit``) and
-whether the worker's turn had come (``turn``) or not yet (``before``).
+whether the worker's turn had come (``turn``) or not yet (``before``). ``PRIMBENCH_FAKE_EXIT_SECS``
+makes a --processes worker's exit take that long (before its ``exit`` line), as a CUDA context's
+teardown does.
 Subprocesses need the repository root on ``PYTHONPATH``.
 """
 
@@ -159,6 +161,7 @@ def main() -> None:
         if sd:
             slower[device] = slower.get(device, 0.0) + random.Random(os.getpid()).gauss(0.0, sd)
         atexit.register(trace, "exit")
+        atexit.register(time.sleep, float(os.environ.get("PRIMBENCH_FAKE_EXIT_SECS") or 0))  # runs first
     ex = pb.Executor(device=opener(count, injected, os.environ.get("PRIMBENCH_FAKE_MODEL", "Fake GPU"), slower),
                      device_count=count)
     ex.queue(Copy())

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -27,11 +29,13 @@ NAMES = [f"n: {i}" for i in range(1, 9)]
 
 
 def run(tmp: Path, *args: str, out: str = "r.json", process_faults: str = "", process_sd: float = 0.0,
-        slower: str = "", trace: str = "") -> tuple[subprocess.CompletedProcess[str], dict[str, Any] | None]:
+        slower: str = "", trace: str = "", exit_secs: float = 0.0
+        ) -> tuple[subprocess.CompletedProcess[str], dict[str, Any] | None]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
            "PRIMBENCH_FAKE_DEVICES": "1", "PRIMBENCH_FAKE_PROCESS_FAULTS": process_faults,
            "PRIMBENCH_FAKE_PROCESS_SD": str(process_sd), "PRIMBENCH_FAKE_SLOWER": slower,
-           "PRIMBENCH_FAKE_TRACE": trace, "PRIMBENCH_FAKE_ROUND_SD": "0.01"}  # rounds 1 % apart: no precision stop
+           "PRIMBENCH_FAKE_TRACE": trace, "PRIMBENCH_FAKE_ROUND_SD": "0.01",  # rounds 1 % apart: no precision stop
+           "PRIMBENCH_FAKE_EXIT_SECS": str(exit_secs)}
     env.pop("PRIMBENCH_WORKER", None)
     done = subprocess.run([sys.executable, str(PROGRAM), *FAST, "--json-out", out, *args], cwd=tmp, env=env,
                           capture_output=True, text=True, timeout=120)
@@ -128,6 +132,17 @@ def test_every_worker_pays_each_first_call_before_its_turn(tmp_path: Path) -> No
         assert lines.index((k, "freed", "before")) < lines.index((k, "freed", "turn"))
 
 
+def _exits(trace: Path, count: int) -> list[tuple[str, ...]]:
+    """The trace's lines once `count` workers have written their ``exit`` line (the run does not wait
+    for their exits; 60 s at most)."""
+    for _ in range(600):
+        lines = [tuple(line.split()) for line in trace.read_text().splitlines()]
+        if sum(x[1] == "exit" for x in lines) >= count:
+            return lines
+        time.sleep(0.1)
+    raise AssertionError(f"fewer than {count} workers exited: {trace.read_text()}")
+
+
 def test_workers_exit_together_after_the_last_turn_not_each_after_its_own(tmp_path: Path) -> None:
     """A worker's turn ends once its results are written: the next worker measures while it waits, and
     every worker exits after the last turn (a process's exit, its context torn down, is neither paid in
@@ -136,7 +151,7 @@ def test_workers_exit_together_after_the_last_turn_not_each_after_its_own(tmp_pa
     done, doc = run(tmp_path, "--processes", "3", trace=str(trace))
     assert done.returncode == 0, done.stdout + done.stderr
     assert doc is not None and all(len(s["rounds"]) == 3 * PROCESS_ROUNDS for s in doc["specializations"])
-    lines = [tuple(line.split()) for line in trace.read_text().splitlines()]
+    lines = _exits(trace, 3)
     after_turns = [i for i, x in enumerate(lines) if x[1] == "freed" and x[2] == "turn"]  # each worker's turn done
     exits = [i for i, x in enumerate(lines) if x[1] == "exit"]
     assert len(after_turns) == 3 and len(exits) == 3
@@ -145,6 +160,21 @@ def test_workers_exit_together_after_the_last_turn_not_each_after_its_own(tmp_pa
     for k in range(3):  # each reported finished once, at the end of its turn
         assert out.count(f"process {k}: finished") == 1, out
     assert out.index("process 0: finished") < out.index("process 1: measuring (2 of 3)")
+
+
+def test_the_run_ends_without_waiting_for_its_released_workers_to_exit(tmp_path: Path) -> None:
+    """Once every worker has written its results, the parent merges and ends: a worker's exit (here
+    made 5 s long, as 16 CUDA contexts' teardown takes 1.7-1.8 s on an H100) is not in the run's wall.
+    The workers still exit, on their own, after the release: none is left waiting on a folder the
+    parent removed."""
+    trace = tmp_path / "trace.txt"
+    done, doc = run(tmp_path, "--processes", "3", trace=str(trace), exit_secs=5.0)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert doc is not None and [s["name"] for s in doc["specializations"]] == NAMES
+    assert all(len(s["rounds"]) == 3 * PROCESS_ROUNDS and s.get("error") is None for s in doc["specializations"])
+    assert "exit" not in trace.read_text()  # every worker was still in its exit when the run ended
+    lines = _exits(trace, 3)
+    assert sorted(x[0] for x in lines if x[1] == "exit") == ["0", "1", "2"]
 
 
 def test_profile_gives_each_specialization_its_axes(tmp_path: Path) -> None:
@@ -249,6 +279,13 @@ def test_a_worker_whose_turn_is_over_waits_beating_until_the_release(tmp_path: P
     role, naps, nap = _waiting(tmp_path, "measured", "release", 2, measured="", release="")
     role.end_turn(nap)
     assert len(naps) == 2 and (tmp_path / "b").stat().st_mtime > 0
+    gone = tmp_path / "gone"  # the parent ended and removed its folder before the worker saw the release
+    gone.mkdir()
+    left = WorkerRole(None, (0,), str(gone / "o.json"), str(gone / "b"), 0, 1, measured=str(gone / "measured"),
+                      release=str(gone / "release"))
+    waits: list[float] = []
+    left.end_turn(lambda secs: (waits.append(secs), shutil.rmtree(gone)))
+    assert len(waits) == 1
     plain = WorkerRole(None, (0,), str(tmp_path / "o2.json"), str(tmp_path / "b2"))  # --devices: exits at once
     plain.end_turn(lambda secs: pytest.fail("a --devices worker waited"))
 
