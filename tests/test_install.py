@@ -91,8 +91,9 @@ def test_the_readme_installs_from_a_clone_or_the_repository_url() -> None:
         assert f"pip install '.[{extras}]'" in install, extras
         assert f"pip install 'primbench[{extras}] @ git+" in install, extras
     first = README.split("```bash\n", 1)[1].split("```", 1)[0]
+    data = "tests/benchmarks/rounds/data/128MiB"
     assert first == ("python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[dev]' && primbench compare "
-                     "tests/benchmarks/rounds/data/128MiB/aa-1.json tests/benchmarks/rounds/data/128MiB/planted-2.json\n"
+                     f"{data}/aa-1.json {data}/planted-2.json\n"
                      'python -m pytest -q -m "not slow"\n')
     for name in ("aa-1.json", "planted-2.json"):  # the main job's files are committed
         assert (ROOT / "tests" / "benchmarks" / "rounds" / "data" / "128MiB" / name).is_file()
