@@ -19,6 +19,7 @@ a run's start and end as the ninth evaluation's walls imply at N = 8 (its wall l
 
 from __future__ import annotations
 
+import argparse
 import collections
 import json
 import math
@@ -119,16 +120,26 @@ def walls(d: Path) -> tuple[float, float]:
     return w / 8, statistics.median(host)
 
 
-def main() -> None:
-    print("# Fewer workers or rounds on the ninth evaluation's files (thin9.py; in sample, a projection)\n")
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=DATA, help="a collection of --processes 16 files (default data9/p16)")
+    ap.add_argument("--sizes", default=",".join(SIZES))
+    ap.add_argument("--configs", default=",".join(f"{w}x{r}" for w, r in CONFIGS),
+                    help="workers x measured rounds each (7: all), comma-separated")
+    args = ap.parse_args(argv)
+    configs = [tuple(int(v) for v in c.split("x")) for c in args.configs.split(",")]
+    if args.data != DATA:
+        print(f"# Fewer workers or rounds on {args.data} (thin9.py; in sample, a projection)\n")
+    else:
+        print("# Fewer workers or rounds on the ninth evaluation's files (thin9.py; in sample, a projection)\n")
     print("Each cell as `evaluate9.py` counts it, this method, one thinned `--processes 16` file a side; the wall "
           "a specialization from `wall_budget.py`'s model (see the script's docstring) at a suite of 8 and of 100 "
           "specializations.\n")
     print("| size | workers x measured rounds | A/A exit 1 | A/A unchanged | median detectable | planted 2 % found "
           "| planted 5 % found | found at 0.8-1.25x (relative truth) | measured s a spec | wall N = 8 | N = 100 |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
-    for size in SIZES:
-        d = DATA / size
+    for size in args.sizes.split(","):
+        d = args.data / size
         wall8, host = walls(d)
         o = OVERHEAD[size]
         rounds_now = 8
@@ -136,7 +147,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as parts:
             split(d, Path(parts))  # the real changes from every worker of the whole files, as the diagnosis
             aa, planted = collection(d, Path(parts))
-        for workers, rounds in CONFIGS:
+        for workers, rounds in configs:
             with tempfile.TemporaryDirectory() as tmp:
                 cells, kept = evaluate(aa, planted, workers, rounds, Path(tmp))
             s = host * kept
