@@ -25,6 +25,7 @@ from primbench.compare.core import compare_runs, load_side  # noqa: E402
 from primbench.results import Results  # noqa: E402
 
 DATA = HERE / "h200" / "data10"
+TITLE = "The tenth evaluation's A/A pairs by SM clock regime (clock_split10.py; after the evaluation)"
 
 
 def mean_clock(path: Path) -> float:
@@ -56,7 +57,7 @@ def regimes(clocks: list[float]) -> list[int]:
 
 
 def main() -> None:
-    print("# The tenth evaluation's A/A pairs by SM clock regime (clock_split10.py; after the evaluation)\n")
+    print(f"# {TITLE}\n")
     print("| protocol | size | runs' mean SM clock (MHz) | pairs | exit 1 | rows unchanged | median detectable |")
     print("|---|---|---|---|---|---|---|")
     cache: dict[Path, list[Results]] = {}

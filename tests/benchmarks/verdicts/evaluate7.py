@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -61,11 +62,13 @@ def main() -> None:
 
 
 def evaluate(data: Path, sizes: list[str], processes: int, share: str, suite: Path,
-             protocol: str | None = None) -> None:
+             protocol: str | None = None,
+             extra: dict[str, Callable[[list[tuple[list[Path], list[Path]]]], list[dict]]] | None = None) -> None:
     """The evaluation of a collection of `--processes` files (`processes` workers a run, each with
     `share` of the default budget) of `suite`: `evaluate5`'s statistics on the files split into
-    their processes, main before the seventh plan on the whole files, and the split's check.
-    `protocol` describes a run where it is not 8 rounds a worker of the default budget's `share`."""
+    their processes, main before the seventh plan on the whole files, `extra` methods on the split
+    files, and the split's check. `protocol` describes a run where it is not 8 rounds a worker of
+    the default budget's `share`."""
     evaluate5.PROCESSES = processes  # each run's workers, split into one file each
     with tempfile.TemporaryDirectory() as tmp:
         checks = evaluate6.split_sizes(data, sizes, Path(tmp))
@@ -77,7 +80,7 @@ def evaluate(data: Path, sizes: list[str], processes: int, share: str, suite: Pa
                                              "the default 1 s"),
                        shown=data, suite_path=suite,
                        extra={f"{BEFORE} (before the plan), {processes} processes a side":
-                              lambda ps: old_method(whole_files(ps, data), before, relabel=False)})
+                              lambda ps: old_method(whole_files(ps, data), before, relabel=False), **(extra or {})})
         evaluate6.print_split(checks)
 
 if __name__ == "__main__":
