@@ -89,3 +89,15 @@ def test_collect_plants_the_fractions_asked_for_from_the_kernel_the_step_names(t
                                names[0]: round(0.05 * 0.1e-3 * 2000e6)}
     default = collect.calibrate([aa], 1, kernels)
     assert list(default["fraction"]) == names[2:8]
+
+
+def test_the_eleventh_suite_imports_without_a_gpu_and_shares_no_kind_with_the_earlier_suites() -> None:
+    """24 specializations, three variants of each of eight kinds; no op (kind and variant) of an earlier suite,
+    and no kind either: every op's kind (its name before the variant) is new."""
+    earlier = ("eval_suite.py", *(f"eval_suite{i}.py" for i in (2, 3, 4, 5, 7, 8, 9, 10)))
+    collect = _assert_a_new_suite("eval_suite11.py", earlier, 24, "eval11")
+    suite = collect.load_suite(VERDICTS / "eval_suite11.py")
+    kinds = [op.rsplit(".", 1)[0] for op, _ in suite.KERNELS]
+    assert len(set(kinds)) == 8 and all(kinds.count(k) == 3 for k in set(kinds))
+    seen = {op for other in earlier for op, _ in collect.load_suite(VERDICTS / other).KERNELS}
+    assert not {k for k in kinds} & seen
