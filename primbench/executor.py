@@ -569,7 +569,7 @@ class Executor:
                     reporter.note(f"{given.label}: measuring ({turns.given} of {settings.processes})")
 
             interrupted = workers.watch(started, limit, ended, lambda w: reporter.note(
-                f"{w.label}: {w.finished}/{len(selected)} specializations finished"), poll, turns.settled)
+                f"{w.label}: {w.finished}/{len(selected)} specializations finished"), poll)
             deferred = Deferred()
             deferred.start()
             try:

@@ -101,7 +101,7 @@ class Turns:
     the device), then one worker at a time in the order they started, the next once the last has
     written its results (`primbench.workers.WorkerRole.end_turn`) or ended; once nobody is left to
     measure, every worker may exit (the release file), and the parent merges without waiting for
-    their exits (`settled`). Called at every look of the parent (`primbench.workers.watch`)."""
+    their exits (`primbench.workers.leave`). Called at every look of the parent (`primbench.workers.watch`)."""
 
     workers: Workers
     current: Worker | None = None
@@ -113,12 +113,6 @@ class Turns:
     def over(w: Worker) -> bool:
         """Whether the worker's turn is over: it wrote its results and waits to exit, or it ended."""
         return w.done or (w.measured is not None and w.measured.exists())
-
-    def settled(self) -> bool:
-        """Whether every turn is over and every worker released: what is left of the live workers is
-        their exit, which the run does not wait for (`primbench.workers.leave`)."""
-        release = self.workers.release
-        return release is not None and release.exists() and all(self.over(w) for w in self.workers.live())
 
     def __call__(self) -> Worker | None:
         """Give the next worker its turn where it is due; returns the worker given it, else None."""

@@ -207,6 +207,11 @@ class Workers:
     def live(self) -> list[Worker]:
         return [w for w in self.workers if not w.done]
 
+    def released(self) -> bool:
+        """--processes: whether every turn is over and the workers may exit (the release file, which
+        `primbench.processes.Turns` creates only then)."""
+        return self.release is not None and self.release.exists()
+
 
 def start(command: Sequence[str], places: Mapping[int, list[int]], folder: Path,
           environ: Mapping[str, str] | None = None) -> Workers:
@@ -320,14 +325,12 @@ def progress(workers: Workers) -> list[Worker]:
 
 def watch(workers: Workers, limit: float, on_end: Callable[[Worker], object],
           on_progress: Callable[[Worker], object] | None = None,
-          on_poll: Callable[[], object] | None = None,
-          settled: Callable[[], bool] | None = None) -> KeyboardInterrupt | None:
+          on_poll: Callable[[], object] | None = None) -> KeyboardInterrupt | None:
     """Poll until every worker has ended (`on_end` called for each; `on_poll` after every look,
-    e.g. to give a --processes worker its turn), or until `settled` says every live worker has
-    written all it will write (its results, then the release: those left to exit on their own,
-    `leave`). Ctrl-C, SIGTERM or SIGHUP is passed on to the workers (as SIGINT, SIGTERM), which
-    write what they finished within `INTERRUPT_GRACE_SECS` (then they are killed); the interrupt
-    is returned."""
+    e.g. to give a --processes worker its turn), or until the workers are released (every one has
+    written its results: those still alive are left to exit on their own, `leave`). Ctrl-C, SIGTERM
+    or SIGHUP is passed on to the workers (as SIGINT, SIGTERM), which write what they finished
+    within `INTERRUPT_GRACE_SECS` (then they are killed); the interrupt is returned."""
     interrupted: KeyboardInterrupt | None = None
     deadline: float | None = None
     while workers.live():
@@ -339,7 +342,7 @@ def watch(workers: Workers, limit: float, on_end: Callable[[Worker], object],
                     on_progress(w)
             if on_poll is not None and deadline is None:
                 on_poll()
-            if settled is not None and deadline is None and settled():
+            if deadline is None and workers.released():
                 leave(workers)
                 break
             if deadline is not None and time.monotonic() > deadline:
