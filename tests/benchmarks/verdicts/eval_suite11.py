@@ -54,38 +54,48 @@ extern "C" __global__ void compact(const float* __restrict__ x, float threshold,
 
 __constant__ unsigned char SBOX_CONST[256];
 
+// where an S-box variant reads its table: shared memory, constant memory, global memory through the read-only cache
+struct SharedTable {
+    const unsigned char* t;
+    __device__ unsigned char operator()(unsigned char v) const { return t[v]; }
+};
+struct ConstantTable {
+    __device__ unsigned char operator()(unsigned char v) const { return SBOX_CONST[v]; }
+};
+struct GlobalTable {
+    const unsigned char* t;
+    __device__ unsigned char operator()(unsigned char v) const { return __ldg(&t[v]); }
+};
+
+template<typename Table>
+__device__ void substitute(const unsigned char* __restrict__ in, unsigned char* __restrict__ out, int n, Table table)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if(i < n) {
+        uchar4 v = ((const uchar4*)in)[i];
+        ((uchar4*)out)[i] = make_uchar4(table(v.x), table(v.y), table(v.z), table(v.w));
+    }
+}
+
 extern "C" __global__ void sbox_shared(const unsigned char* __restrict__ in, unsigned char* __restrict__ out,
                                        const unsigned char* __restrict__ table, int n)
 {
     __shared__ unsigned char t[256];
     t[threadIdx.x] = table[threadIdx.x];
     __syncthreads();
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if(i < n) {
-        uchar4 v = ((const uchar4*)in)[i];
-        ((uchar4*)out)[i] = make_uchar4(t[v.x], t[v.y], t[v.z], t[v.w]);
-    }
+    substitute(in, out, n, SharedTable{t});
 }
 
 extern "C" __global__ void sbox_constant(const unsigned char* __restrict__ in, unsigned char* __restrict__ out,
                                          const unsigned char* __restrict__ table, int n)
 {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if(i < n) {
-        uchar4 v = ((const uchar4*)in)[i];
-        ((uchar4*)out)[i] = make_uchar4(SBOX_CONST[v.x], SBOX_CONST[v.y], SBOX_CONST[v.z], SBOX_CONST[v.w]);
-    }
+    substitute(in, out, n, ConstantTable{});
 }
 
 extern "C" __global__ void sbox_global(const unsigned char* __restrict__ in, unsigned char* __restrict__ out,
                                        const unsigned char* __restrict__ table, int n)
 {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if(i < n) {
-        uchar4 v = ((const uchar4*)in)[i];
-        ((uchar4*)out)[i] = make_uchar4(__ldg(&table[v.x]), __ldg(&table[v.y]), __ldg(&table[v.z]),
-                                        __ldg(&table[v.w]));
-    }
+    substitute(in, out, n, GlobalTable{table});
 }
 
 extern "C" __global__ void substring(const unsigned char* __restrict__ text, int n,
