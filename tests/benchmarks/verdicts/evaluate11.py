@@ -1,4 +1,5 @@
-"""Evaluate `primbench run --processes 16 --rounds 4 --min-secs 0.5` on a suite of 24 specializations as
+"""Evaluate `primbench run --processes 16 --rounds 4 --min-secs 0.5` on a suite of 21 specializations
+(24 as planned, amended: eval11-plan.md) as
 `eval11-plan.md` froze it, on the eleventh collection (`h200/data11/p16r4`, `eval_suite11.py`): each run is one
 results.json; a side of a comparison is one file. Written with the plan, before any of its data existed.
 
@@ -9,7 +10,7 @@ main before the seventh plan, 98cdbcf, on the whole files), with one more column
 method with `compare.priors.CLOCK_RESPONSE_SD` at 0.3 instead of 0.5 (the kernels' answer to the SM clock read
 on data10 after the tenth evaluation, `clock_regimes-all.txt`: slopes SD 0.19-0.34); then
 `calibration9_diag.py`'s detection at the reported change by both truths (the kernel's real change, and that
-change less the median of the run's 24 kernels); then `clock_split10.py`'s split of the A/A pairs by SM clock
+change less the median of the run's 21 kernels); then `clock_split10.py`'s split of the A/A pairs by SM clock
 regime.
 """
 
@@ -64,7 +65,7 @@ def main() -> None:
     sizes = [s for s in args.sizes.split(",") if (data / s).is_dir()]
     if not sizes:
         raise SystemExit(f"error: no sizes of {args.sizes} in {data}")
-    print("# The eleventh evaluation: p16r4, 24 specializations a run\n")
+    print("# The eleventh evaluation: p16r4, 21 specializations a run\n")
     evaluate(data, sizes, 16, "a sixteenth", args.suite, protocol=PROTOCOL,
              extra={f"new with CLOCK_RESPONSE_SD {CLOCK_RESPONSE_SD_ALT}, 16 processes a side":
                     with_clock_prior(CLOCK_RESPONSE_SD_ALT)})
