@@ -370,7 +370,8 @@ class Executor:
             try:
                 if self._role.turn and not settings.dry:
                     self._prime(device, settings, selected, self._role)
-                self._role.wait_turn()
+                failed_before = self._role.wait_turn()  # an earlier worker's failures are the run's record
+                selected = [q for q in selected if q.name not in failed_before]
             except BaseException:
                 self._close(device)
                 raise

@@ -22,7 +22,9 @@ compare splits the document back into one run per process (`primbench.results.Re
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -108,6 +110,13 @@ class Turns:
     given: int = 0
     #: The workers whose turn is over, in that order (`over`): the parent reports each once.
     ended: list[Worker] = field(default_factory=list)
+    #: The specializations a worker whose turn is over failed, in the order met: `merge` records each
+    #: as that failure whatever a later worker measures, so the later workers are told to leave them out
+    #: (their names in the turn file, `primbench.workers.WorkerRole.wait_turn`). A function that
+    #: synchronizes the host otherwise costs every worker the stream-blocking timeout (10 s) again: an
+    #: H100 run of 16 workers with three such functions wrote nothing in 480 s
+    #: (tests/benchmarks/verdicts/h200/data11/README.md).
+    failed: list[str] = field(default_factory=list)
 
     @staticmethod
     def over(w: Worker) -> bool:
@@ -121,6 +130,7 @@ class Turns:
                 return None
             if self.current not in self.ended:
                 self.ended.append(self.current)
+                self._note_failures(self.current)
         waiting = [w for w in self.workers.live() if not self.over(w)]
         if not waiting:
             if self.workers.release is not None:
@@ -130,10 +140,20 @@ class Turns:
             return None
         nxt = waiting[0]
         assert nxt.turn is not None
-        nxt.turn.touch()
+        # written whole, then renamed into place: the worker reads the list the moment the file exists
+        partial = nxt.turn.with_name(nxt.turn.name + ".partial")
+        partial.write_text(json.dumps(self.failed))
+        os.replace(partial, nxt.turn)
         self.current = nxt
         self.given += 1
         return nxt
+
+    def _note_failures(self, w: Worker) -> None:
+        """Add the specializations the worker `w` failed (its results file, where it wrote one) to `failed`."""
+        got = worker_results(w) if w.measured is not None and w.measured.exists() else None
+        for spec in got.specializations if got is not None else ():
+            if spec.error is not None and spec.name not in self.failed:
+                self.failed.append(spec.name)
 
 
 def _renumbered(parts: Sequence[tuple[int, Specialization]]) -> tuple[Round, ...]:

@@ -105,16 +105,24 @@ class WorkerRole:
         with contextlib.suppress(OSError):
             os.utime(self.heartbeat)
 
-    def wait_turn(self, sleep: Callable[[float], object] = time.sleep) -> None:
+    def wait_turn(self, sleep: Callable[[float], object] = time.sleep) -> frozenset[str]:
         """A --processes worker's: say it is ready, then wait (beating) until the parent gives it
-        its turn to measure. A worker of --devices measures at once."""
+        its turn to measure. Returns the names of the specializations an earlier worker failed, which
+        the parent wrote into the turn file (`primbench.processes.Turns`): the run's record of each is
+        that failure whatever this worker measures, so it leaves them out. A worker of --devices
+        measures at once, everything."""
         if not self.turn:
-            return
+            return frozenset()
         Path(self.ready).touch()
         while not os.path.exists(self.turn):
             self.beat()
             sleep(POLL_SECS / 2)
         self.beat()
+        try:
+            said = json.loads(Path(self.turn).read_text() or "[]")
+        except (OSError, ValueError):  # an older parent's empty file, or one gone: nothing left out
+            return frozenset()
+        return frozenset(str(name) for name in said) if isinstance(said, list) else frozenset()
 
     def end_turn(self, sleep: Callable[[float], object] = time.sleep) -> None:
         """A --processes worker's, once its results file is written: say its turn is over (the parent

@@ -17,7 +17,8 @@ file to which each process appends a line at each specialization's first call, w
 its cached memory and when it exits: its process, the specialization (or ``freed``, ``exit``) and
 whether the worker's turn had come (``turn``) or not yet (``before``). ``PRIMBENCH_FAKE_EXIT_SECS``
 makes a --processes worker's exit take that long (before its ``exit`` line), as a CUDA context's
-teardown does.
+teardown does. ``PRIMBENCH_FAKE_SYNCING`` lists values of ``n`` whose call waits on the host (the
+stream-blocking timeout against a blocked stream), traced at every call (``sync N``).
 Subprocesses need the repository root on ``PYTHONPATH``.
 """
 
@@ -137,11 +138,17 @@ class Copy(pb.Benchmark):
         sd = float(os.environ.get("PRIMBENCH_FAKE_ROUND_SD") or 0.0)
         ms = 0.05 * n * (1.0 + sd * (-1) ** state.round_index)
 
+        syncing = {int(v) for v in os.environ.get("PRIMBENCH_FAKE_SYNCING", "").split(",") if v}
+
         def call() -> None:
             if n not in self.first:
                 self.first.add(n)
                 trace(str(n))
-            device.launch(ms)
+            if n in syncing:  # waits on the host: against the blocked stream, the blocking timeout
+                trace(f"sync {n}")
+                device.synchronous_kernel()
+            else:
+                device.launch(ms)
 
         state.run(call)
 

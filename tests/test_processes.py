@@ -29,13 +29,13 @@ NAMES = [f"n: {i}" for i in range(1, 9)]
 
 
 def run(tmp: Path, *args: str, out: str = "r.json", process_faults: str = "", process_sd: float = 0.0,
-        slower: str = "", trace: str = "", exit_secs: float = 0.0
+        slower: str = "", trace: str = "", exit_secs: float = 0.0, syncing: str = ""
         ) -> tuple[subprocess.CompletedProcess[str], dict[str, Any] | None]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
            "PRIMBENCH_FAKE_DEVICES": "1", "PRIMBENCH_FAKE_PROCESS_FAULTS": process_faults,
            "PRIMBENCH_FAKE_PROCESS_SD": str(process_sd), "PRIMBENCH_FAKE_SLOWER": slower,
            "PRIMBENCH_FAKE_TRACE": trace, "PRIMBENCH_FAKE_ROUND_SD": "0.01",  # rounds 1 % apart: no precision stop
-           "PRIMBENCH_FAKE_EXIT_SECS": str(exit_secs)}
+           "PRIMBENCH_FAKE_EXIT_SECS": str(exit_secs), "PRIMBENCH_FAKE_SYNCING": syncing}
     env.pop("PRIMBENCH_WORKER", None)
     done = subprocess.run([sys.executable, str(PROGRAM), *FAST, "--json-out", out, *args], cwd=tmp, env=env,
                           capture_output=True, text=True, timeout=120)
@@ -215,6 +215,31 @@ def test_a_process_that_crashes_fails_the_specializations_and_the_others_go_on(t
     assert doc["summary"]["failures"] == 8
 
 
+@pytest.mark.parametrize("syncing", ["3", "1,2,3,4,5,6,7,8"])
+def test_a_specialization_one_worker_failed_is_left_out_by_the_later_workers(tmp_path: Path, syncing: str) -> None:
+    """A function that waits on the host fails with the stream-blocking timeout (10 s on a GPU) in the first
+    worker's turn; the run's record is that failure whatever the others measure, so they do not call it in
+    their turns (on an H100, 16 workers meeting three such functions wrote nothing in 480 s)."""
+    trace = tmp_path / "trace.txt"
+    done, doc = run(tmp_path, "--processes", "3", trace=str(trace), syncing=syncing)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert doc is not None
+    bad = {f"n: {v}" for v in syncing.split(",")}
+    specs = {s["name"]: s for s in doc["specializations"]}
+    assert list(specs) == NAMES
+    for name, s in specs.items():
+        if name in bad:
+            assert s["error"].startswith("process 0: stream blocking timed out"), s
+        else:
+            assert s.get("error") is None and {r["process"] for r in s["rounds"]} == {0, 1, 2}
+    calls = [line.split() for line in trace.read_text().splitlines() if " sync " in line]
+    in_turn = {(p, n) for p, _, n, when in calls if when == "turn"}
+    assert in_turn == {("0", v) for v in syncing.split(",")}  # only the first worker called them measuring
+    assert {p for p, _, _, when in calls if when == "before"} == {"0", "1", "2"}  # every worker primed them
+    assert "process 2: finished" in done.stdout
+    assert doc["summary"]["failures"] == len(bad)
+
+
 def _worker(tmp: Path, rank: int) -> Worker:
     proc = subprocess.Popen([sys.executable, "-c", "pass"])
     proc.wait()
@@ -251,6 +276,7 @@ def test_a_turn_ends_when_the_worker_has_written_its_results_and_the_last_releas
     assert turns() is ws[1] and turns.ended == [ws[0]] and not ws[0].done
     ws[1].done = True  # a worker that ended (crashed) in its turn: its turn is over too
     assert turns() is ws[2] and turns.ended == [ws[0], ws[1]]
+    assert json.loads(ws[2].turn.read_text()) == []  # type: ignore[union-attr]  # nobody wrote a failure
     assert not release.exists()  # worker 2 measures: nobody may exit yet
     ws[2].measured.touch()  # type: ignore[union-attr]
     assert turns() is None and release.exists() and turns.given == 3 and turns.ended == ws
@@ -292,8 +318,10 @@ def test_a_worker_whose_turn_is_over_waits_beating_until_the_release(tmp_path: P
 
 def test_a_waiting_worker_says_it_is_ready_and_beats_until_its_turn(tmp_path: Path) -> None:
     role, naps, nap = _waiting(tmp_path, "ready", "turn", 3)
-    role.wait_turn(nap)
+    assert role.wait_turn(nap) == frozenset()  # an empty turn file (an older parent's): nothing left out
     assert len(naps) == 3 and (tmp_path / "b").stat().st_mtime > 0
+    (tmp_path / "turn").write_text('["n: 3", "n: 5"]')  # what Turns writes: the earlier workers' failures
+    assert role.wait_turn(nap) == {"n: 3", "n: 5"}
 
 
 def test_compare_takes_each_process_as_a_run_and_finds_a_planted_change(tmp_path: Path) -> None:
