@@ -570,7 +570,8 @@ class Executor:
                     reporter.note(f"{given.label}: measuring ({turns.given} of {settings.processes})")
 
             interrupted = workers.watch(started, limit, ended, lambda w: reporter.note(
-                f"{w.label}: {w.finished}/{len(selected)} specializations finished"), poll)
+                f"{w.label}: {w.finished}/{len(selected)} specializations finished"), poll,
+                every=workers.TURN_POLL_SECS)
             deferred = Deferred()
             deferred.start()
             try:
