@@ -438,15 +438,15 @@ class Executor:
 
     def _checkpointer(self, role: workers.WorkerRole, settings: Settings, run: RunState, algorithm: str,
                       dev_records: DeviceRecords, thermal: Thermal | None) -> Callable[[], None]:
-        """A --devices worker's: before each round, the specializations settled so far written to
-        its checkpoint file (when one more has settled), so that a crash loses none of them."""
-        written = [0]
+        """A worker's: before each round, the specializations settled so far written to its checkpoint
+        file (when one more has settled), so that a crash loses none of them; a --processes worker's at
+        most every `primbench.processes.PROCESS_CHECKPOINT_SECS`, so that a crash there loses that much at most."""
+        pace = workers.CheckpointPace(processes.PROCESS_CHECKPOINT_SECS if role.turn else 0.0)
 
         def checkpoint() -> None:
             records = [s.record for s in run.specs if s.record is not None]
-            if len(records) == written[0]:
+            if not pace.due(len(records), time.perf_counter()):
                 return
-            written[0] = len(records)
             results = run_results(settings, algorithm, records, dev_records, thermal,
                                   sync=bool(self.flags & flags.sync),
                                   custom_settings=dict(self._custom_values) if self._custom else None,

@@ -66,6 +66,12 @@ PROCESS_ROUNDS = 8
 #: default floor made a short round overrun its share of the budget (the pilot: 25-68 ms a round
 #: against a share of 21 ms). The batches still fill the round's share (`primbench.measure.fill_window`).
 PROCESS_MIN_GPU_MS_PER_BATCH = 0.5
+#: A worker's checkpoints (its settled specializations written before a round, so that a crash keeps them)
+#: at most this often, seconds. Written at every settled one, a turn of n specializations wrote n growing files
+#: (the whole document each time, about 0.4 ms a specialization on this project's 2-CPU machine): quadratic in
+#: n, in every one of the 16 turns. A crash in a turn, where 15 other processes measure the same
+#: specializations, loses at most this much of its work.
+PROCESS_CHECKPOINT_SECS = 0.25
 #: How much longer than its GPU time a batch of a short kernel may take on the host with the per-call
 #: protocol (cache clear, spin kernel, events, synchronization: about 70 us a call of a 4 us kernel on an
 #: H100, tests/benchmarks/verdicts/h200/probe9): the batch floor leaves a round's window this margin.
@@ -298,4 +304,5 @@ def merge(workers: Workers, selected: Sequence[Queued], parent: Results, setting
     return results, tuple(w for w in workers.workers if w.failed)
 
 
-__all__ = ["PROCESS_MIN_GPU_MS_PER_BATCH", "PROCESS_ROUNDS", "Turns", "combined", "merge", "worker_settings"]
+__all__ = ["PROCESS_CHECKPOINT_SECS", "PROCESS_MIN_GPU_MS_PER_BATCH", "PROCESS_ROUNDS", "Turns", "combined", "merge",
+           "worker_settings"]

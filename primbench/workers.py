@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import signal
 import subprocess
@@ -52,7 +53,8 @@ POLL_SECS = 0.1
 #: How often, with --processes, the parent looks for a turn that ended and a waiting worker for its turn,
 #: seconds. Every turn is handed over through these looks, one after another: at `POLL_SECS` (the parent)
 #: and half of it (the worker) a handover waited about 75 ms on average, 1.2 s of a 16-worker run
-#: (tests/benchmarks/turn_handover.txt). A look is a few system calls a worker.
+#: (tests/benchmarks/turn_handover.txt; with the checkpoints paced too, turn_handover-both-8.txt and -24.txt).
+#: A look is a few system calls a worker.
 TURN_POLL_SECS = 0.005
 #: How long interrupted workers get to write what they finished, seconds.
 INTERRUPT_GRACE_SECS = 30.0
@@ -153,6 +155,23 @@ class WorkerRole:
             raise UsageError(f"${WORKER_ENV}: position {max(self.positions)} is not one of the "
                              f"{len(selected)} specializations selected")
         return [selected[p] for p in self.positions]
+
+
+@dataclass
+class CheckpointPace:
+    """When a worker writes its checkpoint: once one more specialization has settled than it last wrote,
+    and no sooner than `every` seconds after that write (0: at every one)."""
+
+    every: float
+    written: int = 0
+    last: float = -math.inf
+
+    def due(self, settled: int, now: float) -> bool:
+        """Whether to write now, with `settled` specializations settled at `now` (seconds); if so, noted."""
+        if settled <= self.written or now - self.last < self.every:
+            return False
+        self.written, self.last = settled, now
+        return True
 
 
 def placement(count: int, devices: Sequence[int], *, replicate: bool) -> dict[int, list[int]]:

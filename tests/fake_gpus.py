@@ -19,6 +19,7 @@ whether the worker's turn had come (``turn``) or not yet (``before``). ``PRIMBEN
 makes a --processes worker's exit take that long (before its ``exit`` line), as a CUDA context's
 teardown does. ``PRIMBENCH_FAKE_SYNCING`` lists values of ``n`` whose call waits on the host (the
 stream-blocking timeout against a blocked stream), traced at every call (``sync N``).
+``PRIMBENCH_FAKE_SPECS`` sets how many specializations (``n: 1`` ... , default 8).
 Subprocesses need the repository root on ``PYTHONPATH``.
 """
 
@@ -122,7 +123,8 @@ def trace(what: str) -> None:
 
 
 class Copy(pb.Benchmark):
-    axes: ClassVar[dict[str, Any]] = {"n": pb.axis.ints([1, 2, 3, 4, 5, 6, 7, 8])}
+    axes: ClassVar[dict[str, Any]] = {"n": pb.axis.ints(list(range(1, 1 + int(os.environ.get("PRIMBENCH_FAKE_SPECS")
+                                                                              or 8))))}
 
     def meta(self) -> dict[str, Any]:
         return {"algo": "fake_copy"}

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 
 from primbench.compare.core import compare_runs, load_side
-from primbench.processes import PROCESS_ROUNDS, Turns, worker_settings
+from primbench.processes import PROCESS_CHECKPOINT_SECS, PROCESS_ROUNDS, Turns, worker_settings
 from primbench.results import load_results
 from primbench.settings import Settings
-from primbench.workers import Worker, WorkerRole, Workers
+from primbench.workers import CheckpointPace, Worker, WorkerRole, Workers
 
 ROOT = Path(__file__).resolve().parents[1]
 PROGRAM = ROOT / "tests" / "fake_gpus.py"
@@ -238,6 +238,15 @@ def test_a_specialization_one_worker_failed_is_left_out_by_the_later_workers(tmp
     assert {p for p, _, _, when in calls if when == "before"} == {"0", "1", "2"}  # every worker primed them
     assert "process 2: finished" in done.stdout
     assert doc["summary"]["failures"] == len(bad)
+
+
+def test_a_process_worker_checkpoints_at_most_every_quarter_second_a_devices_worker_at_every_settled_one() -> None:
+    paced = CheckpointPace(PROCESS_CHECKPOINT_SECS)
+    # specializations settling 0.1 s apart: the first written at once, then one write a quarter second
+    assert [paced.due(k, 10.0 + 0.1 * k) for k in range(1, 8)] == [True, False, False, True, False, False, True]
+    assert not paced.due(7, 99.0)  # nothing new settled: nothing to write however late
+    every = CheckpointPace(0.0)
+    assert [every.due(k, 10.0) for k in (0, 1, 1, 2, 3)] == [False, True, False, True, True]
 
 
 def _worker(tmp: Path, rank: int) -> Worker:

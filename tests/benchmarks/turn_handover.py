@@ -4,7 +4,10 @@ host's: each worker's own measuring loop in Python, its results written, and the
 the turn that ended, the next worker's look for its turn). Per run: the turns' span as the parent prints it (first
 "measuring" to the last "finished") and the whole run's wall.
 
-    python tests/benchmarks/turn_handover.py BASE_COMMIT [RUNS] > tests/benchmarks/turn_handover.txt
+    python tests/benchmarks/turn_handover.py BASE_COMMIT [RUNS] [SPECIALIZATIONS] > tests/benchmarks/turn_handover.txt
+
+Both sides run this checkout's `tests/fake_gpus.py` (its ``PRIMBENCH_FAKE_SPECS`` sets the suite's size) with
+their own `primbench`.
 
 On a GPU the turn also holds the measurement itself; what this shows is what the host adds to each of 16 turns.
 """
@@ -23,12 +26,13 @@ ROOT = Path(__file__).resolve().parents[2]
 ARGS = ("--min-secs", "0.5", "--processes", "16", "--rounds", "4")
 
 
-def one_run(root: Path, folder: Path) -> tuple[float, float]:
+def one_run(root: Path, folder: Path, specs: int) -> tuple[float, float]:
     """(turns' span, wall) of one fake --processes 16 run of the checkout at `root`, seconds."""
-    env = {**os.environ, "PYTHONPATH": str(root), "PRIMBENCH_FAKE_DEVICES": "1", "PRIMBENCH_FAKE_ROUND_SD": "0.01"}
+    env = {**os.environ, "PYTHONPATH": str(root), "PRIMBENCH_FAKE_DEVICES": "1", "PRIMBENCH_FAKE_ROUND_SD": "0.01",
+           "PRIMBENCH_FAKE_SPECS": str(specs)}
     env.pop("PRIMBENCH_WORKER", None)
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, str(root / "tests" / "fake_gpus.py"), *ARGS, "--json-out",
+    proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "fake_gpus.py"), *ARGS, "--json-out",
                              str(folder / "r.json")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env=env, cwd=folder)
     first = last = None
@@ -47,6 +51,7 @@ def one_run(root: Path, folder: Path) -> tuple[float, float]:
 def main() -> None:
     base = sys.argv[1] if len(sys.argv) > 1 else "HEAD"
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 7
+    specs = int(sys.argv[3]) if len(sys.argv) > 3 else 8
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
                           check=True).stdout.strip()
     dirty = bool(subprocess.run(["git", "status", "--porcelain", "--", "primbench"], cwd=ROOT, capture_output=True,
@@ -61,10 +66,10 @@ def main() -> None:
                 for name, root in sides.items():
                     out = Path(tmp) / "out"
                     out.mkdir(exist_ok=True)
-                    got[name].append(one_run(root, out))
+                    got[name].append(one_run(root, out, specs))
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, check=True)
-    print(f"# fake --processes 16 --rounds 4 --min-secs 0.5, 8 specializations; {runs} runs a side, alternating; "
+    print(f"# fake --processes 16 --rounds 4 --min-secs 0.5, {specs} specializations; {runs} runs a side, alternating; "
           f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the end")
     print("| side | turns' span, median (min-max) | span / 15 | run wall, median |")
     print("|---|---|---|---|")
