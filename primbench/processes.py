@@ -93,14 +93,15 @@ def worker_settings(settings: Settings, given: frozenset[str]) -> Settings:
     """A worker's settings: one process, ``--min-secs`` its share, ``--rounds`` as given (else
     `PROCESS_ROUNDS`), ``--min-gpu-ms-per-batch`` as given (else `process_batch_floor`),
     its batches kept (the merged median per call needs them; `merge` leaves them out unless
-    ``--output-batches`` was given)."""
+    ``--output-batches`` was given), its file compact (only the parent reads it; indented, its
+    write took three times as long in each turn)."""
     k = settings.processes
     rounds = settings.rounds if "rounds" in given else PROCESS_ROUNDS
     share = settings.min_secs / k
     floor = (settings.min_gpu_ms_per_batch if "min_gpu_ms_per_batch" in given
              else process_batch_floor(share, rounds))
     return dataclasses.replace(settings, processes=1, min_secs=share, rounds=rounds,
-                               min_gpu_ms_per_batch=floor, output_batches=True, csv_out="")
+                               min_gpu_ms_per_batch=floor, output_batches=True, csv_out="", spaces_per_indent=0)
 
 
 @dataclass

@@ -64,6 +64,7 @@ def test_a_worker_gets_its_share_of_the_budget_and_its_own_rounds() -> None:
     own = worker_settings(s, frozenset())
     assert (own.processes, own.min_secs, own.rounds, own.output_batches, own.csv_out) == (1, 0.25, PROCESS_ROUNDS,
                                                                                           True, "")
+    assert own.spaces_per_indent == 0  # the file only the parent reads: compact, a third of the indented's time
     assert worker_settings(s, frozenset({"rounds"})).rounds == 10  # --rounds given: each process's
 
 
