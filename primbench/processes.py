@@ -148,6 +148,8 @@ class Turns:
         nxt = waiting[0]
         assert nxt.turn is not None
         # written whole, then renamed into place: the worker reads the list the moment the file exists
+        # (not `primbench.atomicfile.write_atomic`: its fsyncs make a file durable, and this is a signal in a
+        # temporary folder, on the path of every handover)
         partial = nxt.turn.with_name(nxt.turn.name + ".partial")
         partial.write_text(json.dumps(self.failed))
         os.replace(partial, nxt.turn)

@@ -121,9 +121,9 @@ class WorkerRole:
         if not self.turn:
             return frozenset()
         Path(self.ready).touch()
-        looks = 0
+        looks, beat_every = 0, round(POLL_SECS / TURN_POLL_SECS)  # the heartbeat as often as before
         while not os.path.exists(self.turn):
-            if looks % round(POLL_SECS / TURN_POLL_SECS) == 0:  # the heartbeat as often as before
+            if looks % beat_every == 0:
                 self.beat()
             looks += 1
             sleep(TURN_POLL_SECS)

@@ -122,9 +122,11 @@ def trace(what: str) -> None:
         f.write(f"{role.get('process')} {what} {turn}\n")
 
 
+SPECS = int(os.environ.get("PRIMBENCH_FAKE_SPECS") or 8)
+
+
 class Copy(pb.Benchmark):
-    axes: ClassVar[dict[str, Any]] = {"n": pb.axis.ints(list(range(1, 1 + int(os.environ.get("PRIMBENCH_FAKE_SPECS")
-                                                                              or 8))))}
+    axes: ClassVar[dict[str, Any]] = {"n": pb.axis.ints(list(range(1, SPECS + 1)))}
 
     def meta(self) -> dict[str, Any]:
         return {"algo": "fake_copy"}
