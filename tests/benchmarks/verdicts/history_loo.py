@@ -14,6 +14,13 @@ against the A/A runs' mean (geometric means of the workers' measured rounds).
 
 `history_loo-unmoderated.txt` is the same at 7f53306, before history's variances were moderated
 across the suite (`compare.core._moderated_history`, chosen after reading it: in sample).
+
+History needs `history.variability.MIN_RUNS` (6) runs of a kernel: with 7 A/A files a size (data9 to data11) the
+other five of an A/A pair are too few, so its A/A cells are plain compare's (history_loo9.txt's A/A cells were).
+`--base-in-history` gives each pair what `history compare` reads: the base branch's runs include the base run, so
+the history is every A/A run but the head (6 for an A/A pair; 7 or 6 for a planted one).
+
+    python3 tests/benchmarks/verdicts/history_loo.py --base-in-history data11/p16r4:64KiB,1MiB,4MiB,64MiB
 """
 
 from __future__ import annotations
@@ -56,8 +63,13 @@ def _judge(sides: dict[Path, list], summaries: dict[Path, dict], b: Path, h: Pat
 
 
 def main(argv: list[str] | None = None) -> None:
-    sets = sets_from(sys.argv[1:] if argv is None else argv, SETS)
-    print("# `history compare` with a history of the other A/A runs (history_loo.py)\n")
+    args = list(sys.argv[1:] if argv is None else argv)
+    base_in = "--base-in-history" in args
+    sets = sets_from([a for a in args if a != "--base-in-history"], SETS)
+    if base_in:
+        print("# `history compare` with a history of every A/A run but the head's (history_loo.py --base-in-history)\n")
+    else:
+        print("# `history compare` with a history of the other A/A runs (history_loo.py)\n")
     print("Each cell: with history / plain compare of the same two files.\n")
     print("| set | size | A/A exit 1 | A/A rows unchanged | median detectable | planted 2 %, 5 % found | "
           "found at 0.8-1.25x the detectable change | at >= 2x |")
@@ -73,7 +85,8 @@ def main(argv: list[str] | None = None) -> None:
                 failed = unchanged = rows = 0
                 mdc: list[float] = []
                 for a, b in itertools.permutations(aa, 2):
-                    out = _judge(sides, summaries, a, b, [f for f in aa if f not in (a, b)] if with_history else None)
+                    hist = [f for f in aa if f != b and (base_in or f != a)]
+                    out = _judge(sides, summaries, a, b, hist if with_history else None)
                     failed += out["failed"]
                     unchanged += sum(v == "unchanged" for v, _ in out["rows"].values())
                     rows += len(out["rows"])
@@ -83,8 +96,8 @@ def main(argv: list[str] | None = None) -> None:
                 for p in planted:
                     plant = json.loads((d / f"plant-{p.stem.split('-')[1]}.json").read_text())["fraction"]
                     for a in aa:
-                        hist = [f for f in aa if f != a]
                         for b, h in ((a, p), (p, a)):
+                            hist = [f for f in aa if f != h] if base_in else [f for f in aa if f != a]
                             verdicts = _judge(sides, summaries, b, h, hist if with_history else None)["rows"]
                             want = "regression" if h == p else "improvement"
                             for (algo, name), (t, _) in summaries[p].items():
