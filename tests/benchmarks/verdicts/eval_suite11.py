@@ -45,9 +45,9 @@ from eval_suite2 import _generator, _torch_on_stream, suite_kernel  # the second
 SUMMARY = ("conv3d (cuDNN; fp32, fp16, bf16), rank-1 update "
            "(cuBLAS ger; fp32, fp64, complex64), Triton LayerNorm backward (rows of 256, 1024, 4096), atomic "
            "stream compaction (10, 50, 90 % kept), S-box substitution (shared, constant, global table), substring "
-           "count (4, 8, 16 bytes), Morton codes (2-D 16 bit, 3-D 10 bit, 2-D 32 bit): 21 specializations (the CSR-to-CSC "
-           "kind dropped, eval11-plan.md), no copy "
-           "kernel, no kind of the tuning suite or of eval_suite.py ... eval_suite10.py")
+           "count (4, 8, 16 bytes), Morton codes (2-D 16 bit, 3-D 10 bit, 2-D 32 bit): 21 specializations (the "
+           "CSR-to-CSC kind dropped, eval11-plan.md), no copy kernel, no kind of the tuning suite or of eval_suite.py "
+           "... eval_suite10.py")
 
 RAW = r"""
 extern "C" __global__ void compact(const float* __restrict__ x, float threshold, float* __restrict__ out,
