@@ -886,6 +886,7 @@ def _side_terms(suite: _Suite, within: np.ndarray, within_df: np.ndarray) -> _Si
         spread_own = np.where(scaled > over, scaled, over) / n
         moderated_df = process_df + n - 1
         relative = spread_of_runs & _relative_own(suite, process + scaled, n, spread_own, moderated_df)
+        _between_files(suite, relative & workers_of_files, per_slot, spread_own, moderated_df)
         clock = _clock_part(suite, relative)
         # the files' mean's variance less what the other terms carry
         whole_files = cv_sq / np.where(per_slot > 0, per_slot, 1.0) - common / n - rounds_part
@@ -931,6 +932,64 @@ def _relative_own(suite: _Suite, predicted: np.ndarray, n: np.ndarray, own: np.n
     own[use] = moderated[0] / n[use]
     own_df[use] = moderated[1]
     return use
+
+
+def _between_files(suite: _Suite, relative: np.ndarray, per_slot: np.ndarray, own: np.ndarray,
+                   own_df: np.ndarray) -> None:
+    """Sides of two or more ``--processes`` files (``B1 B2 -- H1 H2``): the file, not the worker, is the
+    unit (Kalibera & Jones 2013, one level up). The workers of one run share a state that their spread
+    cannot show (tests/benchmarks/verdicts/calibration11-p16r4.txt: a Triton kernel's run means at 4 MiB
+    spread 2.2-2.4x the SD its workers predict, every worker of a run in the run's state), so each
+    kernel's files' means about the suite (`_file_spreads`) are moderated across the suite's kernels
+    over what the workers predict for a file's mean (`own` times the side's files) and, where that
+    says more, taken over the workers' own (`own`, `own_df` written there), on the slots `relative`
+    marks (those judged by their runs' spread about the suite whose runs are workers of files). Sides
+    of one file keep the workers' spread (one file cannot show its run's state)."""
+    spread, aligned = _file_spreads(suite, per_slot)
+    use = relative & aligned & (per_slot >= 2) & (own > 0)
+    if int(use.sum()) < stats.PRIOR_MIN:
+        return
+    moderated = stats.moderated_over(spread[use], per_slot[use] - 1, own[use] * per_slot[use])
+    if moderated is None:
+        return
+    files_var, files_df = moderated[0] / per_slot[use], moderated[1]
+    wider = files_var > own[use]
+    at = np.flatnonzero(use)[wider]
+    own[at] = files_var[wider]
+    own_df[at] = files_df[wider]
+
+
+def _file_spreads(suite: _Suite, per_slot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each slot's variance, over its side's files, of the file's mean (over its runs) less that file's
+    mean over the side's kernels, where the side's files line up: the slots of the side that have its
+    most common count of files (2 or more; at least `stats.SUITE_MIN` of them) and the same files.
+    Returns the variances (NaN elsewhere) and where they are."""
+    runs, slots = suite.runs, 2 * len(suite)
+    spread = np.full(slots, np.nan)
+    aligned = np.zeros(slots, dtype=bool)
+    if not (per_slot >= 2).any():
+        return spread, aligned
+    files = int(runs.file.max(initial=0)) + 1
+    key = runs.slot * files + runs.file
+    sums = np.bincount(key, weights=runs.mean, minlength=slots * files).reshape(slots, files)
+    counts = np.bincount(key, minlength=slots * files).reshape(slots, files)
+    for side in (0, 1):
+        at = np.arange(side, slots, 2)
+        c = per_slot[at]
+        if not (c >= 2).any():
+            continue
+        common = int(np.bincount(c[c >= 2].astype(int)).argmax())
+        sel = at[c == common]
+        present = counts[sel] > 0
+        pattern = present[0]
+        sel = sel[(present == pattern).all(axis=1)]
+        if len(sel) < stats.SUITE_MIN or int(pattern.sum()) != common:
+            continue
+        m = sums[sel][:, pattern] / counts[sel][:, pattern]
+        rel = m - m.mean(axis=0, keepdims=True)
+        spread[sel] = rel.var(axis=1, ddof=1)
+        aligned[sel] = True
+    return spread, aligned
 
 
 def _moderated_history(cv_sq: np.ndarray, df: np.ndarray, use: np.ndarray,
@@ -1084,7 +1143,8 @@ def compare_runs(
     """Compare base and head, matched by (algorithm, specialization name).
 
     Each side is one or more results files; a specialization found in several files of a side
-    is measured repeatedly and all its rounds are pooled. `threshold`: the smallest change (a
+    is measured repeatedly and all its rounds are pooled (several ``--processes`` files a side:
+    each file's workers share its run, `_between_files`). `threshold`: the smallest change (a
     fraction of throughput) that matters; `alpha`: the false-discovery rate and the level of
     the equivalence test; `run_to_run_cv`: per (algorithm, name), history's run-to-run CV of a
     run's value, or (CV, degrees of freedom), used in place of what the runs show, moderated across the

@@ -805,3 +805,62 @@ def test_sides_in_different_clock_regimes_carry_the_kernels_unequal_answer_to_th
     assert wide > 1.5 * tight  # (0.5 x 0.7 %)^2 on top of about 0.1 %^2
     monkeypatch.setattr(priors, "CLOCK_RESPONSE_SD", 0.0)
     assert sum(compare_runs(b, h).failed() for b, h in apart) >= 3  # the SM-bound kernel, slower at the lower clock
+
+
+def _a_run_in_its_state(rng: np.random.Generator, base: np.ndarray, state_sd: np.ndarray, source: str,
+                        workers: int = 8) -> list[Results]:
+    """One ``--processes`` file of `workers` workers at 4 MiB, split into its workers: each kernel's
+    time per call carries a state the whole run draws once (normal, SD `state_sd` a kernel, as the
+    eleventh evaluation's Triton kernel sat 1 % apart in some runs), each worker 0.3 % of its own and
+    each round (a warm-up and three measured) 0.5 %. A generator of its own, not compare's model."""
+    specs = []
+    for i, b in enumerate(base):
+        run_state = rng.normal(0.0, state_sd[i])
+        own = []
+        for j in range(workers):
+            worker = rng.normal(0.0, 0.003)
+            for v in b + run_state + worker + rng.normal(0.0, 0.005, 4):
+                ms = float(np.exp(v))
+                own.append({"round": len(own) % 4, "gpu_ms_per_call": ms, "bytes_per_second": 1e9 / ms,
+                            "items_per_second": 5e8 / ms, "noise_timeout": False, "noise_percent": 0.1,
+                            "sm_clock_mhz": 1977.0, "process": j})
+        rec = spec(f"k: {i:02d}", 1e9 / float(np.exp(b)), round_cv=None, time_ms=float(np.exp(b)))
+        rec["rounds"] = own
+        specs.append(rec)
+    doc = document(specs, version="4.9.0", settings={"size": 4 << 20, "processes": workers})
+    return results_from_dict(doc, source).per_process()
+
+
+def test_two_processes_files_a_side_are_judged_by_their_files_not_only_their_workers() -> None:
+    """A state every worker of one run shares cannot show in that run's spread. With several
+    --processes files a side (``B1 B2 B3 -- H1 H2 H3``) the files' own spread shows it: over 40 A/A
+    suites of 12 kernels, three of which draw a 1 % state per run, at most 4 fail (2 here; pooling
+    the files' workers as one side's runs failed 13 of these 40, two files a side 14 against 6 now),
+    and those three rows' standard errors are over twice the others' (pooled, the same). Where no
+    kernel has such a state the files add little: the standard errors' median is within 10 % of the
+    workers' own (an estimate from few files exceeds the workers' by chance now and then)."""
+    rng = np.random.default_rng(23)
+    base = np.log(rng.uniform(0.01, 0.1, 12))
+    state = np.array([0.01] * 3 + [0.0] * 9)
+
+    def side(sd: np.ndarray, tag: str) -> list[Results]:
+        return [r for f in (1, 2, 3) for r in _a_run_in_its_state(rng, base, sd, f"{tag}-{f}.json")]
+
+    failed, stated, others = 0, [], []
+    for _ in range(40):
+        c = compare_runs(side(state, "base"), side(state, "head"))
+        failed += c.failed()
+        for r in c.rows:
+            (stated if r.name in ("k: 00", "k: 01", "k: 02") else others).append(r.standard_error or 0.0)
+    assert failed <= 4
+    assert float(np.median(stated)) > 2.0 * float(np.median(others))
+
+    ratios = []
+    for _ in range(10):
+        b, h = side(np.zeros(12), "base"), side(np.zeros(12), "head")
+        files = {r.name: r.standard_error or 0.0 for r in compare_runs(b, h).rows}
+        workers = {r.name: r.standard_error or 1.0 for r in compare_runs(
+            [dataclasses.replace(r, source="base.json") for r in b],
+            [dataclasses.replace(r, source="head.json") for r in h]).rows}
+        ratios += [files[k] / workers[k] for k in workers]
+    assert float(np.median(ratios)) <= 1.1

@@ -54,7 +54,8 @@ def register(app: typer.Typer) -> None:
             help="Results files (primbench or C++ results.json, C++ CSV, NVBench, Google Benchmark or "
             "pytest-benchmark JSON) or directories: BASE HEAD, or several repeats per side separated by "
             "--: BASE1 BASE2 -- HEAD1 HEAD2 (options go before --). A specialization found in several "
-            "files of a side is a repeat: all its rounds are pooled. - reads one side from standard input."),
+            "files of a side is a repeat: all its rounds are pooled, each file a run (a --processes file's "
+            "workers share its run). - reads one side from standard input."),
         threshold: str = typer.Option("0.3%", "--threshold", "-t", help=THRESHOLD_HELP),
         alpha: float = typer.Option(0.05, "--alpha", help=ALPHA_HELP),
         output_format: Format = typer.Option(Format.terminal, "--format", "-f", help=FORMAT_HELP),
