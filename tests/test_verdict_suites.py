@@ -102,3 +102,16 @@ def test_the_eleventh_suite_imports_without_a_gpu_and_shares_no_kind_with_the_ea
     assert len(set(kinds)) == 7 and all(kinds.count(k) == 3 for k in set(kinds)) and "sparse.tocsc" not in kinds
     seen = {op for other in earlier for op, _ in collect.load_suite(VERDICTS / other).KERNELS}
     assert not {k for k in kinds} & seen
+
+
+def test_the_twelfth_suite_imports_without_a_gpu_and_shares_no_kind_with_the_earlier_suites() -> None:
+    """24 specializations, three variants of each of eight kinds; no op (kind and variant) of an earlier suite, and
+    no kind either: every op's kind (its name before the variant) is new."""
+    earlier = ("eval_suite.py", *(f"eval_suite{i}.py" for i in (2, 3, 4, 5, 7, 8, 9, 10, 11)))
+    collect = _assert_a_new_suite("eval_suite12.py", earlier, 24, "eval12")
+    suite = collect.load_suite(VERDICTS / "eval_suite12.py")
+    kinds = [op.rsplit(".", 1)[0] for op, _ in suite.KERNELS]
+    assert len(set(kinds)) == 8 and all(kinds.count(k) == 3 for k in set(kinds))
+    seen = {op for other in earlier for op, _ in collect.load_suite(VERDICTS / other).KERNELS}
+    eleventh = {op.rsplit(".", 1)[0] for op, _ in collect.load_suite(VERDICTS / "eval_suite11.py").KERNELS}
+    assert not set(kinds) & (seen | eleventh)

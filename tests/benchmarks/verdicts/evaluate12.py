@@ -1,0 +1,84 @@
+"""Evaluate one run a side against two as `eval12-plan.md` froze it, on the twelfth collection (`h200/data12`,
+`eval_suite12.py`): each label is two `--processes 16 --rounds 4 --min-secs 0.5` files (`p16r4x2/SIZE/LABEL-p1.json`,
+`-p2.json`) and two `--processes 8 --rounds 4 --min-secs 0.25` files (`p8r4x2`). Written with the plan, before any
+of its data existed.
+
+    python tests/benchmarks/verdicts/evaluate12.py > tests/benchmarks/verdicts/evaluate12.txt
+
+`evaluate5.main` on each protocol's folder, with two changes: a side's files are read whole, each split into its
+workers by `compare.core.load_side` (as `primbench compare` reads them; not split into one file a worker, which
+would hide which workers share a run), and one more column, the method before the file-level term (55964e4, the
+workers of a side's files pooled). In its tables "2 processes a side" means the label's two files and "1 process
+a side" each label's first file; c16539c's method reads the same whole files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[2]))
+sys.path.insert(0, str(HERE))
+
+import evaluate5  # noqa: E402
+from evaluate import old_method, old_tree  # noqa: E402
+
+from primbench.compare.core import compare_runs, load_side  # noqa: E402
+from primbench.results import Results  # noqa: E402
+
+DATA = HERE / "h200" / "data12"
+SIZES = ("4MiB", "1MiB", "64MiB", "64KiB")
+#: The method before `compare.core._between_files`.
+BEFORE = "55964e4"
+PROTOCOLS = {
+    "p16r4x2": ("two `--processes 16 --rounds 4 --min-secs 0.5` runs a label",
+                "each label two `--processes 16 --rounds 4 --min-secs 0.5` files back to back: 16 workers each, 4 "
+                "rounds (the first a warm-up) of a sixteenth of 0.5 s a specialization"),
+    "p8r4x2": ("two `--processes 8 --rounds 4 --min-secs 0.25` runs a label (together one p16r4's budget)",
+               "each label two `--processes 8 --rounds 4 --min-secs 0.25` files back to back, right after the "
+               "label's p16r4 files: 8 workers each, 4 rounds of an eighth of 0.25 s a specialization"),
+}
+
+
+def whole_files(pairs: list[tuple[list[Path], list[Path]]], cache: dict[Path, list[Results]]) -> list[dict[str, Any]]:
+    """compare as `primbench compare B1 B2 -- H1 H2` judges each pair: every file split into its workers."""
+    out = []
+    for b, h in pairs:
+        sides = [[r for p in s for r in cache.setdefault(p, load_side(p))] for s in (b, h)]
+        c = compare_runs(sides[0], sides[1])
+        out.append({"failed": c.failed(),
+                    "rows": {r.name: [r.verdict.value, r.min_detectable_change] for r in c.rows}})
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=DATA)
+    ap.add_argument("--sizes", default=",".join(SIZES))
+    ap.add_argument("--suite", type=Path, default=HERE / "eval_suite12.py")
+    args = ap.parse_args()
+    evaluate5.PROCESSES = 2  # a label's files
+    cache: dict[Path, list[Results]] = {}
+    evaluate5.new_method = lambda pairs, _cache: whole_files(pairs, cache)
+    print("# The twelfth evaluation: one run a side against two, at equal measurement budget\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        before = old_tree(Path(tmp), BEFORE)
+        for folder, (title, protocol) in PROTOCOLS.items():
+            data = args.data / folder
+            sizes = [s for s in args.sizes.split(",") if (data / s).is_dir()]
+            if not sizes:
+                print(f"(no sizes of {args.sizes} in {data})\n")
+                continue
+            evaluate5.main(["--data", str(data), "--sizes", ",".join(sizes)], title=title, protocol=protocol,
+                           suite_path=args.suite,
+                           extra={f"{BEFORE} (files' workers pooled), 2 files a side":
+                                  lambda ps, t=before: old_method(ps, t, relabel=False)})
+            print()
+
+
+if __name__ == "__main__":
+    main()
