@@ -885,17 +885,26 @@ def _side_terms(suite: _Suite, within: np.ndarray, within_df: np.ndarray) -> _Si
         over = pooled - common
         spread_own = np.where(scaled > over, scaled, over) / n
         moderated_df = process_df + n - 1
-        relative = spread_of_runs & _relative_own(suite, process + scaled, n, spread_own, moderated_df)
+        workers = _relative_own(suite, process + scaled, n, spread_own, moderated_df)
+        relative = spread_of_runs & workers
         _between_files(suite, relative & workers_of_files, per_slot, spread_own, moderated_df)
         clock = _clock_part(suite, relative)
         # the files' mean's variance less what the other terms carry
         whole_files = cv_sq / np.where(per_slot > 0, per_slot, 1.0) - common / n - rounds_part
         history_own = np.where(workers_of_files, np.where(whole_files > 0, whole_files, 0.0), beyond / n)
+        # never narrower than the side's own workers show about the suite: a short history's CV of a
+        # kernel can come out below what this run's workers spread (six runs of history made 6 of 42
+        # A/A pairs fail where the workers alone failed none: verdicts/history_loo9-10-base.txt)
+        floor = np.where(from_history & workers & workers_of_files,
+                         spread_own - np.where(with_rounds, rounds_part, 0.0), 0.0)
+        by_workers = floor > history_own
+        history_own = np.where(by_workers, floor, history_own)
         own = np.stack([np.where(with_rounds & ~spread_of_runs, rounds_part, 0.0),
                         np.where(from_history, history_own, np.where(spread_of_runs, spread_own, process)),
                         clock], axis=1)
     runs_df = np.where(spread_of_runs, moderated_df, process_df)
-    own_df = np.stack([within_df, np.where(from_history, hdf, runs_df), np.full(slots, math.inf)], axis=1)
+    own_df = np.stack([within_df, np.where(from_history, np.where(by_workers, moderated_df, hdf), runs_df),
+                       np.full(slots, math.inf)], axis=1)
     kind = np.where(from_history, 0, np.where(relative, 4, np.where(spread_of_runs, 1, np.where(with_rounds, 2, 3))))
     rounds = np.bincount(slot, weights=runs.rounds, minlength=slots)
     param = np.where(from_history, hdf, np.where(spread_of_runs, n, np.where(with_rounds, rounds, 0.0)))

@@ -864,3 +864,22 @@ def test_two_processes_files_a_side_are_judged_by_their_files_not_only_their_wor
             [dataclasses.replace(r, source="head.json") for r in h]).rows}
         ratios += [files[k] / workers[k] for k in workers]
     assert float(np.median(ratios)) <= 1.1
+
+
+def test_a_history_that_claims_less_spread_than_the_runs_own_workers_does_not_narrow_the_error() -> None:
+    """History of six runs can put a kernel's run-to-run CV far below what the current run's own
+    workers spread about the suite (data9 and data10: 6 of 42 A/A pairs failed with such a history where
+    the workers alone failed none). With a CV of 0.001 % for every kernel, each row's standard error
+    stays at least what the two --processes files' workers give without history; a history that says
+    more (1 %) still widens it."""
+    rng = np.random.default_rng(29)
+    base = np.log(rng.uniform(0.01, 0.1, 10))
+    b = _workers_in_a_clock_regime(rng, base, np.zeros(10), 1977.0)
+    h = _workers_in_a_clock_regime(rng, base, np.zeros(10), 1977.0)
+    plain = {r.name: r.standard_error or 0.0 for r in compare_runs(b, h).rows}
+    tiny = {("copy", f"k: {i:02d}"): (1e-5, 30.0) for i in range(10)}
+    narrow = {r.name: r.standard_error or 0.0 for r in compare_runs(b, h, run_to_run_cv=tiny).rows}
+    assert all(narrow[k] >= 0.999 * plain[k] for k in plain)
+    wide = {("copy", f"k: {i:02d}"): (0.01, 30.0) for i in range(10)}
+    widened = {r.name: r.standard_error or 0.0 for r in compare_runs(b, h, run_to_run_cv=wide).rows}
+    assert all(widened[k] > 2 * plain[k] for k in plain)
