@@ -36,6 +36,13 @@ WINDOW = 30  # newest runs used
 #: Huber's tuning constant (95 % efficiency at the normal) and the IRLS passes of `clock_response`.
 HUBER_K = 1.345
 HUBER_ITERATIONS = 10
+#: The least spread of the runs' SM clocks (max - min of ln MHz) a slope on the clock is measured over:
+#: half the gap between the two clock regimes the H100s ran whole runs in (about 1,977 and 1,991 MHz, 0.7 %:
+#: tests/benchmarks/verdicts/clock_regimes.txt). A slope read off runs within one regime (their clocks
+#: 0.01-0.05 % apart) is extrapolated tenfold and more to a pair across regimes: on data9's 64 MiB runs
+#: six runs 0.01 % apart gave a slope of -5.2 "measured" to +-0.44, which turned one A/A run at the
+#: other regime into a -3.2 % regression in six pairs (tests/benchmarks/verdicts/history_loo9-11-floor.txt).
+MIN_CLOCK_RANGE = 0.0035
 #: Asymptotic efficiency of the MAD against the SD for Gaussian data (0.37): what a robust
 #: estimate from n runs is worth in degrees of freedom, per run.
 MAD_EFFICIENCY = 0.37
@@ -96,7 +103,7 @@ def clock_response(times: Sequence[float], clocks: Sequence[float | None]) -> tu
     real regression or improvement, touches one difference only, as in `robust_cv`), a line through
     the origin by Huber's M-estimate (a difference that holds a level shift as well as a clock
     change is down-weighted, not fitted). None with fewer than `MIN_RUNS` runs that read the clock,
-    or where the clock never moved.
+    or where their clocks spread less than `MIN_CLOCK_RANGE` (never moved, or only within one regime).
 
     Why: a GPU runs whole runs in clock regimes about 0.7 % apart (the H100s of
     tests/benchmarks/verdicts/clock_regimes*.txt), and kernels answer the clock unequally (slopes
@@ -105,6 +112,9 @@ def clock_response(times: Sequence[float], clocks: Sequence[float | None]) -> tu
     pairs = [(math.log(t), math.log(c)) for t, c in zip(times, clocks, strict=True)
              if t is not None and c is not None and math.isfinite(t) and math.isfinite(c) and t > 0 and c > 0]
     if len(pairs) < MIN_RUNS:
+        return None
+    logs = [c for _, c in pairs]
+    if max(logs) - min(logs) < MIN_CLOCK_RANGE:
         return None
     y, x = np.diff(np.array(pairs, dtype=float), axis=0).T
     if not float(x @ x) > 0:

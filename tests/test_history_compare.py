@@ -181,8 +181,9 @@ def test_history_variability_carries_degrees_of_freedom_from_its_run_count() -> 
 def test_a_kernels_answer_to_the_clock_is_measured_from_successive_runs() -> None:
     """`clock_response`: the slope of ln time on ln clock from successive differences, with its
     variance: a level shift between runs (a real change) does not bend it; too few runs, a clock that
-    never moved, or a slope no more precise than the prior give none."""
-    from primbench.history.variability import MIN_RUNS, clock_response
+    never moved or moved only within one regime (less than `MIN_CLOCK_RANGE`: a slope read there would be
+    extrapolated to pairs across regimes) give none."""
+    from primbench.history.variability import MIN_CLOCK_RANGE, MIN_RUNS, clock_response
 
     rng = np.random.default_rng(5)
     clocks = np.where(np.arange(20) % 5 < 2, 1977.0, 1991.0) * np.exp(rng.normal(0, 2e-5, 20))
@@ -195,8 +196,14 @@ def test_a_kernels_answer_to_the_clock_is_measured_from_successive_runs() -> Non
     assert clock_response(times[: MIN_RUNS - 1].tolist(), clocks[: MIN_RUNS - 1].tolist()) is None
     assert clock_response(times.tolist(), [1980.0] * 20) is None  # the clock never moved
     still = np.full(20, 1980.0) * np.exp(rng.normal(0, 1e-6, 20))  # it moved, but too little to tell
-    vague = clock_response(times.tolist(), still.tolist())
-    assert vague is not None and vague[1] > 1.0
+    assert clock_response(times.tolist(), still.tolist()) is None
+    # one regime, its clock jittering 0.01 %: a precise-looking slope over a range a pair across
+    # regimes would extrapolate 70-fold is not measured
+    within = np.full(20, 1978.6) * np.exp(rng.normal(0, 1e-4, 20))
+    assert float(np.log(within).max() - np.log(within).min()) < MIN_CLOCK_RANGE
+    assert clock_response((np.exp(-5.0 * np.log(within) + rng.normal(0, 1e-5, 20))).tolist(), within.tolist()) is None
+    two = np.where(np.arange(20) % 2, 1978.6, 1978.6 * math.exp(MIN_CLOCK_RANGE))  # just wide enough
+    assert clock_response(np.exp(-0.5 * np.log(two) + rng.normal(0, 3e-4, 20)).tolist(), two.tolist()) is not None
 
 
 def test_slopes_are_shrunk_toward_the_suites() -> None:
