@@ -983,20 +983,16 @@ def _file_spreads(suite: _Suite, per_slot: np.ndarray) -> tuple[np.ndarray, np.n
     sums = np.bincount(key, weights=runs.mean, minlength=slots * files).reshape(slots, files)
     counts = np.bincount(key, minlength=slots * files).reshape(slots, files)
     for side in (0, 1):
-        at = np.arange(side, slots, 2)
-        c = per_slot[at]
-        if not (c >= 2).any():
+        lined = _lined_up(per_slot, side)
+        if lined is None:
             continue
-        common = int(np.bincount(c[c >= 2].astype(int)).argmax())
-        sel = at[c == common]
+        sel, common = lined
         present = counts[sel] > 0
         pattern = present[0]
-        sel = sel[(present == pattern).all(axis=1)]
+        sel = sel[(present == pattern).all(axis=1)]  # the same files in every slot
         if len(sel) < stats.SUITE_MIN or int(pattern.sum()) != common:
             continue
-        m = sums[sel][:, pattern] / counts[sel][:, pattern]
-        rel = m - m.mean(axis=0, keepdims=True)
-        spread[sel] = rel.var(axis=1, ddof=1)
+        spread[sel] = _about_the_suite(sums[sel][:, pattern] / counts[sel][:, pattern])
         aligned[sel] = True
     return spread, aligned
 
@@ -1064,20 +1060,31 @@ def _relative_spreads(suite: _Suite) -> tuple[np.ndarray, np.ndarray]:
     means = runs.mean[order]
     starts = np.cumsum(counts) - counts
     for side in (0, 1):
-        at = np.arange(side, slots, 2)
-        c = counts[at]
-        if not (c >= 2).any():
+        lined = _lined_up(counts, side)
+        if lined is None:
             continue
-        common = int(np.bincount(c[c >= 2]).argmax())
-        sel = at[c == common]
-        if len(sel) < stats.SUITE_MIN:
-            continue
-        where = starts[sel][:, None] + np.arange(common)[None, :]
-        m = means[where]
-        rel = m - m.mean(axis=0, keepdims=True)
-        spread[sel] = rel.var(axis=1, ddof=1)
+        sel, common = lined
+        spread[sel] = _about_the_suite(means[starts[sel][:, None] + np.arange(common)[None, :]])
         aligned[sel] = True
     return spread, aligned
+
+
+def _lined_up(counts: np.ndarray, side: int) -> tuple[np.ndarray, int] | None:
+    """The slots of `side` (0 base, 1 head) whose count (`counts`, one a slot: runs, or files) is the
+    side's most common of 2 or more, and that count; None where fewer than `stats.SUITE_MIN` have it."""
+    at = np.arange(side, len(counts), 2)
+    c = counts[at]
+    if not (c >= 2).any():
+        return None
+    common = int(np.bincount(c[c >= 2].astype(int)).argmax())
+    sel = at[c == common]
+    return (sel, common) if len(sel) >= stats.SUITE_MIN else None
+
+
+def _about_the_suite(values: np.ndarray) -> np.ndarray:
+    """Each row's (kernel's) variance over its columns (runs, or files) of its values less each
+    column's mean over the rows: its spread about the suite."""
+    return (values - values.mean(axis=0, keepdims=True)).var(axis=1, ddof=1)
 
 
 def _source(kind: int, param: float, klass: str) -> str:
