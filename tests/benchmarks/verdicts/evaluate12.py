@@ -63,7 +63,6 @@ def main() -> None:
     args = ap.parse_args()
     evaluate5.PROCESSES = 2  # a label's files
     cache: dict[Path, list[Results]] = {}
-    evaluate5.new_method = lambda pairs, _cache: whole_files(pairs, cache)
     print("# The twelfth evaluation: one run a side against two, at equal measurement budget\n")
     with tempfile.TemporaryDirectory() as tmp:
         before = old_tree(Path(tmp), BEFORE)
@@ -74,7 +73,7 @@ def main() -> None:
                 print(f"(no sizes of {args.sizes} in {data})\n")
                 continue
             evaluate5.main(["--data", str(data), "--sizes", ",".join(sizes)], title=title, protocol=protocol,
-                           suite_path=args.suite,
+                           suite_path=args.suite, new=lambda ps, _c: whole_files(ps, cache),
                            extra={f"{BEFORE} (files' workers pooled), 2 files a side":
                                   lambda ps, t=before: old_method(ps, t, relabel=False)})
             print()

@@ -23,6 +23,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
@@ -79,9 +80,11 @@ def card(data: Path) -> str:
 def main(argv: list[str] | None = None, title: str = "a run of 4 processes a side",
          protocol: str = "each process `--rounds 4 --min-secs 0.25`", shown: Path | None = None,
          suite_path: Path = SUITE5,
-         extra: dict[str, Callable[[list[tuple[list[Path], list[Path]]]], list[dict]]] | None = None) -> None:
+         extra: dict[str, Callable[[list[tuple[list[Path], list[Path]]]], list[dict]]] | None = None,
+         new: Callable[[list[tuple[list[Path], list[Path]]], dict[Path, Any]], list[Any]] = new_method) -> None:
     """Print the evaluation; `suite_path` names the suite the files ran, `extra` more methods (a
-    label and a function of the pairs, as `old_method`) beside the three."""
+    label and a function of the pairs, as `old_method`) beside the three, `new` how today's method
+    reads and judges the pairs (`new_method`: each file whole, as one run)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--sizes", default=",".join(SIZES))
@@ -106,8 +109,8 @@ def main(argv: list[str] | None = None, title: str = "a run of 4 processes a sid
             pl_pairs = [(a, p) for p in planted for a in aa] + [(p, a) for p in planted for a in aa]
             cache: dict[Path, object] = {}
             methods = {
-                f"new, {PROCESSES} processes a side": lambda ps, c=cache: new_method(ps, c),
-                "new, 1 process a side": lambda ps, c=cache: new_method(first_processes(ps), c),
+                f"new, {PROCESSES} processes a side": lambda ps, c=cache: new(ps, c),
+                "new, 1 process a side": lambda ps, c=cache: new(first_processes(ps), c),
                 f"{OLD}, {PROCESSES} processes a side": lambda ps: old_method(ps, tree),
                 **(extra or {}),
             }
