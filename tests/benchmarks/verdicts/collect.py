@@ -19,6 +19,9 @@ collect.log), so that two protocols meet the same GPU, clocks and hours.
 `--processes N` makes each run N processes back to back (the several-process protocol of
 `eval5-plan.md`): DIR/SIZE/aa-K-pJ.json, planted-K-pJ.json (J = 1 .. N); `--suite-args` are passed
 to every process, comma-separated (e.g. "--rounds=4,--min-secs=0.25").
+`--first-processes K` (with `--processes N` and `--alt-out`): the first protocol runs only the first K
+of each run's N files (aa-K-p1.json ...), the second protocol all N (the twelfth evaluation's amendment:
+one `--processes 16` file a label beside two `--processes 8` files).
 """
 
 from __future__ import annotations
@@ -132,6 +135,8 @@ def main() -> None:
     ap.add_argument("--alt-out", type=Path, default=None,
                     help="a second protocol's folder: each run repeated with --alt-suite-args right after it")
     ap.add_argument("--alt-suite-args", default="", help="the second protocol's options, as --suite-args")
+    ap.add_argument("--first-processes", type=int, default=None,
+                    help="the first protocol runs only the first K of each run's --processes files")
     ap.add_argument("--plant-fractions", default=",".join(map(str, FRACTIONS)),
                     help="the changes a planted run makes, one kernel each, comma-separated (default: six kernels, "
                          "two each of 1, 2 and 5 %%)")
@@ -142,6 +147,7 @@ def main() -> None:
     extra = [a for a in args.suite_args.split(",") if a]
     alt = [a for a in args.alt_suite_args.split(",") if a]
     n = args.processes
+    first = min(args.first_processes or n, n)
     suite = args.suite.resolve()
     if not suite.is_file():
         print(f"error: --suite {args.suite}: no such file", file=sys.stderr)
@@ -158,7 +164,7 @@ def main() -> None:
             def run_all(suite: Path, files: list[Path], size: str, env: dict[str, str], log: object, resume: bool,
                         extra: list[str], d_alt: Path | None = d_alt, log_alt: object = log_alt) -> None:
                 """A run of the first protocol, then (with --alt-out) the same run of the second."""
-                for out in files:
+                for out in files[:first]:
                     run_suite(suite, out, size, env, log, resume, extra)
                 if d_alt is not None:
                     for out in files:
@@ -169,11 +175,11 @@ def main() -> None:
             aa, pl = 2, 0
             while aa < args.aa or pl < args.planted:
                 if pl < args.planted:
-                    plant = calibrate([*run_files(d, "aa-1", n), *run_files(d, "aa-2", n)], pl, kernels,
+                    plant = calibrate([*run_files(d, "aa-1", n)[:first], *run_files(d, "aa-2", n)[:first]], pl, kernels,
                                       fractions, args.plant_step)
                     pl += 1
                     kept = d / f"plant-{pl}.json"
-                    if args.resume and kept.exists() and all(map(finished, run_files(d, f"planted-{pl}", n))):
+                    if args.resume and kept.exists() and all(map(finished, run_files(d, f"planted-{pl}", n)[:first])):
                         plant = json.loads(kept.read_text())
                     else:
                         kept.write_text(json.dumps(plant, indent=2) + "\n")

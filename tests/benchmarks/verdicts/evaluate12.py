@@ -1,7 +1,8 @@
 """Evaluate one run a side against two as `eval12-plan.md` froze it, on the twelfth collection (`h200/data12`,
 `eval_suite12.py`): each label is two `--processes 16 --rounds 4 --min-secs 0.5` files (`p16r4x2/SIZE/LABEL-p1.json`,
 `-p2.json`) and two `--processes 8 --rounds 4 --min-secs 0.25` files (`p8r4x2`). Written with the plan, before any
-of its data existed.
+of its data existed; after the plan's amendment (before any evaluation run) a label may have one p16r4 file
+(`p16r4/SIZE/LABEL-p1.json`), read as one file a side.
 
     python tests/benchmarks/verdicts/evaluate12.py > tests/benchmarks/verdicts/evaluate12.txt
 
@@ -35,6 +36,9 @@ SIZES = ("4MiB", "1MiB", "64MiB", "64KiB")
 #: The method before `compare.core._between_files`.
 BEFORE = "55964e4"
 PROTOCOLS = {
+    "p16r4": ("one `--processes 16 --rounds 4 --min-secs 0.5` run a label (the amendment)",
+              "each label one `--processes 16 --rounds 4 --min-secs 0.5` file, then the label's two p8r4 files: "
+              "16 workers, 4 rounds (the first a warm-up) of a sixteenth of 0.5 s a specialization"),
     "p16r4x2": ("two `--processes 16 --rounds 4 --min-secs 0.5` runs a label",
                 "each label two `--processes 16 --rounds 4 --min-secs 0.5` files back to back: 16 workers each, 4 "
                 "rounds (the first a warm-up) of a sixteenth of 0.5 s a specialization"),
@@ -61,7 +65,6 @@ def main() -> None:
     ap.add_argument("--sizes", default=",".join(SIZES))
     ap.add_argument("--suite", type=Path, default=HERE / "eval_suite12.py")
     args = ap.parse_args()
-    evaluate5.PROCESSES = 2  # a label's files
     cache: dict[Path, list[Results]] = {}
     print("# The twelfth evaluation: one run a side against two, at equal measurement budget\n")
     with tempfile.TemporaryDirectory() as tmp:
@@ -72,10 +75,14 @@ def main() -> None:
             if not sizes:
                 print(f"(no sizes of {args.sizes} in {data})\n")
                 continue
+            # a label's files: two, or one where the amendment's protocol wrote one (the first design is then
+            # the second's, and the method before the file-level term is today's on one file a side)
+            evaluate5.PROCESSES = 1 if folder == "p16r4" else 2
+            extra = {} if folder == "p16r4" else {
+                f"{BEFORE} (files' workers pooled), 2 files a side":
+                lambda ps, t=before: old_method(ps, t, relabel=False)}
             evaluate5.main(["--data", str(data), "--sizes", ",".join(sizes)], title=title, protocol=protocol,
-                           suite_path=args.suite, new=lambda ps, _c: whole_files(ps, cache),
-                           extra={f"{BEFORE} (files' workers pooled), 2 files a side":
-                                  lambda ps, t=before: old_method(ps, t, relabel=False)})
+                           suite_path=args.suite, new=lambda ps, _c: whole_files(ps, cache), extra=extra)
             print()
 
 

@@ -7,13 +7,15 @@
 # (ignored by git: name it in the device tool's carry, beside .whl and .eval_commit), then RESUME_FROM=e12-resume/e12
 # on the next call, which copies them into $OUT before it collects. Everything is packed into $OUT/e12-SIZE.tgz. As
 # h200_eval11.sh: the bytecode cache on (h200_prelude.sh).
+# FIRST=1 (the plan's amendment): one p16r4 file a label (p16r4/SIZE/LABEL-p1.json), then the two p8r4 files.
 set -u
 O=$OUT/e12 S=tests/benchmarks/verdicts/eval_suite12.py
 . tests/benchmarks/verdicts/h200_prelude.sh
-mkdir -p $O/p16r4x2 $O/p8r4x2
+P16=p16r4x2; [ "${FIRST:-2}" = 1 ] && P16=p16r4
+mkdir -p $O/$P16 $O/p8r4x2
 if [ -n "${RESUME_FROM:-}" ] && [ -d "$RESUME_FROM" ]; then cp -r "$RESUME_FROM"/. $O/; fi
-timeout ${BUDGET:-540} python3 tests/benchmarks/verdicts/collect.py --suite $S --sizes $SIZES --out $O/p16r4x2 \
-  --resume --processes 2 --aa ${AA:-7} --planted ${PLANTED:-3} \
+timeout ${BUDGET:-540} python3 tests/benchmarks/verdicts/collect.py --suite $S --sizes $SIZES --out $O/$P16 \
+  --resume --processes 2 --first-processes ${FIRST:-2} --aa ${AA:-7} --planted ${PLANTED:-3} \
   --plant-fractions 0.01,0.02,0.05,0.01,0.02,0.05,0.01,0.02,0.05 --plant-step 8 \
   --suite-args=--processes=16,--rounds=4,--min-secs=0.5 \
   --alt-out $O/p8r4x2 --alt-suite-args=--processes=8,--rounds=4,--min-secs=0.25 2>&1 | tail -40
