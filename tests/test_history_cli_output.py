@@ -197,6 +197,29 @@ def test_last_and_since_bound_series_plot_and_report(db: Path, tmp_path: Path) -
     assert run("series", "type: t0", "--last", "0", "--db", str(db))[0] == 2
 
 
+def test_plot_draws_the_window_report_draws_unless_told_the_whole_history(db: Path, tmp_path: Path) -> None:
+    """`plot`'s default `--last` is `report`'s window (a chart of a 100,000-run branch grows with the
+    store); `--last 0` is the whole history. The store's branch is shorter than the window, so the
+    default, `--last 0` and a window of its length draw the same chart, and a shorter window another."""
+    import typer.main
+
+    from primbench.cli.history import WINDOW
+
+    history = typer.main.get_command(app).commands["history"]  # type: ignore[attr-defined]
+    for command in ("plot", "report"):
+        last = next(p for p in history.commands[command].params if p.name == "last")
+        assert last.default == WINDOW
+    drawn = {}
+    for label, extra in (("default", []), ("all", ["--last", "0"]), ("30", ["--last", "30"]), ("10", ["--last", "10"])):
+        out = tmp_path / f"{label}.png"
+        code, _, err = run("plot", "type: t0", "-a", "copy", "--gpu", hd.H200_A["uuid"], *extra, "--db", str(db),
+                           "-o", str(out))
+        assert code == 0, err
+        drawn[label] = out.read_bytes()
+    assert drawn["default"] == drawn["all"] == drawn["30"]
+    assert drawn["10"] != drawn["default"]
+
+
 def test_the_report_opens_with_what_needs_attention_linked_to_charts_interesting_first(db: Path,
                                                                                        tmp_path: Path) -> None:
     from primbench.history.report import write_report

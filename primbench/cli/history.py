@@ -187,9 +187,9 @@ def _metric_title(df: Any, metric: str | None) -> str:
 
 LIMIT_HELP = "Rows of a terminal table (default 50; piped output shows all unless given); 0: all."
 LAST_HELP = "Only the newest N commits of the branch."
-#: The newest commits `regressions` and `report` analyse unless told otherwise (``--window`` /
+#: The newest commits `regressions`, `report` and `plot` analyse unless told otherwise (``--window`` /
 #: ``--last``; 0: the whole history): about six weeks of a branch with a commit an hour. What it
-#: buys: both commands read, search and draw a bounded number of commits per series whatever the
+#: buys: the commands read, search and draw a bounded number of commits per series whatever the
 #: store's size (100,000 runs: tests/benchmarks/history_scale/README.md); what it costs: a shift
 #: older than that is not found, and the first shift inside it is measured against the window's
 #: start, not the older history.
@@ -535,7 +535,7 @@ def plot(
     gpu: str | None = typer.Option(None, "--gpu", help=GPU_HELP),
     metric: str | None = typer.Option(None, "--metric", "-m", help=METRIC_HELP),
     config: str | None = typer.Option(None, "--config", metavar="KEY", help=CONFIG_HELP),
-    last: int | None = typer.Option(None, "--last", min=1, help=LAST_HELP),
+    last: int = typer.Option(WINDOW, "--last", min=0, help=REPORT_LAST_HELP),
     since: str | None = typer.Option(None, "--since", help=SINCE_HELP),
 ) -> None:
     """Trend charts (PNG): runs, per-commit medians, noise, change points. One chart per
@@ -543,7 +543,7 @@ def plot(
     chart is written beside the first, its config in the file name); one line per GPU."""
     sel = _selector(branch=branch, name=name, algorithm=algorithm, gpu=gpu, config=config, since=since)
     with _progress("drawing charts") as progress:
-        written = _call(_commands().plot, db, sel, out=out, metric=metric, last=last, progress=progress)
+        written = _call(_commands().plot, db, sel, out=out, metric=metric, last=last or None, progress=progress)
     for p in written:
         typer.echo(f"Wrote {term_clean(p)}")
 
