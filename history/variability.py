@@ -116,9 +116,7 @@ def clock_response(times: Sequence[float], clocks: Sequence[float | None]) -> tu
     logs = [c for _, c in pairs]
     if max(logs) - min(logs) < MIN_CLOCK_RANGE:
         return None
-    y, x = np.diff(np.array(pairs, dtype=float), axis=0).T
-    if not float(x @ x) > 0:
-        return None
+    y, x = np.diff(np.array(pairs, dtype=float), axis=0).T  # x is not all 0: the clocks spread (above)
     w = np.ones_like(y)
     beta = 0.0
     for _ in range(HUBER_ITERATIONS):  # IRLS
