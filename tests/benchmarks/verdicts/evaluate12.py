@@ -35,16 +35,17 @@ DATA = HERE / "h200" / "data12"
 SIZES = ("4MiB", "1MiB", "64MiB", "64KiB")
 #: The method before `compare.core._between_files`.
 BEFORE = "55964e4"
+#: Each protocol's folder: its title, what a label holds, and its files a label.
 PROTOCOLS = {
     "p16r4": ("one `--processes 16 --rounds 4 --min-secs 0.5` run a label (the amendment)",
               "each label one `--processes 16 --rounds 4 --min-secs 0.5` file, then the label's two p8r4 files: "
-              "16 workers, 4 rounds (the first a warm-up) of a sixteenth of 0.5 s a specialization"),
+              "16 workers, 4 rounds (the first a warm-up) of a sixteenth of 0.5 s a specialization", 1),
     "p16r4x2": ("two `--processes 16 --rounds 4 --min-secs 0.5` runs a label",
                 "each label two `--processes 16 --rounds 4 --min-secs 0.5` files back to back: 16 workers each, 4 "
-                "rounds (the first a warm-up) of a sixteenth of 0.5 s a specialization"),
+                "rounds (the first a warm-up) of a sixteenth of 0.5 s a specialization", 2),
     "p8r4x2": ("two `--processes 8 --rounds 4 --min-secs 0.25` runs a label (together one p16r4's budget)",
                "each label two `--processes 8 --rounds 4 --min-secs 0.25` files back to back, right after the "
-               "label's p16r4 files: 8 workers each, 4 rounds of an eighth of 0.25 s a specialization"),
+               "label's p16r4 files: 8 workers each, 4 rounds of an eighth of 0.25 s a specialization", 2),
 }
 
 
@@ -69,16 +70,16 @@ def main() -> None:
     print("# The twelfth evaluation: one run a side against two, at equal measurement budget\n")
     with tempfile.TemporaryDirectory() as tmp:
         before = old_tree(Path(tmp), BEFORE)
-        for folder, (title, protocol) in PROTOCOLS.items():
+        for folder, (title, protocol, files) in PROTOCOLS.items():
             data = args.data / folder
             sizes = [s for s in args.sizes.split(",") if (data / s).is_dir()]
             if not sizes:
                 print(f"(no sizes of {args.sizes} in {data})\n")
                 continue
-            # a label's files: two, or one where the amendment's protocol wrote one (the first design is then
-            # the second's, and the method before the file-level term is today's on one file a side)
-            evaluate5.PROCESSES = 1 if folder == "p16r4" else 2
-            extra = {} if folder == "p16r4" else {
+            # one file a label (the amendment's p16r4): the two designs are one, and the method before the
+            # file-level term is today's on one file a side
+            evaluate5.PROCESSES = files
+            extra = {} if files == 1 else {
                 f"{BEFORE} (files' workers pooled), 2 files a side":
                 lambda ps, t=before: old_method(ps, t, relabel=False)}
             evaluate5.main(["--data", str(data), "--sizes", ",".join(sizes)], title=title, protocol=protocol,
