@@ -60,6 +60,20 @@ def whole_files(pairs: list[tuple[list[Path], list[Path]]], cache: dict[Path, li
     return out
 
 
+#: The plan's minimum a size, written before any data: A/A labels, planted labels.
+MIN_AA, MIN_PLANTED = 5, 2
+
+
+def planted_runs(d: Path) -> int:
+    """How many planted labels the size has whole (every file of the label there)."""
+    return sum(1 for k in range(1, 4) if all(f.exists() for f in evaluate5.run_files(d, f"planted-{k}")))
+
+
+def enough(d: Path) -> bool:
+    """Whether the size has the plan's minimum of labels (a call's budget may have cut it short)."""
+    return evaluate5.aa_runs(d) >= MIN_AA and planted_runs(d) >= MIN_PLANTED
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DATA)
@@ -72,7 +86,12 @@ def main() -> None:
         before = old_tree(Path(tmp), BEFORE)
         for folder, (title, protocol, files) in PROTOCOLS.items():
             data = args.data / folder
+            evaluate5.PROCESSES = files
             sizes = [s for s in args.sizes.split(",") if (data / s).is_dir()]
+            for s in [s for s in sizes if not enough(data / s)]:
+                print(f"({folder} {s}: {evaluate5.aa_runs(data / s)} A/A and {planted_runs(data / s)} planted labels, "
+                      f"under the plan's minimum of {MIN_AA} and {MIN_PLANTED}: not evaluated)\n")
+                sizes.remove(s)
             if not sizes:
                 print(f"(no sizes of {args.sizes} in {data})\n")
                 continue

@@ -103,8 +103,9 @@ def main(argv: list[str] | None = None, title: str = "a run of 4 processes a sid
         for size in args.sizes.split(","):
             d = args.data / size
             aa = [run_files(d, f"aa-{k}") for k in range(1, aa_runs(d) + 1)]
-            planted = [run_files(d, f"planted-{k}") for k in range(1, 4)]
-            plants = [json.loads((d / f"plant-{k}.json").read_text()) for k in range(1, 4)]
+            n_planted = sum(1 for k in range(1, 4) if all(f.exists() for f in run_files(d, f"planted-{k}")))
+            planted = [run_files(d, f"planted-{k}") for k in range(1, n_planted + 1)]
+            plants = [json.loads((d / f"plant-{k}.json").read_text()) for k in range(1, n_planted + 1)]
             aa_pairs = [(a, b) for a, b in itertools.permutations(aa, 2)]
             pl_pairs = [(a, p) for p in planted for a in aa] + [(p, a) for p in planted for a in aa]
             cache: dict[Path, object] = {}
