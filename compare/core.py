@@ -1261,6 +1261,11 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
                     suite_shift_limit=float(suite_shift_limit), standard_error_scale=float(judgement.widen),
                     metric=metric, max_detectable=float(max_detectable), round_correlation=float(judgement.rho))
     warnings = _warnings(base, head, comparability, judgement, tested, max_detectable)
+    if tested[0] and not run_to_run_cv and (lone := _one_run_of_workers(base, head)):
+        warnings.append(f"{lone} one run of several worker processes, judged by its workers' spread, which a state "
+                        "every worker of the run shares does not show (4 MiB, H100: 9 of 20 identical pairs of one run "
+                        "failed; 0 of 20 with two runs a side at the same budget, tests/benchmarks/verdicts/); two "
+                        "runs a side (BASE1 BASE2 -- HEAD1 HEAD2, or a directory of both) or history measure it")
     warnings += gpu_shifts
     return Comparison(
         rows=tuple(ordered),
@@ -1366,6 +1371,14 @@ def _check_parameters(threshold: float, alpha: float, suite_shift_limit: float, 
         raise UsageError(f"--max-detectable must be a fraction above 0 (0.05 = 5 %), got {max_detectable}")
     if metric is not None and metric not in CHOICES:
         raise UsageError(f"--metric must be one of {', '.join(CHOICES)}, got {metric!r}")
+
+
+def _one_run_of_workers(base: Sequence[Results], head: Sequence[Results]) -> str:
+    """Which sides ("base is", "head is", "each side is") are one ``--processes`` file of two or more
+    workers (`load_side` splits a file into its workers, who share its `source`); "" where none is."""
+    lone = [name for name, side in (("base", base), ("head", head))
+            if len(side) >= 2 and len({r.source for r in side}) == 1]
+    return "each side is" if len(lone) == 2 else f"{lone[0]} is" if lone else ""
 
 
 def _warnings(base: Sequence[Results], head: Sequence[Results], comparability: Comparability,

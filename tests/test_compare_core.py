@@ -883,3 +883,27 @@ def test_a_history_that_claims_less_spread_than_the_runs_own_workers_does_not_na
     wide = {("copy", f"k: {i:02d}"): (0.01, 30.0) for i in range(10)}
     widened = {r.name: r.standard_error or 0.0 for r in compare_runs(b, h, run_to_run_cv=wide).rows}
     assert all(widened[k] > 2 * plain[k] for k in plain)
+
+
+def test_one_run_of_workers_a_side_says_what_its_spread_cannot_show() -> None:
+    """A side that is one --processes file is judged by its workers' spread, which a state the whole run
+    shares does not show: compare says so, naming the side, and what measures it. Two files a side, or
+    history's run-to-run variability, measure it: no such warning."""
+    rng = np.random.default_rng(31)
+    base = np.log(rng.uniform(0.01, 0.1, 6))
+    zero = np.zeros(6)
+
+    def said(c: Any) -> list[str]:
+        return [w for w in c.warnings if "one run of several worker processes" in w]
+
+    one = said(compare_runs(_a_run_in_its_state(rng, base, zero, "b.json"),
+                            _a_run_in_its_state(rng, base, zero, "h.json")))
+    assert len(one) == 1 and one[0].startswith("each side is one run") and "BASE1 BASE2 -- HEAD1 HEAD2" in one[0]
+    two_base = [r for f in ("b1.json", "b2.json") for r in _a_run_in_its_state(rng, base, zero, f)]
+    mixed = said(compare_runs(two_base, _a_run_in_its_state(rng, base, zero, "h.json")))
+    assert len(mixed) == 1 and mixed[0].startswith("head is one run")
+    two_head = [r for f in ("h1.json", "h2.json") for r in _a_run_in_its_state(rng, base, zero, f)]
+    assert said(compare_runs(two_base, two_head)) == []
+    history = {("copy", f"k: {i:02d}"): (0.005, 30.0) for i in range(6)}
+    assert said(compare_runs(_a_run_in_its_state(rng, base, zero, "b.json"),
+                             _a_run_in_its_state(rng, base, zero, "h.json"), run_to_run_cv=history)) == []
