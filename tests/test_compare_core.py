@@ -809,6 +809,12 @@ def test_sides_in_different_clock_regimes_carry_the_kernels_unequal_answer_to_th
 
 def _a_run_in_its_state(rng: np.random.Generator, base: np.ndarray, state_sd: np.ndarray, source: str,
                         workers: int = 8) -> list[Results]:
+    """`_a_run_document` read as compare reads a file: split into its workers."""
+    return results_from_dict(_a_run_document(rng, base, state_sd, workers), source).per_process()
+
+
+def _a_run_document(rng: np.random.Generator, base: np.ndarray, state_sd: np.ndarray,
+                    workers: int = 8) -> dict[str, Any]:
     """One ``--processes`` file of `workers` workers at 4 MiB, split into its workers: each kernel's
     time per call carries a state the whole run draws once (normal, SD `state_sd` a kernel, as the
     eleventh evaluation's Triton kernel sat 1 % apart in some runs), each worker 0.3 % of its own and
@@ -827,8 +833,8 @@ def _a_run_in_its_state(rng: np.random.Generator, base: np.ndarray, state_sd: np
         rec = spec(f"k: {i:02d}", 1e9 / float(np.exp(b)), round_cv=None, time_ms=float(np.exp(b)))
         rec["rounds"] = own
         specs.append(rec)
-    doc = document(specs, version="4.9.0", settings={"size": 4 << 20, "processes": workers})
-    return results_from_dict(doc, source).per_process()
+    doc: dict[str, Any] = document(specs, version="4.9.0", settings={"size": 4 << 20, "processes": workers})
+    return doc
 
 
 def test_two_processes_files_a_side_are_judged_by_their_files_not_only_their_workers() -> None:
@@ -907,3 +913,25 @@ def test_one_run_of_workers_a_side_says_what_its_spread_cannot_show() -> None:
     history = {("copy", f"k: {i:02d}"): (0.005, 30.0) for i in range(6)}
     assert said(compare_runs(_a_run_in_its_state(rng, base, zero, "b.json"),
                              _a_run_in_its_state(rng, base, zero, "h.json"), run_to_run_cv=history)) == []
+
+
+def test_a_directory_of_two_runs_a_side_is_judged_as_the_two_files_given_apart(tmp_path: Path) -> None:
+    """`compare base/ head/` where each folder holds two --processes runs of one program (the CI recipe's
+    two runs a side) reads each file as a run of its own, as ``B1 B2 -- H1 H2`` does: the same verdicts,
+    standard errors and detectable changes, and no warning that a side is one run."""
+    rng = np.random.default_rng(37)
+    base = np.log(rng.uniform(0.01, 0.1, 8))
+    state = np.array([0.01] * 2 + [0.0] * 6)
+    paths: dict[str, list[Path]] = {}
+    for side in ("base", "head"):
+        (tmp_path / side).mkdir()
+        for k in (1, 2):
+            f = tmp_path / side / f"bench-{k}.json"
+            f.write_text(json.dumps(_a_run_document(rng, base, state)))
+            paths.setdefault(side, []).append(f)
+    by_dir = compare_runs(load_side(tmp_path / "base"), load_side(tmp_path / "head"))
+    apart = compare_runs([r for f in paths["base"] for r in load_side(f)],
+                         [r for f in paths["head"] for r in load_side(f)])
+    assert [(r.name, r.verdict, r.standard_error, r.min_detectable_change) for r in by_dir.rows] == \
+        [(r.name, r.verdict, r.standard_error, r.min_detectable_change) for r in apart.rows]
+    assert not [w for w in by_dir.warnings if "one run of several worker processes" in w]
