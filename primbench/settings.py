@@ -289,7 +289,9 @@ _HELP = {
     "process as a run. 4 workers: a detectable change of about 2 % at 1-4 MiB; 8: about 0.8-1.9 %; 16: about "
     "0.5-0.8 % (0.3 % at 64 MiB; about 1.3 % where the sides ran at SM clocks 0.7 % apart), for about "
     "2.4-2.9 s a specialization of an 8-kernel suite "
-    "(tests/benchmarks/verdicts/). One results.json; each round names its process",
+    "(tests/benchmarks/verdicts/). A state every worker of one run shares does not show in their spread: at 4 MiB "
+    "one --processes 16 run a side failed 9 of 20 identical pairs, two --processes 8 runs a side 0 of 20 "
+    "(compare base/ head/ with both files). One results.json; each round names its process",
     "axis": "Replace the values of a benchmark's axis, repeatable: NAME=VALUE, NAME=[V1,V2,...], "
     "NAME=[START:STOP:+STEP] (linear) or NAME=[START:STOP:*FACTOR] (geometric; a bare third part multiplies too), "
     "STOP included; numbers may be 2^N; size takes KiB, MiB, GiB (e.g. size=[2^16:2^28:4]). See docs/axes.md",
