@@ -14,10 +14,15 @@ O=$OUT/e12 S=tests/benchmarks/verdicts/eval_suite12.py
 P16=p16r4x2; [ "${FIRST:-2}" = 1 ] && P16=p16r4
 mkdir -p $O/$P16 $O/p8r4x2
 if [ -n "${RESUME_FROM:-}" ] && [ -d "$RESUME_FROM" ]; then cp -r "$RESUME_FROM"/. $O/; fi
-timeout ${BUDGET:-540} python3 tests/benchmarks/verdicts/collect.py --suite $S --sizes $SIZES --out $O/$P16 \
-  --resume --processes 2 --first-processes ${FIRST:-2} --aa ${AA:-7} --planted ${PLANTED:-3} \
-  --plant-fractions 0.01,0.02,0.05,0.01,0.02,0.05,0.01,0.02,0.05 --plant-step 8 \
-  --suite-args=--processes=16,--rounds=4,--min-secs=0.5 \
-  --alt-out $O/p8r4x2 --alt-suite-args=--processes=8,--rounds=4,--min-secs=0.25 2>&1 | tail -40
+# ONLY=p8r4x2 (the plan's second amendment): the two p8r4 files a label alone, no p16r4 file.
+if [ "${ONLY:-}" = p8r4x2 ]; then
+  PROTOCOLS=(--out $O/p8r4x2 --first-processes 2 --suite-args=--processes=8,--rounds=4,--min-secs=0.25)
+else
+  PROTOCOLS=(--out $O/$P16 --first-processes ${FIRST:-2} --suite-args=--processes=16,--rounds=4,--min-secs=0.5
+             --alt-out $O/p8r4x2 --alt-suite-args=--processes=8,--rounds=4,--min-secs=0.25)
+fi
+timeout ${BUDGET:-540} python3 tests/benchmarks/verdicts/collect.py --suite $S --sizes $SIZES "${PROTOCOLS[@]}" \
+  --resume --processes 2 --aa ${AA:-7} --planted ${PLANTED:-3} \
+  --plant-fractions 0.01,0.02,0.05,0.01,0.02,0.05,0.01,0.02,0.05 --plant-step 8 2>&1 | tail -40
 pkill -f "$(basename $S) --size"; sleep 2
 cd $OUT && tar czf e12-$SIZES.tgz e12 && rm -rf e12 && ls -la
