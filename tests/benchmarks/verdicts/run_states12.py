@@ -39,6 +39,17 @@ def worker_means(path: Path) -> tuple[dict[str, list[float]], float]:
     return out, st.fmean(clocks)
 
 
+def kernel_spreads(runs: list[dict[str, list[float]]]) -> dict[str, tuple[float, float]]:
+    """Each kernel's SD of the runs' means (a run's: the mean of its workers') and the SD a run's mean would have
+    if runs differed only as their workers do (the workers' SD about their run's mean over the root of their
+    count, averaged over the runs), in ln units."""
+    out = {}
+    for k in sorted(runs[0]):
+        means = [st.fmean(w[k]) for w in runs]
+        out[k] = (st.stdev(means), st.fmean(st.stdev(w[k]) / math.sqrt(len(w[k])) for w in runs))
+    return out
+
+
 def main() -> None:
     for size in sys.argv[1:] or ["4MiB", "1MiB"]:
         for design, files in (("p16r4", ["p1"]), ("p8r4x2", ["p1", "p2"])):
@@ -51,10 +62,9 @@ def main() -> None:
             print("run mean SM clock (MHz): " + ", ".join(f"{c:.1f}" for _, c in runs.values()))
             print(f"{'kernel':34} {'SD of run means':>16} {'workers predict':>16} {'ratio':>6} {'run state SD':>13}"
                   + ("  within label / across labels" if len(files) == 2 else ""))
+            spreads = kernel_spreads([w for w, _ in runs.values()])
             for k in kernels:
-                means = [st.fmean(w[k]) for w, _ in runs.values()]
-                predicted = st.fmean(st.stdev(w[k]) / math.sqrt(len(w[k])) for w, _ in runs.values())
-                sd = st.stdev(means)
+                sd, predicted = spreads[k]
                 state = math.sqrt(max(sd * sd - predicted * predicted, 0.0))
                 extra = ""
                 if len(files) == 2:
