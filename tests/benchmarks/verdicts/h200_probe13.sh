@@ -5,9 +5,9 @@
 # more. Each run's start and end, its exit and the GPU's compute processes then go to timeline.txt.
 # Probe data, not an evaluation: nothing here is read by evaluate*.py; probe13.py reads it.
 set -u
-SIZES=${SIZES:-4MiB} O=$OUT/probe13 S=tests/benchmarks/verdicts/eval_suite12.py
+SIZES=${SIZES:-4MiB} O=$OUT/probe13 S=${SUITE:-tests/benchmarks/verdicts/eval_suite12.py}
 . tests/benchmarks/verdicts/h200_prelude.sh
-apps() { nvidia-smi --query-compute-apps=pid --format=csv,noheader 2>/dev/null | grep -c . ; }
+apps() { nvidia-smi --query-compute-apps=pid --format=csv,noheader 2>/dev/null | grep -cE '^ *[0-9]+' ; }
 run() {  # CONDITION K
   local f=$O/$1/run-$2
   echo "$1 $2 start $(date +%s.%N) apps $(apps)" >> $O/timeline.txt
