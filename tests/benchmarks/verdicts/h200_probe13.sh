@@ -1,8 +1,9 @@
 # The thirteenth probe (probe13-plan.md): is the state a whole `--processes` run shares drawn at its start by what
 # the run before left on the GPU? eval_suite12.py at ${SIZES:-4MiB}, `--processes 8 --rounds 4 --min-secs 0.25`
-# (one p8r4 run, as data12), PAIRS pairs (default 8) alternating: A, right after the run before it (as every
+# (one p8r4 run, as data12), PAIRS pairs (default 7) alternating: A, right after the run before it (as every
 # collection so far ran them), then B, once the GPU lists no compute process (at most 15 s of looking) and 5 s
-# more. Each run's start and end, its exit and the GPU's compute processes then go to timeline.txt.
+# more. Each run's start and end, its exit and the GPU's compute processes then go to timeline.txt. Then C:
+# PARENTS (default 4) processes that each run the suite twice (same_parent.py), right after the run before.
 # Probe data, not an evaluation: nothing here is read by evaluate*.py; probe13.py reads it.
 set -u
 SIZES=${SIZES:-4MiB} O=$OUT/probe13 S=${SUITE:-tests/benchmarks/verdicts/eval_suite12.py}
@@ -15,8 +16,8 @@ run() {  # CONDITION K
   echo "$1 $2 exit $? end $(date +%s.%N) apps $(apps)" >> $O/timeline.txt
 }
 mkdir -p $O/A $O/B
-end=$((SECONDS + ${BUDGET:-480}))
-for k in $(seq 1 ${PAIRS:-8}); do
+end=$((SECONDS + ${BUDGET:-540}))
+for k in $(seq 1 ${PAIRS:-7}); do
   [ $SECONDS -lt $((end - 45)) ] || { echo "budget: stopped before pair $k" >> $O/timeline.txt; break; }
   run A $k
   looks=0
@@ -25,4 +26,14 @@ for k in $(seq 1 ${PAIRS:-8}); do
   sleep 5
   run B $k
 done
-cat $O/timeline.txt; ls -la $O/A $O/B | head -40
+# C: PARENTS parents (default 4), each one process that runs the suite twice (same_parent.py), right after the
+# run before, as A: is the state drawn by the parent (its two runs alike) or by each run's workers?
+mkdir -p $O/C
+for j in $(seq 1 ${PARENTS:-4}); do
+  [ $SECONDS -lt $((end - 40)) ] || { echo "budget: stopped before parent $j" >> $O/timeline.txt; break; }
+  echo "C $j start $(date +%s.%N) apps $(apps)" >> $O/timeline.txt
+  timeout 150 python3 tests/benchmarks/verdicts/same_parent.py $S $O/C/p$j-r1.json,$O/C/p$j-r2.json \
+    --size $SIZES --processes 8 --rounds 4 --min-secs 0.25 > $O/C/p$j.log 2>&1
+  echo "C $j exit $? end $(date +%s.%N) apps $(apps)" >> $O/timeline.txt
+done
+cat $O/timeline.txt; ls -la $O/A $O/B $O/C | head -60

@@ -10,6 +10,7 @@ each condition and kernel: the SD of the runs' means, what the workers predict, 
 mean over them of (SD of run means)^2 - (workers' prediction)^2, in A less in B; its p-value is exact, over
 every split of the runs into two groups of the conditions' sizes (one-sided: A more). `--dry A_GLOB B_GLOB`
 reads other files as the two conditions (the checks of the script on data12, where both are back to back).
+Then condition C, runs in pairs from one parent (`parents`).
 """
 
 from __future__ import annotations
@@ -83,6 +84,51 @@ def main() -> None:
     print(f"A less B: {observed * 1e4:.4f} %^2; exact one-sided p over {total} splits: {at_least / total:.4f}")
     verdict = "supported" if at_least / total < 0.05 and ex_b < ex_a / 2 else "not supported"
     print(f"the plan's rule (p < 0.05 and B's pooled run-state variance under half of A's): {verdict}")
+    parents(args.folder / "C")
+
+
+def pairings(items: list[int]) -> list[list[tuple[int, int]]]:
+    """Every way to split `items` (an even count) into pairs."""
+    if not items:
+        return [[]]
+    first, rest = items[0], items[1:]
+    return [[(first, other), *more] for i, other in enumerate(rest) for more in pairings(rest[:i] + rest[i + 1:])]
+
+
+def parents(folder: Path) -> None:
+    """Condition C: runs in pairs from one parent process (`same_parent.py`, ``pJ-r1.json``, ``pJ-r2.json``).
+    The statistic: the mean over `STATE_KERNELS` of the squared difference of a pair's run means, over the
+    parents' pairs; its exact p is the share of all pairings of the runs into pairs whose statistic is as small or
+    smaller (one-sided: a parent's two runs alike). Beside it, the same over every pair of runs of different
+    parents."""
+    pairs = [(folder / f"p{j}-r1.json", folder / f"p{j}-r2.json") for j in range(1, 100)
+             if (folder / f"p{j}-r1.json").exists() and (folder / f"p{j}-r2.json").exists()]
+    if len(pairs) < 2:
+        print(f"\nC: {len(pairs)} parents with both runs in {folder}: nothing to read")
+        return
+    runs = [worker_means(f)[0] for pair in pairs for f in pair]
+    means = np.array([[st.fmean(r[k]) for k in STATE_KERNELS] for r in runs])
+
+    def within(pairing: list[tuple[int, int]]) -> float:
+        return float(np.mean([np.mean((means[a] - means[b]) ** 2) for a, b in pairing]))
+
+    own = [(2 * j, 2 * j + 1) for j in range(len(pairs))]
+    observed = within(own)
+    every = pairings(list(range(len(runs))))
+    p = sum(within(q) <= observed + 1e-18 for q in every) / len(every)
+    across = float(np.mean([np.mean((means[a] - means[b]) ** 2) for a in range(len(runs))
+                            for b in range(a + 1, len(runs)) if a // 2 != b // 2]))
+    print(f"\n## C: {len(pairs)} parents, each two runs (same_parent.py)")
+    for j, (a, b) in enumerate(own):
+        diffs = ", ".join(f"{k.split('.', 1)[1]} {(means[b, i] - means[a, i]) * 100:+.2f} %"
+                          for i, k in enumerate(STATE_KERNELS))
+        print(f"parent {j + 1}: second run less first: {diffs}")
+    print(f"mean squared difference over {len(STATE_KERNELS)} kernels, in %^2: a parent's two runs "
+          f"{observed * 1e4:.4f}, runs of different parents {across * 1e4:.4f}; "
+          f"exact one-sided p over {len(every)} pairings: {p:.4f}")
+    verdict = "supported" if p < 0.05 and observed < across / 2 else "not supported"
+    print(f"the plan's rule for C (p < 0.05 and a parent's two runs under half the difference of runs of different "
+          f"parents): the state drawn by the parent {verdict}")
 
 
 if __name__ == "__main__":
