@@ -545,10 +545,13 @@ class Executor:
 
         said: set[int] = set()  # the workers reported finished (at the end of their turn, or when they ended)
 
+        def at() -> str:  # when, since the program's executor started: where a run's wall time goes
+            return f"at {time.perf_counter() - self._started:.1f} s"
+
         def finished(w: workers.Worker) -> None:
             if id(w) not in said:
                 said.add(id(w))
-                reporter.note(f"{w.label}: finished")
+                reporter.note(f"{w.label}: finished {at()}")
 
         def ended(w: workers.Worker) -> None:
             if w.error is not None:
@@ -567,7 +570,7 @@ class Executor:
                     if w.error is None:
                         finished(w)
                 if given is not None:
-                    reporter.note(f"{given.label}: measuring ({turns.given} of {settings.processes})")
+                    reporter.note(f"{given.label}: measuring ({turns.given} of {settings.processes}) {at()}")
 
             interrupted = workers.watch(started, limit, ended, lambda w: reporter.note(
                 f"{w.label}: {w.finished}/{len(selected)} specializations finished"), poll,

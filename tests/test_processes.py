@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -87,7 +88,9 @@ def test_a_worker_batch_floor_fits_a_round_window_into_its_share() -> None:
 
 
 def test_three_processes_write_one_document_whose_rounds_name_their_process(tmp_path: Path) -> None:
+    began = time.perf_counter()
     done, doc = run(tmp_path, "--processes", "3")
+    done_secs = time.perf_counter() - began
     assert done.returncode == 0, done.stdout + done.stderr
     assert doc is not None and doc["context"]["results_version"] == "4.9.0"
     settings = doc["context"]["settings"]
@@ -109,6 +112,9 @@ def test_three_processes_write_one_document_whose_rounds_name_their_process(tmp_
     out = done.stdout
     assert out.index("process 0: measuring (1 of 3)") < out.index("process 0: finished") \
         < out.index("process 1: measuring (2 of 3)") < out.index("process 2: measuring (3 of 3)")
+    # each turn's start and end say when, since the executor started: where the run's wall time went
+    times = [float(t) for t in re.findall(r"process \d: (?:measuring \(\d of 3\)|finished) at (\d+\.\d) s", out)]
+    assert len(times) == 6 and times == sorted(times) and times[-1] <= done_secs
     parts = load_results(tmp_path / "r.json").per_process()
     assert len(parts) == 3
     for k, part in enumerate(parts):
