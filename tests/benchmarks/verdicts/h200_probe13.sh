@@ -15,6 +15,13 @@ run() {  # CONDITION K
   timeout 120 python3 $S --size $SIZES --processes 8 --rounds 4 --min-secs 0.25 --json-out $f.json > $f.log 2>&1
   echo "$1 $2 exit $? end $(date +%s.%N) apps $(apps)" >> $O/timeline.txt
 }
+# What a run's parent spends before any worker starts (the wall target's fixed part): the program's imports and
+# setup, from `--dry` (lists the specializations, runs nothing), twice (the second with warm caches).
+for k in 1 2; do
+  TIMEFORMAT="dry run $k: %R s wall, %U s user, %S s system"
+  { time python3 $S --size $SIZES --dry > $O/dry-$k.log 2>&1 ; } 2>> $O/dry.txt
+done
+cat $O/dry.txt
 mkdir -p $O/A $O/B
 end=$((SECONDS + ${BUDGET:-540}))
 for k in $(seq 1 ${PAIRS:-7}); do
