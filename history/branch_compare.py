@@ -35,7 +35,7 @@ from primbench.history.errors import HistoryError
 from primbench.history.forkpoint import ForkPoint, given
 from primbench.history.queries import RUN_ORDER, RUN_ORDER_DESC
 from primbench.history.selector import Selector, Where
-from primbench.history.variability import WINDOW, clock_responses, describe, run_to_run_cvs
+from primbench.history.variability import WINDOW, clock_responses, describe, newest_runs, run_to_run_cvs
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -354,8 +354,9 @@ def branch_comparison(db: Any, head: Selector, base: str = "main", *, fork_point
         base_config = {b.run.algorithm: b.run.config_key for b in bases}
         history = history[(history["gpu_key"] == gpu_key)
                           & (history["algorithm"].map(base_config) == history["config_key"])]
-    cvs = run_to_run_cvs(history, window)
-    clocks = clock_responses(history, window)
+    runs = newest_runs(history, window)  # each series' newest runs, split out once for both
+    cvs = run_to_run_cvs(history, window, runs=runs)
+    clocks = clock_responses(history, window, runs=runs)
     if clocks:
         notes.append(f"{len(clocks)} specialization{'s' if len(clocks) != 1 else ''}' answer to the SM clock measured "
                      f"on {base!r}'s runs: a change owed to base and head running at other clocks is taken out")

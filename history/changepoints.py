@@ -121,8 +121,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from primbench.compare.stats import log_variance_moments, trigamma_inverse
-from primbench.history.deps import require
+from primbench.compare.stats import log_variance_moments, scipy_special, trigamma_inverse
+from primbench.errors import MissingDependencyError
 from primbench.history.segmentation import DEFAULT_MAX_BURST, Excursion, Segments, classify, scan, search
 
 Array = npt.NDArray[Any]
@@ -310,6 +310,18 @@ class _Series:
     prior_dof: float = 0.0  # ... and its degrees of freedom (0: this series' noise alone)
     huber: float = 1.0  # E psi**2 / (E psi')**2 of the noise at `_SCAN_HUBER` (`NoiseFit.huber`)
     heavy: bool = False  # the series analysed with it are heavy-tailed (`_HEAVY_POOLED_KURTOSIS`)
+
+
+def _special() -> Any:
+    """The functions of `scipy.special` used here (``ndtr``, ``stdtr``, ``digamma``: scipy's own
+    objects), as compare takes them (`compare.stats.scipy_special`): without the package's
+    ``__init__`` where nothing imported it yet (its array-API layer imports numpy.f2py,
+    numpy.testing and more: some 0.15 s of CPU a history command). No SciPy: the
+    MissingDependencyError that names the ``history`` extra."""
+    try:
+        return scipy_special()
+    except MissingDependencyError:
+        raise MissingDependencyError("scipy", "history", "primbench history") from None
 
 
 def _running_median(y: Array) -> Array:
@@ -523,7 +535,7 @@ MIN_POOLED = 5
 def pool_noise(fits: Sequence[NoiseFit | None]) -> NoisePrior | None:
     """The `NoisePrior` of many series' first fits (`noise_fit`), or None where fewer than
     `MIN_POOLED` have one: what `analyse(..., prior=)` shrinks each series' own noise toward."""
-    special = require("scipy.special")
+    special = _special()
     usable = [f for f in fits if f is not None and f.sigma > 0 and f.dof >= 1]
     if len(usable) < MIN_POOLED:
         return None
@@ -536,7 +548,7 @@ def pool_noise(fits: Sequence[NoiseFit | None]) -> NoisePrior | None:
     mean, excess = log_variance_moments(np.array([f.sigma**2 for f in usable]), d, median=True)
     if excess > 0:
         d0 = min(2 * trigamma_inverse(excess), float(np.sum(d)))
-        s0 = math.exp(mean + float(special.psi(d0 / 2)) - math.log(d0 / 2))
+        s0 = math.exp(mean + float(special.digamma(d0 / 2)) - math.log(d0 / 2))
     else:
         d0, s0 = float(np.sum(d)), math.exp(mean)
     m = np.array([float(f.points) for f in usable])
@@ -579,7 +591,7 @@ def clear_cache() -> None:
 def analyse(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
             min_shift: float = DEFAULT_MIN_SHIFT, max_points: int = DEFAULT_MAX_POINTS,
             uncertainty: Sequence[float] | None = None, prior: NoisePrior | None = None,
-            segments: Segments | None = None) -> Changes:
+            segments: Segments | None = None, prepared: Prepared | None = None) -> Changes:
     """Level shifts, drifts and outlier bursts of a series (ordered oldest first), each oldest first.
 
     `alpha`: the chance a shift-free segment yields a false change point; `min_size`: points
@@ -591,15 +603,19 @@ def analyse(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: 
     analysed with this one (`pool_noise` of their `noise_fit`s), as `analyse_many` uses it.
     `segments`: the first segmentation `noise_fit_and_segments` returned for the same values,
     uncertainty and `min_size` (it depends on nothing else), so that a command that pooled the
-    noise first (`trends.regressions_in`) does not search each series again; the result is the same."""
+    noise first (`trends.regressions_in`) does not search each series again; the result is the same.
+    `prepared`: `prepare` of the same values, uncertainty and `min_size` (in place of `segments`):
+    nor is anything else about the series that no pooling changes computed again; the same result."""
     x = _check(values, alpha, min_size, max_points)
     u = None if uncertainty is None else np.asarray(uncertainty, dtype=float)
+    if prepared is not None:
+        prepared.check(x, min_size)
     digest = hashlib.blake2b(x.tobytes(), digest_size=20)
     digest.update(b"-" if u is None else u.tobytes())
     key = (digest.digest(), float(alpha), int(min_size), float(min_shift), int(max_points), prior)
     found = _CACHE.get(key)
     if found is None:
-        found = _analyse(x, alpha, min_size, min_shift, max_points, u, prior, segments)
+        found = _analyse(x, alpha, min_size, min_shift, max_points, u, prior, segments, prepared)
         _CACHE[key] = found
         if len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)
@@ -612,7 +628,10 @@ def analyse(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: 
 class _Start:
     """A series' first segmentation and the noise about it: what `analyse_many` pools before
     each series' analysis goes on (`_finish`). `first`: the noise about the segmentation's
-    levels alone; `fit`: about them and the short excursions that stand out (`_clean`)."""
+    levels alone; `fit`: about them and the short excursions that stand out (`_clean`).
+    `gated`: what `_clean` found for this series by (min_size, the gate's variance inflation),
+    shared by every `_Start` made from this one (`replace` keeps it): the gate is applied once
+    per inflation, however many poolings ask for it (`analyse_many`, `trends.regressions_in`)."""
 
     s: _Series
     var: Array
@@ -620,12 +639,19 @@ class _Start:
     fit: NoiseFit | None
     uncertainty: Array | None
     first: NoiseFit | None = None
+    gated: dict[tuple[int, float], NoiseFit] = field(default_factory=dict, compare=False, repr=False)
 
 
 def _start(x: Array, min_size: int, uncertainty: Array | None, prior: NoisePrior | None = None,
            segs: Segments | None = None) -> _Start:
     """`x`'s first segmentation (`segs` where an earlier `_start` of the same values found it) and
     its noise, the excursions' gate as `_clean` with `prior`."""
+    return _clean(_first(x, min_size, uncertainty, segs), min_size, prior)
+
+
+def _first(x: Array, min_size: int, uncertainty: Array | None, segs: Segments | None = None) -> _Start:
+    """`_start` before the excursions' gate (`_clean`): what depends on the values, their
+    uncertainty and `min_size` alone, the same for every pooling (`Prepared`)."""
     s = _prepare(x)
     var = _variances(s, uncertainty)
     if len(x) < 2:
@@ -637,7 +663,7 @@ def _start(x: Array, min_size: int, uncertainty: Array | None, prior: NoisePrior
     if s.sigma <= 0:
         return _Start(s, var, segs, None, uncertainty)
     fit = _segment_fit(s.y, segs)
-    return _clean(_Start(s, var, segs, fit, uncertainty, fit), min_size, prior)
+    return _Start(s, var, segs, fit, uncertainty, fit)
 
 
 def _clean(st: _Start, min_size: int, prior: NoisePrior | None) -> _Start:
@@ -647,15 +673,21 @@ def _clean(st: _Start, min_size: int, prior: NoisePrior | None) -> _Start:
     there is one (a regression PELT left uncut makes its own residuals look correlated, which
     inflated the gate's variance and hid it: the noise pooled from such series then looked
     unlike and weak) where the pooled noise looks independent (`_white`), the series' own less
-    half a standard error where not."""
+    half a standard error where not. The gate depends on the prior only through the inflation
+    it gives: each inflation's result is kept in `st.gated`, so that the same series gated again
+    (a second pooling, its analysis) is not searched for excursions again."""
     if _CLEAN_ALPHA <= 0 or st.first is None:
         return st
     pooled = prior is not None and _white(prior)
     inflation = _segment_noise(st.first, prior if pooled else None)[2]
-    edges = _with_excursions(st.s, st.var * inflation, st.segs, min_size)
-    clean = _segment_fit(st.s.y, Segments(edges, st.segs.bursts))
-    # the spread and the autocorrelation about the levels and the excursions
-    return replace(st, fit=st.first if clean is None else clean)
+    fit = st.gated.get((min_size, inflation))
+    if fit is None:
+        edges = _with_excursions(st.s, st.var * inflation, st.segs, min_size)
+        clean = _segment_fit(st.s.y, Segments(edges, st.segs.bursts))
+        # the spread and the autocorrelation about the levels and the excursions
+        fit = st.first if clean is None else clean
+        st.gated[(min_size, inflation)] = fit
+    return replace(st, fit=fit)
 
 
 def _white(prior: NoisePrior) -> bool:
@@ -672,7 +704,7 @@ def _with_excursions(s: _Series, var: Array, segs: Segments, min_size: int) -> l
     levels about which the noise is measured, so that a regression PELT missed does not count
     as noise (which hides it from the tests, and makes alike series look unlike where their
     noise is pooled). A flat series loses an interval to this about `_CLEAN_ALPHA` of the time."""
-    special = require("scipy.special")
+    special = _special()
     lmin = max(min_size, DEFAULT_MAX_BURST + 1)
     weights = 1.0 / var
     cuts = [0, *segs.points, len(s.y)]
@@ -718,10 +750,13 @@ def analyse_many(series: Sequence[Sequence[float]], *, alpha: float = DEFAULT_AL
 
 def _analyse(x: Array, alpha: float, min_size: int, min_shift: float, max_points: int,
              uncertainty: Array | None, prior: NoisePrior | None = None,
-             segments: Segments | None = None) -> Changes:
+             segments: Segments | None = None, prepared: Prepared | None = None) -> Changes:
     """`analyse` of checked values (a `prior` for relative noise only, as `analyse_many`;
-    `segments` its first segmentation where already found)."""
-    start = _start(x, min_size, uncertainty, prior, segments)
+    `segments` its first segmentation where already found; `prepared` all of `_first`)."""
+    if prepared is not None:
+        start = _clean(prepared.start, min_size, prior)
+    else:
+        start = _start(x, min_size, uncertainty, prior, segments)
     return _finish(start, prior if start.s.log else None, alpha, min_size, min_shift, max_points)
 
 
@@ -739,14 +774,57 @@ def noise_fit(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size
 def noise_fit_and_segments(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA,
                            min_size: int = DEFAULT_MIN_SIZE, max_points: int = DEFAULT_MAX_POINTS,
                            uncertainty: Sequence[float] | None = None, prior: NoisePrior | None = None,
-                           segments: Segments | None = None) -> tuple[NoiseFit | None, Segments]:
+                           segments: Segments | None = None,
+                           prepared: Prepared | None = None) -> tuple[NoiseFit | None, Segments]:
     """`noise_fit`, and the first segmentation it took the noise about. `segments`: what an
     earlier call returned for the same values, so that pooling twice (`trends.regressions_in`,
-    which reads its series again rather than keep them) searches each series once."""
+    which reads its series again rather than keep them) searches each series once. `prepared`:
+    `prepare` of the same values, uncertainty and `min_size` (in place of `segments`): the series'
+    logarithm, weights, segmentation and noise about it are not computed again, and the gate of
+    its excursions not applied again where the `prior` leaves it as it was; the same result."""
     x = _check(values, alpha, min_size, max_points)
-    start = _start(x, min_size, None if uncertainty is None else np.asarray(uncertainty, dtype=float), prior,
-                   segments)
+    if prepared is not None:
+        prepared.check(x, min_size)
+        start = _clean(prepared.start, min_size, prior)
+    else:
+        start = _start(x, min_size, None if uncertainty is None else np.asarray(uncertainty, dtype=float), prior,
+                       segments)
     return (start.fit if start.s.log else None), start.segs
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A series made ready once for the passes of a pooled analysis (`prepare`): its first
+    segmentation, the noise about it, and the excursions' gate for each inflation asked so far.
+    `noise_fit_and_segments` and `analyse` take it for the same values, uncertainty and `min_size`
+    (a pooling changes none of it), with the same results as without it."""
+
+    start: _Start
+    min_size: int
+
+    @property
+    def segments(self) -> Segments:
+        """The first segmentation (what `noise_fit_and_segments` returns beside the fit)."""
+        return self.start.segs
+
+    @property
+    def uncertainty(self) -> Array | None:
+        """The uncertainty it was prepared with, as an array (what `analyse` is given with it)."""
+        return self.start.uncertainty
+
+    def check(self, x: Array, min_size: int) -> None:
+        """A `ValueError` where `x` and `min_size` are plainly not those it was prepared for."""
+        if min_size != self.min_size or len(x) != len(self.start.s.x):
+            raise ValueError("prepared for other values or another min_size")
+
+
+def prepare(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, min_size: int = DEFAULT_MIN_SIZE,
+            max_points: int = DEFAULT_MAX_POINTS, uncertainty: Sequence[float] | None = None) -> Prepared:
+    """`values` (and their `uncertainty`) made ready for `noise_fit_and_segments` and `analyse`
+    (their `prepared`): what their analysis computes before any pooled noise counts, computed once."""
+    x = _check(values, alpha, min_size, max_points)
+    return Prepared(_first(x, min_size, None if uncertainty is None else np.asarray(uncertainty, dtype=float)),
+                    int(min_size))
 
 
 def _finish(start: _Start, prior: NoisePrior | None, alpha: float, min_size: int, min_shift: float,
@@ -837,7 +915,7 @@ def _p_values(s: _Series, var: Array, bounds: list[int], min_size: int) -> Array
     the robust test (weighted means of the winsorized points against their own variances,
     Student's t with the noise estimate's degrees of freedom) and the classic pooled-variance
     two-sample t-test, times the number of splits of the span (Bonferroni)."""
-    special = require("scipy.special")
+    special = _special()
     b = np.asarray(bounds)
     lo, mid, hi = b[:-2], b[1:-1], b[2:]
     y = s.y - float(np.median(s.y))
@@ -913,7 +991,7 @@ def _excursions(s: _Series, var: Array, points: list[ChangePoint], alpha: float,
     points and the segments on either side are searched again."""
     if s.sigma <= 0 or s.dof < 1:
         return points
-    special = require("scipy.special")
+    special = _special()
     lmin = max(min_size, DEFAULT_MAX_BURST + 1)
     n = len(s.y)
     cuts = [0, *(cp.index for cp in points), n]
@@ -1139,7 +1217,7 @@ _Fit = tuple[int, int, float, float, float, float, int]  # k0, k1, rss, a, b, un
 
 def _ramp(s: _Series, group: list[ChangePoint], alpha: float, min_shift: float) -> Drift | None:
     """The best ramp over the span of `group`'s segments, if it beats the steps by BIC."""
-    special = require("scipy.special")
+    special = _special()
     start, stop = group[0].segment[0], group[-1].segment[1]
     y = s.w[start:stop]
     n = len(y)

@@ -137,7 +137,7 @@ def regressions(db: Db, selector: Selector, *, metric: str | None = None, alpha:
 
     if window is not None and window < 1:
         raise UsageError(f"--window must be at least 1, got {window}")
-    with _checked(db, selector) as r:
+    with _checked(db, selector) as r, r.pinned(selector, window):  # the window's commits found once
         order = r.commit_order(selector, last=window) if use_git else None
         _warn_of_dates(r.selected_date_flags(selector, last=window), "git" if order is not None else "ingest")
         return r.regressions(selector, metric=metric, alpha=alpha, min_size=min_size, min_shift=min_shift, last=last,

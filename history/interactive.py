@@ -87,11 +87,13 @@ def chart_data(frame: pd.DataFrame, *, metric: str | None, title: str, reference
             if "config_key" in f.columns else f[f["gpu_key"] == gpu_key]
         low: list[float | None] = [None] * len(axis)
         high: list[float | None] = [None] * len(axis)
-        spread = runs.groupby("commit", sort=False)["value"].agg(["size", "min", "max"])  # one pass, not one per commit
-        for c, n, lo, hi in zip(spread.index.tolist(), spread["size"].tolist(), spread["min"].tolist(),
-                                spread["max"].tolist(), strict=True):
-            if c in x_of and n > 1:
-                low[x_of[c]], high[x_of[c]] = _num(lo / scale), _num(hi / scale)
+        if not runs["commit"].is_unique:  # one run a commit (the usual line): no range to draw, no group-by
+            # one pass, not one per commit
+            spread = runs.groupby("commit", sort=False)["value"].agg(["size", "min", "max"])
+            for c, n, lo, hi in zip(spread.index.tolist(), spread["size"].tolist(), spread["min"].tolist(),
+                                    spread["max"].tolist(), strict=True):
+                if c in x_of and n > 1:
+                    low[x_of[c]], high[x_of[c]] = _num(lo / scale), _num(hi / scale)
         color = COLORS[i % len(COLORS)]
         series.append({"label": term_clean(f"{label}: median per commit"), "color": color, "values": median,
                        "low": low, "high": high})

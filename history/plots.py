@@ -158,7 +158,10 @@ def commit_axis(points: pd.DataFrame) -> list[str]:
             first[commit] = when
     order = {c: i for i, c in enumerate(first)}  # first appearance: the tie-break
     keys = [k for k in ("gpu_key", "config_key", "branch") if k in points.columns]
-    groups = [g["commit"].tolist() for _, g in points.groupby(keys, sort=False, dropna=False)] if keys else [commits]
+    if not keys or all(points[k].nunique(dropna=False) == 1 for k in keys):
+        groups = [commits]  # one series (the group-by's one group, its rows in order), found without a group-by
+    else:
+        groups = [g["commit"].tolist() for _, g in points.groupby(keys, sort=False, dropna=False)]
     if len(groups) == 1 and len(first) == len(groups[0]):
         return groups[0]  # one series, each commit once: a chain, whose only topological order is itself
     after: dict[str, list[str]] = {c: [] for c in first}

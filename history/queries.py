@@ -10,6 +10,7 @@ found in `primbench.metrics` and among the store's columns.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from primbench.errors import UsageError
@@ -98,7 +99,7 @@ def names(con: duckdb.DuckDBPyConnection, selector: Selector = Selector()) -> li
 
 def series(con: duckdb.DuckDBPyConnection, selector: Selector = Selector(), *, metric: str | None = None,
            last: int | None = None, newest: int | None = None, names: Sequence[str] | None = None,
-           commits: Sequence[str] | None = None) -> pd.DataFrame:
+           commits: Sequence[str] | None = None, window: Window | None = None) -> pd.DataFrame:
     """The selected specializations across their runs, oldest first (`RUN_ORDER`): one row per (run,
     specialization) that did not fail, the followed metric's value in `value` and its name in
     `metric`, with noise, temperatures and clock beside it. `metric`: a ``--metric`` name
@@ -113,13 +114,14 @@ def series(con: duckdb.DuckDBPyConnection, selector: Selector = Selector(), *, m
     `names`: only the specializations of these names (with the selector's one algorithm, if any):
     the rows of one `series` call per name, in one query (one scan of the store, not one per name;
     each name's rows as its own call gives them, in the same order). `commits`: only the runs of
-    these commits (give `metric` with it: a default decided over these rows alone may differ)."""
+    these commits (give `metric` with it: a default decided over these rows alone may differ).
+    `window`: the commits of `last` found already (`window_commits`; used where it is this selector's and `last`'s)."""
     chosen = metric_of(metric)
     if newest is not None and newest < 1:
         raise UsageError(f"newest must be at least 1, got {newest}")
     if last is not None and last < 1:
         raise UsageError(f"--last must be at least 1, got {last}")
-    where, params = _selected(selector, last)
+    where, params = _selected(selector, last, window)
     if names is not None:  # a filter the scan applies; the default metric is a name's own either way
         where += f" AND s.name IN ({', '.join('?' * len(names))})" if names else " AND false"
         params += list(names)
@@ -151,26 +153,58 @@ def series(con: duckdb.DuckDBPyConnection, selector: Selector = Selector(), *, m
     return con.execute(sql, params).df()
 
 
-def _selected(selector: Selector, last: int | None) -> tuple[str, list[object]]:
+def _selected(selector: Selector, last: int | None, window: Window | None = None) -> tuple[str, list[object]]:
     """The ``WHERE …`` of `series`' rows from ``specializations s JOIN runs r`` (and its
     parameters): the selector's runs and specializations that did not fail, of the newest
-    `last` commits where given."""
+    `last` commits where given: those of `window` where it holds them (`Window.holds`: the same
+    commits, found once), else found by this query."""
     where = selector.where("r", "s")
-    if last is not None:
-        recent = selector.runs_only().where("r2")
-        where = where.and_(f"{_COMMIT.format(a='r')} IN (SELECT {_COMMIT.format(a='r2')} FROM runs r2{recent.sql()} "
-                           f"GROUP BY 1 ORDER BY min(({RUN_ORDER.format(a='r2')})) DESC LIMIT ?)",
-                           *recent.params, int(last))
+    if last is not None and window is not None and window.holds(selector, last):
+        where = where.and_(f"{_COMMIT.format(a='r')} IN (SELECT unnest(?::VARCHAR[]))", list(window.commits))
+    elif last is not None:
+        where = where.and_(f"{_COMMIT.format(a='r')} IN ({_newest_commits_sql(selector)})",
+                           *selector.runs_only().where("r2").params, int(last))
     where = where.and_("s.error IS NULL")
     return where.sql(), list(where.params)
 
 
+def _newest_commits_sql(selector: Selector) -> str:
+    """The commits (a run without one a commit of its own) of the newest `last` (its last parameter, after
+    those of `selector`'s run filters) among the runs `selector`'s run filters select, by each commit's
+    first run in `RUN_ORDER`: the window of `series`' `last`."""
+    recent = selector.runs_only().where("r2")
+    return (f"SELECT {_COMMIT.format(a='r2')} FROM runs r2{recent.sql()} "
+            f"GROUP BY 1 ORDER BY min(({RUN_ORDER.format(a='r2')})) DESC LIMIT ?")
+
+
+@dataclass(frozen=True)
+class Window:
+    """The commits of a window (`series`' `last`) of a selector's runs, found once
+    (`window_commits`), for a command that runs several queries of the same window (a report: its
+    overview, change points, charts and energy): each query then tests each run's commit against
+    them rather than find them again (a group-by of the selector's every run)."""
+
+    runs: Selector  # the selector's run filters (`Selector.runs_only`)
+    last: int
+    commits: tuple[str, ...]
+
+    def holds(self, selector: Selector, last: int) -> bool:
+        """Whether these are the commits of `selector`'s newest `last`."""
+        return last == self.last and selector.runs_only() == self.runs
+
+
+def window_commits(con: duckdb.DuckDBPyConnection, selector: Selector, last: int) -> Window:
+    """The commits of the newest `last` among `selector`'s runs (as `series`' `last` selects them), as a `Window`."""
+    rows = con.execute(_newest_commits_sql(selector), [*selector.runs_only().where("r2").params, int(last)]).fetchall()
+    return Window(selector.runs_only(), int(last), tuple(str(row[0]) for row in rows))
+
+
 def specialization_sizes(con: duckdb.DuckDBPyConnection, selector: Selector = Selector(), *,
-                         last: int | None = None) -> list[tuple[str, str, int, str]]:
+                         last: int | None = None, window: Window | None = None) -> list[tuple[str, str, int, str]]:
     """Each selected specialization (algorithm, name) with its number of `series` rows and its
     default metric over them (`primbench.metrics.choose`, as `series` decides it), sorted: what
-    `commit_points` is given a batch at a time."""
-    where, params = _selected(selector, last)
+    `commit_points` is given a batch at a time. `window`: as `series` takes it."""
+    where, params = _selected(selector, last, window)
     rows = con.execute("SELECT s.algorithm, s.name, count(*), CASE WHEN max(s.bytes_per_second) > 0 THEN "
                        "'bytes_per_second' WHEN max(s.items_per_second) > 0 THEN 'items_per_second' "
                        "ELSE 'gpu_seconds_per_call' END "
@@ -179,13 +213,14 @@ def specialization_sizes(con: duckdb.DuckDBPyConnection, selector: Selector = Se
 
 
 def series_overview(con: duckdb.DuckDBPyConnection, selector: Selector, *, metric: str | None = None,
-                    last: int | None = None) -> tuple[tuple[int, int, Any, Any], list[tuple[Any, ...]]]:
+                    last: int | None = None,
+                    window: Window | None = None) -> tuple[tuple[int, int, Any, Any], list[tuple[Any, ...]]]:
     """What a `series` frame of the same arguments holds, without its rows: (runs, commits
     (a run without one a commit of its own), first date, last date; zeros and None for no row),
     and each distinct (algorithm, name, config_key (empty text where unknown), gpu_name, metric)
-    of its rows, sorted (None last)."""
+    of its rows, sorted (None last). `window`: as `series` takes it."""
     chosen = metric_of(metric)
-    where, params = _selected(selector, last)
+    where, params = _selected(selector, last, window)
     source = f"FROM specializations s JOIN runs r USING (run_id){where}"
     if chosen is not None and chosen.name in EXTRA_METRICS:  # only the rows that have the value, as `series`
         source += (f" AND TRY_CAST(json_extract_string(s.extra, '{EXTRA_METRICS[chosen.name]}') AS DOUBLE) "
@@ -248,16 +283,18 @@ def newest_commits(con: duckdb.DuckDBPyConnection, selector: Selector,
     return out
 
 
-def selected_commits(con: duckdb.DuckDBPyConnection, selector: Selector, *, last: int | None = None) -> list[str]:
+def selected_commits(con: duckdb.DuckDBPyConnection, selector: Selector, *, last: int | None = None,
+                     window: Window | None = None) -> list[str]:
     """Every commit of the runs `series` would read for `selector` (a run without one as
-    ``run:RUN_ID``, a commit of its own), for git's order of them (`history.forkpoint.commit_order`)."""
-    where, params = _selected(selector, last)
+    ``run:RUN_ID``, a commit of its own), for git's order of them (`history.forkpoint.commit_order`).
+    `window`: as `series` takes it."""
+    where, params = _selected(selector, last, window)
     sql = (f"SELECT DISTINCT {_COMMIT.format(a='r')} FROM specializations s JOIN runs r USING (run_id){where}")
     return [row[0] for row in con.execute(sql, params).fetchall()]
 
 
 def commit_points(con: duckdb.DuckDBPyConnection, selector: Selector, algorithm: str, names: Sequence[str], *,
-                  metric: str, last: int | None = None) -> pd.DataFrame:
+                  metric: str, last: int | None = None, window: Window | None = None) -> pd.DataFrame:
     """The `series` rows of the `algorithm`'s specializations `names` reduced in SQL to one point
     per commit of each series, as `history.trends.per_commit` reduces them (a run without a
     commit is a commit of its own; the median of the commit's values and of its noise; its first
@@ -266,10 +303,11 @@ def commit_points(con: duckdb.DuckDBPyConnection, selector: Selector, algorithm:
     config_key (empty text where unknown), commit, date, value, metric, noise_percent, runs,
     gpu_name; each series in ingest order (each commit at its first run's place in `RUN_ORDER`,
     never by the dates a runner's clock wrote), the series in key order. The rows of other
-    specializations are not read: a caller goes through a large selection a batch at a time."""
+    specializations are not read: a caller goes through a large selection a batch at a time.
+    `window`: as `series` takes it."""
     chosen = metric_of(metric)
     assert chosen is not None
-    where, params = _selected(selector, last)
+    where, params = _selected(selector, last, window)
     where += f" AND s.algorithm = ? AND s.name IN ({', '.join('?' * len(names))})"  # a filter the scan applies
     params += [algorithm, *names]
     if chosen.name in EXTRA_METRICS:  # a path into extra's JSON, from the fixed table
@@ -379,17 +417,17 @@ def document(con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[Any, str | No
 
 
 def selected_date_flags(con: duckdb.DuckDBPyConnection, selector: Selector, *,
-                        last: int | None = None) -> dict[str, str]:
+                        last: int | None = None, window: Window | None = None) -> dict[str, str]:
     """`date_flags` of the runs `series` would read for `selector` (and `last`): the flagged runs
     among the selector's runs first (the runs table alone), then those of them with a selected
-    row; no scan of the specializations where no run is flagged (the usual case)."""
+    row; no scan of the specializations where no run is flagged (the usual case). `window`: as `series` takes it."""
     runs_where = selector.runs_only().where("r").and_("json_extract_string(r.general, ?) IS NOT NULL",
                                                       f"$.{DATE_FLAG_KEY}")
     flagged = [row[0] for row in con.execute(f"SELECT r.run_id FROM runs r{runs_where.sql()}",
                                              list(runs_where.params)).fetchall()]
     if not flagged:
         return {}
-    where, params = _selected(selector, last)
+    where, params = _selected(selector, last, window)
     rows = con.execute(f"SELECT DISTINCT s.run_id FROM specializations s JOIN runs r USING (run_id){where} "
                        "AND list_contains(?, s.run_id)", [*params, flagged]).fetchall()
     return date_flags(con, [row[0] for row in rows])

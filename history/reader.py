@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from primbench.history import queries, selection
@@ -40,6 +41,23 @@ class Reader:
     def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
         require("pandas")  # every query hands back a DataFrame
         self.con = con
+        self._window: queries.Window | None = None
+
+    @contextmanager
+    def pinned(self, selector: Selector, last: int | None) -> Iterator[None]:
+        """The commits of `selector`'s newest `last` (a window of `series`, `overview` and
+        `commit_points`) found once, in one query, and used by each of those queries of that
+        selector's runs and `last` until the block ends (`history.queries.Window`): the same rows,
+        without each query finding the window again. No window (`last` None): nothing to pin; the
+        window pinned already: kept as it is."""
+        if last is None or last < 1 or (self._window is not None and self._window.holds(selector, last)):
+            yield
+            return
+        was, self._window = self._window, queries.window_commits(self.con, selector, last)
+        try:
+            yield
+        finally:
+            self._window = was
 
     def check(self, *selectors: Selector) -> None:
         """Each selector must match some stored run (`history.selection.check`: a `NoMatchError`
@@ -56,13 +74,14 @@ class Reader:
         """One row per selected (run, specialization), oldest first (`history.queries.series`;
         `names`: of these specializations only, read in one query; `commits`: of these commits'
         runs only). Give a branch: the series of two branches are one series here."""
-        return queries.series(self.con, selector, metric=metric, last=last, names=names, commits=commits)
+        return queries.series(self.con, selector, metric=metric, last=last, names=names, commits=commits,
+                              window=self._window)
 
     def overview(self, selector: Selector, *, metric: str | None = None,
                  last: int | None = None) -> tuple[tuple[int, int, Any, Any], list[tuple[Any, ...]]]:
         """(runs, commits, first and last date) of what `series` selects, and its distinct
         (algorithm, name, config_key, gpu_name, metric) (`history.queries.series_overview`)."""
-        return queries.series_overview(self.con, selector, metric=metric, last=last)
+        return queries.series_overview(self.con, selector, metric=metric, last=last, window=self._window)
 
     def branches(self, selector: Selector = Selector()) -> pd.DataFrame:
         """Branches per algorithm, GPU and config with their latest run (`history.queries.branches`)."""
@@ -84,7 +103,7 @@ class Reader:
         with `use_git` in git's order where git here knows them all (`commit_order`)."""
         from primbench.history.trends import regressions_in
 
-        with bounded(self.con):
+        with bounded(self.con), self.pinned(selector, window):
             if order is None and use_git:
                 order = self.commit_order(selector, last=window)
             # the series' pooled noise takes three passes: read once where the points are few (`trends.regressions_in`)
@@ -98,13 +117,13 @@ class Reader:
         one of them (the ingest order stands)."""
         from primbench.history.forkpoint import commit_order
 
-        commits = queries.selected_commits(self.con, selector, last=last)
+        commits = queries.selected_commits(self.con, selector, last=last, window=self._window)
         return commit_order(commits) if commits and not any(c.startswith("run:") for c in commits) else None
 
     def selected_date_flags(self, selector: Selector, *, last: int | None = None) -> dict[str, str]:
         """Why ingest flagged the date of each run `series` would read that it flagged
         (`history.queries.selected_date_flags`)."""
-        return queries.selected_date_flags(self.con, selector, last=last)
+        return queries.selected_date_flags(self.con, selector, last=last, window=self._window)
 
     def date_flags(self, run_ids: Sequence[str]) -> dict[str, str]:
         """Why ingest flagged the date of each of `run_ids` it flagged (`history.queries.date_flags`)."""
@@ -118,16 +137,18 @@ class Reader:
         whole branch's history is never in memory at once."""
         batch: list[str] = []
         size, of = 0, ("", "")
-        for algorithm, name, count, default in queries.specialization_sizes(self.con, selector, last=last):
+        window = self._window
+        for algorithm, name, count, default in queries.specialization_sizes(self.con, selector, last=last,
+                                                                            window=window):
             # a batch: one algorithm's specializations of one metric (each one's default, decided once here)
             if batch and (size + count > rows or (algorithm, metric or default) != of):
-                yield queries.commit_points(self.con, selector, of[0], batch, metric=of[1], last=last)
+                yield queries.commit_points(self.con, selector, of[0], batch, metric=of[1], last=last, window=window)
                 batch, size = [], 0
             batch.append(name)
             size += count
             of = (algorithm, metric or default)
         if batch:
-            yield queries.commit_points(self.con, selector, of[0], batch, metric=of[1], last=last)
+            yield queries.commit_points(self.con, selector, of[0], batch, metric=of[1], last=last, window=window)
 
     def gpu_key(self, selector: Selector) -> str | None:
         """The full key of the GPU of the newest run the selector matches (None: none does)."""

@@ -268,7 +268,8 @@ def write_report(db: Any, selector: Selector, out: str | os.PathLike[str] = "his
     branch, gpu = selector.branch, selector.gpu
     head = selector.only("branch", "gpu")
     notes: list[str] = []
-    with reading(db) as reader, bounded(reader.con, threads=WINDOW_THREADS if last is not None else None):
+    with reading(db) as reader, bounded(reader.con, threads=WINDOW_THREADS if last is not None else None), \
+            reader.pinned(selector, last):  # the window's commits found once, for all its queries
         (runs, commits, first, newest), groups = reader.overview(selector, metric=metric, last=last)
         if not runs:
             raise HistoryError(f"no runs of branch {branch!r}" + (f" on GPU {gpu!r}" if gpu else ""))

@@ -19,7 +19,7 @@ from primbench.metrics import METRICS, Metric, by_name
 if TYPE_CHECKING:
     import pandas as pd
 
-    from primbench.history.changepoints import Burst, ChangePoint, Changes, Drift, NoiseFit, NoisePrior
+    from primbench.history.changepoints import Burst, ChangePoint, Changes, Drift, NoiseFit
     from primbench.history.segmentation import Segments
 
 #: What makes one series: a specialization of an algorithm, on one physical GPU, measured with
@@ -173,7 +173,7 @@ def regressions_in(batches: Iterable[pd.DataFrame] | Callable[[], Iterable[pd.Da
     analysed series by series without pooling."""
     import pandas as pd
 
-    from primbench.history.changepoints import analyse, noise_fit_and_segments, pool_noise
+    from primbench.history.changepoints import Prepared, analyse, noise_fit_and_segments, pool_noise, prepare
 
     _check_settings(alpha, min_size, last)
     source = batches if callable(batches) else lambda: batches
@@ -181,27 +181,44 @@ def regressions_in(batches: Iterable[pd.DataFrame] | Callable[[], Iterable[pd.Da
     each_series = _kept(lambda: _series_of(source(), order, min_size), CACHED_POINT_ROWS, size=lambda s: len(s[1]))
 
     prior = None
-    first: list[tuple[NoiseFit | None, Segments]] = []
+    # each series' first segmentation, as the first pass found it; made ready whole (`changepoints.prepare`:
+    # its logarithm, weights, segmentation and noise, and its excursions' gate) while the series so far hold
+    # `CACHED_POINT_ROWS` points or fewer, so that the later passes compute none of it again (the same results)
+    first: list[Prepared | Segments] = []
+
+    def known(i: int) -> dict[str, Any]:
+        """What the first pass found of series `i`, as `noise_fit_and_segments` and `analyse` take it."""
+        return {"prepared": first[i]} if isinstance(first[i], Prepared) else {"segments": first[i]}
+
+    def uncertainty(i: int, group: pd.DataFrame) -> Any:
+        """`_uncertainty(group)`, kept with series `i` where it was made ready."""
+        found = first[i] if i < len(first) else None
+        return found.uncertainty if isinstance(found, Prepared) else _uncertainty(group)
+
     if callable(batches) or isinstance(batches, Sequence):
         # twice, as `analyse_many`: the second time each series' noise is gated by the first
         # pooling (`changepoints._clean`), about the segmentation the first time found
-        def fits(prior: NoisePrior | None = None, segments: list[Segments] | None = None
-                 ) -> list[tuple[NoiseFit | None, Segments]]:
-            return [noise_fit_and_segments(values, alpha=alpha, min_size=min_size, max_points=max_points,
-                                           uncertainty=_uncertainty(group), prior=prior,
-                                           segments=None if segments is None else segments[i])
-                    for i, (_, group, values) in enumerate(each_series())]
-
-        first = fits()
-        prior = pool_noise([fit for fit, _ in first])
+        fits: list[NoiseFit | None] = []
+        points = 0
+        for _, group, values in each_series():
+            points += len(values)
+            ready = prepare(values, alpha=alpha, min_size=min_size, max_points=max_points,
+                            uncertainty=_uncertainty(group))
+            fit, segments = noise_fit_and_segments(values, alpha=alpha, min_size=min_size, max_points=max_points,
+                                                   prepared=ready)
+            fits.append(fit)
+            first.append(ready if points <= CACHED_POINT_ROWS else segments)
+        prior = pool_noise(fits)
         if prior is not None:
-            prior = pool_noise([fit for fit, _ in fits(prior, [segs for _, segs in first])])
+            prior = pool_noise([noise_fit_and_segments(values, alpha=alpha, min_size=min_size, max_points=max_points,
+                                                       uncertainty=uncertainty(i, group), prior=prior, **known(i))[0]
+                                for i, (_, group, values) in enumerate(each_series())])
     rows: list[dict[str, Any]] = []
     for i, (key, group, values) in enumerate(each_series()):
         followed = metric_in(group, metric)
         # each series' first segmentation as the first pass found it (not searched a third time)
         changes = analyse(values, alpha=alpha, min_size=min_size, min_shift=min_shift, max_points=max_points,
-                          uncertainty=_uncertainty(group), prior=prior, segments=first[i][1] if first else None)
+                          uncertainty=uncertainty(i, group), prior=prior, **(known(i) if first else {}))
         found = [_step_row(key, group, cp, followed) for cp in changes.points]
         found += [_drift_row(key, group, d, followed) for d in changes.drifts]
         found += [_burst_row(key, group, b, followed) for b in changes.bursts]

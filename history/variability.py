@@ -64,17 +64,26 @@ def robust_cv(values: Sequence[float]) -> float | None:
     return cv if cv > 0 else None
 
 
-def run_to_run_cvs(frame: pd.DataFrame, window: int = WINDOW) -> dict[tuple[str, str], tuple[float, float]]:
+def run_to_run_cvs(frame: pd.DataFrame, window: int = WINDOW, *,
+                   runs: Sequence[tuple[tuple[str, str], pd.DataFrame]] | None = None
+                   ) -> dict[tuple[str, str], tuple[float, float]]:
     """Per (algorithm, name): (robust CV, degrees of freedom) over the newest `window` runs of a series frame
     (`history.queries.series`, one GPU, oldest first). Runs of one config only: where a
-    specialization was measured with several (``config_key``), the newest run's."""
+    specialization was measured with several (``config_key``), the newest run's. `runs`: `newest_runs`
+    of the same frame and window, where the caller split it already (`clock_responses` takes it too)."""
     out: dict[tuple[str, str], tuple[float, float]] = {}
-    for key, group in _newest_runs(frame, window):
+    for key, group in (_newest_runs(frame, window) if runs is None else runs):
         values = group["value"].astype(float).to_list()
         cv = robust_cv(values)
         if cv is not None:
             out[key] = (cv, degrees_of_freedom(len(values)))
     return out
+
+
+def newest_runs(frame: pd.DataFrame, window: int = WINDOW) -> list[tuple[tuple[str, str], pd.DataFrame]]:
+    """Each (algorithm, name) of a series frame with its newest `window` runs of one config (`_newest_runs`),
+    as a list: what `run_to_run_cvs` and `clock_responses` of one frame take as `runs` (split once for both)."""
+    return list(_newest_runs(frame, window))
 
 
 def _newest_runs(frame: pd.DataFrame, window: int) -> Iterator[tuple[tuple[str, str], pd.DataFrame]]:
@@ -176,18 +185,20 @@ def shrunk_clock_responses(raw: Mapping[tuple[str, str], tuple[float, float]]
     return out
 
 
-def clock_responses(frame: pd.DataFrame, window: int = WINDOW) -> dict[tuple[str, str], tuple[float, float]]:
+def clock_responses(frame: pd.DataFrame, window: int = WINDOW, *,
+                    runs: Sequence[tuple[tuple[str, str], pd.DataFrame]] | None = None
+                    ) -> dict[tuple[str, str], tuple[float, float]]:
     """Per (algorithm, name): `clock_response` over the newest `window` runs of a series frame
     (`history.queries.series`: its ``value`` in its ``metric``, as a time, and ``sm_clock_mhz``,
     one GPU, oldest first), one config only as `run_to_run_cvs` takes it, shrunk toward the
     suite's (`shrunk_clock_responses`). A throughput is the inverse of a time (its slope the
-    time's, negated)."""
+    time's, negated). `runs`: as `run_to_run_cvs` takes it."""
     from primbench.metrics import METRICS
 
     raw: dict[tuple[str, str], tuple[float, float]] = {}
     if not {"sm_clock_mhz", "value", "metric"} <= set(frame.columns):
         return raw
-    for key, group in _newest_runs(frame, window):
+    for key, group in (_newest_runs(frame, window) if runs is None else runs):
         metric = METRICS.get(str(group["metric"].iloc[-1]))
         if metric is None or metric.higher_is_better is None:
             continue
