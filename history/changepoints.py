@@ -803,11 +803,6 @@ class Prepared:
     min_size: int
 
     @property
-    def segments(self) -> Segments:
-        """The first segmentation (what `noise_fit_and_segments` returns beside the fit)."""
-        return self.start.segs
-
-    @property
     def uncertainty(self) -> Array | None:
         """The uncertainty it was prepared with, as an array (what `analyse` is given with it)."""
         return self.start.uncertainty
