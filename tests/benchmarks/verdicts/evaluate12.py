@@ -64,14 +64,9 @@ def whole_files(pairs: list[tuple[list[Path], list[Path]]], cache: dict[Path, li
 MIN_AA, MIN_PLANTED = 5, 2
 
 
-def planted_runs(d: Path) -> int:
-    """How many planted labels the size has whole (every file of the label there)."""
-    return sum(1 for k in range(1, 4) if all(f.exists() for f in evaluate5.run_files(d, f"planted-{k}")))
-
-
 def enough(d: Path) -> bool:
     """Whether the size has the plan's minimum of labels (a call's budget may have cut it short)."""
-    return evaluate5.aa_runs(d) >= MIN_AA and planted_runs(d) >= MIN_PLANTED
+    return evaluate5.aa_runs(d) >= MIN_AA and evaluate5.planted_runs(d) >= MIN_PLANTED
 
 
 def main() -> None:
@@ -89,15 +84,14 @@ def main() -> None:
             evaluate5.PROCESSES = files
             sizes = [s for s in args.sizes.split(",") if (data / s).is_dir()]
             for s in [s for s in sizes if not enough(data / s)]:
-                print(f"({folder} {s}: {evaluate5.aa_runs(data / s)} A/A and {planted_runs(data / s)} planted labels, "
-                      f"under the plan's minimum of {MIN_AA} and {MIN_PLANTED}: not evaluated)\n")
+                print(f"({folder} {s}: {evaluate5.aa_runs(data / s)} A/A and {evaluate5.planted_runs(data / s)} "
+                      f"planted labels, under the plan's minimum of {MIN_AA} and {MIN_PLANTED}: not evaluated)\n")
                 sizes.remove(s)
             if not sizes:
                 print(f"(no sizes of {args.sizes} in {data})\n")
                 continue
             # one file a label (the amendment's p16r4): the two designs are one, and the method before the
             # file-level term is today's on one file a side
-            evaluate5.PROCESSES = files
             extra = {} if files == 1 else {
                 f"{BEFORE} (files' workers pooled), 2 files a side":
                 lambda ps, t=before: old_method(ps, t, relabel=False)}

@@ -50,6 +50,11 @@ def aa_runs(d: Path) -> int:
     return sum(1 for k in range(1, 9) if all(f.exists() for f in run_files(d, f"aa-{k}")))
 
 
+def planted_runs(d: Path) -> int:
+    """How many planted runs the size has whole (every file of the run there; 3 at most)."""
+    return sum(1 for k in range(1, 4) if all(f.exists() for f in run_files(d, f"planted-{k}")))
+
+
 def first_processes(pairs: list[tuple[list[Path], list[Path]]]) -> list[tuple[list[Path], list[Path]]]:
     """The same pairs with one process a side: each run's first."""
     return [([b[0]], [h[0]]) for b, h in pairs]
@@ -103,9 +108,8 @@ def main(argv: list[str] | None = None, title: str = "a run of 4 processes a sid
         for size in args.sizes.split(","):
             d = args.data / size
             aa = [run_files(d, f"aa-{k}") for k in range(1, aa_runs(d) + 1)]
-            n_planted = sum(1 for k in range(1, 4) if all(f.exists() for f in run_files(d, f"planted-{k}")))
-            planted = [run_files(d, f"planted-{k}") for k in range(1, n_planted + 1)]
-            plants = [json.loads((d / f"plant-{k}.json").read_text()) for k in range(1, n_planted + 1)]
+            planted = [run_files(d, f"planted-{k}") for k in range(1, planted_runs(d) + 1)]
+            plants = [json.loads((d / f"plant-{k}.json").read_text()) for k in range(1, len(planted) + 1)]
             aa_pairs = [(a, b) for a, b in itertools.permutations(aa, 2)]
             pl_pairs = [(a, p) for p in planted for a in aa] + [(p, a) for p in planted for a in aa]
             cache: dict[Path, object] = {}
