@@ -1260,12 +1260,7 @@ def _compare_runs(base: Sequence[Results], head: Sequence[Results], *, threshold
     method = Method(threshold=float(threshold), alpha=float(alpha), description=METHOD_DESCRIPTION,
                     suite_shift_limit=float(suite_shift_limit), standard_error_scale=float(judgement.widen),
                     metric=metric, max_detectable=float(max_detectable), round_correlation=float(judgement.rho))
-    warnings = _warnings(base, head, comparability, judgement, tested, max_detectable)
-    if tested[0] and not run_to_run_cv and (lone := _one_run_of_workers(base, head)):
-        warnings.append(f"{lone} one run of several worker processes, judged by its workers' spread, which a state "
-                        "every worker of the run shares does not show (4 MiB, H100: 9 of 20 identical pairs of one run "
-                        "failed; 0 of 20 with two runs a side at the same budget, tests/benchmarks/verdicts/); two "
-                        "runs a side (BASE1 BASE2 -- HEAD1 HEAD2, or a directory of both) or history measure it")
+    warnings = _warnings(base, head, comparability, judgement, tested, max_detectable, bool(run_to_run_cv))
     warnings += gpu_shifts
     return Comparison(
         rows=tuple(ordered),
@@ -1382,11 +1377,12 @@ def _one_run_of_workers(base: Sequence[Results], head: Sequence[Results]) -> str
 
 
 def _warnings(base: Sequence[Results], head: Sequence[Results], comparability: Comparability,
-              judgement: _Judgement, tested: tuple[int, int], max_detectable: float) -> list[str]:
+              judgement: _Judgement, tested: tuple[int, int], max_detectable: float, history: bool) -> list[str]:
     """The comparison's warnings: what is not comparable, other machines, the contexts, the suite's
     shift, the rows judged on priors, the insensitive rows, correlated rounds and the widening (and
-    where the spread was beyond what the widening may correct, that the verdicts may be noise).
-    `tested`: how many rows were tested, and how many of them on a side without rounds."""
+    where the spread was beyond what the widening may correct, that the verdicts may be noise), and
+    a side that is one run of workers (without `history`). `tested`: how many rows were tested, and
+    how many of them on a side without rounds."""
     warnings = [f"not comparable (--allow-mismatch: these rows are not judged): {line}"
                 for line in comparability.lines()]
     warnings += [f"{d.describe()} (the same measurement on another machine; --strict-environment refuses it)"
@@ -1441,6 +1437,11 @@ def _warnings(base: Sequence[Results], head: Sequence[Results], comparability: C
         warnings.append(f"the changes of this suite spread {widen:.2f}x wider than the rounds' spread predicts: "
                         f"standard errors widened {widen:.2f}x (empirical null); more rounds or repeats, or history, "
                         "would sharpen the verdicts")
+    if count and not history and (lone := _one_run_of_workers(base, head)):
+        warnings.append(f"{lone} one run of several worker processes, judged by its workers' spread, which a state "
+                        "every worker of the run shares does not show (4 MiB, H100: 9 of 20 identical pairs of one run "
+                        "failed; 0 of 20 with two runs a side at the same budget, tests/benchmarks/verdicts/); two "
+                        "runs a side (BASE1 BASE2 -- HEAD1 HEAD2, or a directory of both) or history measure it")
     return warnings
 
 
