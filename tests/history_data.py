@@ -182,6 +182,25 @@ def standard_history(directory: Path, db: Path | None = None) -> Path:
 # --------------------------------------------------------------------------- store helpers
 
 
+def mixed_history(root: Path) -> Path:
+    """`standard_history` in `root`, and beside it branch ``twice``: commits measured 2 and 3 times
+    (medians of an even and an odd count), runs without a commit, a failed specialization, another
+    config. Returns the store's path; every file ingested without error."""
+    path = standard_history(root)
+    start = START + dt.timedelta(days=5)
+    files = branch_series(root / "twice", noisy_levels(12, specs=3, seed=21, shifts={6: -0.04}),
+                          branch="twice", runs_per_commit=2, start=start)
+    files += branch_series(root / "thrice", noisy_levels(9, specs=2, seed=22, shifts={5: 0.05}),
+                           branch="twice", prefix="thrice", runs_per_commit=3, start=start + dt.timedelta(days=1),
+                           settings={"size": 1024}, failed=["type: t1"])
+    for i, row in enumerate(noisy_levels(8, specs=2, seed=23)):
+        doc = document(row, branch="twice", commit=None, date=start + dt.timedelta(days=2, hours=i))
+        files.append(write(root / "nocommit" / f"{i}.json", doc))
+    report = ingest(files, path)
+    assert not report.errors, report.errors
+    return path
+
+
 def ingest(paths: Any, db: Any = None, *, wait_secs: float | None = None, progress: Any = None,
            overrides: Any = None) -> Any:
     """Ingest into the store at `db` (a DuckDB file, a folder of parts, a URL) through `open_store`."""

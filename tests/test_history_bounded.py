@@ -19,21 +19,9 @@ from tests import history_data as hd
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Store:
-    """The standard story, and beside it commits measured 2 and 3 times (medians of an even and
-    an odd count), runs without a commit, a failed specialization, another config."""
-    root = tmp_path_factory.mktemp("bounded")
-    path = hd.standard_history(root)
-    start = hd.START + dt.timedelta(days=5)
-    files = hd.branch_series(root / "twice", hd.noisy_levels(12, specs=3, seed=21, shifts={6: -0.04}),
-                             branch="twice", runs_per_commit=2, start=start)
-    files += hd.branch_series(root / "thrice", hd.noisy_levels(9, specs=2, seed=22, shifts={5: 0.05}),
-                              branch="twice", prefix="thrice", runs_per_commit=3, start=start + dt.timedelta(days=1),
-                              settings={"size": 1024}, failed=["type: t1"])
-    for i, row in enumerate(hd.noisy_levels(8, specs=2, seed=23)):
-        doc = hd.document(row, branch="twice", commit=None, date=start + dt.timedelta(days=2, hours=i))
-        files.append(hd.write(root / "nocommit" / f"{i}.json", doc))
-    report = hd.ingest(files, path)
-    assert not report.errors, report.errors
+    """`history_data.mixed_history`: the standard story, and beside it commits measured 2 and 3 times,
+    runs without a commit, a failed specialization, another config."""
+    path = hd.mixed_history(tmp_path_factory.mktemp("bounded"))
     return open_store(path)
 
 

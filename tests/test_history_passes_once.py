@@ -6,7 +6,6 @@ queries (`Reader.pinned`), each base series' newest runs split once for both of 
 
 from __future__ import annotations
 
-import datetime as dt
 import subprocess
 import sys
 
@@ -116,17 +115,9 @@ def test_regressions_are_the_same_whichever_series_were_kept_prepared(monkeypatc
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Store:
-    """The standard story, and a branch measured twice a commit with runs of no commit beside it."""
-    root = tmp_path_factory.mktemp("passes")
-    path = hd.standard_history(root)
-    start = hd.START + dt.timedelta(days=5)
-    files = hd.branch_series(root / "twice", hd.noisy_levels(12, specs=3, seed=21, shifts={6: -0.04}),
-                             branch="twice", runs_per_commit=2, start=start)
-    for i, row in enumerate(hd.noisy_levels(6, specs=3, seed=23)):
-        doc = hd.document(row, branch="twice", commit=None, date=start + dt.timedelta(days=2, hours=i))
-        files.append(hd.write(root / "nocommit" / f"{i}.json", doc))
-    report = hd.ingest(files, path)
-    assert not report.errors, report.errors
+    """`history_data.mixed_history`: the standard story, and a branch measured two and three times a
+    commit with runs of no commit beside it."""
+    path = hd.mixed_history(tmp_path_factory.mktemp("passes"))
     return open_store(path)
 
 
