@@ -44,8 +44,9 @@ PROTOCOLS = {
                 "each label two `--processes 16 --rounds 4 --min-secs 0.5` files back to back: 16 workers each, 4 "
                 "rounds (the first a warm-up) of a sixteenth of 0.5 s a specialization", 2),
     "p8r4x2": ("two `--processes 8 --rounds 4 --min-secs 0.25` runs a label (together one p16r4's budget)",
-               "each label two `--processes 8 --rounds 4 --min-secs 0.25` files back to back, right after the "
-               "label's p16r4 files: 8 workers each, 4 rounds of an eighth of 0.25 s a specialization", 2),
+               "each label two `--processes 8 --rounds 4 --min-secs 0.25` files back to back (right after the "
+               "label's p16r4 files where there are any): 8 workers each, 4 rounds of an eighth of 0.25 s a "
+               "specialization", 2),
 }
 
 
@@ -75,6 +76,7 @@ def main() -> None:
     ap.add_argument("--sizes", default=",".join(SIZES))
     ap.add_argument("--suite", type=Path, default=HERE / "eval_suite12.py")
     args = ap.parse_args()
+    args.data = args.data.resolve()  # the earlier methods run in their own checkouts: a relative path would miss
     cache: dict[Path, list[Results]] = {}
     print("# The twelfth evaluation: one run a side against two, at equal measurement budget\n")
     with tempfile.TemporaryDirectory() as tmp:
