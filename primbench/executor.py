@@ -696,6 +696,7 @@ class Executor:
                earlier: list[MeasuredRound], on_batch: Any) -> MeasuredRound:
         """One round of one specialization: a fresh ``run(state)`` on a renewed stream, measured to
         its own stop rule."""
+        began = time.perf_counter()
         if self._renew_next:
             device.renew()
         self._renew_next = True
@@ -717,10 +718,14 @@ class Executor:
         # benchmark's uploads are ordered before its kernels. NVTX: specialization > round > batch.
         with device.activate(), device.nvtx_range(q.name), device.nvtx_range(f"round {r + 1}/{rounds}"):
             q.benchmark.run(state)
+        ended = time.perf_counter()
         if state.outcome is None:
             raise UsageError(f"{type(q.benchmark).__name__}.run() never called state.run(fn)")
+        wall = None
+        if state.entered_at is not None and state.measuring_at is not None:
+            wall = (state.entered_at - began, state.measuring_at - state.entered_at, ended - began)
         return MeasuredRound(state.outcome, state.items, state.bytes_per_call, device.default_clock_mhz(),
-                      None if settings.no_monitoring else device.power_limit_watts())
+                             None if settings.no_monitoring else device.power_limit_watts(), wall)
 
     def _check_outputs(self, settings: Settings, expected: int) -> None:
         """Before anything is measured: every output can be written (else exit 2 now, not

@@ -46,6 +46,7 @@ from primbench.results import (
     RoundEnergy,
     RoundEnergyBaseline,
     RoundGraph,
+    RoundWall,
     SettingsRecord,
     SmClock,
     Specialization,
@@ -114,6 +115,9 @@ class MeasuredRound:
     bytes_per_call: int
     default_clock_mhz: float | None
     power_limit_watts: float | None = None
+    #: The round's host time (results 4.10.0): before run() called state.run (renew, setup), from there to
+    #: its measuring (synchronize, warm-up call, test), and the whole round; None where not timed.
+    wall: tuple[float, float, float] | None = None
 
     @property
     def gpu_secs(self) -> float:
@@ -164,6 +168,7 @@ def round_record(r: int, rd: MeasuredRound, settings: Settings) -> Round:
         elapsed_secs=Elapsed(host=m.host_secs, gpu=gpu),
         gpu_temp_celsius=_temperatures(out.temp_start, out.temp_end),
         sm_clock_mhz=clock["average_mhz"] if clock is not None else UNSET,
+        wall_secs=RoundWall(setup=rd.wall[0], warmup=rd.wall[1], total=rd.wall[2]) if rd.wall is not None else None,
         throttled_batches=m.throttled_batches,  # results 4.5.0
         energy=msgspec.convert(m.energy.record(), RoundEnergy) if m.energy is not None else None,
         graph=msgspec.convert(out.graph.record(), RoundGraph) if out.graph is not None else None,  # results 4.6.0

@@ -85,6 +85,12 @@ The schema is the C++ primbench's 4.0.0, key for key. Later versions only add ke
   written only when above 1. A specialization's other fields are over every round of every
   process; compare takes each process's rounds as a run of their own (`Results.per_process`).
   Older files ran in one process: the keys stay absent.
+* 4.10.0 - each round's host time (issue 30: where the wall goes), ``rounds[r].wall_secs``:
+  ``setup`` (from the round's start, its stream renewed, until the benchmark's ``run()`` called
+  ``state.run``: the benchmark's own setup), ``warmup`` (from there until the measuring began: the
+  synchronization, the warm-up call and the test) and ``total`` (the whole round, to ``run()``
+  returning; the measured batches are ``elapsed_secs.host``). Older files did not time it: the key
+  stays absent.
 
 A file of an older version is read through `UPGRADES`, one small function per version step
 (a document in, the document of the next version out); `Results.version` still says which
@@ -127,8 +133,9 @@ from primbench.textsafe import csv_cell
 if TYPE_CHECKING:
     import mmap
 
-RESULTS_VERSION = "4.9.0"
-KNOWN_VERSIONS = ("4.0.0", "4.1.0", "4.2.0", "4.3.0", "4.4.0", "4.5.0", "4.6.0", "4.7.0", "4.8.0", "4.9.0")
+RESULTS_VERSION = "4.10.0"
+KNOWN_VERSIONS = ("4.0.0", "4.1.0", "4.2.0", "4.3.0", "4.4.0", "4.5.0", "4.6.0", "4.7.0", "4.8.0", "4.9.0",
+                  "4.10.0")
 
 CSV_HEADER = (
     "index",
@@ -201,6 +208,15 @@ class Elapsed(_Record, frozen=True, kw_only=True, omit_defaults=True):
 
     host: NonNegative | None = None
     gpu: NonNegative | None = None
+
+
+class RoundWall(_Record, frozen=True, kw_only=True):
+    """``rounds[r].wall_secs`` (results 4.10.0): a round's host seconds before its ``state.run``
+    (``setup``), from there to its measuring (``warmup``), and the whole round (``total``)."""
+
+    setup: NonNegative
+    warmup: NonNegative
+    total: NonNegative
 
 
 class Temperatures(_Record, frozen=True, kw_only=True):
@@ -321,6 +337,7 @@ class Round(_Record, frozen=True, kw_only=True, omit_defaults=True):
     graph: RoundGraph | None = None  # 4.6.0: with --graph (primbench.graph)
     energy_baseline: RoundEnergyBaseline | None = None  # 4.7.0: with --energy-baseline (primbench.energy)
     process: Count | None = None  # 4.9.0: with --processes, the worker process that measured it (primbench.processes)
+    wall_secs: RoundWall | None = None  # 4.10.0: the round's host time, setup and warm-up apart
 
     @property
     def average_clock_mhz(self) -> float | None:
@@ -1116,6 +1133,11 @@ def _from_4_8_0(doc: Mapping[str, Any]) -> dict[str, Any]:
     return _with_settings(doc, "4.9.0")
 
 
+def _from_4_9_0(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """4.9.0 -> 4.10.0: the rounds' host time was not timed: ``rounds[].wall_secs`` stays absent."""
+    return _with_settings(doc, "4.10.0")
+
+
 #: One step per older version: its document in, the next version's out (a new dict; the
 #: parts that change are copied).
 UPGRADES: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
@@ -1128,6 +1150,7 @@ UPGRADES: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
     "4.6.0": _from_4_6_0,
     "4.7.0": _from_4_7_0,
     "4.8.0": _from_4_8_0,
+    "4.9.0": _from_4_9_0,
 }
 
 

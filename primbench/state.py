@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn
@@ -88,6 +89,9 @@ class State:
         self._graph = graph  # --graph or the benchmark's graph = True: replay a capture beside (primbench.graph)
         self._energy_baseline = energy_baseline  # --energy-baseline: empty calls after each round (primbench.energy)
         self.profiled = False
+        # perf_counter at run()'s entry and where its measuring begins (the round's wall, results 4.10.0)
+        self.entered_at: float | None = None
+        self.measuring_at: float | None = None
         self.round_index = round_index
         self.rounds = rounds
         self._calls_per_batch = calls_per_batch
@@ -215,6 +219,7 @@ class State:
         if sync is not None and timer != "host":
             raise UsageError("state.run(sync=...) goes with timer='host' (with GPU events, a function that "
                              "synchronizes needs the executor's flags.sync)")
+        self.entered_at = time.perf_counter()
         device = self._device
         s = self.settings
         if self._profile_range is not None:
@@ -234,6 +239,7 @@ class State:
                 self._test()
                 device.synchronize()
             self._thermal.before_specialization()
+            self.measuring_at = time.perf_counter()
             started = device.now()  # the round's time: its batch sizing counts, warming does not
             temp_start = self._thermal.temperature()
             reasons_start = device.clock_event_reasons()

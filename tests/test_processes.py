@@ -92,7 +92,7 @@ def test_three_processes_write_one_document_whose_rounds_name_their_process(tmp_
     done, doc = run(tmp_path, "--processes", "3")
     done_secs = time.perf_counter() - began
     assert done.returncode == 0, done.stdout + done.stderr
-    assert doc is not None and doc["context"]["results_version"] == "4.9.0"
+    assert doc is not None and doc["context"]["results_version"] == "4.10.0"
     settings = doc["context"]["settings"]
     assert settings["processes"] == 3 and settings["rounds"] == PROCESS_ROUNDS and settings["min_secs"] == 0.6
     specs = doc["specializations"]

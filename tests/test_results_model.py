@@ -169,7 +169,7 @@ FAILED = ["index", "name", "bytes_per_second", "items_per_second", "bytes_per_it
           "noise_percent", "meta", "elapsed_secs", "calls", "error"]
 ROUND = ["round", "gpu_ms_per_call", "bytes_per_second", "items_per_second", "noise_timeout", "noise_percent",
          "batches", "kernel_calls", "kernel_calls_per_batch", "elapsed_secs", "gpu_temp_celsius", "sm_clock_mhz",
-         "throttled_batches"]
+         "throttled_batches", "wall_secs"]
 SM_CLOCK = ["average_mhz", "default_mhz", "fraction_of_default", "below_expected", "clock_event_reasons",
             "throttle_reasons"]
 GENERAL = ["algorithm", "specialization_count", "library_build_type", "gpu", "backend", "thermal", "host_name",
@@ -306,7 +306,8 @@ def test_every_older_version_has_one_step_and_the_chain_reaches_the_current_one(
         results = results_from_dict(old_document(version), "old.json")
         assert results.version == version and results.context.results_version == RESULTS_VERSION
         assert results.as_written() == old_document(version)
-        assert results.settings.rounds == (1 if version < "4.3.0" else msgspec.UNSET)
+        assert results.settings.rounds == (1 if KNOWN_VERSIONS.index(version) < KNOWN_VERSIONS.index("4.3.0")
+                                            else msgspec.UNSET)
         assert results.settings.cache_size == (256 * 2**20 if version == "4.0.0" else msgspec.UNSET)
 
 
@@ -324,8 +325,8 @@ def test_an_old_file_loads_through_the_steps_from_text_too(tmp_path: Path) -> No
 
 @pytest.mark.parametrize(("version", "expected"), [
     ("5.0.0", "unknown schema version '5.0.0' (known: 4.0.0, 4.1.0, 4.2.0, 4.3.0, 4.4.0, 4.5.0, 4.6.0, 4.7.0, "
-              "4.8.0, 4.9.0); upgrade primbench to read it"),
-    ("4.10.0", "unknown schema version '4.10.0'"),
+              "4.8.0, 4.9.0, 4.10.0); upgrade primbench to read it"),
+    ("4.11.0", "unknown schema version '4.11.0'"),
     ("3.9.0", "this primbench cannot read it"),
     ("", "unknown schema version ''"),
     (4, "must be a string, got a number"),
@@ -468,7 +469,8 @@ def test_a_device_context_the_model_cannot_hold_fails_before_measuring(tmp_path:
 def test_an_older_file_reads_as_its_whole_upgrade_does(version: str) -> None:
     """An older file the model decodes is upgraded in its context alone (its specializations
     are not decoded twice): the Results are those of upgrading the whole document."""
-    doc = document([spec("size: 1", 1e12, batches=[1.0, 1.1], round_cv=None if version < "4.3.0" else 0.001),
+    before_rounds = KNOWN_VERSIONS.index(version) < KNOWN_VERSIONS.index("4.3.0")
+    doc = document([spec("size: 1", 1e12, batches=[1.0, 1.1], round_cv=None if before_rounds else 0.001),
                     spec("size: 2", 2e12)], version=version)
     if version == "4.0.0":
         doc["context"]["settings"].pop("cache_size", None)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import time
 from pathlib import Path
 
 import numpy as np
@@ -333,3 +334,45 @@ def test_rounds_that_overrun_the_budget_end_the_specialization_after_three_measu
     (s,) = doc["specializations"]
     assert len(s["rounds"]) == expected and not s.get("error")
     assert [r for t, r in log if t != "test"] == list(range(expected))
+
+
+class SlowSetup(Copy):
+    """A copy benchmark whose setup takes `setup_secs` of host time, and whose test `test_secs`."""
+
+    def __init__(self, dtype, setup_secs: float, test_secs: float) -> None:
+        super().__init__(dtype)
+        self.setup_secs, self.test_secs = setup_secs, test_secs
+
+    def run(self, state: pb.State) -> None:
+        time.sleep(self.setup_secs)
+        items = state.size // self.dtype.itemsize
+        state.set_items(items)
+        state.add_reads(self.dtype, items)
+        state.add_writes(self.dtype, items)
+        state.test(lambda: time.sleep(self.test_secs))
+        dev = state.device
+        state.run(lambda: dev.launch(None))
+
+
+def test_each_round_records_its_host_time_setup_and_warmup_apart(tmp_path):
+    # results 4.10.0: where a run's wall goes beyond its measured batches. The setup sleeps 30 ms
+    # in every round, the test (run in round 0 only, before the measuring) 40 ms.
+    ex = executor(tmp_path, "--rounds", "3", "--min-secs", "0.03", device=FakeDevice(0.05))
+    ex.queue(SlowSetup(np.int8, 0.03, 0.04))
+    doc = ex.run()
+    rounds = doc["specializations"][0]["rounds"]
+    assert len(rounds) == 3
+    for r in rounds:
+        wall = r["wall_secs"]
+        assert set(wall) == {"setup", "warmup", "total"}
+        assert wall["setup"] >= 0.03 and wall["total"] >= wall["setup"] + wall["warmup"]
+    assert rounds[0]["wall_secs"]["warmup"] >= 0.04  # the test runs before round 0 measures
+    assert all(r["wall_secs"]["warmup"] < 0.04 for r in rounds[1:])
+    # the model reads it back; a 4.9.0 file did not time it and reads without it
+    read = results_from_dict(doc).specializations[0].rounds
+    assert read[0].wall_secs is not None and read[0].wall_secs.setup == rounds[0]["wall_secs"]["setup"]
+    older = copy.deepcopy(doc)
+    older["context"]["results_version"] = "4.9.0"
+    for r in older["specializations"][0]["rounds"]:
+        del r["wall_secs"]
+    assert all(r.wall_secs is None for r in results_from_dict(older).specializations[0].rounds)

@@ -182,7 +182,8 @@ def document(run: Run, specs: int = 100, *, batches: bool = False, seed: int = 0
         for spec, at, change in STEPS:
             if spec == i and run.index >= at and run.branch == "main":
                 ms *= 1 + change
-        records.append(specialization(i, ms, rng, rounds=rounds, batches=batches, energy=version >= "4.5.0"))
+        energy = tuple(map(int, version.split("."))) >= (4, 5, 0)
+        records.append(specialization(i, ms, rng, rounds=rounds, batches=batches, energy=energy))
     context = copy.deepcopy(_CONTEXT)
     context["results_version"] = version
     general = context["general"]
