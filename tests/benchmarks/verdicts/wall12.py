@@ -40,14 +40,24 @@ def run(json_path: Path, wall: float) -> dict[str, float]:
     ends = [float(x) for x in re.findall(r"finished at ([\d.]+) s", log)]
     doc = json.loads(json_path.read_text())
     measured = rounds = batches = 0.0
+    split = {"setup": 0.0, "warmup": 0.0, "total": 0.0, "timed": 0.0, "timed_measured": 0.0}
     for s in doc["specializations"]:
         for r in s.get("rounds") or []:
             measured += r["elapsed_secs"]["host"]
             rounds += 1
             batches += r.get("batches") or 0
+            if timed := r.get("wall_secs"):  # results 4.10.0
+                for k in ("setup", "warmup", "total"):
+                    split[k] += timed[k]
+                split["timed"] += 1
+                split["timed_measured"] += r["elapsed_secs"]["host"]
     n_spec = len(doc["specializations"])
     out = {"wall": wall, "measured": measured, "rounds": rounds, "batches": batches, "spec": wall / n_spec,
            "outside_per_round_ms": (wall - measured) / rounds * 1000}
+    if split["timed"]:  # a round's own split (results 4.10.0), in ms a round
+        t = split["timed"]
+        out |= {"setup_ms": split["setup"] / t * 1000, "warmup_ms": split["warmup"] / t * 1000,
+                "harness_ms": (split["total"] - split["setup"] - split["warmup"] - split["timed_measured"]) / t * 1000}
     if starts:  # logs since 107504a time the turns
         turns = sum(e - b for b, e in zip(starts, ends, strict=True))
         out |= {"start": starts[0], "turns": turns, "after": wall - ends[-1],
@@ -77,6 +87,16 @@ def main() -> None:
               f"{med['rest_per_round_ms'] * med['rounds'] / 1000:.1f} s "
               f"({med['rest_per_round_ms'] * med['rounds'] / 1000 / med['wall']:.0%}) "
               f"| {med['after']:.1f} s | {med['spec']:.2f} s |")
+    print("\nA round's own split (results 4.10.0 files: `rounds[].wall_secs`), medians over the runs, ms a round:")
+    for size, root in SETS:
+        d = HERE / "h200" / root / "p8r4x2" / size
+        rs = [run(d / name, wall) for name, wall in sorted(walls(d).items()) if name.startswith("aa-")]
+        if not all("setup_ms" in r for r in rs):
+            print(f"- {size}: not recorded (written before 4.10.0)")
+            continue
+        print(f"- {size}: the benchmark's setup {st.median(r['setup_ms'] for r in rs):.1f}, warm-up and test "
+              f"{st.median(r['warmup_ms'] for r in rs):.1f}, the harness's own (renew, sizing, the GPU's state, "
+              f"the round less its measured batches) {st.median(r['harness_ms'] for r in rs):.1f}")
     print("\n4 MiB and 1 MiB ran at 3365a79, whose logs do not time the turns: start, turns and rest are one "
           "figure there.")
     print("'after the last turn': the parent's own start before its executor, the merge and the write; a label's "
