@@ -1,0 +1,96 @@
+"""The fourteenth probe's reading (probe14-plan.md, written before its data): p8r4 against p8r2 (`--processes 8
+--min-secs 0.25`, 4 and 2 rounds a worker) on eval_suite12.py at 4 MiB and 64 MiB: the wall of two runs, a
+round's own split (results 4.10.0 `rounds[].wall_secs`), and what precision a run's mean has by its workers.
+
+    python tests/benchmarks/verdicts/probe14.py [FOLDER] > tests/benchmarks/verdicts/probe14.txt
+
+FOLDER (default `h200/probe14`) holds `SIZE/{p8r4,p8r2}/run-K.json` and `timeline.txt` (h200_probe14.sh).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import statistics as st
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[2]))
+
+from primbench.rounds import measured_rounds  # noqa: E402
+
+DESIGNS = ("p8r4", "p8r2")
+
+
+def worker_means(doc: dict) -> dict[str, list[float]]:
+    """Each kernel's workers' means of ln(time per call) over the rounds compare keeps (`measured_rounds`)."""
+    out: dict[str, list[float]] = {}
+    for s in doc["specializations"]:
+        by: dict[int, list[dict]] = {}
+        for r in s.get("rounds") or []:
+            by.setdefault(r.get("process", 0), []).append(r)
+        name = s["name"].split(",")[0].removeprefix("op: ")
+        out[name] = [st.fmean(math.log(r["gpu_ms_per_call"]) for r in rs[measured_rounds(len(rs))])
+                     for rs in (sorted(v, key=lambda r: r["round"]) for v in by.values())]
+    return out
+
+
+def split(doc: dict) -> tuple[float, float, float]:
+    """A round's setup, warm-up and test, and the harness's part (total less those and the measured batches), ms."""
+    parts = [(w["setup"], w["warmup"], w["total"] - w["setup"] - w["warmup"] - r["elapsed_secs"]["host"])
+             for s in doc["specializations"] for r in s.get("rounds") or [] if (w := r.get("wall_secs"))]
+    if not parts:
+        return (math.nan,) * 3
+    return tuple(st.fmean(p[i] for p in parts) * 1000 for i in range(3))  # type: ignore[return-value]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("folder", type=Path, nargs="?", default=HERE / "h200" / "probe14")
+    args = ap.parse_args()
+    walls: dict[tuple[str, str], list[float]] = {}
+    for line in (args.folder / "timeline.txt").read_text().splitlines():
+        if m := re.match(r"(\S+) (p8r\d) \d+ exit 0 wall ([\d.]+)", line):
+            walls.setdefault((m[1], m[2]), []).append(float(m[3]))
+    print(f"# probe14: {args.folder}\n")
+    decided: dict[str, tuple[float, float]] = {}
+    for size in ("4MiB", "64MiB"):
+        docs = {d: [json.loads(f.read_text()) for f in sorted((args.folder / size / d).glob("run-*.json"))]
+                for d in DESIGNS}
+        if not all(docs.values()):
+            print(f"## {size}: not collected\n")
+            continue
+        print(f"## {size}\n")
+        print("| design | runs | wall a spec, two runs | setup / warm-up and test / harness, ms a round "
+              "| median per kernel: workers' SD of a run mean | SD of the runs' means |")
+        print("|---|---|---|---|---|---|")
+        predicted: dict[str, dict[str, float]] = {}
+        for d in DESIGNS:
+            runs = [worker_means(doc) for doc in docs[d]]
+            n_spec = len(docs[d][0]["specializations"])
+            predicted[d] = {k: st.fmean(st.stdev(w[k]) / math.sqrt(len(w[k])) for w in runs) for k in runs[0]}
+            between = {k: st.stdev(st.fmean(w[k]) for w in runs) if len(runs) > 1 else math.nan for k in runs[0]}
+            wall = 2 * st.median(walls.get((size, d), [math.nan])) / n_spec
+            s, w, h = (st.median(x) for x in zip(*(split(doc) for doc in docs[d]), strict=True))
+            decided.setdefault(size, (math.nan, math.nan))
+            if size == "4MiB" and d == "p8r2":
+                decided[size] = (wall, 0.0)
+            print(f"| {d} | {len(runs)} | {wall:.2f} s | {s:.1f} / {w:.1f} / {h:.1f} "
+                  f"| {st.median(predicted[d].values()) * 100:.3f} % | {st.median(between.values()) * 100:.3f} % |")
+        ratios = [predicted["p8r2"][k] / predicted["p8r4"][k] for k in predicted["p8r4"] if predicted["p8r4"][k] > 0]
+        ratio = st.median(ratios)
+        print(f"\nMedian over kernels of p8r2's workers' SD of a run mean over p8r4's: {ratio:.2f}\n")
+        if size == "4MiB":
+            decided[size] = (decided[size][0], ratio)
+    if "4MiB" in decided and not math.isnan(decided["4MiB"][0]):
+        wall, ratio = decided["4MiB"]
+        verdict = "p8r2 is the thirteenth evaluation's design" if wall <= 1.2 and ratio <= 1.1 else "p8r4 stays"
+        print(f"The plan's rule at 4 MiB (two p8r2 runs <= 1.2 s a spec: {wall:.2f} s; SD ratio <= 1.1: "
+              f"{ratio:.2f}): {verdict}")
+
+
+if __name__ == "__main__":
+    main()
