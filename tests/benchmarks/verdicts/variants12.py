@@ -10,7 +10,9 @@ each worker's value less that worker's mean over the suite's kernels: the shape 
 to vary by) and `_between_files` (each kernel's spread over the side's two files, 1 df, moderated across the suite
 over that prediction, and taken where it is wider). First, for each size, the prior `_between_files` fits on one
 pair (df0, s0^2 relative to the workers' prediction). Then per variant: A/A exit 1, rows unchanged, the RMS of
-the A/A changes over their standard errors (1 is right), the median detectable change over every row.
+the A/A changes over their standard errors (1 is right), the same per kernel (its range over the kernels and
+the SD of its log: the error's shape, 0 where every kernel is off by one factor), the median detectable change
+over every row.
 
 - `frozen`: the method as it is.
 - `nomax`: `_between_files` takes the moderated files' variance even where it is narrower than the workers'.
@@ -99,6 +101,18 @@ VARIANTS: dict[str, dict[str, Any]] = {
 }
 
 
+def sampling_alone(labels: int, reps: int = 5000) -> tuple[float, float, float]:
+    """The SD of the log of one kernel's RMS(change) / (true SE) over every ordered pair of `labels` labels when
+    the error is exactly right (Gaussian label means, seed 12), and its 5-95 % range: how far per-kernel ratios
+    spread from sampling alone."""
+    rng = np.random.default_rng(12)
+    x = rng.normal(size=(reps, labels))
+    d = np.array([(x[:, i] - x[:, j]) ** 2 for i, j in itertools.permutations(range(labels), 2)])
+    logs = np.log(np.sqrt(d.mean(axis=0) / 2))
+    lo, hi = np.exp(np.percentile(logs, [5, 95]))
+    return float(logs.std()), float(lo), float(hi)
+
+
 def pairs(size: str, root: str) -> tuple[list[list[Path]], dict[Path, Any]]:
     d = HERE / "h200" / root / "p8r4x2" / size
     ks = sorted({int(f.stem.split("-")[1]) for f in d.glob("aa-*-p1.json")})
@@ -129,29 +143,36 @@ def main() -> None:
         aa, loaded = pairs(size, root)
         print(f"## {size} ({root}): {len(aa)} A/A labels, {len(aa) * (len(aa) - 1)} ordered pairs\n")
         print(f"Priors fitted on aa-1 against aa-2: {the_prior(aa, loaded)}\n")
-        print("| variant | A/A exit 1 | rows unchanged | RMS of change / SE | median detectable (rows) |")
-        print("|---|---|---|---|---|")
+        print("| variant | A/A exit 1 | rows unchanged | RMS of change / SE | per kernel: range, SD of its log "
+              "| median detectable (rows) |")
+        print("|---|---|---|---|---|---|")
         for name, patch in VARIANTS.items():
             saved = {k: getattr(core, k) for k in patch}
             for k, v in patch.items():
                 setattr(core, k, v)
             try:
                 failed, z_sq, mdc, unchanged = 0, [], [], 0
+                by_kernel: dict[str, list[float]] = {}
                 for a, b in itertools.permutations(aa, 2):
                     c = core.compare_runs([r for p in a for r in loaded[p]], [r for p in b for r in loaded[p]])
                     failed += c.failed()
                     for row in c.to_dict()["specializations"]:
                         if row.get("standard_error"):
                             z_sq.append((math.log1p(row["relative_change"]) / row["standard_error"]) ** 2)
+                            by_kernel.setdefault(row["name"], []).append(z_sq[-1])
                             mdc.append(row["min_detectable_change"])
                             unchanged += row["verdict"] == "unchanged"
             finally:
                 for k, v in saved.items():
                     setattr(core, k, v)
             n = len(aa) * (len(aa) - 1)
+            ratios = [math.sqrt(st.fmean(v)) for v in by_kernel.values()]
             print(f"| {name} | {failed}/{n} | {unchanged}/{len(mdc)} | {math.sqrt(st.fmean(z_sq)):.2f} | "
+                  f"{min(ratios):.2f}-{max(ratios):.2f}, {st.stdev(math.log(r) for r in ratios):.2f} | "
                   f"{st.median(mdc) * 100:.2f} % |")
-        print()
+        sd, lo, hi = sampling_alone(len(aa))
+        print(f"\nWere the error exactly right, one kernel's ratio would spread from sampling alone with an SD of its "
+              f"log of {sd:.2f} (5-95 %: {lo:.2f}-{hi:.2f}) over {len(aa)} labels (`sampling_alone`).\n")
 
 
 if __name__ == "__main__":
