@@ -724,8 +724,10 @@ class Executor:
         wall = None
         if state.entered_at is not None and state.measuring_at is not None:
             wall = (state.entered_at - began, state.measuring_at - state.entered_at, ended - began)
-        return MeasuredRound(state.outcome, state.items, state.bytes_per_call, device.default_clock_mhz(),
-                             None if settings.no_monitoring else device.power_limit_watts(), wall)
+        # the power limit is context for the specialization's energy (its first round's reading): an NVML
+        # read saved in every other round
+        limit = None if settings.no_monitoring or r > 0 else device.power_limit_watts()
+        return MeasuredRound(state.outcome, state.items, state.bytes_per_call, device.default_clock_mhz(), limit, wall)
 
     def _check_outputs(self, settings: Settings, expected: int) -> None:
         """Before anything is measured: every output can be written (else exit 2 now, not

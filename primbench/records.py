@@ -114,7 +114,7 @@ class MeasuredRound:
     items: int
     bytes_per_call: int
     default_clock_mhz: float | None
-    power_limit_watts: float | None = None
+    power_limit_watts: float | None = None  # read in a specialization's first round only
     #: The round's host time (results 4.10.0): before run() called state.run (renew, setup), from there to
     #: its measuring (synchronize, warm-up call, test), and the whole round; None where not timed.
     wall: tuple[float, float, float] | None = None
@@ -224,7 +224,8 @@ def specialization_record(index: int, q: Queued, rounds: Sequence[MeasuredRound]
         # times on the host clock: compare warns before it mixes them with events
         timer="host" if any(rd.outcome.timer == "host" for rd in rounds) else "events",
         throttled_batches=sum(m.throttled_batches for m in measurements),  # results 4.5.0
-        energy=_energy(measurements, last.power_limit_watts),
+        energy=_energy(measurements, next((rd.power_limit_watts for rd in rounds if rd.power_limit_watts is not None),
+                                          None)),
         graph=_graph(rounds, timed["gpu_seconds_per_call"]),  # results 4.6.0
         energy_baseline=_energy_baseline(rounds),  # results 4.7.0
     )

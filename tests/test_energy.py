@@ -48,6 +48,24 @@ def run(tmp_path: Path, device: FakeDevice, *args: str, name: str = "r.json", ms
     return doc
 
 
+class CountingLimit(FakeDevice):
+    """A fake device that counts its power-limit reads (an NVML call each on a real GPU)."""
+
+    reads = 0
+
+    def power_limit_watts(self) -> float | None:
+        self.reads += 1
+        return super().power_limit_watts()
+
+
+def test_the_power_limit_is_read_once_a_specialization_not_every_round(tmp_path: Path) -> None:
+    device = CountingLimit(1.0, power_watts=300.0)
+    doc = run(tmp_path, device, "--rounds", "4", "--min-secs", "1")
+    assert len(doc["specializations"][0]["rounds"]) == 4
+    assert device.reads == 1  # 4 rounds, one read: the first round's
+    assert doc["specializations"][0]["energy"]["power_limit_watts"] == 700.0
+
+
 def test_a_window_reads_joules_per_call_and_watts() -> None:
     w = EnergyWindow(joules=300.0, secs=1.5, calls=1000)
     assert w.joules_per_call == pytest.approx(0.3) and w.watts == pytest.approx(200.0) and not w.too_short
