@@ -956,12 +956,29 @@ def _between_files(suite: _Suite, relative: np.ndarray, per_slot: np.ndarray, ow
     of one file keep the workers' spread (one file cannot show its run's state)."""
     spread, aligned = _file_spreads(suite, per_slot)
     use = relative & aligned & (per_slot >= 2) & (own > 0)
+    _take_wider(own, own_df, use, _files_variance(spread, per_slot - 1, use, own, per_slot))
+
+
+def _files_variance(spread: np.ndarray, df: np.ndarray, use: np.ndarray, own: np.ndarray,
+                    per_slot: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The variance of the mean of each `use` slot's files: their `spread` (on `df`) moderated across the suite
+    over what the workers predict for a file (`own` times the files), over the files; with its df. None with
+    too few slots or no prior."""
     if int(use.sum()) < stats.PRIOR_MIN:
-        return
-    moderated = stats.moderated_over(spread[use], per_slot[use] - 1, own[use] * per_slot[use])
+        return None
+    moderated = stats.moderated_over(spread[use], df[use], own[use] * per_slot[use])
     if moderated is None:
+        return None
+    return moderated[0] / per_slot[use], moderated[1]
+
+
+def _take_wider(own: np.ndarray, own_df: np.ndarray, use: np.ndarray,
+                files: tuple[np.ndarray, np.ndarray] | None) -> None:
+    """Where the files' variance (`_files_variance`, over the `use` slots) is wider than `own`, it and its df
+    replace `own` and `own_df`."""
+    if files is None:
         return
-    files_var, files_df = moderated[0] / per_slot[use], moderated[1]
+    files_var, files_df = files
     wider = files_var > own[use]
     at = np.flatnonzero(use)[wider]
     own[at] = files_var[wider]

@@ -16,7 +16,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 sys.path.insert(0, str(HERE))
-from primbench.compare import core, stats  # noqa: E402
+from primbench.compare import core  # noqa: E402
 
 
 def _between_files_pooled(suite: Any, relative: np.ndarray, per_slot: np.ndarray, own: np.ndarray,
@@ -32,17 +32,7 @@ def _between_files_pooled(suite: Any, relative: np.ndarray, per_slot: np.ndarray
     spread = np.where(np.repeat(both, 2), np.repeat(pooled, 2), spread)
     dfp = np.where(np.repeat(both, 2), np.repeat(tot, 2), per_slot - 1)
     use = relative & aligned & (per_slot >= 2) & (own > 0)
-    if int(use.sum()) < stats.PRIOR_MIN:
-        return
-    # each kernel's pooled spread counted once in the prior's fit: the base slots where both sides are pooled
-    moderated = stats.moderated_over(spread[use], dfp[use], own[use] * per_slot[use])
-    if moderated is None:
-        return
-    files_var, files_df = moderated[0] / per_slot[use], moderated[1]
-    wider = files_var > own[use]
-    at = np.flatnonzero(use)[wider]
-    own[at] = files_var[wider]
-    own_df[at] = files_df[wider]
+    core._take_wider(own, own_df, use, core._files_variance(spread, dfp, use, own, per_slot))
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["pooled"]:

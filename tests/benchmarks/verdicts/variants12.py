@@ -57,23 +57,15 @@ def lesser(values: np.ndarray) -> np.ndarray:
 
 
 def spreads_with(spread: Callable[[np.ndarray], np.ndarray]) -> Callable[[Any], tuple[np.ndarray, np.ndarray]]:
-    """`_relative_spreads` with `spread` in place of the spread about the suite's mean."""
+    """`_relative_spreads` with `spread` in place of the spread about the suite's mean (there alone: the files'
+    stage keeps whatever `_about_the_suite` is outside the call)."""
     def relative_spreads(suite: Any) -> tuple[np.ndarray, np.ndarray]:
-        runs, slots = suite.runs, 2 * len(suite)
-        counts = suite.run_counts()
-        out, aligned = np.full(slots, np.nan), np.zeros(slots, dtype=bool)
-        if not (counts >= 2).any():
-            return out, aligned
-        means = runs.mean[np.argsort(runs.slot, kind="stable")]
-        starts = np.cumsum(counts) - counts
-        for side in (0, 1):
-            lined = core._lined_up(counts, side)
-            if lined is None:
-                continue
-            sel, common = lined
-            out[sel] = spread(means[starts[sel][:, None] + np.arange(common)[None, :]])
-            aligned[sel] = True
-        return out, aligned
+        outside = core._about_the_suite
+        core._about_the_suite = spread
+        try:
+            return FROZEN_SPREADS(suite)
+        finally:
+            core._about_the_suite = outside
     return relative_spreads
 
 
@@ -82,13 +74,8 @@ def files_without_max(suite: Any, relative: np.ndarray, per_slot: np.ndarray, ow
     """`_between_files`, the moderated files' variance taken everywhere it can be."""
     spread, aligned = core._file_spreads(suite, per_slot)
     use = relative & aligned & (per_slot >= 2) & (own > 0)
-    if int(use.sum()) < stats.PRIOR_MIN:
-        return
-    moderated = stats.moderated_over(spread[use], per_slot[use] - 1, own[use] * per_slot[use])
-    if moderated is None:
-        return
-    at = np.flatnonzero(use)
-    own[at], own_df[at] = moderated[0] / per_slot[use], moderated[1]
+    if (files := core._files_variance(spread, per_slot - 1, use, own, per_slot)) is not None:
+        own[use], own_df[use] = files
 
 
 VARIANTS: dict[str, dict[str, Any]] = {
