@@ -70,10 +70,11 @@ def main() -> None:
     print("| size | runs | wall a run | start (to the first turn) | 8 turns | of which measured batches | rest a round "
           "| after the last turn | wall a spec (one run) |")
     print("|---|---|---|---|---|---|---|---|---|")
+    read: dict[str, list[dict[str, float]]] = {}  # each size's A/A runs, read once for both tables
     for size, root in SETS:
         d = HERE / "h200" / root / "p8r4x2" / size
-        w = walls(d)
-        rs = [run(d / name, wall) for name, wall in sorted(w.items()) if name.startswith("aa-")]
+        read[size] = [run(d / name, wall) for name, wall in sorted(walls(d).items()) if name.startswith("aa-")]
+    for size, rs in read.items():
         med = {k: st.median(r[k] for r in rs) for k in rs[0]}
         if "start" not in med:  # logs without turn times (data12, code 3365a79): what lies outside the batches
             print(f"| {size} | {len(rs)} | {med['wall']:.1f} s | (not timed) | | {med['measured']:.1f} s "
@@ -88,9 +89,7 @@ def main() -> None:
               f"({med['rest_per_round_ms'] * med['rounds'] / 1000 / med['wall']:.0%}) "
               f"| {med['after']:.1f} s | {med['spec']:.2f} s |")
     print("\nA round's own split (results 4.10.0 files: `rounds[].wall_secs`), medians over the runs, ms a round:")
-    for size, root in SETS:
-        d = HERE / "h200" / root / "p8r4x2" / size
-        rs = [run(d / name, wall) for name, wall in sorted(walls(d).items()) if name.startswith("aa-")]
+    for size, rs in read.items():
         if not all("setup_ms" in r for r in rs):
             print(f"- {size}: not recorded (written before 4.10.0)")
             continue
