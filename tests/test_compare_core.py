@@ -560,6 +560,39 @@ def test_the_committed_h200_a_a_runs_fail_no_more_often_than_recorded(data: str,
     assert unchanged / rows >= share
 
 
+#: Collections of two `--processes` files an A/A label (`LABEL-p1.json`, `-p2.json`), judged two files a side as
+#: `primbench compare B1 B2 -- H1 H2` does: the A/A pairs failing at most, the share of rows unchanged at least, as
+#: recorded (the twelfth evaluation's p8r4x2, evaluate12.txt and evaluate12b.txt; the thirteenth's p8r2x2,
+#: evaluate13.txt), and the A/A labels each has.
+AA_TWO_FILES = {("data12/p8r4x2", "4MiB"): (0, 0.98, 5), ("data12/p8r4x2", "1MiB"): (0, 0.99, 6),
+                ("data12b/p8r4x2", "64MiB"): (0, 0.99, 5), ("data12b/p8r4x2", "64KiB"): (0, 0.99, 7),
+                ("data13/p8r2x2", "4MiB"): (2, 0.97, 8), ("data13/p8r2x2", "1MiB"): (0, 0.96, 8)}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("data", "size"), sorted(AA_TWO_FILES))
+def test_the_committed_two_run_a_a_sides_fail_no_more_often_than_recorded(data: str, size: str) -> None:
+    """Every ordered pair of A/A labels, each side a label's two files read whole (their workers split by
+    `load_side`), fails and calls rows unchanged no worse than the evaluation recorded."""
+    folder = Path(__file__).parent / "benchmarks" / "verdicts" / "h200" / data / size
+    most, share, labels = AA_TWO_FILES[(data, size)]
+    sides = []
+    for k in range(1, labels + 1):
+        files = [folder / f"aa-{k}-p{j}.json" for j in (1, 2)]
+        sides.append([r for f in files for r in load_side(f)])
+    assert not (folder / f"aa-{labels + 1}-p2.json").exists()
+    failed, unchanged, rows = 0, 0, 0
+    for i, base in enumerate(sides):
+        for j, head in enumerate(sides):
+            if i != j:
+                c = compare_runs(base, head)
+                failed += c.failed()
+                unchanged += c.summary.counts[Verdict.UNCHANGED]
+                rows += len(c.rows)
+    assert failed <= most
+    assert unchanged / rows >= share
+
+
 def test_a_record_in_a_warning_reads_as_key_value_not_a_python_dict() -> None:
     b = document([spec("a", TB)])
     h = document([spec("a", TB)])
