@@ -291,7 +291,8 @@ _HELP = {
     "2.4-2.9 s a specialization of an 8-kernel suite "
     "(tests/benchmarks/verdicts/). A state every worker of one run shares does not show in their spread: at 4 MiB "
     "one --processes 16 run a side failed 9 of 20 identical pairs, two --processes 8 runs a side 0 of 20 "
-    "(compare base/ head/ with both files). One results.json; each round names its process",
+    "(compare base/ head/ with both files); two --processes 8 --rounds 2 --min-secs 0.25 runs take about 1.1 s a "
+    "specialization together at 1-4 MiB. One results.json; each round names its process",
     "axis": "Replace the values of a benchmark's axis, repeatable: NAME=VALUE, NAME=[V1,V2,...], "
     "NAME=[START:STOP:+STEP] (linear) or NAME=[START:STOP:*FACTOR] (geometric; a bare third part multiplies too), "
     "STOP included; numbers may be 2^N; size takes KiB, MiB, GiB (e.g. size=[2^16:2^28:4]). See docs/axes.md",
