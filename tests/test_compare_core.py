@@ -537,6 +537,19 @@ AA_FILES = {("data7", "4MiB"): 7, ("data9/p16", "64KiB"): 6, ("data9/p16", "1MiB
             **{("data11/p16r4", s): 7 for s in ("64KiB", "1MiB", "4MiB", "64MiB")}}
 
 
+def _a_a_pairs(sides: list[list[Results]]) -> tuple[int, int, int]:
+    """Every ordered pair of `sides` compared: how many fail, how many rows are called unchanged, of how many."""
+    failed, unchanged, rows = 0, 0, 0
+    for i, base in enumerate(sides):
+        for j, head in enumerate(sides):
+            if i != j:
+                c = compare_runs(base, head)
+                failed += c.failed()
+                unchanged += c.summary.counts[Verdict.UNCHANGED]
+                rows += len(c.rows)
+    return failed, unchanged, rows
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(("data", "size"), sorted(AA_RECORDED))
 def test_the_committed_h200_a_a_runs_fail_no_more_often_than_recorded(data: str, size: str) -> None:
@@ -547,14 +560,7 @@ def test_the_committed_h200_a_a_runs_fail_no_more_often_than_recorded(data: str,
     files = sorted(f for f in folder.glob("aa-*.json") if re.fullmatch(r"aa-\d+\.json", f.name))
     assert len(files) == AA_FILES.get((data, size), 8)
     sides = [load_side(f) for f in files]
-    failed, unchanged, rows = 0, 0, 0
-    for i, base in enumerate(sides):
-        for j, head in enumerate(sides):
-            if i != j:
-                c = compare_runs(base, head)
-                failed += c.failed()
-                unchanged += c.summary.counts[Verdict.UNCHANGED]
-                rows += len(c.rows)
+    failed, unchanged, rows = _a_a_pairs(sides)
     most, share = AA_RECORDED[(data, size)]
     assert failed <= most
     assert unchanged / rows >= share
@@ -581,14 +587,7 @@ def test_the_committed_two_run_a_a_sides_fail_no_more_often_than_recorded(data: 
         files = [folder / f"aa-{k}-p{j}.json" for j in (1, 2)]
         sides.append([r for f in files for r in load_side(f)])
     assert not (folder / f"aa-{labels + 1}-p2.json").exists()
-    failed, unchanged, rows = 0, 0, 0
-    for i, base in enumerate(sides):
-        for j, head in enumerate(sides):
-            if i != j:
-                c = compare_runs(base, head)
-                failed += c.failed()
-                unchanged += c.summary.counts[Verdict.UNCHANGED]
-                rows += len(c.rows)
+    failed, unchanged, rows = _a_a_pairs(sides)
     assert failed <= most
     assert unchanged / rows >= share
 
