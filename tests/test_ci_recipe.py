@@ -245,7 +245,8 @@ def test_run_options_exist_in_every_benchmark_program() -> None:
     calls = [w for _, w in ALL_CALLS + R_CALLS if split_command(w)[0] == ["run"]]
     assert calls
     options = {w for words in calls for w in words[2:] if w.startswith("--")}
-    assert options == {"--json-out", "--branch", "--commit", "--output-batches"}
+    assert options == {"--json-out", "--branch", "--commit", "--output-batches",
+                       "--processes", "--rounds", "--min-secs"}
     assert '"$@" --json-out "$out"' in INTERLEAVE.read_text(encoding="utf-8")  # the option the script appends
     assert R_ENV["BENCHMARKS"] == TOP_ENV["BENCHMARKS"]
     for bench in TOP_ENV["BENCHMARKS"].split():
@@ -294,7 +295,7 @@ def _executable(path: Path, text: str) -> Path:
     return path
 
 
-def test_run_step_writes_one_results_file_per_benchmark(tmp_path: Path) -> None:
+def test_run_step_writes_two_results_files_per_benchmark(tmp_path: Path) -> None:
     """The real loop, with `--dry` appended to each primbench call (no GPU here)."""
     (tmp_path / "examples").symlink_to(REPO / "examples")
     shim = tmp_path / "shim"
@@ -303,12 +304,14 @@ def test_run_step_writes_one_results_file_per_benchmark(tmp_path: Path) -> None:
     done = _bash("Run benchmarks", tmp_path, {"BRANCH": "feature/x", "COMMIT": "0123abcd" * 5}, shim)
     assert done.returncode == 0, done.stderr
     written = sorted(p.name for p in (tmp_path / "results").iterdir())
-    assert written == sorted(Path(b).stem + ".json" for b in TOP_ENV["BENCHMARKS"].split())
+    assert written == sorted(f"{Path(b).stem}-{k}.json" for b in TOP_ENV["BENCHMARKS"].split() for k in (1, 2))
     for path in (tmp_path / "results").iterdir():
         results = load_results(path)
         assert (results.branch, results.commit) == ("feature/x", "0123abcd" * 5)
         assert results.general.branch_source == "option"
         assert results.settings.output_batches is True
+        # two runs a program of the thirteenth evaluation's design (tests/benchmarks/verdicts/README.md)
+        assert (results.settings.processes, results.settings.rounds, results.settings.min_secs) == (8, 2, 0.25)
 
 
 def test_run_step_fails_when_a_benchmark_fails_but_runs_the_others(tmp_path: Path) -> None:
@@ -318,7 +321,8 @@ def test_run_step_fails_when_a_benchmark_fails_but_runs_the_others(tmp_path: Pat
                  _shim_dir(tmp_path))
     assert done.returncode == 2  # primbench run: no such file
     assert "examples/nope.py: no such file" in done.stderr
-    assert (tmp_path / "results" / "copy_benchmark.json").is_file()
+    written = sorted(p.name for p in (tmp_path / "results").iterdir())
+    assert written == ["copy_benchmark-1.json", "copy_benchmark-2.json"]
 
 
 def _shim_dir(tmp_path: Path) -> Path:
