@@ -2,6 +2,8 @@
 (in sample: read after `evaluate12.txt`, to describe its 4 MiB failures, not to choose anything).
 
     python tests/benchmarks/verdicts/run_states12.py > tests/benchmarks/verdicts/run_states12.txt
+    python tests/benchmarks/verdicts/run_states12.py --data tests/benchmarks/verdicts/h200/data13 --designs p8r2x2 \
+        4MiB 1MiB > tests/benchmarks/verdicts/run_states13.txt  (the thirteenth collection, read after evaluate13.txt)
 
 For each size and design, over the A/A files: each kernel's run mean (the mean over a file's workers of their
 measured rounds' mean ln time), the SD of those run means, and the SD a run mean would have if runs differed
@@ -12,11 +14,15 @@ mean SM clock, and (two files a label) how far a label's two files sit apart aga
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import statistics as st
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+from primbench.rounds import measured_rounds
 
 DATA = Path(__file__).resolve().parent / "h200" / "data12"
 
@@ -34,8 +40,8 @@ def worker_means(path: Path) -> tuple[dict[str, list[float]], float]:
             if r.get("sm_clock_mhz"):
                 clocks.append(r["sm_clock_mhz"])
         name = s["name"].split(",")[0].removeprefix("op: ")
-        out[name] = [st.fmean(math.log(r["gpu_ms_per_call"]) for r in sorted(rs, key=lambda r: r["round"])[1:])
-                     for rs in by.values() if len(rs) > 1]
+        out[name] = [st.fmean(math.log(r["gpu_ms_per_call"]) for r in ordered[measured_rounds(len(ordered))])
+                     for rs in by.values() if len(ordered := sorted(rs, key=lambda r: r["round"])) > 1]
     return out, st.fmean(clocks)
 
 
@@ -50,10 +56,20 @@ def kernel_spreads(runs: list[dict[str, list[float]]]) -> dict[str, tuple[float,
     return out
 
 
+#: Each design's folder and the files a label has.
+DESIGNS = {"p16r4": ["p1"], "p8r4x2": ["p1", "p2"], "p8r2x2": ["p1", "p2"]}
+
+
 def main() -> None:
-    for size in sys.argv[1:] or ["4MiB", "1MiB"]:
-        for design, files in (("p16r4", ["p1"]), ("p8r4x2", ["p1", "p2"])):
-            d = DATA / design / size
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("sizes", nargs="*", default=["4MiB", "1MiB"])
+    ap.add_argument("--data", type=Path, default=DATA)
+    ap.add_argument("--designs", default="p16r4,p8r4x2", help="comma-separated: " + ", ".join(DESIGNS))
+    args = ap.parse_args()
+    for size in args.sizes:
+        for design in args.designs.split(","):
+            files = DESIGNS[design]
+            d = args.data / design / size
             labels = sorted({f.name.split("-p")[0] for f in d.glob("aa-*-p1.json")})
             runs = {(lab, p): worker_means(d / f"{lab}-{p}.json") for lab in labels for p in files
                     if (d / f"{lab}-{p}.json").exists()}
