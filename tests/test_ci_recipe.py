@@ -806,10 +806,11 @@ def test_run_interleaved_step_runs_each_program_in_pairs(tmp_path: Path) -> None
     log = _log(tmp_path)
     assert [(cwd, venv, branch) for cwd, venv, _, branch, *_ in log] == [
         ("base", "base", "main"), ("head", "head", "feature/x")] * 4 + [("head", "head", "feature/x")]
+    design = ["--processes", "8", "--rounds", "2", "--min-secs", "0.25", "--output-batches"]  # as benchmarks.yml
     assert [x[5:] for x in log] == [
-        ["run", program, "--output-batches", "--json-out", str(runs / Path(program).stem / f"{side}-{i}.json")]
+        ["run", program, *design, "--json-out", str(runs / Path(program).stem / f"{side}-{i}.json")]
         for program in programs for i in (1, 2) for side in ("base", "head")
-    ] + [["run", "examples/new_benchmark.py", "--output-batches", "--json-out", "../runs/new_benchmark/head-1.json"]]
+    ] + [["run", "examples/new_benchmark.py", *design, "--json-out", "../runs/new_benchmark/head-1.json"]]
     assert sorted(str(p.relative_to(runs)) for p in runs.rglob("*.json")) == sorted(
         [f"{Path(p).stem}/{side}-{i}.json" for p in programs for i in (1, 2) for side in ("base", "head")]
         + ["new_benchmark/head-1.json"])
