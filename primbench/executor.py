@@ -53,6 +53,9 @@ from primbench.signals import exit_code as signal_exit_code
 from primbench.state import State, Thermal
 from primbench.stdio import GuardedStream, occupy_closed_streams, say, silence
 
+#: How the run's log names each step of a worker's start (`primbench.processes.START_STEPS`).
+START_NAMES = {"program": "program imported", "device": "device open", "primed": "every specialization primed"}
+
 
 class Executor:
     """Builds settings from argv (over an optional `Settings`), queues benchmarks, runs them.
@@ -92,6 +95,7 @@ class Executor:
         self._device_count = device_count  # --devices all: the GPUs of the host (None: ask the runtime)
         self._worker_command = list(worker_command) if worker_command is not None else None
         self._role: workers.WorkerRole | None = None  # a --devices worker's, from its environment
+        self._start_steps: dict[str, float] = {}  # a --processes worker's: when each step of its start ended
         self._checkpoint: Callable[[], None] = lambda: None  # a worker's (_checkpointer)
         self._thermal = thermal
         self._reporter = reporter
@@ -192,6 +196,7 @@ class Executor:
             raise self._deferred[0]
         selected = self._selected()
         self._role = workers.WorkerRole.from_env(os.environ) if "list" not in self._modes else None
+        self._start_steps = {"program": time.time()}  # a --processes worker's start (its log)
         if self._role is not None:  # a worker: a run on its GPU of its specializations
             selected = self._role.selected(selected)
             if self._role.process is not None:  # of --processes: its share of the budget (primbench.processes)
@@ -368,9 +373,12 @@ class Executor:
         thermal = self._prepared(device, settings, reporter)
         if self._role is not None and device is not None:  # a --processes worker measures in its turn
             try:
+                self._start_steps["device"] = time.time()
                 if self._role.turn and not settings.dry:
                     self._prime(device, settings, selected, self._role)
-                failed_before = self._role.wait_turn()  # an earlier worker's failures are the run's record
+                    self._start_steps["primed"] = time.time()
+                # an earlier worker's failures are the run's record
+                failed_before = self._role.wait_turn(start=self._start_steps)
                 selected = [q for q in selected if q.name not in failed_before]
             except BaseException:
                 self._close(device)
@@ -570,6 +578,9 @@ class Executor:
                     if w.error is None:
                         finished(w)
                 if given is not None:
+                    if turns.given == 1 and (split := processes.start_split(started)) is not None:
+                        reporter.note(f"{split.workers} workers ready, from their start: " + ", ".join(
+                            f"{START_NAMES[step]} after {low:.1f}-{high:.1f} s" for step, low, high in split.steps))
                     reporter.note(f"{given.label}: measuring ({turns.given} of {settings.processes}) {at()}")
 
             interrupted = workers.watch(started, limit, ended, lambda w: reporter.note(

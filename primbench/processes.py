@@ -104,6 +104,40 @@ def worker_settings(settings: Settings, given: frozenset[str]) -> Settings:
                                min_gpu_ms_per_batch=floor, output_batches=True, csv_out="", spaces_per_indent=0)
 
 
+#: The steps of a worker's start, in order, each the time it ended (`primbench.workers.WorkerRole.wait_turn`):
+#: the program imported (the executor running), the device opened and prepared, every specialization primed.
+START_STEPS = ("program", "device", "primed")
+
+
+@dataclass(frozen=True)
+class StartSplit:
+    """How long the workers took, from the parent starting each, to end each step of their start
+    (`START_STEPS`): the fastest and the slowest worker's seconds a step. What a run's wall spends before
+    anything is measured (issue 30: about a third of a run of 24 specializations at 4 MiB)."""
+
+    workers: int
+    steps: tuple[tuple[str, float, float], ...]  # (step, fastest, slowest)
+
+
+def start_split(workers: Workers) -> StartSplit | None:
+    """The workers' start split from their ready files (`START_STEPS`), over those that wrote every step;
+    None where none did (a dry run writes no priming step, an older worker an empty file)."""
+    seconds: list[list[float]] = []
+    for w in workers.workers:
+        if w.ready is None or not w.spawned:
+            continue
+        try:
+            said = json.loads(w.ready.read_text() or "{}")
+            stamps = [float(said[step]) for step in START_STEPS]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        seconds.append([t - w.spawned for t in stamps])
+    if not seconds:
+        return None
+    return StartSplit(len(seconds), tuple((step, min(col), max(col))
+                                          for step, col in zip(START_STEPS, zip(*seconds, strict=True), strict=True)))
+
+
 @dataclass
 class Turns:
     """Who measures: nobody until every live worker is ready (it imported the program and opened

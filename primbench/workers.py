@@ -112,15 +112,17 @@ class WorkerRole:
         with contextlib.suppress(OSError):
             os.utime(self.heartbeat)
 
-    def wait_turn(self, sleep: Callable[[float], object] = time.sleep) -> frozenset[str]:
+    def wait_turn(self, sleep: Callable[[float], object] = time.sleep,
+                  start: Mapping[str, float] | None = None) -> frozenset[str]:
         """A --processes worker's: say it is ready, then wait (beating) until the parent gives it
         its turn to measure. Returns the names of the specializations an earlier worker failed, which
         the parent wrote into the turn file (`primbench.processes.Turns`): the run's record of each is
         that failure whatever this worker measures, so it leaves them out. A worker of --devices
-        measures at once, everything."""
+        measures at once, everything. `start`: when (``time.time()``) each step of its start ended
+        (`primbench.processes.START_STEPS`), written into the ready file for the parent's log."""
         if not self.turn:
             return frozenset()
-        Path(self.ready).touch()
+        _signal_file(Path(self.ready), json.dumps(dict(start or {})))
         looks, beat_every = 0, round(POLL_SECS / TURN_POLL_SECS)  # the heartbeat as often as before
         while not os.path.exists(self.turn):
             if looks % beat_every == 0:
@@ -217,6 +219,7 @@ class Worker:
     interrupted: bool = False
     finished: int = 0  # specializations in its checkpoint (`progress`)
     seen: float = 0.0  # the checkpoint's modification time when last read
+    spawned: float = 0.0  # time.time() as the parent started it
 
     @property
     def checkpoint(self) -> Path:
@@ -279,14 +282,23 @@ def _spawn(command: Sequence[str], roles: Sequence[WorkerRole], folder: Path,
     for role in roles:
         Path(role.heartbeat).touch()
         log = Path(role.out).with_suffix(".log")
+        spawned = time.time()
         with open(log, "wb") as sink:
             process = subprocess.Popen(list(command), env={**base, WORKER_ENV: role.to_env()}, stdin=subprocess.DEVNULL,
                                        stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
         out.workers.append(Worker(role.device, list(role.positions), process, Path(role.out), Path(role.heartbeat), log,
                                   role.process, Path(role.ready) if role.ready else None,
                                   Path(role.turn) if role.turn else None,
-                                  Path(role.measured) if role.measured else None))
+                                  Path(role.measured) if role.measured else None, spawned=spawned))
     return out
+
+
+def _signal_file(path: Path, text: str) -> None:
+    """`path` created holding `text`, written whole then renamed into place: the parent may read it the
+    moment it exists (a signal in a temporary folder: no fsync, as `primbench.processes.Turns`' turn file)."""
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(text)
+    os.replace(partial, path)
 
 
 def _signal(worker: Worker, signum: int) -> None:

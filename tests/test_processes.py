@@ -18,7 +18,14 @@ from typing import Any
 import pytest
 
 from primbench.compare.core import compare_runs, load_side
-from primbench.processes import PROCESS_CHECKPOINT_SECS, PROCESS_ROUNDS, Turns, worker_settings
+from primbench.processes import (
+    PROCESS_CHECKPOINT_SECS,
+    PROCESS_ROUNDS,
+    START_STEPS,
+    Turns,
+    start_split,
+    worker_settings,
+)
 from primbench.results import load_results
 from primbench.settings import Settings
 from primbench.workers import CheckpointPace, Worker, WorkerRole, Workers
@@ -120,6 +127,40 @@ def test_three_processes_write_one_document_whose_rounds_name_their_process(tmp_
     for k, part in enumerate(parts):
         assert all([r.process for r in s.rounds] == [k] * PROCESS_ROUNDS for s in part.specializations)
         assert all([r.round for r in s.rounds] == list(range(PROCESS_ROUNDS)) for s in part.specializations)
+
+
+def test_the_log_says_how_long_the_workers_took_to_start(tmp_path: Path) -> None:
+    """Before the first turn, one line: the fastest and slowest worker's seconds, from the parent starting
+    it, to the program imported, the device open and every specialization primed (where a run's wall goes
+    before anything is measured); each step ends after the one before, and before the first turn."""
+    done, _ = run(tmp_path, "--processes", "3")
+    assert done.returncode == 0, done.stdout + done.stderr
+    line = re.search(r"3 workers ready, from their start: program imported after (\d+\.\d)-(\d+\.\d) s, device "
+                     r"open after (\d+\.\d)-(\d+\.\d) s, every specialization primed after (\d+\.\d)-(\d+\.\d) s",
+                     done.stdout)
+    assert line is not None, done.stdout
+    low = [float(line.group(k)) for k in (1, 3, 5)]
+    high = [float(line.group(k)) for k in (2, 4, 6)]
+    assert low == sorted(low) and high == sorted(high) and all(a <= b for a, b in zip(low, high, strict=True))
+    first = float(re.search(r"process 0: measuring \(1 of 3\) at (\d+\.\d) s", done.stdout).group(1))  # type: ignore[union-attr]
+    assert done.stdout.index("workers ready") < done.stdout.index("process 0: measuring (1 of 3)")
+    assert high[-1] <= first + 0.1  # from each worker's start, which comes after the executor's
+    dry, _ = run(tmp_path, "--processes", "2", "--dry", out="dry.json")  # nothing primed: no line
+    assert dry.returncode == 0 and "workers ready" not in dry.stdout
+
+
+def test_the_start_split_reads_each_workers_ready_file(tmp_path: Path) -> None:
+    ws = [_worker(tmp_path, k) for k in range(4)]
+    for k, w in enumerate(ws):
+        w.spawned = 100.0
+        assert w.ready is not None
+        stamps = {"program": 100.5 + k, "device": 101.0 + k, "primed": 103.0 + k}
+        w.ready.write_text(json.dumps(stamps) if k < 2 else "" if k == 2 else json.dumps({"program": 101.0}))
+    split = start_split(Workers(ws))  # worker 2's file is an older worker's (empty), 3's lacks two steps
+    assert split is not None and split.workers == 2
+    assert split.steps == (("program", 0.5, 1.5), ("device", 1.0, 2.0), ("primed", 3.0, 4.0))
+    assert [step for step, *_ in split.steps] == list(START_STEPS)
+    assert start_split(Workers(ws[2:])) is None
 
 
 def test_every_worker_pays_each_first_call_before_its_turn(tmp_path: Path) -> None:
@@ -334,8 +375,10 @@ def test_a_worker_whose_turn_is_over_waits_beating_until_the_release(tmp_path: P
 
 def test_a_waiting_worker_says_it_is_ready_and_beats_until_its_turn(tmp_path: Path) -> None:
     role, naps, nap = _waiting(tmp_path, "ready", "turn", 3)
-    assert role.wait_turn(nap) == frozenset()  # an empty turn file (an older parent's): nothing left out
+    assert role.wait_turn(nap, start={"program": 1.5, "device": 2.0}) == frozenset()  # an empty turn file: none
     assert len(naps) == 3 and (tmp_path / "b").stat().st_mtime > 0
+    assert json.loads((tmp_path / "ready").read_text()) == {"program": 1.5, "device": 2.0}  # what it says of its start
+    assert not (tmp_path / "ready.partial").exists()
     (tmp_path / "turn").write_text('["n: 3", "n: 5"]')  # what Turns writes: the earlier workers' failures
     assert role.wait_turn(nap) == {"n: 3", "n: 5"}
 
