@@ -24,7 +24,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -51,7 +50,7 @@ from primbench.results import (
 )
 from primbench.rounds import MIN_ROUND_WINDOW, log_sd
 from primbench.settings import Settings
-from primbench.workers import Worker, Workers, worker_results
+from primbench.workers import Worker, Workers, signal_file, worker_results
 
 #: Rounds per worker process where ``--rounds`` is not given: one warm-up and seven measured
 #: (`primbench.rounds.WARMUP_FROM`), each an eighth of the worker's share of ``--min-secs``. The
@@ -181,12 +180,7 @@ class Turns:
             return None
         nxt = waiting[0]
         assert nxt.turn is not None
-        # written whole, then renamed into place: the worker reads the list the moment the file exists
-        # (not `primbench.atomicfile.write_atomic`: its fsyncs make a file durable, and this is a signal in a
-        # temporary folder, on the path of every handover)
-        partial = nxt.turn.with_name(nxt.turn.name + ".partial")
-        partial.write_text(json.dumps(self.failed))
-        os.replace(partial, nxt.turn)
+        signal_file(nxt.turn, json.dumps(self.failed))  # the worker reads the list the moment the file exists
         self.current = nxt
         self.given += 1
         return nxt

@@ -122,7 +122,7 @@ class WorkerRole:
         (`primbench.processes.START_STEPS`), written into the ready file for the parent's log."""
         if not self.turn:
             return frozenset()
-        _signal_file(Path(self.ready), json.dumps(dict(start or {})))
+        signal_file(Path(self.ready), json.dumps(dict(start or {})))
         looks, beat_every = 0, round(POLL_SECS / TURN_POLL_SECS)  # the heartbeat as often as before
         while not os.path.exists(self.turn):
             if looks % beat_every == 0:
@@ -293,9 +293,11 @@ def _spawn(command: Sequence[str], roles: Sequence[WorkerRole], folder: Path,
     return out
 
 
-def _signal_file(path: Path, text: str) -> None:
-    """`path` created holding `text`, written whole then renamed into place: the parent may read it the
-    moment it exists (a signal in a temporary folder: no fsync, as `primbench.processes.Turns`' turn file)."""
+def signal_file(path: Path, text: str) -> None:
+    """`path` created holding `text`, written whole then renamed into place: the other side reads it the
+    moment it exists (a worker's ready file, `primbench.processes.Turns`' turn file). Not
+    `primbench.atomicfile.write_atomic`: its fsyncs make a file durable, and this is a signal in a
+    temporary folder, on the path of every handover."""
     partial = path.with_name(path.name + ".partial")
     partial.write_text(text)
     os.replace(partial, path)
