@@ -28,6 +28,9 @@ import msgspec
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
+sys.path.insert(0, str(HERE))
+
+import evaluate5  # noqa: E402
 
 from primbench.compare.core import compare_runs, load_side  # noqa: E402
 from primbench.compare.model import Verdict  # noqa: E402
@@ -53,12 +56,9 @@ def slowed(side: list[Results], name: str, factor: float) -> list[Results]:
 
 
 def labels(d: Path) -> list[list[Path]]:
-    out = []
-    for k in range(1, 9):
-        files = [d / f"aa-{k}-p{j}.json" for j in (1, 2)]
-        if all(f.exists() for f in files):
-            out.append(files)
-    return out
+    """The A/A labels' two files each, as the evaluations read them (`evaluate5.run_files`)."""
+    evaluate5.PROCESSES = 2
+    return [evaluate5.run_files(d, f"aa-{k}") for k in range(1, evaluate5.aa_runs(d) + 1)]
 
 
 def main() -> None:
