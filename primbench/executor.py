@@ -568,24 +568,8 @@ class Executor:
                 finished(w)
 
         with tempfile.TemporaryDirectory(prefix="primbench-processes-") as folder:
-            started = workers.start_processes(command, settings.processes, settings.device,
-                                              list(range(len(selected))), Path(folder))
-            turns = processes.Turns(started)
-
-            def poll() -> None:
-                given = turns()
-                for w in turns.ended:
-                    if w.error is None:
-                        finished(w)
-                if given is not None:
-                    if turns.given == 1 and (split := processes.start_split(started)) is not None:
-                        reporter.note(f"{split.workers} workers ready, from their start: " + ", ".join(
-                            f"{START_NAMES[step]} after {low:.1f}-{high:.1f} s" for step, low, high in split.steps))
-                    reporter.note(f"{given.label}: measuring ({turns.given} of {settings.processes}) {at()}")
-
-            interrupted = workers.watch(started, limit, ended, lambda w: reporter.note(
-                f"{w.label}: {w.finished}/{len(selected)} specializations finished"), poll,
-                every=workers.TURN_POLL_SECS)
+            started, interrupted = self._run_sets(settings, len(selected), command, Path(folder), reporter, at,
+                                                  finished, ended, limit)
             deferred = Deferred()
             deferred.start()
             try:
@@ -607,6 +591,42 @@ class Executor:
             raise interrupted
         deferred.stop()
         return report
+
+    def _run_sets(self, settings: Settings, count: int, command: list[str], folder: Path, reporter: Reporter,
+                  at: Callable[[], str], finished: Callable[[workers.Worker], None],
+                  ended: Callable[[workers.Worker], None], limit: float
+                  ) -> tuple[workers.Workers, KeyboardInterrupt | None]:
+        """The ``--runs`` sets of ``--processes`` workers, one set after another (each started once the one
+        before has measured, numbered on from it), each watched until its last turn; every set's workers
+        together, and the interrupt that stopped them (no later set starts)."""
+        runs, k = settings.runs, settings.processes
+        started = workers.Workers()
+        interrupted: KeyboardInterrupt | None = None
+        for run in range(runs):
+            if runs > 1:
+                reporter.note(f"run {run + 1} of {runs}: {k} new worker processes {at()}")
+            own = folder / f"run{run}"
+            own.mkdir()
+            these = workers.start_processes(command, k, settings.device, list(range(count)), own, first=run * k)
+            started.workers += these.workers
+            turns = processes.Turns(these)
+
+            def poll(turns: processes.Turns = turns, these: workers.Workers = these) -> None:
+                given = turns()
+                for w in turns.ended:
+                    if w.error is None:
+                        finished(w)
+                if given is not None:
+                    if turns.given == 1 and (split := processes.start_split(these)) is not None:
+                        reporter.note(f"{split.workers} workers ready, from their start: " + ", ".join(
+                            f"{START_NAMES[step]} after {low:.1f}-{high:.1f} s" for step, low, high in split.steps))
+                    reporter.note(f"{given.label}: measuring ({turns.given} of {k}) {at()}")
+
+            interrupted = workers.watch(these, limit, ended, lambda w: reporter.note(
+                f"{w.label}: {w.finished}/{count} specializations finished"), poll, every=workers.TURN_POLL_SECS)
+            if interrupted is not None:
+                break
+        return started, interrupted
 
     def _across_report(self, settings: Settings, merged: workers.Merged, interrupted: KeyboardInterrupt | None,
                        reporter: Reporter) -> Report:

@@ -89,8 +89,9 @@ def process_batch_floor(share_secs: float, rounds: int) -> float:
 
 
 def worker_settings(settings: Settings, given: frozenset[str]) -> Settings:
-    """A worker's settings: one process, ``--min-secs`` its share, ``--rounds`` as given (else
-    `PROCESS_ROUNDS`), ``--min-gpu-ms-per-batch`` as given (else `process_batch_floor`),
+    """A worker's settings: one process of one run (``--runs`` sets are the parent's), ``--min-secs``
+    its share, ``--rounds`` as given (else `PROCESS_ROUNDS`), ``--min-gpu-ms-per-batch`` as given
+    (else `process_batch_floor`),
     its batches kept (the merged median per call needs them; `merge` leaves them out unless
     ``--output-batches`` was given), its file compact (only the parent reads it; indented, its
     write took three times as long in each turn)."""
@@ -99,7 +100,7 @@ def worker_settings(settings: Settings, given: frozenset[str]) -> Settings:
     share = settings.min_secs / k
     floor = (settings.min_gpu_ms_per_batch if "min_gpu_ms_per_batch" in given
              else process_batch_floor(share, rounds))
-    return dataclasses.replace(settings, processes=1, min_secs=share, rounds=rounds,
+    return dataclasses.replace(settings, processes=1, runs=1, min_secs=share, rounds=rounds,
                                min_gpu_ms_per_batch=floor, output_batches=True, csv_out="", spaces_per_indent=0)
 
 

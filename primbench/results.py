@@ -91,6 +91,11 @@ The schema is the C++ primbench's 4.0.0, key for key. Later versions only add ke
   synchronization, the warm-up call and the test) and ``total`` (the whole round, to ``run()``
   returning; the measured batches are ``elapsed_secs.host``). Older files did not time it: the key
   stays absent.
+* 4.11.0 - several runs of worker processes in one file (issue 30), with ``--processes K --runs N``:
+  ``settings.runs`` (written only when above 1); the processes are numbered across the runs (run
+  ``r`` holds processes ``r*K`` to ``r*K+K-1``), and compare takes each run's processes as the
+  workers of a file of their own (`Results.per_process`). Older files are one run: the key stays
+  absent.
 
 A file of an older version is read through `UPGRADES`, one small function per version step
 (a document in, the document of the next version out); `Results.version` still says which
@@ -133,9 +138,9 @@ from primbench.textsafe import csv_cell
 if TYPE_CHECKING:
     import mmap
 
-RESULTS_VERSION = "4.10.0"
+RESULTS_VERSION = "4.11.0"
 KNOWN_VERSIONS = ("4.0.0", "4.1.0", "4.2.0", "4.3.0", "4.4.0", "4.5.0", "4.6.0", "4.7.0", "4.8.0", "4.9.0",
-                  "4.10.0")
+                  "4.10.0", "4.11.0")
 
 CSV_HEADER = (
     "index",
@@ -756,6 +761,7 @@ class SettingsRecord(_Record, frozen=True, kw_only=True, omit_defaults=True):
     worker_timeout_secs: Real | UnsetType | None = UNSET  # 4.8.0: --worker-timeout-secs, only when given
     results_per_gpu: bool | UnsetType = UNSET  # 4.8.0: --results-per-gpu, only when given
     processes: Count | UnsetType = UNSET  # 4.9.0: --processes, written only when above 1 (primbench.processes)
+    runs: Count | UnsetType = UNSET  # 4.11.0: --runs, written only when above 1 (sets of --processes workers)
 
 
 class Flags(_Record, frozen=True, kw_only=True, omit_defaults=True):
@@ -966,7 +972,9 @@ class Results:
         specialization with that process's rounds alone, numbered from 0 as a run of one process
         numbers them; a run of one process is itself. What compare takes as a side's runs: the
         process is the unit of replication (a state drawn once per CUDA context that rounds
-        inside it cannot sample)."""
+        inside it cannot sample). A file of ``--runs N`` (results 4.11.0) gives each run's
+        processes the source ``FILE#runR`` (R from 1): compare takes them as a file of their own,
+        as it takes separate files, so the state every worker of one run shares is seen between runs."""
         processes = sorted(set(map(_PROCESS, itertools.chain.from_iterable(map(_ROUNDS, self.specializations))))
                            - {None})
         if not processes:
@@ -980,8 +988,16 @@ class Results:
                     continue  # measured by the other processes only (this one failed it)
                 specs.append(msgspec.structs.replace(spec, rounds=tuple(
                     msgspec.structs.replace(r, round=i) for i, r in enumerate(own))) if own else spec)
-            parts.append(dataclasses.replace(self, specializations=tuple(specs), _written=None))
+            parts.append(dataclasses.replace(self, specializations=tuple(specs), _written=None,
+                                             source=self._run_source(k)))
         return parts
+
+    def _run_source(self, process: int) -> str:
+        """The source of a worker process's part: the file's, with its run where the file holds several."""
+        runs, per_run = self.settings.runs, self.settings.processes
+        if not isinstance(runs, int) or runs < 2 or not isinstance(per_run, int) or per_run < 1:
+            return self.source
+        return f"{self.source}#run{process // per_run + 1}"
 
     # ----- writing
 
@@ -1138,6 +1154,11 @@ def _from_4_9_0(doc: Mapping[str, Any]) -> dict[str, Any]:
     return _with_settings(doc, "4.10.0")
 
 
+def _from_4_10_0(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """4.10.0 -> 4.11.0: the file is one run (no ``--runs``): ``settings.runs`` stays absent."""
+    return _with_settings(doc, "4.11.0")
+
+
 #: One step per older version: its document in, the next version's out (a new dict; the
 #: parts that change are copied).
 UPGRADES: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
@@ -1151,6 +1172,7 @@ UPGRADES: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
     "4.7.0": _from_4_7_0,
     "4.8.0": _from_4_8_0,
     "4.9.0": _from_4_9_0,
+    "4.10.0": _from_4_10_0,
 }
 
 

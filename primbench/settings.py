@@ -115,6 +115,8 @@ class Settings:
     results_per_gpu: bool = False  # --results-per-gpu: NAME.gpuN.json per GPU instead of one NAME.json
     # --processes: worker processes on one GPU, one after another (primbench.processes); results 4.9.0.
     processes: int = 1
+    # --runs: that many sets of --processes workers, one set after another (primbench.processes); results 4.11.0.
+    runs: int = 1
 
     def validate(self) -> None:
         """Raise UsageError for values that make no sense."""
@@ -167,6 +169,13 @@ class Settings:
     def _validate_processes(self) -> None:
         if self.processes < 1:
             raise UsageError(f"--processes must be at least 1, got {self.processes}")
+        if self.runs < 1:
+            raise UsageError(f"--runs must be at least 1, got {self.runs}")
+        if self.runs > MAX_RUNS:
+            raise UsageError(f"--runs {self.runs}: at most {MAX_RUNS}")
+        if self.runs > 1 and self.processes == 1:
+            raise UsageError(f"--runs {self.runs} needs --processes 2 or more: a run is a set of worker processes "
+                             "(e.g. --processes 8 --runs 2)")
         if self.processes == 1:
             return
         if self.processes > MAX_PROCESSES:
@@ -189,9 +198,11 @@ class Settings:
 
 #: Settings written to results.json only when they differ from these (results 4.8.0).
 _WRITTEN_WHEN_GIVEN: dict[str, Any] = {"devices": "", "replicate": False, "worker_timeout_secs": None,
-                                       "results_per_gpu": False, "processes": 1}
+                                       "results_per_gpu": False, "processes": 1, "runs": 1}
 #: The most worker processes of ``--processes``.
 MAX_PROCESSES = 64
+#: The most sets of workers of ``--runs``.
+MAX_RUNS = 16
 
 
 def device_list(text: str, count: int | None) -> list[int]:
@@ -293,6 +304,11 @@ _HELP = {
     "one --processes 16 run a side failed 9 of 20 identical pairs, two --processes 8 runs a side 0 of 20 "
     "(compare base/ head/ with both files); two --processes 8 --rounds 2 --min-secs 0.25 runs take about 1.1 s a "
     "specialization together at 1-4 MiB. One results.json; each round names its process",
+    "runs": "With --processes: measure that many runs, each a fresh set of --processes workers started after the "
+    "previous set has measured, into one results.json (each round names its process and run). A state every "
+    "worker of one run shares does not show in their spread, only between runs: on an H100 one --processes 8 "
+    "--rounds 2 --min-secs 0.25 run a side failed 7 of 30 identical pairs at 64 MiB, two separate runs a side "
+    "0-2 of 56 at 64 KiB-64 MiB (tests/benchmarks/verdicts/). compare takes each run's workers as a run",
     "axis": "Replace the values of a benchmark's axis, repeatable: NAME=VALUE, NAME=[V1,V2,...], "
     "NAME=[START:STOP:+STEP] (linear) or NAME=[START:STOP:*FACTOR] (geometric; a bare third part multiplies too), "
     "STOP included; numbers may be 2^N; size takes KiB, MiB, GiB (e.g. size=[2^16:2^28:4]). See docs/axes.md",

@@ -261,15 +261,16 @@ def start(command: Sequence[str], places: Mapping[int, list[int]], folder: Path,
 
 
 def start_processes(command: Sequence[str], count: int, device: int | None, positions: Sequence[int], folder: Path,
-                    environ: Mapping[str, str] | None = None) -> Workers:
+                    environ: Mapping[str, str] | None = None, first: int = 0) -> Workers:
     """`count` worker processes of the same specializations on one GPU (``--processes``), started
     side by side; each waits for its turn (`WorkerRole.wait_turn`, given by `primbench.processes.Turns`),
-    and after it for the others' (`WorkerRole.end_turn`)."""
+    and after it for the others' (`WorkerRole.end_turn`). Numbered from `first` (``--runs``: a later
+    run's workers follow the earlier runs'); `folder` is this set's own."""
     release = folder / "release"
     roles = [WorkerRole(device, tuple(positions), str(folder / f"process{k}.json"), str(folder / f"process{k}.beat"),
                         os.getpid(), k, str(folder / f"process{k}.ready"), str(folder / f"process{k}.turn"),
                         str(folder / f"process{k}.measured"), str(release))
-             for k in range(count)]
+             for k in range(first, first + count)]
     out = _spawn(command, roles, folder, environ)
     out.release = release
     return out

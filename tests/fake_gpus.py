@@ -10,7 +10,9 @@ a GPU fallen off the bus does), GPU 0 cannot be opened at all. ``PRIMBENCH_FAKE_
 GPUs slower, e.g. ``2:0.03``: GPU 2's kernels take 3 % longer; every kernel's time has 0.3 %
 of noise. ``PRIMBENCH_FAKE_MODEL`` names the model (default "Fake GPU"). For ``--processes``:
 ``PRIMBENCH_FAKE_PROCESS_FAULTS`` gives a worker process's fault, e.g. ``1:crash`` (worker 1's GPU
-crashes), and ``PRIMBENCH_FAKE_PROCESS_SD`` a per-process state: every kernel of a process is
+crashes), ``PRIMBENCH_FAKE_PROCESS_SLOWER`` makes the processes FIRST-LAST slower by a fraction (e.g.
+``3-5:0.02``: a state every worker of one ``--runs`` run shares), and ``PRIMBENCH_FAKE_PROCESS_SD`` a
+per-process state: every kernel of a process is
 slower by one draw of N(0, SD) (e.g. 0.02), the same for all its rounds, as identical processes on
 an H200 land in states that rounds inside one do not sample. ``PRIMBENCH_FAKE_TRACE`` names a
 file to which each process appends a line at each specialization's first call, when it frees
@@ -171,6 +173,11 @@ def main() -> None:
         sd = float(os.environ.get("PRIMBENCH_FAKE_PROCESS_SD", "0") or 0)
         if sd:
             slower[device] = slower.get(device, 0.0) + random.Random(os.getpid()).gauss(0.0, sd)
+        for part in filter(None, os.environ.get("PRIMBENCH_FAKE_PROCESS_SLOWER", "").split(",")):
+            span, _, fraction = part.partition(":")  # FIRST-LAST:FRACTION, e.g. a --runs run's shared state
+            first, _, last = span.partition("-")
+            if int(first) <= int(role["process"]) <= int(last or first):
+                slower[device] = slower.get(device, 0.0) + float(fraction)
         atexit.register(trace, "exit")
         atexit.register(time.sleep, float(os.environ.get("PRIMBENCH_FAKE_EXIT_SECS") or 0))  # runs first
     ex = pb.Executor(device=opener(count, injected, os.environ.get("PRIMBENCH_FAKE_MODEL", "Fake GPU"), slower),

@@ -37,13 +37,14 @@ NAMES = [f"n: {i}" for i in range(1, 9)]
 
 
 def run(tmp: Path, *args: str, out: str = "r.json", process_faults: str = "", process_sd: float = 0.0,
-        slower: str = "", trace: str = "", exit_secs: float = 0.0, syncing: str = ""
+        slower: str = "", trace: str = "", exit_secs: float = 0.0, syncing: str = "", process_slower: str = ""
         ) -> tuple[subprocess.CompletedProcess[str], dict[str, Any] | None]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
            "PRIMBENCH_FAKE_DEVICES": "1", "PRIMBENCH_FAKE_PROCESS_FAULTS": process_faults,
            "PRIMBENCH_FAKE_PROCESS_SD": str(process_sd), "PRIMBENCH_FAKE_SLOWER": slower,
            "PRIMBENCH_FAKE_TRACE": trace, "PRIMBENCH_FAKE_ROUND_SD": "0.01",  # rounds 1 % apart: no precision stop
-           "PRIMBENCH_FAKE_EXIT_SECS": str(exit_secs), "PRIMBENCH_FAKE_SYNCING": syncing}
+           "PRIMBENCH_FAKE_EXIT_SECS": str(exit_secs), "PRIMBENCH_FAKE_SYNCING": syncing,
+           "PRIMBENCH_FAKE_PROCESS_SLOWER": process_slower}
     env.pop("PRIMBENCH_WORKER", None)
     done = subprocess.run([sys.executable, str(PROGRAM), *FAST, "--json-out", out, *args], cwd=tmp, env=env,
                           capture_output=True, text=True, timeout=120)
@@ -58,6 +59,9 @@ def run(tmp: Path, *args: str, out: str = "r.json", process_faults: str = "", pr
     (("--processes", "2", "--graph"), "--processes and --graph exclude each other"),
     (("--processes", "2", "--energy-baseline"), "--processes and --energy-baseline exclude each other"),
     (("--processes", "2", "--profile"), "--profile and --processes exclude each other"),
+    (("--runs", "2"), "--runs 2 needs --processes 2 or more"),
+    (("--processes", "2", "--runs", "0"), "--runs must be at least 1, got 0"),
+    (("--processes", "2", "--runs", "17"), "--runs 17: at most 16"),
 ])
 def test_bad_processes_are_one_line_and_exit_2_before_anything_runs(tmp_path: Path, args: tuple[str, ...],
                                                                     message: str) -> None:
@@ -72,6 +76,7 @@ def test_a_worker_gets_its_share_of_the_budget_and_its_own_rounds() -> None:
     own = worker_settings(s, frozenset())
     assert (own.processes, own.min_secs, own.rounds, own.output_batches, own.csv_out) == (1, 0.25, PROCESS_ROUNDS,
                                                                                           True, "")
+    assert worker_settings(Settings(processes=4, runs=3), frozenset()).runs == 1  # the runs are the parent's
     assert own.spaces_per_indent == 0  # the file only the parent reads: compact, a third of the indented's time
     assert worker_settings(s, frozenset({"rounds"})).rounds == 10  # --rounds given: each process's
 
@@ -99,7 +104,8 @@ def test_three_processes_write_one_document_whose_rounds_name_their_process(tmp_
     done, doc = run(tmp_path, "--processes", "3")
     done_secs = time.perf_counter() - began
     assert done.returncode == 0, done.stdout + done.stderr
-    assert doc is not None and doc["context"]["results_version"] == "4.10.0"
+    assert doc is not None and doc["context"]["results_version"] == "4.11.0"
+    assert "runs" not in doc["context"]["settings"]  # one run: written only above 1
     settings = doc["context"]["settings"]
     assert settings["processes"] == 3 and settings["rounds"] == PROCESS_ROUNDS and settings["min_secs"] == 0.6
     specs = doc["specializations"]
@@ -396,3 +402,42 @@ def test_compare_takes_each_process_as_a_run_and_finds_a_planted_change(tmp_path
     same = compare_runs(base, load_side(tmp_path / "aa" / "r.json"))
     assert same.summary.regressions == 0 and not same.failed()
     assert same.context["base"]["files"] == [str(tmp_path / "base" / "r.json") + " [4 processes]"]
+
+
+def test_runs_are_fresh_sets_of_workers_one_after_another_in_one_file(tmp_path: Path) -> None:
+    """``--processes 2 --runs 2``: two sets of two workers, the second started once the first has measured,
+    numbered on (processes 2 and 3), in one document that says ``runs``; compare's parts name their run."""
+    done, doc = run(tmp_path, "--processes", "2", "--runs", "2", "--rounds", "2")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert doc is not None
+    settings = doc["context"]["settings"]
+    assert (settings["processes"], settings["runs"], settings["rounds"]) == (2, 2, 2)
+    for s in doc["specializations"]:
+        assert [r["process"] for r in s["rounds"]] == [0, 0, 1, 1, 2, 2, 3, 3]
+    out = done.stdout
+    assert out.index("run 1 of 2: 2 new worker processes") < out.index("process 0: measuring (1 of 2)") \
+        < out.index("process 1: finished") < out.index("run 2 of 2: 2 new worker processes") \
+        < out.index("process 2: measuring (1 of 2)") < out.index("process 3: measuring (2 of 2)")
+    assert out.count("workers ready, from their start") == 2  # each set's start, before its first turn
+    parts = load_side(tmp_path / "r.json")
+    path = str(tmp_path / "r.json")
+    assert [p.source for p in parts] == [f"{path}#run1", f"{path}#run1", f"{path}#run2", f"{path}#run2"]
+
+
+def test_compare_takes_each_run_of_a_file_as_a_run_of_its_own(tmp_path: Path) -> None:
+    """Each run of a ``--runs 2`` file is a file of its own to compare (its context lists both); two runs a
+    side whose states are the same two (the fake's: one run 3 % slower, every worker of it) do not fail,
+    while one run a side whose workers all share a 3 % state is a change."""
+    for side in ("base", "head", "one-base", "one-head"):
+        (tmp_path / side).mkdir()
+    args = ("--processes", "3", "--rounds", "2")
+    run(tmp_path / "base", *args, "--runs", "2", process_slower="3-5:0.03")  # its second run slower
+    run(tmp_path / "head", *args, "--runs", "2", process_slower="0-2:0.03")  # its first run slower
+    two = compare_runs(load_side(tmp_path / "base" / "r.json"), load_side(tmp_path / "head" / "r.json"))
+    assert two.summary.regressions == two.summary.improvements == 0 and not two.failed()
+    assert two.context["base"]["files"] == [str(tmp_path / "base" / "r.json") + f"#run{k} [3 processes]"
+                                            for k in (1, 2)]
+    run(tmp_path / "one-base", *args)
+    run(tmp_path / "one-head", *args, process_slower="0-2:0.03")
+    one = compare_runs(load_side(tmp_path / "one-base" / "r.json"), load_side(tmp_path / "one-head" / "r.json"))
+    assert one.summary.regressions == 8 and one.failed()

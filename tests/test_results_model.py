@@ -187,7 +187,7 @@ def test_the_json_keeps_the_keys_nesting_and_order_of_the_schema(tmp_path: Path)
     assert list(doc["context"]["general"]) == GENERAL
     assert list(doc["context"]["general"]["thermal"]) == THERMAL
     # results 4.8.0's --devices settings are written only when given: a run on one GPU writes what 4.7.0 wrote
-    when_given = ("devices", "replicate", "worker_timeout_secs", "results_per_gpu", "processes")
+    when_given = ("devices", "replicate", "worker_timeout_secs", "results_per_gpu", "processes", "runs")
     assert list(doc["context"]["settings"]) == [f.name for f in dataclasses.fields(Settings)
                                                 if f.name not in when_given]
     char, failed, long_long = doc["specializations"]
@@ -325,8 +325,8 @@ def test_an_old_file_loads_through_the_steps_from_text_too(tmp_path: Path) -> No
 
 @pytest.mark.parametrize(("version", "expected"), [
     ("5.0.0", "unknown schema version '5.0.0' (known: 4.0.0, 4.1.0, 4.2.0, 4.3.0, 4.4.0, 4.5.0, 4.6.0, 4.7.0, "
-              "4.8.0, 4.9.0, 4.10.0); upgrade primbench to read it"),
-    ("4.11.0", "unknown schema version '4.11.0'"),
+              "4.8.0, 4.9.0, 4.10.0, 4.11.0); upgrade primbench to read it"),
+    ("4.12.0", "unknown schema version '4.12.0'"),
     ("3.9.0", "this primbench cannot read it"),
     ("", "unknown schema version ''"),
     (4, "must be a string, got a number"),

@@ -68,10 +68,10 @@ def run(tmp_path: Path, bench: pb.Benchmark, *args: str, device: FakeDevice | No
 # --------------------------------------------------------------------------- the harness
 
 
-def test_the_version_is_4_10_0_and_the_loader_knows_every_earlier_one() -> None:
-    assert RESULTS_VERSION == "4.10.0"  # 4.10.0: each round's host time, rounds[].wall_secs (issue 30)
+def test_the_version_is_4_11_0_and_the_loader_knows_every_earlier_one() -> None:
+    assert RESULTS_VERSION == "4.11.0"  # 4.11.0: settings.runs, several runs of --processes workers (issue 30)
     assert KNOWN_VERSIONS == ("4.0.0", "4.1.0", "4.2.0", "4.3.0", "4.4.0", "4.5.0", "4.6.0", "4.7.0", "4.8.0",
-                              "4.9.0", "4.10.0")
+                              "4.9.0", "4.10.0", "4.11.0")
 
 
 def test_time_per_call_is_written_from_every_batch_of_every_round(tmp_path: Path) -> None:
