@@ -17,6 +17,7 @@ grows with K), or `--min-secs 0.25` split K ways (t less 0.25 / 8 plus 0.25 / K)
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import statistics as st
@@ -59,7 +60,7 @@ def detectable(folder: Path, names: list[str]) -> dict[str, float]:
     """Each kernel's median reported detectable change over the ordered pairs of adjacent A/A labels."""
     sides = {n: [r for j in (1, 2) for r in load_side(folder / f"{n}-p{j}.json")] for n in names}
     seen: dict[str, list[float]] = {}
-    for a, b in zip(names, names[1:], strict=False):
+    for a, b in itertools.pairwise(names):
         for base, head in ((a, b), (b, a)):
             for row in compare_runs(sides[base], sides[head]).rows:
                 if row.min_detectable_change is not None:
@@ -89,7 +90,8 @@ def main() -> None:
               "median detectable (projected) |")
         print("|---|---|---|---|")
         for r_runs, k in ((1, 8), (1, 16), (2, 8), (2, 12), (2, 16), (3, 8), (3, 12), (4, 8), (2, 32)):
-            def wall(n: int, split: bool, r_runs: int = r_runs, k: int = k) -> float:
+            def wall(n: int, split: bool, r_runs: int = r_runs, k: int = k, start: float = start,
+                     per_spec: float = per_spec) -> float:
                 t = per_spec - MEASURED + (0.25 / k if split else MEASURED)
                 return r_runs * (start / n + k * t)
 
