@@ -1456,9 +1456,10 @@ def _warnings(base: Sequence[Results], head: Sequence[Results], comparability: C
                         "would sharpen the verdicts")
     if count and not history and (lone := _one_run_of_workers(base, head)):
         warnings.append(f"{lone} one run of several worker processes, judged by its workers' spread, which a state "
-                        "every worker of the run shares does not show (4 MiB, H100: 9 of 20 identical pairs of one run "
-                        "failed; 0 of 20 with two runs a side at the same budget, tests/benchmarks/verdicts/); two "
-                        "runs a side (BASE1 BASE2 -- HEAD1 HEAD2, or a directory of both) or history measure it")
+                        "every worker of the run shares does not show (H100: 9 of 20 identical pairs of one run "
+                        "failed at 4 MiB, 7 of 30 at 64 MiB; 0-2 of 56 with two runs a side, "
+                        "tests/benchmarks/verdicts/); two runs a side (--runs 2, or BASE1 BASE2 -- HEAD1 HEAD2, or a "
+                        "directory of both) or history measure it")
     return warnings
 
 

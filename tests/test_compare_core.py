@@ -938,6 +938,7 @@ def test_one_run_of_workers_a_side_says_what_its_spread_cannot_show() -> None:
     one = said(compare_runs(_a_run_in_its_state(rng, base, zero, "b.json"),
                             _a_run_in_its_state(rng, base, zero, "h.json")))
     assert len(one) == 1 and one[0].startswith("each side is one run") and "BASE1 BASE2 -- HEAD1 HEAD2" in one[0]
+    assert "--runs 2" in one[0]  # one command that measures both runs
     two_base = [r for f in ("b1.json", "b2.json") for r in _a_run_in_its_state(rng, base, zero, f)]
     mixed = said(compare_runs(two_base, _a_run_in_its_state(rng, base, zero, "h.json")))
     assert len(mixed) == 1 and mixed[0].startswith("head is one run")

@@ -435,9 +435,11 @@ def test_compare_takes_each_run_of_a_file_as_a_run_of_its_own(tmp_path: Path) ->
     run(tmp_path / "head", *args, "--runs", "2", process_slower="0-2:0.03")  # its first run slower
     two = compare_runs(load_side(tmp_path / "base" / "r.json"), load_side(tmp_path / "head" / "r.json"))
     assert two.summary.regressions == two.summary.improvements == 0 and not two.failed()
+    assert not [w for w in two.warnings if "one run of several worker processes" in w]  # two runs a side
     assert two.context["base"]["files"] == [str(tmp_path / "base" / "r.json") + f"#run{k} [3 processes]"
                                             for k in (1, 2)]
     run(tmp_path / "one-base", *args)
     run(tmp_path / "one-head", *args, process_slower="0-2:0.03")
     one = compare_runs(load_side(tmp_path / "one-base" / "r.json"), load_side(tmp_path / "one-head" / "r.json"))
     assert one.summary.regressions == 8 and one.failed()
+    assert [w for w in one.warnings if "one run of several worker processes" in w]
