@@ -969,3 +969,32 @@ def test_a_directory_of_two_runs_a_side_is_judged_as_the_two_files_given_apart(t
     assert [(r.name, r.verdict, r.standard_error, r.min_detectable_change) for r in by_dir.rows] == \
         [(r.name, r.verdict, r.standard_error, r.min_detectable_change) for r in apart.rows]
     assert not [w for w in by_dir.warnings if "one run of several worker processes" in w]
+
+
+def test_a_runs_2_file_is_judged_as_its_two_runs_given_as_two_files() -> None:
+    """A ``--runs 2`` file (results 4.11.0) holds two runs' workers, the second numbered on; compare takes each run
+    as a file of its own. Built from the thirteenth evaluation's two p8r2 files of each label (4 MiB, an H100),
+    the merged file a side gives the same verdicts, standard errors, detectable changes and warnings as the two
+    files given apart."""
+    folder = Path(__file__).parent / "benchmarks" / "verdicts" / "h200" / "data13" / "p8r2x2" / "4MiB"
+
+    def merged(label: str) -> list[Results]:
+        one, two = (json.loads((folder / f"{label}-p{j}.json").read_text()) for j in (1, 2))
+        one["context"]["results_version"] = "4.11.0"
+        one["context"]["settings"]["runs"] = 2
+        second = {s["name"]: s["rounds"] for s in two["specializations"]}
+        for s in one["specializations"]:
+            rounds = s["rounds"] + [dict(r, process=r["process"] + 8) for r in second[s["name"]]]
+            s["rounds"] = [dict(r, round=i) for i, r in enumerate(rounds)]
+        return Results.from_dict(one, source=f"{label}.json").per_process()
+
+    def apart(label: str) -> list[Results]:
+        return [r for j in (1, 2) for r in load_side(folder / f"{label}-p{j}.json")]
+
+    side = merged("aa-1")
+    assert len(side) == 16 and sorted({r.source for r in side}) == ["aa-1.json#run1", "aa-1.json#run2"]
+    for base, head in (("aa-1", "aa-2"), ("aa-4", "aa-3")):
+        together, given = compare_runs(merged(base), merged(head)), compare_runs(apart(base), apart(head))
+        assert [(r.name, r.verdict, r.standard_error, r.min_detectable_change) for r in together.rows] == \
+            [(r.name, r.verdict, r.standard_error, r.min_detectable_change) for r in given.rows]
+        assert together.warnings == given.warnings
