@@ -194,6 +194,21 @@ def test_list_through_the_command_line_exits_0_and_writes_nothing(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize(("dtype", "n"), [(np.int8, 1_000_003), (np.int8, 200), (np.int16, 70_001), (np.int64, 5_000),
+                                           (np.int32, 1_000)])
+def test_the_copy_example_makes_the_values_the_cpp_cast_wraps_to(dtype: type, n: int) -> None:
+    """examples/copy_benchmark.py's input: i as T for i below n, as C++'s T(i) wraps (what the old
+    ``np.arange(n).astype`` gave), made from one period of a narrow type's values."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("copy_benchmark_example", ROOT / "examples" / "copy_benchmark.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    made = module.wrapped_range(n, np.dtype(dtype))
+    assert made.dtype == np.dtype(dtype) and np.array_equal(made, np.arange(n).astype(dtype))
+
+
 # ----------------------------------------------------------------- --profile
 
 
