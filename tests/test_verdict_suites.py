@@ -115,3 +115,14 @@ def test_the_twelfth_suite_imports_without_a_gpu_and_shares_no_kind_with_the_ear
     seen = {op for other in earlier for op, _ in collect.load_suite(VERDICTS / other).KERNELS}
     eleventh = {op.rsplit(".", 1)[0] for op, _ in collect.load_suite(VERDICTS / "eval_suite11.py").KERNELS}
     assert not set(kinds) & (seen | eleventh)
+
+
+def test_the_fourteenth_suite_imports_without_a_gpu_and_shares_no_kind_with_the_earlier_suites() -> None:
+    """24 specializations, three variants of each of eight kinds; no op of an earlier suite (the thirteenth's
+    included), and no kind either."""
+    earlier = ("eval_suite.py", *(f"eval_suite{i}.py" for i in (2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 13)))
+    collect = _assert_a_new_suite("eval_suite14.py", earlier, 24, "eval14")
+    kinds = [op.rsplit(".", 1)[0] for op, _ in collect.load_suite(VERDICTS / "eval_suite14.py").KERNELS]
+    assert len(set(kinds)) == 8 and all(kinds.count(k) == 3 for k in set(kinds))
+    seen = {op.rsplit(".", 1)[0] for other in earlier for op, _ in collect.load_suite(VERDICTS / other).KERNELS}
+    assert not set(kinds) & seen
