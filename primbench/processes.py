@@ -91,10 +91,9 @@ def process_batch_floor(share_secs: float, rounds: int) -> float:
 def worker_settings(settings: Settings, given: frozenset[str]) -> Settings:
     """A worker's settings: one process of one run (``--runs`` sets are the parent's), ``--min-secs``
     its share, ``--rounds`` as given (else `PROCESS_ROUNDS`), ``--min-gpu-ms-per-batch`` as given
-    (else `process_batch_floor`),
-    its batches kept (the merged median per call needs them; `merge` leaves them out unless
-    ``--output-batches`` was given), its file compact (only the parent reads it; indented, its
-    write took three times as long in each turn)."""
+    (else `process_batch_floor`), its batches kept (the merged median per call needs them; `merge`
+    leaves them out unless ``--output-batches`` was given), its file compact (only the parent reads
+    it; indented, its write took three times as long in each turn)."""
     k = settings.processes
     rounds = settings.rounds if "rounds" in given else PROCESS_ROUNDS
     share = settings.min_secs / k

@@ -1230,7 +1230,7 @@ def _decoded(data: bytes | mmap.mmap) -> tuple[Document, bytes | None]:
 #: settings' defaults and the version): their specializations read as the model decodes them.
 #: A step that changes anything else must leave its version (and those before it) out.
 CONTEXT_ONLY_UPGRADES = frozenset(("4.0.0", "4.1.0", "4.2.0", "4.3.0", "4.4.0", "4.5.0", "4.6.0", "4.7.0",
-                                   "4.8.0", "4.9.0"))
+                                   "4.8.0", "4.9.0", "4.10.0"))
 
 
 def _read(path: str | os.PathLike[str], source: str) -> bytes:

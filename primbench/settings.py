@@ -305,10 +305,11 @@ _HELP = {
     "(compare base/ head/ with both files); two --processes 8 --rounds 2 --min-secs 0.25 runs take about 1.1 s a "
     "specialization together at 1-4 MiB. One results.json; each round names its process",
     "runs": "With --processes: measure that many runs, each a fresh set of --processes workers started after the "
-    "previous set has measured, into one results.json (each round names its process and run). A state every "
-    "worker of one run shares does not show in their spread, only between runs: on an H100 one --processes 8 "
-    "--rounds 2 --min-secs 0.25 run a side failed 7 of 30 identical pairs at 64 MiB, two separate runs a side "
-    "0-2 of 56 at 64 KiB-64 MiB (tests/benchmarks/verdicts/). compare takes each run's workers as a run",
+    "previous set has measured, into one results.json (each round names its process, numbered on through the "
+    "runs; settings.runs says how many). A state every worker of one run shares does not show in their spread, "
+    "only between runs: on an H100 one --processes 8 --rounds 2 --min-secs 0.25 run a side failed 7 of 30 "
+    "identical pairs at 64 MiB, two separate runs a side 0-2 of 56 at 64 KiB-64 MiB (tests/benchmarks/verdicts/). "
+    "compare takes each run's workers as a run",
     "axis": "Replace the values of a benchmark's axis, repeatable: NAME=VALUE, NAME=[V1,V2,...], "
     "NAME=[START:STOP:+STEP] (linear) or NAME=[START:STOP:*FACTOR] (geometric; a bare third part multiplies too), "
     "STOP included; numbers may be 2^N; size takes KiB, MiB, GiB (e.g. size=[2^16:2^28:4]). See docs/axes.md",

@@ -24,19 +24,13 @@ sys.path.insert(0, str(HERE))
 from probe14 import worker_means  # noqa: E402  (each kernel's workers' means of ln time per call)
 
 
-def run_means(doc: dict, per_run: int = 8) -> list[dict[str, float]]:
-    """Each run's per-kernel mean over its workers (a `--runs` file's processes 0-7, 8-15, ...)."""
-    runs = int(doc["context"]["settings"].get("runs", 1))
-    out: list[dict[str, float]] = [{} for _ in range(runs)]
-    for s in doc["specializations"]:
-        by: dict[int, list[dict]] = {}
-        for r in s.get("rounds") or []:
-            by.setdefault(r.get("process", 0) // per_run, []).append(r)
-        name = s["name"].split(",")[0].removeprefix("op: ")
-        for run, rounds in by.items():
-            part = {**doc, "specializations": [{**s, "rounds": rounds}]}
-            out[run][name] = st.fmean(worker_means(part)[name])
-    return out
+def run_means(doc: dict) -> list[dict[str, float]]:
+    """Each run's per-kernel mean over its workers: a `--runs` file's processes 0 to K-1, K to 2K-1, ... (its
+    rounds are process after process, so `worker_means` lists the workers in that order)."""
+    settings = doc["context"]["settings"]
+    runs, k = int(settings.get("runs", 1)), int(settings.get("processes", 1))
+    return [{name: st.fmean(means[r * k:(r + 1) * k]) for name, means in worker_means(doc).items()}
+            for r in range(runs)]
 
 
 def main() -> None:
