@@ -7,7 +7,8 @@ Written once against `primbench.device.Device`. The rules, as in the C++ primben
   then to what a settled batch's time per call predicts, 10 % over (`next_size`), instead of
   doubling through every power of two; then lengthened so that a full window of batches
   takes about ``min_secs`` of wall time (`fill_window`), since the run lasts that long anyway
-  and a batch of more calls has less noise. Sizing batches are discarded, except the last
+  and a batch of more calls has less noise (or shortened, at most by half, where that window of
+  sized batches would outlast it: `MAX_SHRINK_FACTOR`). Sizing batches are discarded, except the last
   where the fill left its size as it was: it is then the first measured batch. The size is
   fixed from then on.
 * A batch's GPU time is the sum of its calls' event times (start to stop around each call).
@@ -283,6 +284,12 @@ def next_size(calls: int, batch_ms: float, min_gpu_ms_per_batch: float, batch_se
 
 #: A window-filling batch is at most this many times the size batch sizing found.
 MAX_FILL_FACTOR = 64
+#: A window-filling batch is at least the size batch sizing found over this: where launching a short kernel
+#: takes many times its GPU time, a window of sized batches outlasts a short round's share of ``min_secs``
+#: (a `--processes 8 --rounds 2 --min-secs 0.25` worker's 64 KiB rounds: 1.5x their share, a tenth of them
+#: 2.8x, tests/benchmarks/verdicts/round_wall13.txt), so the batches are shortened to fit, to at most this
+#: factor: a batch's GPU time is the sum of its calls' own event times, so its resolution does not suffer.
+MAX_SHRINK_FACTOR = 2
 #: A window-filling batch is this much longer than its share, so that the window's last batch
 #: ends past ``min_secs`` rather than a hair before it (which would cost one more batch).
 FILL_MARGIN = 1.03
@@ -290,8 +297,9 @@ FILL_MARGIN = 1.03
 
 def fill_window(calls: int, batch_secs: float, min_secs: float, window: int) -> int:
     """Calls per batch such that `window` batches take about `min_secs` of wall time (`FILL_MARGIN`
-    more), given that `calls` calls took `batch_secs`; never fewer than `calls`, at most
-    `MAX_FILL_FACTOR` times.
+    more), given that `calls` calls took `batch_secs`; at least `calls` over `MAX_SHRINK_FACTOR` (a batch
+    that already outlasts its share is shortened), at most `MAX_FILL_FACTOR` times `calls`. With no
+    time left (``min_secs`` at or under 0) the size sizing found.
 
     Measured on an H200 (tests/benchmarks/loop/h200/noise_variants.md): the 128 MiB long long copy's
     single calls vary by about 0.95 %, so its batches' noise falls as one over the square root
@@ -299,7 +307,7 @@ def fill_window(calls: int, batch_secs: float, min_secs: float, window: int) -> 
     if batch_secs <= 0 or window <= 0 or min_secs <= 0:
         return calls
     wanted = math.ceil(calls * FILL_MARGIN * (min_secs / window) / batch_secs)
-    return max(calls, min(wanted, calls * MAX_FILL_FACTOR))
+    return max(math.ceil(calls / MAX_SHRINK_FACTOR), min(wanted, calls * MAX_FILL_FACTOR))
 
 
 #: At most this many empty calls per baseline window (`empty_calls_energy`), whatever the clock says.

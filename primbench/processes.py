@@ -48,7 +48,7 @@ from primbench.results import (
     TimePerCall,
     time_per_call_fields,
 )
-from primbench.rounds import MIN_ROUND_WINDOW, log_sd
+from primbench.rounds import log_sd, round_windows
 from primbench.settings import Settings
 from primbench.workers import Worker, Workers, signal_file, worker_results
 
@@ -77,15 +77,20 @@ PROCESS_CHECKPOINT_SECS = 0.25
 HOST_PER_GPU_TIME = 10.0
 
 
-def process_batch_floor(share_secs: float, rounds: int) -> float:
+def process_batch_floor(share_secs: float, rounds: int, batch_window_size: int = 10) -> float:
     """A worker's floor of GPU milliseconds per batch where ``--min-gpu-ms-per-batch`` is not given:
-    `PROCESS_MIN_GPU_MS_PER_BATCH`, lowered where a round's window of `MIN_ROUND_WINDOW` batches would
-    not fit the round's share of the worker's budget (`share_secs` over `rounds`) with the host taking
+    `PROCESS_MIN_GPU_MS_PER_BATCH`, lowered where a round's window (`primbench.rounds.round_windows`:
+    `batch_window_size` shared out over the rounds, at least `MIN_ROUND_WINDOW` batches) would not fit the
+    round's share of the worker's budget (`share_secs` over `rounds`) with the host taking
     `HOST_PER_GPU_TIME` times the GPU time. Such a round overruns its share, and the budget stop then
     ends the specialization after the fewest measured rounds (`primbench.rounds.budget_spent`): 16
-    workers of the default 1 s have 7.8 ms a round, so their batches are at least 0.26 ms."""
+    workers of the default 1 s have 7.8 ms a round, so their batches are at least 0.26 ms. With few rounds
+    the window is the larger share of the batches: 8 workers of 0.25 s over 2 rounds have windows of 5
+    batches in 15.6 ms, so their batches are at least 0.31 ms (the floor used to assume 3 batches a round,
+    at 64 KiB those rounds took 1.5x their share, a tenth of them 2.8x: `tests/benchmarks/verdicts/round_wall13.txt`)."""
     per_round_ms = share_secs * 1000.0 / max(1, rounds)
-    return min(PROCESS_MIN_GPU_MS_PER_BATCH, per_round_ms / (MIN_ROUND_WINDOW * HOST_PER_GPU_TIME))
+    window = max(round_windows(batch_window_size, rounds))
+    return min(PROCESS_MIN_GPU_MS_PER_BATCH, per_round_ms / (window * HOST_PER_GPU_TIME))
 
 
 def worker_settings(settings: Settings, given: frozenset[str]) -> Settings:
@@ -98,7 +103,7 @@ def worker_settings(settings: Settings, given: frozenset[str]) -> Settings:
     rounds = settings.rounds if "rounds" in given else PROCESS_ROUNDS
     share = settings.min_secs / k
     floor = (settings.min_gpu_ms_per_batch if "min_gpu_ms_per_batch" in given
-             else process_batch_floor(share, rounds))
+             else process_batch_floor(share, rounds, settings.batch_window_size))
     return dataclasses.replace(settings, processes=1, runs=1, min_secs=share, rounds=rounds,
                                min_gpu_ms_per_batch=floor, output_batches=True, csv_out="", spaces_per_indent=0)
 

@@ -11,6 +11,7 @@ from primbench.errors import StreamBlockingTimeout, UsageError
 from primbench.measure import (
     FILL_MARGIN,
     MAX_FILL_FACTOR,
+    MAX_SHRINK_FACTOR,
     SIZE_MARGIN,
     SYNC_EVERY,
     coefficient_of_variation,
@@ -157,9 +158,10 @@ def test_min_secs_keeps_a_quiet_run_going():
     assert len(m.batches) == 10
 
 
-def test_filling_the_window_never_shrinks_nor_explodes_a_batch():
+def test_filling_the_window_shrinks_a_batch_at_most_by_half_and_never_explodes_it():
     assert fill_window(16, 0.016, 1.0, 10) == math.ceil(100 * FILL_MARGIN)
-    assert fill_window(16, 0.5, 1.0, 10) == 16  # already longer than its share
+    assert fill_window(16, 0.5, 1.0, 10) == 16 // MAX_SHRINK_FACTOR  # far longer than its share: halved
+    assert fill_window(16, 0.13, 1.0, 10) == math.ceil(16 * FILL_MARGIN * 0.1 / 0.13) == 13  # a little: fitted
     assert fill_window(1, 1e-6, 1.0, 10) == MAX_FILL_FACTOR
     assert fill_window(16, 0.016, 0.0, 10) == 16  # --min-secs 0: the size sizing found
 

@@ -20,6 +20,7 @@ import pytest
 from primbench.compare.core import compare_runs, load_side
 from primbench.processes import (
     PROCESS_CHECKPOINT_SECS,
+    PROCESS_MIN_GPU_MS_PER_BATCH,
     PROCESS_ROUNDS,
     START_STEPS,
     Turns,
@@ -85,7 +86,7 @@ def test_a_worker_batch_floor_fits_a_round_window_into_its_share() -> None:
     """Up to 8 workers of the default 1 s keep 0.5 ms batches; more workers (shorter rounds) get a floor
     that lets a round's window of 3 batches fit its share with the host at 10x the GPU time, so that the
     budget stop does not end every specialization after the fewest rounds; a given floor is kept."""
-    from primbench.processes import PROCESS_MIN_GPU_MS_PER_BATCH, process_batch_floor
+    from primbench.processes import process_batch_floor
     from primbench.rounds import MIN_ROUND_WINDOW
 
     floors = {k: worker_settings(Settings(processes=k), frozenset()).min_gpu_ms_per_batch for k in (2, 4, 8, 16, 32)}
@@ -97,6 +98,13 @@ def test_a_worker_batch_floor_fits_a_round_window_into_its_share() -> None:
     assert given.min_gpu_ms_per_batch == 0.4
     rounds16 = worker_settings(Settings(processes=8, rounds=16), frozenset({"rounds"}))  # more rounds: shorter ones
     assert rounds16.min_gpu_ms_per_batch == pytest.approx(floors[16])
+    # few rounds: a round's window is the larger share of the batches (10 over 2: 5), and the floor fits it
+    p8r2 = worker_settings(Settings(processes=8, rounds=2, min_secs=0.25), frozenset({"rounds", "min_secs"}))
+    assert p8r2.min_gpu_ms_per_batch == pytest.approx(250 / 8 / 2 / (5 * 10))  # 0.31 ms, not 0.5
+    wide = worker_settings(Settings(processes=8, rounds=2, min_secs=0.25, batch_window_size=20),
+                           frozenset({"rounds", "min_secs", "batch_window_size"}))
+    assert wide.min_gpu_ms_per_batch == pytest.approx(p8r2.min_gpu_ms_per_batch / 2)
+    assert process_batch_floor(0.03125, 4) == pytest.approx(floors[16])  # p8r4: windows of 3, as before
 
 
 def test_three_processes_write_one_document_whose_rounds_name_their_process(tmp_path: Path) -> None:
@@ -443,3 +451,36 @@ def test_compare_takes_each_run_of_a_file_as_a_run_of_its_own(tmp_path: Path) ->
     one = compare_runs(load_side(tmp_path / "one-base" / "r.json"), load_side(tmp_path / "one-head" / "r.json"))
     assert one.summary.regressions == 8 and one.failed()
     assert [w for w in one.warnings if "one run of several worker processes" in w]
+
+
+@pytest.mark.parametrize("floor, shrink, fits", [(None, None, True), (PROCESS_MIN_GPU_MS_PER_BATCH, None, True),
+                                                 (PROCESS_MIN_GPU_MS_PER_BATCH, 1, False)])
+def test_a_p8r2_workers_rounds_of_a_launch_bound_kernel_fit_their_share(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, floor: float | None, shrink: int | None, fits: bool) -> None:
+    """On the fake device, a 7 us kernel whose per-call protocol takes more than 10x that on the host (as
+    the thirteenth evaluation's Triton and STFT kernels at 64 KiB on an H100,
+    `tests/benchmarks/verdicts/round_wall13.txt`): a `--processes 8 --rounds 2 --min-secs 0.25` worker's
+    rounds (windows of 5 batches) stay within a fifth of their 15.6 ms share, at the worker's floor and at the
+    old 0.5 ms one, since the window's batches are shortened to fit; as before that (no shrinking, the old
+    floor) each window ran 1.5x its share."""
+    import numpy as np
+
+    import primbench.measure
+    from tests.fakes import FakeDevice
+    from tests.test_executor import Copy, executor
+
+    if shrink is not None:
+        monkeypatch.setattr(primbench.measure, "MAX_SHRINK_FACTOR", shrink)
+    settings = worker_settings(Settings(processes=8, rounds=2, min_secs=0.25), frozenset({"rounds", "min_secs"}))
+    dev = FakeDevice(0.007, host_op_secs=12e-6, clear_ms=0.0)
+    ms = settings.min_gpu_ms_per_batch if floor is None else floor
+    ex = executor(tmp_path, "--rounds", "2", "--min-secs", str(settings.min_secs),
+                  "--min-gpu-ms-per-batch", str(ms), device=dev)
+    ex.queue(Copy(np.int8))
+    rounds = ex.run()["specializations"][0]["rounds"]
+    share = settings.min_secs / 2
+    per_call = [r["elapsed_secs"]["host"] / (r["batches"] * r["kernel_calls_per_batch"]) for r in rounds]
+    assert all(p / 7e-6 > 10 for p in per_call)  # launch-bound, as on the GPU
+    over = max(r["elapsed_secs"]["host"] for r in rounds) / share  # the fake device's time: the window's
+    assert (over < 1.2) is fits, over
+    assert fits or over > 1.4
