@@ -87,7 +87,8 @@ def process_batch_floor(share_secs: float, rounds: int, batch_window_size: int =
     workers of the default 1 s have 7.8 ms a round, so their batches are at least 0.26 ms. With few rounds
     the window is the larger share of the batches: 8 workers of 0.25 s over 2 rounds have windows of 5
     batches in 15.6 ms, so their batches are at least 0.31 ms (the floor used to assume 3 batches a round,
-    at 64 KiB those rounds took 1.5x their share, a tenth of them 2.8x: `tests/benchmarks/verdicts/round_wall13.txt`)."""
+    and at 64 KiB those rounds took 1.5x their share, a tenth of them 2.8x:
+    `tests/benchmarks/verdicts/round_wall13.txt`)."""
     per_round_ms = share_secs * 1000.0 / max(1, rounds)
     window = max(round_windows(batch_window_size, rounds))
     return min(PROCESS_MIN_GPU_MS_PER_BATCH, per_round_ms / (window * HOST_PER_GPU_TIME))

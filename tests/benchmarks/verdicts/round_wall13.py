@@ -45,7 +45,8 @@ def main() -> None:
         q = statistics.quantiles(total, n=10)
         print(f"{size:6s} {len(total):6d}  {statistics.median(total):8.1f} {q[-1]:8.1f}"
               f"           {statistics.median(total) / SHARE_MS:5.2f}x  {statistics.median(window):10.1f}"
-              f"  {statistics.median(batches):7.0f}  {statistics.median(calls):11.0f}  {statistics.median(gpu_batch):12.2f}"
+              f"  {statistics.median(batches):7.0f}  {statistics.median(calls):11.0f}"
+              f"  {statistics.median(gpu_batch):12.2f}"
               f"  {statistics.median(ratio):15.1f}  {statistics.median(per_run):13.2f}")
     print("\nA round's window is 5 batches (10 over 2 rounds); the worker's floor of GPU time a batch was 0.5 ms, "
           "sized for 3.\nAt the host's 10x the GPU time that window takes 5 x 0.5 x 10 = 25 ms, 1.6x the share; "
