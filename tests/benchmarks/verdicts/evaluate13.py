@@ -35,16 +35,13 @@ PROTOCOL = ("each label two `--processes 8 --rounds 2 --min-secs 0.25` files bac
 MIN_AA, MIN_PLANTED = 6, 2
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, default=DATA)
-    ap.add_argument("--sizes", default=",".join(SIZES))
-    args = ap.parse_args()
-    data = args.data.resolve() / FOLDER  # the earlier method runs in its own checkout: a relative path would miss
+def evaluate_folder(data: Path, sizes_arg: str, *, heading: str, title: str, protocol: str, suite: Path) -> None:
+    """`evaluate5.main` on `data` (a design's folder of SIZE/LABEL-p1.json, -p2.json), each side's two files read
+    whole, the sizes under the plan's minimum of labels said and left out (the thirteenth's and later plans)."""
     cache: dict[Path, list[Results]] = {}
-    print("# The thirteenth evaluation: two p8r2 runs a side\n")
+    print(f"{heading}\n")
     evaluate5.PROCESSES = 2
-    sizes = [s for s in args.sizes.split(",") if (data / s).is_dir()]
+    sizes = [s for s in sizes_arg.split(",") if (data / s).is_dir()]
     for s in list(sizes):
         aa, planted = evaluate5.aa_runs(data / s), evaluate5.planted_runs(data / s)
         if aa < MIN_AA or planted < MIN_PLANTED:
@@ -52,10 +49,20 @@ def main() -> None:
                   f"{MIN_PLANTED}: not evaluated)\n")
             sizes.remove(s)
     if not sizes:
-        print(f"(no sizes of {args.sizes} in {data})")
+        print(f"(no sizes of {sizes_arg} in {data})")
         return
-    evaluate5.main(["--data", str(data), "--sizes", ",".join(sizes)], title=TITLE, protocol=PROTOCOL,
-                   suite_path=HERE / "eval_suite13.py", new=lambda ps, _c: whole_files(ps, cache))
+    evaluate5.main(["--data", str(data), "--sizes", ",".join(sizes)], title=title, protocol=protocol,
+                   suite_path=suite, new=lambda ps, _c: whole_files(ps, cache))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=DATA)
+    ap.add_argument("--sizes", default=",".join(SIZES))
+    args = ap.parse_args()
+    data = args.data.resolve() / FOLDER  # the earlier method runs in its own checkout: a relative path would miss
+    evaluate_folder(data, args.sizes, heading="# The thirteenth evaluation: two p8r2 runs a side", title=TITLE,
+                    protocol=PROTOCOL, suite=HERE / "eval_suite13.py")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@ collection (`h200/data14`, `eval_suite14.py`): each label is two runs back to ba
 
     python tests/benchmarks/verdicts/evaluate14.py --design DESIGN > tests/benchmarks/verdicts/evaluate14.txt
 
-`evaluate5.main` on the folder, each side's files read whole and split into their workers by
+`evaluate13.evaluate_folder` (the plan's minimum of 6 A/A and 2 planted labels a size): `evaluate5.main` on
+the folder, each side's files read whole and split into their workers by
 `compare.core.load_side` (as `primbench compare B1 B2 -- H1 H2` reads them), through `evaluate12.whole_files`.
 In its tables "2 processes a side" means a label's two files, "1 process a side" each label's first file;
 c16539c's method reads the same whole files.
@@ -20,10 +21,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 sys.path.insert(0, str(HERE))
 
-import evaluate5  # noqa: E402
-from evaluate12 import whole_files  # noqa: E402
-
-from primbench.results import Results  # noqa: E402
+from evaluate13 import evaluate_folder  # noqa: E402
 
 DATA = HERE / "h200" / "data14"
 SIZES = ("4MiB", "1MiB", "64KiB", "64MiB")
@@ -36,8 +34,6 @@ DESIGNS = {
               "each label two `--processes 16 --rounds 2 --min-secs 0.2` files back to back: 16 workers each, 2 "
               "rounds (both measured) of a sixteenth of 0.2 s a specialization"),
 }
-#: The plan's minimum a size, written before any data: A/A labels, planted labels.
-MIN_AA, MIN_PLANTED = 6, 2
 
 
 def main() -> None:
@@ -48,21 +44,8 @@ def main() -> None:
     args = ap.parse_args()
     title, protocol = DESIGNS[args.design]
     data = args.data.resolve() / f"{args.design}x2"  # the earlier method runs in its own checkout: absolute
-    cache: dict[Path, list[Results]] = {}
-    print(f"# The fourteenth evaluation: {title}\n")
-    evaluate5.PROCESSES = 2
-    sizes = [s for s in args.sizes.split(",") if (data / s).is_dir()]
-    for s in list(sizes):
-        aa, planted = evaluate5.aa_runs(data / s), evaluate5.planted_runs(data / s)
-        if aa < MIN_AA or planted < MIN_PLANTED:
-            print(f"({s}: {aa} A/A and {planted} planted labels, under the plan's minimum of {MIN_AA} and "
-                  f"{MIN_PLANTED}: not evaluated)\n")
-            sizes.remove(s)
-    if not sizes:
-        print(f"(no sizes of {args.sizes} in {data})")
-        return
-    evaluate5.main(["--data", str(data), "--sizes", ",".join(sizes)], title=title, protocol=protocol,
-                   suite_path=HERE / "eval_suite14.py", new=lambda ps, _c: whole_files(ps, cache))
+    evaluate_folder(data, args.sizes, heading=f"# The fourteenth evaluation: {title}", title=title,
+                    protocol=protocol, suite=HERE / "eval_suite14.py")
 
 
 if __name__ == "__main__":
