@@ -248,7 +248,7 @@ _HELP = {
     "filter": "Only run specializations whose name matches this regular expression",
     "dry": "List the specializations and write zeroed results without running anything",
     "min_gpu_ms_per_batch": "Double the calls per batch until a batch takes at least this much GPU time (then "
-    "lengthen batches so that a round's window fills its --min-secs share)",
+    "lengthen batches, or shorten them by at most half, so that a round's window fills its --min-secs share)",
     "min_secs": "Run each specialization for at least this much wall time",
     "noise_timeout_secs": "Stop a specialization that is still noisy after this long, flagged noise_timeout",
     "batch_window_size": "Number of recent batches over which noise is measured",
