@@ -77,7 +77,7 @@ PROCESS_CHECKPOINT_SECS = 0.25
 HOST_PER_GPU_TIME = 10.0
 
 
-def process_batch_floor(share_secs: float, rounds: int, batch_window_size: int = 10) -> float:
+def process_batch_floor(share_secs: float, rounds: int, batch_window_size: int) -> float:
     """A worker's floor of GPU milliseconds per batch where ``--min-gpu-ms-per-batch`` is not given:
     `PROCESS_MIN_GPU_MS_PER_BATCH`, lowered where a round's window (`primbench.rounds.round_windows`:
     `batch_window_size` shared out over the rounds, at least `MIN_ROUND_WINDOW` batches) would not fit the

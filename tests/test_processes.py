@@ -93,7 +93,7 @@ def test_a_worker_batch_floor_fits_a_round_window_into_its_share() -> None:
     assert floors[2] == floors[4] == floors[8] == PROCESS_MIN_GPU_MS_PER_BATCH
     assert floors[16] == pytest.approx(1000 / 16 / PROCESS_ROUNDS / (MIN_ROUND_WINDOW * 10))  # 0.26 ms
     assert floors[32] == pytest.approx(floors[16] / 2)
-    assert process_batch_floor(0.125, 8) == PROCESS_MIN_GPU_MS_PER_BATCH
+    assert process_batch_floor(0.125, 8, Settings().batch_window_size) == PROCESS_MIN_GPU_MS_PER_BATCH
     given = worker_settings(Settings(processes=16, min_gpu_ms_per_batch=0.4), frozenset({"min_gpu_ms_per_batch"}))
     assert given.min_gpu_ms_per_batch == 0.4
     rounds16 = worker_settings(Settings(processes=8, rounds=16), frozenset({"rounds"}))  # more rounds: shorter ones
@@ -104,7 +104,8 @@ def test_a_worker_batch_floor_fits_a_round_window_into_its_share() -> None:
     wide = worker_settings(Settings(processes=8, rounds=2, min_secs=0.25, batch_window_size=20),
                            frozenset({"rounds", "min_secs", "batch_window_size"}))
     assert wide.min_gpu_ms_per_batch == pytest.approx(p8r2.min_gpu_ms_per_batch / 2)
-    assert process_batch_floor(0.03125, 4) == pytest.approx(floors[16])  # p8r4: windows of 3, as before
+    # p8r4: windows of 3, as before
+    assert process_batch_floor(0.03125, 4, Settings().batch_window_size) == pytest.approx(floors[16])
 
 
 def test_three_processes_write_one_document_whose_rounds_name_their_process(tmp_path: Path) -> None:

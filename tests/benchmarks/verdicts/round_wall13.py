@@ -19,7 +19,6 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 FOLDERS = {"4MiB": "data13", "1MiB": "data13", "64MiB": "data13b", "64KiB": "data13b"}
-SHARE_MS = 250 / 8 / 2
 #: A design's share of a round, ms: --min-secs over the workers and the 2 rounds.
 SHARES = {"p8r2": 250 / 8 / 2, "p16r2": 200 / 16 / 2}
 
