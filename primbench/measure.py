@@ -17,7 +17,8 @@ Written once against `primbench.device.Device`. The rules, as in the C++ primben
 * Stop when the window (the last ``batch_window_size`` batches) is full, its coefficient of
   variation (sample std, n-1, over mean) is below ``noise_tolerance_percent`` and at least
   ``min_secs`` of wall time have passed since the round's measurement began (its batch
-  sizing counts: it is time the benchmark ran).
+  sizing counts: it is time the benchmark ran). Batches of a single call may stop at
+  `LONG_CALL_WINDOW` batches on the same conditions: one call already outlasts its share.
 * Noise timeout: more than ``noise_timeout_secs`` passed and the window is still at or
   above tolerance: stop with ``noise_timeout = True``.
 * Throttling: with a `primbench.throttle.ThrottleGuard`, a measured batch that ran with the
@@ -290,6 +291,12 @@ MAX_FILL_FACTOR = 64
 #: 2.8x, tests/benchmarks/verdicts/round_wall13.txt), so the batches are shortened to fit, to at most this
 #: factor: a batch's GPU time is the sum of its calls' own event times, so its resolution does not suffer.
 MAX_SHRINK_FACTOR = 2
+#: A window of single-call batches stops at this many (not the whole window) once its time has run and its
+#: noise is under tolerance: the call alone outlasts the window's share of the round, and more calls would
+#: only overrun it. Measured on an H100 (tests/benchmarks/verdicts/kernel_rounds14.txt): cuBLAS sbmv of
+#: half-bandwidth 1 takes 19 ms a call at 4 MiB, so a `--processes 8 --rounds 2 --min-secs 0.25` worker's
+#: round (a share of 15.6 ms) took 5 calls and 121 ms; this makes it 2 calls.
+LONG_CALL_WINDOW = 2
 #: A window-filling batch is this much longer than its share, so that the window's last batch
 #: ends past ``min_secs`` rather than a hair before it (which would cost one more batch).
 FILL_MARGIN = 1.03
@@ -573,9 +580,10 @@ def _measure_batches(device: Device, run_batch: Callable[[int], _Timed], s: Meas
         noise = coefficient_of_variation(window) * 100.0
         if hooks.on_batch is not None:
             hooks.on_batch(Progress(len(batches), s.batch_window_size, noise, elapsed, w.calls, batches[-1].batch_ms))
-        if len(batches) >= s.batch_window_size:
+        full = len(batches) >= s.batch_window_size
+        if full or (w.calls == 1 and len(batches) >= LONG_CALL_WINDOW):
             ran = device.now() - w.began
-            timeout = noise >= s.noise_tolerance_percent and ran > s.noise_timeout_secs
+            timeout = full and noise >= s.noise_tolerance_percent and ran > s.noise_timeout_secs
             if (noise < s.noise_tolerance_percent and ran >= s.min_secs) or timeout:
                 joules = (None if hooks.energy is None else
                           energy_window_end(device, hooks.energy, w.tick, w.joules_start, w.start,

@@ -10,6 +10,7 @@ import pytest
 from primbench.errors import StreamBlockingTimeout, UsageError
 from primbench.measure import (
     FILL_MARGIN,
+    LONG_CALL_WINDOW,
     MAX_FILL_FACTOR,
     MAX_SHRINK_FACTOR,
     SIZE_MARGIN,
@@ -156,6 +157,48 @@ def test_min_secs_keeps_a_quiet_run_going():
     # margin), so the 10th batch ends past 1.0 s, not a hair before it, and no 11th runs.
     assert m.kernel_calls_per_batch == math.ceil(11 * FILL_MARGIN * (0.98 / 10) / 0.011) == 101
     assert len(m.batches) == 10
+
+
+LONG_ROUND = dict(min_gpu_ms_per_batch=0.31, min_secs=0.0156, batch_window_size=5)  # a p8r2 worker's round
+
+
+@pytest.mark.parametrize("undone", [False, True])
+def test_a_call_longer_than_the_round_stops_at_two_batches_once_its_time_has_run(monkeypatch, undone):
+    # cuBLAS sbmv at 4 MiB on an H100 (kernel_rounds14.txt): 19 ms a call against a round's share of 15.6 ms.
+    if undone:
+        monkeypatch.setattr("primbench.measure.LONG_CALL_WINDOW", 5)
+    dev = FakeDevice(19.0, host_op_secs=0.0, clear_ms=0.0)
+    m = run(dev, **LONG_ROUND)
+    assert m.kernel_calls_per_batch == 1
+    assert LONG_CALL_WINDOW == 2
+    assert len(m.batches) == (5 if undone else 2)  # the sizing batch (1 call) is the first measured
+    assert not m.noise_timeout
+    assert dev.now() == pytest.approx(0.019 * len(m.batches))  # 95 ms before, 38 ms now
+
+
+def test_a_long_call_keeps_measuring_while_its_time_has_not_run():
+    # Two 19 ms calls have run 38 ms of a 60 ms round: it goes on, and stops at the first batch past 60 ms.
+    dev = FakeDevice(19.0, host_op_secs=0.0, clear_ms=0.0)
+    m = run(dev, **{**LONG_ROUND, "min_secs": 0.060})
+    assert m.kernel_calls_per_batch == 1
+    assert len(m.batches) == 4
+    assert 0.060 <= dev.now() < 0.060 + 0.019
+
+
+def test_a_noisy_long_call_takes_the_whole_window_and_times_out_only_on_it():
+    # Single calls alternating 19 and 21 ms (a CV of 7 %): two batches never stop the round.
+    dev = FakeDevice(lambda n, cold: 19.0 if n % 2 else 21.0, host_op_secs=0.0, clear_ms=0.0)
+    m = run(dev, **{**LONG_ROUND, "noise_timeout_secs": 0.03})
+    assert m.kernel_calls_per_batch == 1
+    assert m.noise_timeout
+    assert len(m.batches) == 5
+
+
+def test_batches_of_several_calls_fill_the_whole_window():
+    dev = FakeDevice(1.0, host_op_secs=0.0, clear_ms=0.0)
+    m = run(dev, **LONG_ROUND)
+    assert m.kernel_calls_per_batch > 1
+    assert len(m.batches) == 5
 
 
 def test_filling_the_window_shrinks_a_batch_at_most_by_half_and_never_explodes_it():
