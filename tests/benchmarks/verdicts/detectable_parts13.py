@@ -7,10 +7,13 @@ its 16 workers' spread about the suite gives alone (`compare.core._relative_own`
 adds beyond it (`compare.core._between_files`: the run state). The standard error each target needs follows.
 
     python tests/benchmarks/verdicts/detectable_parts13.py > tests/benchmarks/verdicts/detectable_parts13.txt
+    python tests/benchmarks/verdicts/detectable_parts13.py --data tests/benchmarks/verdicts/h200/data14 \
+        > tests/benchmarks/verdicts/detectable_parts14.txt   (the sizes that collection holds)
 """
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import statistics as st
 import sys
@@ -33,6 +36,11 @@ TARGET = {"64KiB": 0.01, "1MiB": 0.01, "4MiB": 0.01, "64MiB": 0.005}
 
 
 def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, help="another collection of p8r2x2/SIZE folders (default: data13 and data13b)")
+    args = ap.parse_args()
+    sets = ({s: args.data for s in SETS if (args.data / "p8r2x2" / s).is_dir()} if args.data else SETS)
+    which = args.data.name if args.data else "the thirteenth evaluation"
     captured: dict[str, np.ndarray] = {}
     between = core._between_files
 
@@ -42,13 +50,13 @@ def main() -> None:
         captured["files"] = own.copy()
 
     core._between_files = own_before_files
-    print("# What the thirteenth evaluation's detectable change is made of (two p8r2 files a side, A/A pairs of "
+    print(f"# What {which}'s detectable change is made of (two p8r2 files a side, A/A pairs of "
           "adjacent labels)\n")
     print("| size | pairs | median SE of the change | detectable / SE | median detectable | SE the target needs |"
           " a side's SD of its mean: workers alone / with the files' spread | rows where the files widen it |")
     print("|---|---|---|---|---|---|---|---|")
     try:
-        for size, data in SETS.items():
+        for size, data in sets.items():
             folder = data / "p8r2x2" / size
             names = labels(folder)
             se, ratio, det, workers, files, widened = [], [], [], [], [], []
