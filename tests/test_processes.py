@@ -485,3 +485,29 @@ def test_a_p8r2_workers_rounds_of_a_launch_bound_kernel_fit_their_share(
     over = max(r["elapsed_secs"]["host"] for r in rounds) / share  # the fake device's time: the window's
     assert (over < 1.2) is fits, over
     assert fits or over > 1.4
+
+
+@pytest.mark.parametrize("long_window, calls", [(None, 2), (5, 5)])
+def test_a_p8r2_workers_rounds_of_a_call_longer_than_their_share_take_two_calls(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, long_window: int | None, calls: int) -> None:
+    """On the fake device, a 19 ms kernel (cuBLAS sbmv of half-bandwidth 1 at 4 MiB on an H100,
+    `tests/benchmarks/verdicts/kernel_rounds14.txt`) in a `--processes 8 --rounds 2 --min-secs 0.25` worker,
+    whose rounds have a 15.6 ms share: each round measures 2 single-call batches (`measure.LONG_CALL_WINDOW`),
+    not its whole window of 5 (as before that change, which this test also runs)."""
+    import numpy as np
+
+    import primbench.measure
+    from tests.fakes import FakeDevice
+    from tests.test_executor import Copy, executor
+
+    if long_window is not None:
+        monkeypatch.setattr(primbench.measure, "LONG_CALL_WINDOW", long_window)
+    settings = worker_settings(Settings(processes=8, rounds=2, min_secs=0.25), frozenset({"rounds", "min_secs"}))
+    dev = FakeDevice(19.0, host_op_secs=0.0, clear_ms=0.0)
+    ex = executor(tmp_path, "--rounds", "2", "--min-secs", str(settings.min_secs),
+                  "--min-gpu-ms-per-batch", str(settings.min_gpu_ms_per_batch), device=dev)
+    ex.queue(Copy(np.int8))
+    rounds = ex.run()["specializations"][0]["rounds"]
+    assert len(rounds) == 2
+    assert [(r["kernel_calls_per_batch"], r["batches"]) for r in rounds] == [(1, calls)] * 2
+    assert all(r["elapsed_secs"]["host"] == pytest.approx(0.019 * calls) for r in rounds)
