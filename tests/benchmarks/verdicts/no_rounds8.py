@@ -7,6 +7,9 @@ A/A pair (exit 1, rows unchanged) and every planted run against every A/A run bo
 planted 5 % found the right way, and the planted 2 %), through `compare_runs` as it is.
 
     python3 tests/benchmarks/verdicts/no_rounds8.py > tests/benchmarks/verdicts/no_rounds8.txt
+    python3 tests/benchmarks/verdicts/no_rounds8.py --file-suffix=-p1 data13/p8r2x2:4MiB,1MiB \
+        data13b/p8r2x2:64MiB,64KiB data14/p8r2x2:4MiB,1MiB,64KiB > tests/benchmarks/verdicts/no_rounds14.txt
+        (each label's first file: two-run labels)
 
 Issue 30's targets for such runs: A/A exit 1 at most 5 %; a 5 % drop found in at least 90 % of
 pairs at 64 MiB and above.
@@ -53,8 +56,10 @@ def stripped(p: Path, work: Path, worker: int | None) -> Path:
     return target
 
 
-def numbered(d: Path, label: str) -> list[Path]:
-    return sorted((f for f in d.glob(f"{label}-*.json") if re.fullmatch(rf"{label}-\d+\.json", f.name)),
+def numbered(d: Path, label: str, suffix: str = "") -> list[Path]:
+    """A collection's files of `label` in their order: LABEL-N.json, or LABEL-N{suffix}.json (``-p1``: each label's
+    first file, where a label is two runs)."""
+    return sorted((f for f in d.glob(f"{label}-*.json") if re.fullmatch(rf"{label}-\d+{suffix}\.json", f.name)),
                   key=lambda f: int(f.stem.split("-")[1]))
 
 
@@ -67,7 +72,9 @@ def sets_from(argv: list[str] | None, default: tuple[tuple[str, tuple[str, ...]]
 
 
 def main(argv: list[str] | None = None) -> None:
-    sets = sets_from(sys.argv[1:] if argv is None else argv)
+    args = sys.argv[1:] if argv is None else argv
+    suffix = next((a.removeprefix("--file-suffix=") for a in args if a.startswith("--file-suffix=")), "")
+    sets = sets_from([a for a in args if not a.startswith("--file-suffix=")])
     print("# Runs without rounds, out of sample (no_rounds8.py): data7 and data8 with their rounds dropped\n")
     print("| data | size | a run's value | A/A exit 1 | A/A rows unchanged | planted 5 % found the right way "
           "| planted 2 % found | "
@@ -78,9 +85,10 @@ def main(argv: list[str] | None = None) -> None:
         for data, sizes in sets:
             for size, worker in itertools.product(sizes, (0, None)):
                 d = HERE / "h200" / data / size
-                aa = [load_side(stripped(f, work, worker)) for f in numbered(d, "aa")]
-                planted = [load_side(stripped(f, work, worker)) for f in numbered(d, "planted")]
-                plants = [json.loads((d / f"plant-{k}.json").read_text())["fraction"] for k in (1, 2, 3)]
+                aa = [load_side(stripped(f, work, worker)) for f in numbered(d, "aa", suffix)]
+                planted = [load_side(stripped(f, work, worker)) for f in numbered(d, "planted", suffix)]
+                plants = [json.loads((d / f"plant-{k}.json").read_text())["fraction"]
+                          for k in range(1, len(planted) + 1)]
                 failed = unchanged = rows = 0
                 for a, b in itertools.permutations(aa, 2):
                     c = compare_runs(a, b)
