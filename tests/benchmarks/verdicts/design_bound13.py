@@ -2,6 +2,8 @@
 evaluation's A/A runs (in sample, descriptive: it chooses nothing; probe15 measures the design it points to).
 
     python tests/benchmarks/verdicts/design_bound13.py > tests/benchmarks/verdicts/design_bound13.txt
+    python tests/benchmarks/verdicts/design_bound13.py --data tests/benchmarks/verdicts/h200/data14 \
+        > tests/benchmarks/verdicts/design_bound14.txt   (the sizes that collection holds)
 
 Per size and kernel, from the A/A files of data13 / data13b (two p8r2 files a label): the workers' own SD (a
 worker's mean about its run's, `run_states12.kernel_spreads` times the root of 8) and the run state's SD (what the
@@ -17,6 +19,7 @@ grows with K), or `--min-secs 0.25` split K ways (t less 0.25 / 8 plus 0.25 / K)
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import math
 import re
@@ -69,8 +72,13 @@ def detectable(folder: Path, names: list[str]) -> dict[str, float]:
 
 
 def main() -> None:
-    print("# Designs of R runs of K workers a side, projected from data13 / data13b (in sample, descriptive)\n")
-    for size, data in SETS.items():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, help="another collection of p8r2x2/SIZE folders (default: data13 and data13b)")
+    args = ap.parse_args()
+    sets = ({s: args.data for s in SETS if (args.data / "p8r2x2" / s).is_dir()} if args.data else SETS)
+    which = args.data.name if args.data else "data13 / data13b"
+    print(f"# Designs of R runs of K workers a side, projected from {which} (in sample, descriptive)\n")
+    for size, data in sets.items():
         folder = data / "p8r2x2" / size
         names = labels(folder)
         runs = [worker_means(folder / f"{n}-p{j}.json")[0] for n in names for j in (1, 2)]
