@@ -245,6 +245,7 @@ class State:
             reasons_start = device.clock_event_reasons()
             clock_start = device.clock_sample()
             guard = None if s.no_monitoring else ThrottleGuard(device, s.min_clock_fraction, device.default_clock_mhz())
+            reads_energy = self._reads_energy()
             budget = round_budget(s.min_secs, s.noise_timeout_secs, s.batch_window_size, self.rounds,
                                   self.round_index, self._spent_secs)
             m = measure(
@@ -270,8 +271,8 @@ class State:
                     on_batch=self._on_batch,
                     host_sync=sync,
                     throttle=guard,
-                    energy=device.energy_joules if self._reads_energy() else None,
-                    power=None if s.no_monitoring else device.power_watts,
+                    energy=device.energy_joules if reads_energy else None,
+                    power=device.power_watts if reads_energy else None,  # its samples serve the energy window only
                 ),
                 started=started,
             )

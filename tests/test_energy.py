@@ -124,13 +124,18 @@ def test_a_round_too_short_for_the_counter_is_flagged(tmp_path: Path) -> None:
 
 
 class _CountedReads(FakeDevice):
-    """A fake whose energy counter counts its reads."""
+    """A fake whose energy counter and power draw count their reads."""
 
     reads = 0
+    power_reads = 0
 
     def energy_joules(self) -> float | None:
         type(self).reads += 1
         return super().energy_joules()
+
+    def power_watts(self) -> float | None:
+        type(self).power_reads += 1
+        return super().power_watts()
 
 
 @pytest.mark.parametrize(("min_secs", "rounds", "reads"), [("0.3", "4", False), ("0", "1", False),
@@ -138,11 +143,13 @@ class _CountedReads(FakeDevice):
 def test_rounds_planned_shorter_than_one_counter_update_do_not_read_it(tmp_path: Path, min_secs: str,
                                                                         rounds: str, reads: bool) -> None:
     """A round planned under `COUNTER_UPDATE_SECS` (0.1 s: a --processes worker's 31 ms rounds) leaves
-    the counter alone: each read costs 4 ms on an H100 and such a window mostly sees no step."""
-    _CountedReads.reads = 0
+    the counter alone: each read costs 4 ms on an H100 and such a window mostly sees no step. Nor is the power
+    draw read after each batch: its samples serve only the energy window (`power_samples_watts`)."""
+    _CountedReads.reads = _CountedReads.power_reads = 0
     doc = run(tmp_path, _CountedReads(1.0, power_watts=300.0), "--min-secs", min_secs, "--rounds", rounds)
     spec = doc["specializations"][0]
     assert (_CountedReads.reads > 0) is reads
+    assert (_CountedReads.power_reads > 0) is reads
     assert ("energy" in spec) is reads
     assert all(("energy" in r) is reads for r in spec["rounds"])
 
