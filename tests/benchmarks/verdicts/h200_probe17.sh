@@ -6,6 +6,7 @@ set -u
 O=$OUT/probe17 S=tests/benchmarks/verdicts/eval_suite14.py SIZES=${SIZES:-4MiB}
 end=$((SECONDS + ${BUDGET:-360}))
 . tests/benchmarks/verdicts/h200_prelude.sh
+timeout 60 python3 tests/benchmarks/verdicts/nvml_costs.py > $O/nvml_costs.txt 2>&1; cat $O/nvml_costs.txt
 export PYTHONPATH=$PWD/tests/benchmarks/verdicts/placement_pad:$PYTHONPATH
 mkdir -p $O/$SIZES/plain $O/$SIZES/pad
 for k in $(seq 1 ${PAIRS:-10}); do
