@@ -6,11 +6,14 @@ console is built with explicit settings, so all of them are handled here)."""
 from __future__ import annotations
 
 import errno
+import functools
 import io
 import os
 import sys
-from collections.abc import Mapping, Sequence
-from typing import IO, TYPE_CHECKING, Any, cast
+from collections.abc import Callable, Mapping, Sequence
+from typing import IO, TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar, cast
+
+from primbench.signals import held
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -156,6 +159,23 @@ def log_in_pipe(env: Mapping[str, str] | None = None) -> bool:
     return env.get(LOG_ENV, "0") not in ("", "0")
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _uncut(method: Callable[Concatenate[Reporter, _P], _R]) -> Callable[Concatenate[Reporter, _P], _R]:
+    """A `Reporter` method whose output a signal does not cut in the middle (`primbench.signals.held`): the
+    signal is taken when the line is whole. An interrupt inside Rich's console, between entering its buffer
+    and leaving it, left every later line in the buffer, the run's "terminated" line among them."""
+
+    @functools.wraps(method)
+    def whole(reporter: Reporter, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with held():
+            return method(reporter, *args, **kwargs)
+
+    return whole
+
+
 class Reporter:
     """Progress of an executor run. The executor calls it; it only prints.
 
@@ -180,6 +200,7 @@ class Reporter:
     def live(self) -> bool:
         return self.console.is_terminal
 
+    @_uncut
     def log(self, message: str) -> None:
         """A benchmark's progress message (`primbench.log`): transient on a terminal, else
         written only when asked (see the class)."""
@@ -197,6 +218,7 @@ class Reporter:
         elif self._logs:
             self.console.print(f"  {message}", style="grey50", markup=False)
 
+    @_uncut
     def header(self, algorithm: str, count: int, dry: bool, *, noise_tolerance_percent: float | None = None,
                profile: bool = False) -> None:
         self._tolerance = noise_tolerance_percent
@@ -204,6 +226,7 @@ class Reporter:
         mode = " (dry run)" if dry else " (profile: one call each)" if profile else ""
         self.console.print(f"[bold]{algorithm}[/]: {count} {word}{mode}")
 
+    @_uncut
     def listing(self, names: list[str], excluded: Sequence[tuple[str, str]] = ()) -> None:
         """--list: the names, one per line; then each combination a constraint excluded, as a
         comment line ``# excluded: NAME: REASON`` (a script that reads names skips ``#`` lines)."""
@@ -214,23 +237,27 @@ class Reporter:
         for name, reason in excluded:
             self.console.print(term_clean(f"# excluded: {name}: {reason}"), markup=False)
 
+    @_uncut
     def profiled(self, index: int, count: int, name: str) -> None:
         """--profile: a specialization's one call is done."""
         self._stop()
         self.console.print(f"[green]called[/] \\[{index + 1}/{count}] {_label(name)}  once")
 
+    @_uncut
     def round_started(self, r: int, rounds: int, eta_secs: float | None = None) -> None:
         """A pass over every specialization begins (rounds are interleaved), with the time left."""
         self._stop()
         eta = f" (about {eta_secs:.0f} s left)" if eta_secs is not None else ""
         self.console.print(f"[bold]round {r + 1}/{rounds}[/]{eta}")
 
+    @_uncut
     def note(self, message: str) -> None:
         """A line about what the harness does between measurements (warming, cooling)."""
         if self._status is not None:
             self._status.update(f"{self._name}: {message}")
         self.console.print(f"  {message}", style="grey50", markup=False)
 
+    @_uncut
     def round_finished(self, index: int, count: int, rnd: Round) -> None:
         """A round of a specialization that has rounds to go: one dim line."""
         self._stop()
@@ -241,6 +268,7 @@ class Reporter:
             style="grey50",
         )
 
+    @_uncut
     def started(self, index: int, count: int, name: str) -> None:
         self._stop()  # a transient log line of the setup before it
         self._name = _label(name)
@@ -249,8 +277,10 @@ class Reporter:
             self._status.start()
 
     def batch(self, index: int, count: int, p: Progress) -> None:
-        if self._status is not None:
-            per_call = p.last_batch_ms / 1000.0 / p.kernel_calls_per_batch if p.kernel_calls_per_batch else 0.0
+        if self._status is None:  # nothing printed: nothing held, between a round's batches
+            return
+        per_call = p.last_batch_ms / 1000.0 / p.kernel_calls_per_batch if p.kernel_calls_per_batch else 0.0
+        with held():
             self._status.update(
                 f"[{index + 1}/{count}] {self._name}: batch {p.batch} (window {p.window_size}), "
                 f"{duration(per_call)}/call, noise {p.noise_percent:.3f}%, {p.host_secs:.1f} s"
@@ -261,6 +291,7 @@ class Reporter:
             self._status.stop()
             self._status = None
 
+    @_uncut
     def finished(self, index: int, count: int, record: Specialization, extra: str = "") -> None:
         self._stop()
         tag = f"[{index + 1}/{count}]"
@@ -306,6 +337,7 @@ class Reporter:
             f"{record.elapsed_host_secs or 0.0:.2f} s{timer}{extra}"
         )
 
+    @_uncut
     def summary(self, summary: Summary, count: int, failed: int, outputs: list[str], *, excluded: int = 0,
                 graphs: tuple[int, int] | None = None) -> None:
         self._stop()
@@ -329,6 +361,7 @@ class Reporter:
         for path in outputs:
             self.console.print(f"Wrote {path}", markup=False)
 
+    @_uncut
     def error(self, message: str) -> None:
         self._stop()
         self.console.print("[red]error:[/] ", end="")

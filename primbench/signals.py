@@ -115,6 +115,36 @@ def terminate_as_interrupt(*, interrupt: bool = False) -> Iterator[None]:
         _DEPTH[0] -= 1
 
 
+@contextmanager
+def held() -> Iterator[None]:
+    """Within: SIGINT, SIGTERM and SIGHUP wait; at its end the first that came is raised again
+    (`signal.raise_signal`), so that the handler in place before (`terminate_as_interrupt`'s, a started
+    `Deferred`'s, Python's) takes it exactly as it would have, a moment later. For output an interrupt
+    must not cut: a console left inside its own buffer (Rich's, entered and never left) drops every
+    line after it, the "terminated" line among them. Outside the main thread nothing is held."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending: list[int] = []
+
+    def wait(signum: int, frame: FrameType | None) -> None:
+        pending.append(signum)
+
+    previous = {}
+    for sig in (signal.SIGINT, *SIGNALS):
+        try:
+            previous[sig] = signal.signal(sig, wait)
+        except (OSError, ValueError):  # not settable here
+            continue
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old if old is not None else signal.SIG_DFL)
+        if pending:
+            signal.raise_signal(pending[0])
+
+
 class Deferred:
     """While started: SIGINT, SIGTERM and SIGHUP are only recorded, so that what is being written
     (the results of a run) is written whole; `stop` restores the handlers and raises the first

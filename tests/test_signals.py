@@ -3,6 +3,7 @@ specialization that finished, writes them, and exits 128 + the signal's number."
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -309,3 +310,65 @@ def test_an_interrupted_read_of_a_parquet_part_neither_skips_nor_moves_it(tmp_pa
     assert {t: pq.parts(shared, t) for t in before} == before  # every part in place
     assert not pq.quarantined_parts(shared)
     assert not (out / "runs.parquet").exists()  # no export of part of the store
+
+
+def test_held_signals_are_taken_by_the_handler_before_once_the_block_ends() -> None:
+    """`held`: a SIGTERM inside the block does not interrupt it; at its end the handler in place before
+    (`terminate_as_interrupt`'s) takes it, as if it had come then (recorded, raised as `Terminated`); a
+    started `Deferred` around it keeps it pending instead."""
+    from primbench.signals import Deferred, held, received
+
+    done = []
+    with terminate_as_interrupt(), pytest.raises(Terminated):
+        with held():
+            os.kill(os.getpid(), signal.SIGTERM)
+            done.append("after the signal")  # the block runs to its end
+        done.append("never")
+    assert done == ["after the signal"]
+    with terminate_as_interrupt():
+        deferred = Deferred()
+        deferred.start()
+        with held():
+            os.kill(os.getpid(), signal.SIGTERM)
+        assert deferred.pending == signal.SIGTERM and received() is None  # the Deferred's: still waiting
+        with pytest.raises(Terminated):
+            deferred.stop()
+    assert signal.getsignal(signal.SIGTERM) is not None
+
+
+@pytest.mark.parametrize("hold", [True, False])
+def test_a_signal_inside_a_progress_line_does_not_swallow_the_lines_after_it(
+        monkeypatch: pytest.MonkeyPatch, hold: bool) -> None:
+    """A SIGTERM that lands inside Rich's console between entering its buffer and leaving it (what a run
+    killed by `timeout` met once in 30 under load: `test_timeout_s_term_in_the_middle_of_a_run_keeps_what_finished`)
+    left the buffer entered, so the run's "terminated" line never reached the output. The reporter holds
+    signals while it prints (`primbench.signals.held`): the line is whole, then the signal is taken, and
+    the lines after it are written. Without the hold (the second case), they are lost."""
+    import io
+
+    from rich.console import Console
+
+    import primbench.console as console_module
+    from primbench.console import Reporter, make_console
+
+    if not hold:
+        monkeypatch.setattr(console_module, "held", contextlib.nullcontext)
+    out = io.StringIO()
+    reporter = Reporter(make_console(out))
+    enter = Console._enter_buffer
+    sent = []
+
+    def enter_then_signal(self: Console) -> None:
+        enter(self)
+        if not sent:
+            sent.append(True)
+            os.kill(os.getpid(), signal.SIGTERM)  # taken at the next bytecode: inside __enter__
+
+    monkeypatch.setattr(Console, "_enter_buffer", enter_then_signal)
+    with terminate_as_interrupt():
+        with pytest.raises(Terminated):
+            reporter.note("cooling")
+        reporter.error("terminated (SIGTERM): writing the specializations that finished a round")
+    text = out.getvalue()
+    assert ("terminated (SIGTERM)" in text) is hold
+    assert ("cooling" in text) is hold
