@@ -71,12 +71,19 @@ def detectable(folder: Path, names: list[str]) -> dict[str, float]:
     return {k: st.median(v) for k, v in seen.items()}
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def chosen_sets(description: str, default_name: str) -> tuple[dict[str, Path], str]:
+    """The command line's ``--data``: each size's collection (`SETS` unless another collection of p8r2x2/SIZE
+    folders is given, then the sizes it holds) and the name to print for it (`default_name` for `SETS`)."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--data", type=Path, help="another collection of p8r2x2/SIZE folders (default: data13 and data13b)")
     args = ap.parse_args()
-    sets = ({s: args.data for s in SETS if (args.data / "p8r2x2" / s).is_dir()} if args.data else SETS)
-    which = args.data.name if args.data else "data13 / data13b"
+    if args.data is None:
+        return SETS, default_name
+    return {s: args.data for s in SETS if (args.data / "p8r2x2" / s).is_dir()}, args.data.name
+
+
+def main() -> None:
+    sets, which = chosen_sets(__doc__.splitlines()[0], "data13 / data13b")
     print(f"# Designs of R runs of K workers a side, projected from {which} (in sample, descriptive)\n")
     for size, data in sets.items():
         folder = data / "p8r2x2" / size

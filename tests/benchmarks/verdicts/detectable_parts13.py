@@ -13,7 +13,6 @@ adds beyond it (`compare.core._between_files`: the run state). The standard erro
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import statistics as st
 import sys
@@ -26,7 +25,7 @@ sys.path.insert(0, str(HERE.parents[2]))
 
 sys.path.insert(0, str(HERE))
 
-from design_bound13 import SETS, labels  # noqa: E402
+from design_bound13 import chosen_sets, labels  # noqa: E402
 
 import primbench.compare.core as core  # noqa: E402
 from primbench.compare.core import compare_runs, load_side  # noqa: E402
@@ -36,11 +35,7 @@ TARGET = {"64KiB": 0.01, "1MiB": 0.01, "4MiB": 0.01, "64MiB": 0.005}
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, help="another collection of p8r2x2/SIZE folders (default: data13 and data13b)")
-    args = ap.parse_args()
-    sets = ({s: args.data for s in SETS if (args.data / "p8r2x2" / s).is_dir()} if args.data else SETS)
-    which = args.data.name if args.data else "the thirteenth evaluation"
+    sets, which = chosen_sets(__doc__.splitlines()[0], "the thirteenth evaluation")
     captured: dict[str, np.ndarray] = {}
     between = core._between_files
 
