@@ -79,6 +79,23 @@ def _unraisable(previous: Callable[[UnraisableHookArgs], object]) -> Callable[[U
     return hook
 
 
+def _install(signals: tuple[int, ...], handler: Callable[[int, FrameType | None], None]) -> dict[int, object]:
+    """`handler` for each of `signals` that can be set here; the handlers it replaced, for `_restore`."""
+    previous: dict[int, object] = {}
+    for sig in signals:
+        try:
+            previous[sig] = signal.signal(sig, handler)
+        except (OSError, ValueError):  # not settable here
+            continue
+    return previous
+
+
+def _restore(previous: dict[int, object]) -> None:
+    """The handlers `_install` replaced (one set outside Python, which it reads as None: the default)."""
+    for sig, old in previous.items():
+        signal.signal(sig, old if old is not None else signal.SIG_DFL)  # type: ignore[arg-type]
+
+
 @contextmanager
 def terminate_as_interrupt(*, interrupt: bool = False) -> Iterator[None]:
     """Within: `SIGNALS` raise `Terminated` (and, with `interrupt`, SIGINT KeyboardInterrupt, as
@@ -98,19 +115,14 @@ def terminate_as_interrupt(*, interrupt: bool = False) -> Iterator[None]:
     if not _DEPTH[0]:
         _RECEIVED.clear()
     _DEPTH[0] += 1
-    previous = {}
+    previous: dict[int, object] = {}
     hook = sys.unraisablehook
     sys.unraisablehook = _unraisable(hook)
     try:
-        for sig in (*SIGNALS, *((signal.SIGINT,) if interrupt else ())):
-            try:
-                previous[sig] = signal.signal(sig, handler)
-            except (OSError, ValueError):  # not settable here
-                continue
+        previous = _install((*SIGNALS, *((signal.SIGINT,) if interrupt else ())), handler)
         yield
     finally:
-        for sig, old in previous.items():
-            signal.signal(sig, old)
+        _restore(previous)
         sys.unraisablehook = hook
         _DEPTH[0] -= 1
 
@@ -130,17 +142,11 @@ def held() -> Iterator[None]:
     def wait(signum: int, frame: FrameType | None) -> None:
         pending.append(signum)
 
-    previous = {}
-    for sig in (signal.SIGINT, *SIGNALS):
-        try:
-            previous[sig] = signal.signal(sig, wait)
-        except (OSError, ValueError):  # not settable here
-            continue
+    previous = _install((signal.SIGINT, *SIGNALS), wait)
     try:
         yield
     finally:
-        for sig, old in previous.items():
-            signal.signal(sig, old if old is not None else signal.SIG_DFL)
+        _restore(previous)
         if pending:
             signal.raise_signal(pending[0])
 
@@ -164,17 +170,12 @@ class Deferred:
         if self._started or threading.current_thread() is not threading.main_thread():
             return
         self._started = True
-        for sig in (signal.SIGINT, *SIGNALS):
-            try:
-                self._previous[sig] = signal.signal(sig, self._handler)
-            except (OSError, ValueError):  # not settable here
-                continue
+        self._previous = _install((signal.SIGINT, *SIGNALS), self._handler)
 
     def restore(self) -> None:
         """The handlers as they were, without raising what came (see `stop`)."""
-        for sig, old in self._previous.items():
-            signal.signal(sig, old)  # type: ignore[arg-type]
-        self._previous.clear()
+        _restore(self._previous)
+        self._previous = {}
         self._started = False
 
     def stop(self) -> None:
