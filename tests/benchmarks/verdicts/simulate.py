@@ -21,6 +21,9 @@ two process states 1 % apart (each kernel, each process, 50/50); AR(1) rounds (r
 with 4 rounds and 3x the noise; outlier rounds (5 % of rounds +5 %); a round-order pattern every
 kernel of a process shares; a large kernel's process part 10x; power for one kernel changed by 1,
 2, 5 %.
+
+`Model.files` and `Model.file_sd` (a side's runs in several files, a state of each kernel every run of a file
+shares) are for `simulate_p8r2x2.py`; at their defaults (one file, no state) nothing above changes.
 """
 
 from __future__ import annotations
@@ -62,6 +65,8 @@ class Model:
     rounds: int = 10  # rounds of a base process (a head's: head_rounds)
     workers: bool = False  # a side's runs are the worker processes of one --processes file
     order: float = 0.0  # SD of a round-order pattern every kernel of a process shares (`ORDER_SHAPE`)
+    files: int = 1  # the side's runs split evenly into this many files (sources base1.json, ...; 1: base.json)
+    file_sd: float = 0.0  # SD of a state of each kernel every run of one file shares (normal, drawn per file)
 
 
 #: The round-order pattern's shape over the rounds (unit SD), the same in every process, its sign
@@ -78,7 +83,7 @@ def t3(rng: np.random.Generator, sd: float, size: Any = None) -> Any:
 
 
 def side(rng: np.random.Generator, m: Model, base: np.ndarray, sd: np.ndarray, change: np.ndarray,
-         head: bool, process: int = 0) -> list[Any]:
+         head: bool, process: int = 0, file: int | None = None, state: np.ndarray | None = None) -> list[Any]:
     k = m.kernels
     rounds = m.head_rounds if head else m.rounds
     noise = m.head_noise if head else 1.0
@@ -94,6 +99,8 @@ def side(rng: np.random.Generator, m: Model, base: np.ndarray, sd: np.ndarray, c
     if m.order:  # drawn only for this model: the other models' draws stay as they were
         e += rng.choice([-1.0, 1.0]) * m.order * ORDER_SHAPE[:rounds]
     logt = base[:, None] + (change[:, None] if head else 0) + c + p[:, None] + e
+    if state is not None:
+        logt += state[:, None]
     specs = []
     for i in range(k):
         ms = np.exp(logt[i])
@@ -104,7 +111,23 @@ def side(rng: np.random.Generator, m: Model, base: np.ndarray, sd: np.ndarray, c
                          for r, v in enumerate(ms)]
         specs.append(rec)
     doc = document(specs, version="4.4.0", settings={"size": m.size})
-    return [results_from_dict(doc, "head.json" if head else "base.json")]
+    name = "head" if head else "base"
+    return [results_from_dict(doc, f"{name}.json" if file is None else f"{name}{file + 1}.json")]
+
+
+def runs(rng: np.random.Generator, m: Model, base: np.ndarray, sd: np.ndarray, change: np.ndarray,
+         head: bool) -> list[Any]:
+    """A side's `m.runs` runs, split evenly into `m.files` files, each file's runs sharing its state
+    (`m.file_sd`; drawn, and files named, only where the model has them: the other models' draws stay as
+    they were)."""
+    per_file = m.runs // m.files if m.files > 1 else m.runs
+    out: list[Any] = []
+    state: np.ndarray | None = None
+    for j in range(m.runs):
+        if m.file_sd and j % per_file == 0:
+            state = rng.normal(0, m.file_sd, m.kernels)
+        out += side(rng, m, base, sd, change, head, j, j // per_file if m.files > 1 else None, state)
+    return out
 
 
 def trial(rng: np.random.Generator, m: Model, change: np.ndarray) -> tuple[bool, list[Verdict]]:
@@ -113,8 +136,8 @@ def trial(rng: np.random.Generator, m: Model, change: np.ndarray) -> tuple[bool,
     sd = m.rounds_sd * np.exp(rng.normal(0, 0.3, k))
     if m.noisy:
         sd[: m.noisy] *= 10
-    b = [r for j in range(m.runs) for r in side(rng, m, base, sd, np.zeros(k), False, j)]
-    h = [r for j in range(m.runs) for r in side(rng, m, base, sd, change, True, j)]
+    b = runs(rng, m, base, sd, np.zeros(k), False)
+    h = runs(rng, m, base, sd, change, True)
     c = compare_runs(b, h)
     by = {r.name: r.verdict for r in c.rows}
     return c.failed(), [by[f"k: {i:04d}"] for i in range(k)]
