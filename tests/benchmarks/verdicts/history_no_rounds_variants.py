@@ -10,8 +10,10 @@ found 0/126 with history against 122/126 without. The variants, each through `hi
     python tests/benchmarks/verdicts/history_no_rounds_variants.py nocommon > history_no_rounds_variants-nocommon.txt
         (the single-run prior's common part set to the floor, (0.02 %)^2: history's CV kept whole as the kernel's)
     git apply tests/benchmarks/verdicts/history_no_rounds_floor.patch && \
-        python tests/benchmarks/verdicts/history_no_rounds14.py > history_no_rounds_variants-floor.txt; git checkout compare/core.py
-        (history's CV less the prior's common, but never below the prior's own share of it, process / (process + common))
+        python tests/benchmarks/verdicts/history_no_rounds14.py > history_no_rounds_variants-floor.txt
+    git checkout compare/core.py
+        (history's CV less the prior's common, but never below the prior's own share of it,
+        process / (process + common))
 """
 
 from __future__ import annotations
