@@ -43,6 +43,7 @@ from primbench.settings import (
     CustomOption,
     Settings,
     build_parser,
+    default_design,
     device_list,
     effective_cache_size,
     flags,
@@ -86,6 +87,7 @@ class Executor:
     ) -> None:
         self._started = time.perf_counter()
         self._argv = list(sys.argv[1:] if argv is None else argv)
+        self._program = argv is None  # its own command line: the default protocol applies (`_parse`)
         self._base = settings or Settings()
         self.flags = flags
         # `device`: a device, or a function that opens the device of an index (--device, a --devices worker)
@@ -126,6 +128,8 @@ class Executor:
         settings, custom_values, self._modes, self._given, self._naming_given = parse_args(
             self._prog, self._argv, self._base, self._custom, allow_unknown=allow_unknown
         )
+        if self._program and not self._modes:  # a program's measurement, not a library's call or --list
+            settings, self._given = default_design(settings, self._given, self._base, os.environ)
         self._custom_values = custom_values
         return settings
 

@@ -204,6 +204,37 @@ MAX_PROCESSES = 64
 #: The most sets of workers of ``--runs``.
 MAX_RUNS = 16
 
+#: What a benchmark program measures with when its command line gives none of `DESIGN_OPTIONS` (`default_design`):
+#: two runs of 8 worker processes of 2 rounds over a quarter second each. Identical processes land in states that
+#: rounds inside one cannot sample, and every worker of one run shares a state that only another run shows; two
+#: such runs a side met issue 30's false-alarm and "unchanged" targets out of sample at 64 KiB-64 MiB on two suites
+#: in about 1.1-1.3 s a specialization (tests/benchmarks/verdicts/README.md), and one ``--runs 2`` command stood in
+#: for two commands (probe16.txt). ``PRIMBENCH_DESIGN=single`` (or any one of the options) keeps one process of
+#: ``--rounds`` over ``--min-secs``, the C++ primbench's protocol.
+DEFAULT_DESIGN: dict[str, Any] = {"processes": 8, "runs": 2, "rounds": 2, "min_secs": 0.25}
+#: The options that shape a measurement's protocol, or exclude ``--processes``: one given keeps the C++ defaults.
+DESIGN_OPTIONS = frozenset({"processes", "runs", "rounds", "min_secs", "min_gpu_ms_per_batch", "batch_window_size",
+                            "devices", "replicate", "results_per_gpu", "graph", "energy_baseline", "dry"})
+#: The environment variable that chooses the default protocol: ``processes`` (the default) or ``single``.
+DESIGN_ENV = "PRIMBENCH_DESIGN"
+
+
+def default_design(settings: Settings, given: frozenset[str], base: Settings, environ: dict[str, str] | Any
+                   ) -> tuple[Settings, frozenset[str]]:
+    """A program's settings and given options with `DEFAULT_DESIGN` applied where its command line gave none of
+    `DESIGN_OPTIONS`, its own base settings (``Executor(settings=...)``) left those at their defaults and
+    `DESIGN_ENV` does not say ``single``; the design's options then count as given (a ``--processes`` worker,
+    which reads the same command line, takes them as its parent's). Anything else as it was."""
+    choice = str(environ.get(DESIGN_ENV, "") or "processes").strip().lower()
+    if choice not in ("processes", "single"):
+        raise UsageError(f"{DESIGN_ENV}={choice!r}: give 'processes' (the default: --processes 8 --runs 2 --rounds 2 "
+                         "--min-secs 0.25 where no option of the protocol is given) or 'single' (one process)")
+    defaults = Settings()
+    if (choice == "single" or given & DESIGN_OPTIONS
+            or any(getattr(base, f) != getattr(defaults, f) for f in DESIGN_OPTIONS)):
+        return settings, given
+    return dataclasses.replace(settings, **DEFAULT_DESIGN), given | frozenset(DEFAULT_DESIGN)
+
 
 def device_list(text: str, count: int | None) -> list[int]:
     """The GPU indexes of ``--devices``: ``all`` (every one of `count`), or indexes separated by
@@ -396,6 +427,9 @@ def build_parser(prog: str, custom: list[CustomOption]) -> argparse.ArgumentPars
         else:
             conv = {"int": int, "int | None": int, "float": float, "float | None": float}.get(str(f.type), str)
         shown = "" if f.name in ("size", "cache_size") or default in ("", None) else f" (default {default!r})"
+        if f.name in DEFAULT_DESIGN:  # `default_design`
+            shown = (f" (default {DEFAULT_DESIGN[f.name]!r} where no option of the protocol is given, else "
+                     f"{default!r}; {DESIGN_ENV}=single: {default!r})")
         group.add_argument(flag, dest=f.name, type=conv, metavar=f.name.upper(), help=text + shown)
     # What to do instead of measuring: not settings of a measurement, so not in `Settings` (and
     # never in results.json, which neither writes).

@@ -9,6 +9,10 @@ import pytest
 from tests import backends
 from tests.fakes import FakeDevice
 
+# The tests drive one process of the C++ protocol unless they ask for the default one themselves
+# (`primbench.settings.default_design`); subprocesses inherit it through their environment.
+os.environ.setdefault("PRIMBENCH_DESIGN", "single")
+
 #: Each history backend's test module (tests/backends/<name>.py): its fixtures (a server's) are every test's.
 pytest_plugins = backends.plugins()
 

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from primbench.compare.core import compare_runs, load_side
+from primbench.errors import UsageError
 from primbench.processes import (
     PROCESS_CHECKPOINT_SECS,
     PROCESS_MIN_GPU_MS_PER_BATCH,
@@ -28,7 +29,7 @@ from primbench.processes import (
     worker_settings,
 )
 from primbench.results import load_results
-from primbench.settings import Settings
+from primbench.settings import Settings, default_design
 from primbench.workers import CheckpointPace, Worker, WorkerRole, Workers
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -511,3 +512,55 @@ def test_a_p8r2_workers_rounds_of_a_call_longer_than_their_share_take_two_calls(
     assert len(rounds) == 2
     assert [(r["kernel_calls_per_batch"], r["batches"]) for r in rounds] == [(1, calls)] * 2
     assert all(r["elapsed_secs"]["host"] == pytest.approx(0.019 * calls) for r in rounds)
+
+
+@pytest.mark.parametrize(("given", "environ", "base", "applied"), [
+    (frozenset(), {}, Settings(), True),
+    (frozenset({"size", "json_out"}), {"PRIMBENCH_DESIGN": "processes"}, Settings(), True),
+    (frozenset({"min_secs"}), {}, Settings(), False),
+    (frozenset({"rounds"}), {}, Settings(), False),
+    (frozenset({"graph"}), {}, Settings(), False),
+    (frozenset({"devices"}), {}, Settings(), False),
+    (frozenset({"dry"}), {}, Settings(), False),
+    (frozenset(), {"PRIMBENCH_DESIGN": "single"}, Settings(), False),
+    (frozenset(), {}, Settings(min_secs=2.0), False),  # the program's own base settings chose a protocol
+])
+def test_the_default_protocol_applies_only_where_no_option_of_the_protocol_is_given(
+        given: frozenset[str], environ: dict[str, str], base: Settings, applied: bool) -> None:
+    settings, now = default_design(base, given, base, environ)
+    design = (settings.processes, settings.runs, settings.rounds, settings.min_secs)
+    if applied:
+        assert design == (8, 2, 2, 0.25) and now == given | {"processes", "runs", "rounds", "min_secs"}
+        settings.validate()
+    else:
+        assert design == (base.processes, base.runs, base.rounds, base.min_secs) and now == given
+
+
+def test_an_unknown_default_protocol_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match="PRIMBENCH_DESIGN='fast': give 'processes'"):
+        default_design(Settings(), frozenset(), Settings(), {"PRIMBENCH_DESIGN": "fast"})
+
+
+@pytest.mark.slow
+def test_a_program_given_no_option_of_the_protocol_measures_two_runs_of_eight_workers(tmp_path: Path) -> None:
+    """Without ``PRIMBENCH_DESIGN=single`` (the tests' own setting) a program's command line that gives no option of
+    the protocol measures as ``--processes 8 --runs 2 --rounds 2 --min-secs 0.25``: 16 workers of 2 rounds, each
+    run's workers in turn, one document; ``--min-secs 1`` alone keeps one process."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+           "PRIMBENCH_FAKE_DEVICES": "1", "PRIMBENCH_FAKE_SPECS": "2"}
+    env.pop("PRIMBENCH_WORKER", None)
+    env.pop("PRIMBENCH_DESIGN", None)
+    done = subprocess.run([sys.executable, str(PROGRAM), "--json-out", "d.json"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stdout + done.stderr
+    doc = json.loads((tmp_path / "d.json").read_text())
+    settings = doc["context"]["settings"]
+    assert (settings["processes"], settings["runs"], settings["rounds"], settings["min_secs"]) == (8, 2, 2, 0.25)
+    for s in doc["specializations"]:
+        assert sorted({r["process"] for r in s["rounds"]}) == list(range(16))
+        assert len(s["rounds"]) == 32
+    assert "run 2 of 2: 8 new worker processes" in done.stdout
+    done = subprocess.run([sys.executable, str(PROGRAM), "--json-out", "one.json", "--min-secs", "0.2"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "processes" not in json.loads((tmp_path / "one.json").read_text())["context"]["settings"]
