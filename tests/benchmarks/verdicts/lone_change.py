@@ -56,7 +56,10 @@ def slowed(side: list[Results], name: str, factor: float) -> list[Results]:
 
 
 def labels(d: Path) -> list[list[Path]]:
-    """The A/A labels' two files each, as the evaluations read them (`evaluate5.run_files`)."""
+    """The A/A labels' two files each, as the evaluations read them (`evaluate5.run_files`); where the labels are one
+    file each (`aa-K.json`: the fifteenth evaluation's default protocol, one command a label), that file."""
+    if (d / "aa-1.json").is_file():
+        return [[d / f"aa-{k}.json"] for k in range(1, 100) if (d / f"aa-{k}.json").is_file()]
     evaluate5.PROCESSES = 2
     return [evaluate5.run_files(d, f"aa-{k}") for k in range(1, evaluate5.aa_runs(d) + 1)]
 
