@@ -260,6 +260,12 @@ def start(command: Sequence[str], places: Mapping[int, list[int]], folder: Path,
     return _spawn(command, roles, folder, environ)
 
 
+#: What ``--processes`` workers (every process of the default protocol, `primbench.settings.DEFAULT_DESIGN`) get in
+#: their environment unless it is set: they hold one GPU side by side, and JAX takes 75 % of a GPU's memory at its
+#: first use unless told not to, so the second worker of a JAX program would find too little left.
+SHARED_GPU_ENV: dict[str, str] = {"XLA_PYTHON_CLIENT_PREALLOCATE": "false"}
+
+
 def start_processes(command: Sequence[str], count: int, device: int | None, positions: Sequence[int], folder: Path,
                     environ: Mapping[str, str] | None = None, first: int = 0) -> Workers:
     """`count` worker processes of the same specializations on one GPU (``--processes``), started
@@ -267,6 +273,9 @@ def start_processes(command: Sequence[str], count: int, device: int | None, posi
     and after it for the others' (`WorkerRole.end_turn`). Numbered from `first` (``--runs``: a later
     run's workers follow the earlier runs'); `folder` is this set's own."""
     release = folder / "release"
+    environ = dict(os.environ if environ is None else environ)
+    for name, value in SHARED_GPU_ENV.items():
+        environ.setdefault(name, value)
     roles = [WorkerRole(device, tuple(positions), str(folder / f"process{k}.json"), str(folder / f"process{k}.beat"),
                         os.getpid(), k, str(folder / f"process{k}.ready"), str(folder / f"process{k}.turn"),
                         str(folder / f"process{k}.measured"), str(release))

@@ -30,7 +30,7 @@ from primbench.processes import (
 )
 from primbench.results import load_results
 from primbench.settings import Settings, default_design
-from primbench.workers import CheckpointPace, Worker, WorkerRole, Workers
+from primbench.workers import CheckpointPace, Worker, WorkerRole, Workers, start_processes
 
 ROOT = Path(__file__).resolve().parents[1]
 PROGRAM = ROOT / "tests" / "fake_gpus.py"
@@ -564,3 +564,16 @@ def test_a_program_given_no_option_of_the_protocol_measures_two_runs_of_eight_wo
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "processes" not in json.loads((tmp_path / "one.json").read_text())["context"]["settings"]
+
+
+def test_workers_sharing_a_gpu_do_not_let_jax_take_most_of_its_memory(tmp_path: Path) -> None:
+    """Every ``--processes`` worker starts with ``XLA_PYTHON_CLIENT_PREALLOCATE=false`` unless the environment says
+    otherwise (`primbench.workers.SHARED_GPU_ENV`)."""
+    show = [sys.executable, "-c", "import os; print(os.environ.get('XLA_PYTHON_CLIENT_PREALLOCATE'))"]
+    for environ, want in (({}, "false"), ({"XLA_PYTHON_CLIENT_PREALLOCATE": "true"}, "true")):
+        folder = tmp_path / (want or "none")
+        folder.mkdir()
+        started = start_processes(show, 2, None, [0], folder, environ={**os.environ, **environ})
+        for w in started.workers:
+            assert w.process.wait(timeout=60) == 0
+            assert w.log.read_text().strip() == want
