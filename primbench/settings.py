@@ -14,6 +14,7 @@ import argparse
 import dataclasses
 import enum
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -219,7 +220,7 @@ DESIGN_OPTIONS = frozenset({"processes", "runs", "rounds", "min_secs", "min_gpu_
 DESIGN_ENV = "PRIMBENCH_DESIGN"
 
 
-def default_design(settings: Settings, given: frozenset[str], base: Settings, environ: dict[str, str] | Any
+def default_design(settings: Settings, given: frozenset[str], base: Settings, environ: Mapping[str, str]
                    ) -> tuple[Settings, frozenset[str]]:
     """A program's settings and given options with `DEFAULT_DESIGN` applied where its command line gave none of
     `DESIGN_OPTIONS`, its own base settings (``Executor(settings=...)``) left those at their defaults and

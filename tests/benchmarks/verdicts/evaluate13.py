@@ -35,12 +35,14 @@ PROTOCOL = ("each label two `--processes 8 --rounds 2 --min-secs 0.25` files bac
 MIN_AA, MIN_PLANTED = 6, 2
 
 
-def evaluate_folder(data: Path, sizes_arg: str, *, heading: str, title: str, protocol: str, suite: Path) -> None:
-    """`evaluate5.main` on `data` (a design's folder of SIZE/LABEL-p1.json, -p2.json), each side's two files read
-    whole, the sizes under the plan's minimum of labels said and left out (the thirteenth's and later plans)."""
+def evaluate_folder(data: Path, sizes_arg: str, *, heading: str, title: str, protocol: str, suite: Path,
+                    files: int = 2, shown: Path | None = None) -> None:
+    """`evaluate5.main` on `data` (a design's folder of SIZE/LABEL-p1.json ... -pFILES.json), each side's `files`
+    files read whole, the sizes under the plan's minimum of labels said and left out (the thirteenth's and later
+    plans). `shown`: the folder the output names, where `data` is a copy of it (`evaluate15.mirror`)."""
     cache: dict[Path, list[Results]] = {}
     print(f"{heading}\n")
-    evaluate5.PROCESSES = 2
+    evaluate5.PROCESSES = files
     sizes = [s for s in sizes_arg.split(",") if (data / s).is_dir()]
     for s in list(sizes):
         aa, planted = evaluate5.aa_runs(data / s), evaluate5.planted_runs(data / s)
@@ -49,9 +51,9 @@ def evaluate_folder(data: Path, sizes_arg: str, *, heading: str, title: str, pro
                   f"{MIN_PLANTED}: not evaluated)\n")
             sizes.remove(s)
     if not sizes:
-        print(f"(no sizes of {sizes_arg} in {data})")
+        print(f"(no sizes of {sizes_arg} in {shown or data})")
         return
-    evaluate5.main(["--data", str(data), "--sizes", ",".join(sizes)], title=title, protocol=protocol,
+    evaluate5.main(["--data", str(data), "--sizes", ",".join(sizes)], title=title, protocol=protocol, shown=shown,
                    suite_path=suite, new=lambda ps, _c: whole_files(ps, cache))
 
 

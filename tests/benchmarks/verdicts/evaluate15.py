@@ -5,8 +5,8 @@ before any of its data existed.
 
     python tests/benchmarks/verdicts/evaluate15.py > tests/benchmarks/verdicts/evaluate15.txt
 
-`evaluate5.main` on a mirror of the folder whose files carry the names it reads (`LABEL.json` as `LABEL-p1.json`, a
-label one file: `evaluate5.PROCESSES` 1; `collect.log`'s lines renamed the same way), each side's file read whole
+`evaluate13.evaluate_folder` on a mirror of the folder whose files carry the names it reads (`LABEL.json` as
+`LABEL-p1.json`, a label one file; `collect.log`'s lines renamed the same way), each side's file read whole
 and split into its runs and workers by `compare.core.load_side` (as `primbench compare aa-1.json aa-2.json` reads
 two default-protocol files), through `evaluate12.whole_files`; c16539c's method reads the same files. A size under
 the plan's minimum of 6 A/A and 2 planted labels is said and left out (`evaluate13`).
@@ -25,11 +25,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 sys.path.insert(0, str(HERE))
 
-import evaluate5  # noqa: E402
-from evaluate12 import whole_files  # noqa: E402
-from evaluate13 import MIN_AA, MIN_PLANTED  # noqa: E402
-
-from primbench.results import Results  # noqa: E402
+from evaluate13 import evaluate_folder  # noqa: E402
 
 DATA = HERE / "h200" / "data15" / "default"
 SIZES = ("64MiB", "4MiB", "1MiB", "64KiB")
@@ -62,23 +58,10 @@ def main() -> None:
     ap.add_argument("--sizes", default=",".join(SIZES))
     args = ap.parse_args()
     data = args.data.resolve()
-    print("# The fifteenth evaluation: the default protocol, one command a label\n")
-    cache: dict[Path, list[Results]] = {}
-    evaluate5.PROCESSES = 1
     with tempfile.TemporaryDirectory() as tmp:
-        view = mirror(data, Path(tmp) / "default")
-        sizes = [s for s in args.sizes.split(",") if (view / s).is_dir()]
-        for s in list(sizes):
-            aa, planted = evaluate5.aa_runs(view / s), evaluate5.planted_runs(view / s)
-            if aa < MIN_AA or planted < MIN_PLANTED:
-                print(f"({s}: {aa} A/A and {planted} planted labels, under the plan's minimum of {MIN_AA} and "
-                      f"{MIN_PLANTED}: not evaluated)\n")
-                sizes.remove(s)
-        if not sizes:
-            print(f"(no sizes of {args.sizes} in {data})")
-            return
-        evaluate5.main(["--data", str(view), "--sizes", ",".join(sizes)], title=TITLE, protocol=PROTOCOL,
-                       shown=data, suite_path=HERE / "eval_suite15.py", new=lambda ps, _c: whole_files(ps, cache))
+        evaluate_folder(mirror(data, Path(tmp) / "default"), args.sizes,
+                        heading="# The fifteenth evaluation: the default protocol, one command a label", title=TITLE,
+                        protocol=PROTOCOL, suite=HERE / "eval_suite15.py", files=1, shown=data)
 
 
 if __name__ == "__main__":
