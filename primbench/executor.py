@@ -58,6 +58,32 @@ from primbench.stdio import GuardedStream, occupy_closed_streams, say, silence
 START_NAMES = {"program": "program imported", "device": "device open", "primed": "every specialization primed"}
 
 
+class _WorkerEnds:
+    """What the parent of ``--processes`` workers says as each ends: `failed` for one that ended with an
+    error, `finished` for the others. A failure before any worker has measured is held until one does
+    (`release`): where every worker fails so (no GPU in any of them) the run ends with one error
+    (`Executor._run_sets`), not one line from each worker."""
+
+    def __init__(self, failed: Callable[[workers.Worker], object],
+                 finished: Callable[[workers.Worker], object]) -> None:
+        self._failed, self._finished = failed, finished
+        self._held: list[workers.Worker] | None = []  # None once released: said at once from then on
+
+    def __call__(self, w: workers.Worker) -> None:
+        if w.error is None:
+            self._finished(w)
+        elif self._held is not None:
+            self._held.append(w)
+        else:
+            self._failed(w)
+
+    def release(self) -> None:
+        """Say the failures held, and every later one at once."""
+        held, self._held = self._held or [], None
+        for w in held:
+            self._failed(w)
+
+
 class Executor:
     """Builds settings from argv (over an optional `Settings`), queues benchmarks, runs them.
 
@@ -309,6 +335,16 @@ class Executor:
         self._device = open_device(settings.device, monitoring=not settings.no_monitoring)
         return self._device
 
+    def _check_devices(self, indices: Sequence[int | None]) -> None:
+        """Before a parent starts its workers: where they will open the GPU runtime themselves (no device or
+        opener given), that it loads and sees `indices` (`primbench.backends.check_devices`), so that a machine
+        without CuPy or a GPU gets one line and exit 2 as a single process does, not one error from each worker
+        and a results file of failures."""
+        if self._device is None and self._opener is None:
+            from primbench.backends import check_devices
+
+            check_devices(indices)
+
     def _close(self, device: Device) -> None:
         """Close a device this executor opened; release one it was given (its owner closes it)."""
         if self._owns_device:
@@ -502,6 +538,7 @@ class Executor:
 
             count = device_count()
         devices = device_list(settings.devices, count)
+        self._check_devices(devices)
         places = workers.placement(len(selected), devices, replicate=settings.replicate)
         total = sum(len(p) for p in places.values())
         algorithm = str(selected[0].meta["algo"])
@@ -546,6 +583,7 @@ class Executor:
         """``--processes K``: K workers on one GPU (`primbench.processes`), started side by side and
         measuring in turn, their files merged into one document, written as a run of one process
         writes its; exit 1 when a worker or a specialization failed."""
+        self._check_devices([settings.device])
         own = processes.worker_settings(settings, self._given)
         algorithm = str(selected[0].meta["algo"])
         self._expected = len(selected)
@@ -565,11 +603,7 @@ class Executor:
                 said.add(id(w))
                 reporter.note(f"{w.label}: finished {at()}")
 
-        def ended(w: workers.Worker) -> None:
-            if w.error is not None:
-                reporter.error(f"{w.label}: {w.error}; the other processes go on")
-            else:
-                finished(w)
+        ended = _WorkerEnds(lambda w: reporter.error(f"{w.label}: {w.error}; the other processes go on"), finished)
 
         with tempfile.TemporaryDirectory(prefix="primbench-processes-") as folder:
             started, interrupted = self._run_sets(settings, len(selected), command, Path(folder), reporter, at,
@@ -598,11 +632,13 @@ class Executor:
 
     def _run_sets(self, settings: Settings, count: int, command: list[str], folder: Path, reporter: Reporter,
                   at: Callable[[], str], finished: Callable[[workers.Worker], None],
-                  ended: Callable[[workers.Worker], None], limit: float
+                  ended: _WorkerEnds, limit: float
                   ) -> tuple[workers.Workers, KeyboardInterrupt | None]:
         """The ``--runs`` sets of ``--processes`` workers, one set after another (each started once the one
         before has measured, numbered on from it), each watched until its last turn; every set's workers
-        together, and the interrupt that stopped them (no later set starts)."""
+        together, and the interrupt that stopped them (no later set starts). Where every worker of the first
+        set ended with an error before any measured (the GPU could not be opened in any of them), a
+        `DeviceError` with the first one's, as one process would give, and no later set."""
         runs, k = settings.runs, settings.processes
         started = workers.Workers()
         interrupted: KeyboardInterrupt | None = None
@@ -625,9 +661,14 @@ class Executor:
                         reporter.note(f"{split.workers} workers ready, from their start: " + ", ".join(
                             f"{START_NAMES[step]} after {low:.1f}-{high:.1f} s" for step, low, high in split.steps))
                     reporter.note(f"{given.label}: measuring ({turns.given} of {k}) {at()}")
+                    ended.release()
 
             interrupted = workers.watch(these, limit, ended, lambda w: reporter.note(
                 f"{w.label}: {w.finished}/{count} specializations finished"), poll, every=workers.TURN_POLL_SECS)
+            if interrupted is None and run == 0 and turns.given == 0 and all(w.failed for w in these.workers):
+                first = these.workers[0]
+                raise DeviceError(f"none of the {k} worker processes could start; {first.label}: {first.error}")
+            ended.release()
             if interrupted is not None:
                 break
         return started, interrupted

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from primbench.cli import app
@@ -61,21 +63,26 @@ def test_missing_file_exits_2():
     assert result.exit_code == 2
 
 
-def test_no_gpu_is_a_clear_error(tmp_path, monkeypatch):
-    """Without CuPy, a real run names the extra to install (exit 2), and writes nothing."""
+@pytest.mark.parametrize("design", ["single", "default", "--processes 3", "--devices 0,1"])
+def test_no_gpu_is_a_clear_error(tmp_path, design):
+    """Without CuPy, a real run names the extra to install (exit 2), and writes nothing: in one process, and
+    where the parent would start workers (the default protocol, --processes, --devices), once, before any."""
     import importlib.util
-
-    import pytest
 
     if importlib.util.find_spec("cupy") is not None:  # pragma: no cover - GPU machines
         pytest.skip("CuPy is installed here")
     out = tmp_path / "r.json"
-    proc = subprocess.run([sys.executable, str(COPY), "--json-out", str(out)], capture_output=True, text=True,
-                          check=False)
+    env = {k: v for k, v in os.environ.items() if k != "PRIMBENCH_DESIGN"}
+    if design == "single":
+        env["PRIMBENCH_DESIGN"] = "single"
+    args = design.split() if design.startswith("--") else []
+    proc = subprocess.run([sys.executable, str(COPY), "--json-out", str(out), *args], capture_output=True, text=True,
+                          check=False, env=env, cwd=tmp_path)
     assert proc.returncode == 2
     assert "pip install cupy-cuda13x nvidia-ml-py" in proc.stderr and "'primbench[" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
-    assert not out.exists()
+    assert proc.stdout == ""
+    assert not out.exists() and list(tmp_path.iterdir()) == []
 
 
 def test_import_primbench_loads_no_heavy_or_gpu_module():

@@ -577,3 +577,28 @@ def test_workers_sharing_a_gpu_do_not_let_jax_take_most_of_its_memory(tmp_path: 
         for w in started.workers:
             assert w.process.wait(timeout=60) == 0
             assert w.log.read_text().strip() == want
+
+
+def test_workers_that_all_fail_to_open_the_gpu_end_the_run_with_one_error_and_no_file(tmp_path: Path) -> None:
+    """A GPU no worker can open (the fake's "absent": the runtime's error as the worker opens it) is what one
+    process gives: one line, exit 2, no results file, no second run started, no worker's log left."""
+    (tmp_path / "r.json").write_text('{"kept": true}')
+    done, doc = run(tmp_path, "--processes", "3", "--runs", "2", process_faults="0:absent,1:absent,2:absent")
+    assert done.returncode == 2, done.stdout + done.stderr
+    errors = [line for line in done.stderr.splitlines() if "error" in line]
+    assert errors == ["fake_gpus.py: error: none of the 3 worker processes could start; process 0: its worker "
+                      "exited with code 2: no usable GPU: cudaErrorNoDevice: GPU 0 cannot be opened"], done.stderr
+    assert "error" not in done.stdout and "run 2 of 2" not in done.stdout, done.stdout
+    assert doc == {"kept": True}  # the file that was there is untouched
+    assert not list(tmp_path.glob("*.log"))
+
+
+def test_a_worker_that_fails_to_start_beside_others_is_said_once_they_measure(tmp_path: Path) -> None:
+    done, doc = run(tmp_path, "--processes", "3", process_faults="1:absent")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert doc is not None and all(s["error"].startswith("process 1: its worker exited with code 2")
+                                   for s in doc["specializations"])
+    said = [line for line in (done.stdout + done.stderr).splitlines() if line.startswith("error: process 1:")]
+    assert len(said) == 1 and said[0].endswith("the other processes go on"), said
+    out = done.stdout
+    assert out.index("process 0: measuring") < out.index("error: process 1:"), out  # held until one measured

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 from primbench.device import Device
@@ -11,12 +13,9 @@ if TYPE_CHECKING:
     from primbench.backends.hip import PlatformProbe
 
 
-def open_backend(index: int | None, *, monitoring: bool, probe: PlatformProbe | None = None) -> Device:
-    """The backend for the installed CuPy build (CUDA or ROCm) on device `index`.
-
-    When CuPy cannot start, a CuPy built for the other platform than this machine's (seen
-    through `probe`: device nodes, driver files, vendor tools) is named as the cause.
-    """
+def _cupy(probe: PlatformProbe | None = None) -> ModuleType:
+    """CuPy, imported; where it cannot be, the one-line error that says what to install, or that the
+    CuPy installed is built for the other platform than this machine's (seen through `probe`)."""
     from primbench.backends import hip
 
     try:
@@ -31,18 +30,36 @@ def open_backend(index: int | None, *, monitoring: bool, probe: PlatformProbe | 
             hip.mismatch_message(hip.cupy_build(dist), probe, dist)
             or f"CuPy ({dist}) is installed but does not load: {hip.import_failure(exc)}"
         ) from None
+    return cupy
+
+
+def _runtime_failure(cupy: ModuleType, exc: Exception, probe: PlatformProbe | None) -> DeviceError:
+    """The error for the GPU runtime's own failure (no driver, no device, ...): a CuPy built for the
+    other platform named as the cause where it is one."""
+    from primbench.backends import hip
+
+    build = "rocm" if getattr(cupy.cuda.runtime, "is_hip", False) else "cuda"
+    mismatch = hip.mismatch_message(build, probe, hip.installed_cupy())
+    if mismatch:
+        return DeviceError(mismatch)
+    if isinstance(exc, DeviceError):
+        return exc
+    return DeviceError(f"no usable GPU: {type(exc).__name__}: {exc}")
+
+
+def open_backend(index: int | None, *, monitoring: bool, probe: PlatformProbe | None = None) -> Device:
+    """The backend for the installed CuPy build (CUDA or ROCm) on device `index`.
+
+    When CuPy cannot start, a CuPy built for the other platform than this machine's (seen
+    through `probe`: device nodes, driver files, vendor tools) is named as the cause.
+    """
+    cupy = _cupy(probe)
     from primbench.backends.cupy_backend import CupyDevice
 
     try:
         return CupyDevice(index, monitoring=monitoring)
     except Exception as exc:  # the runtime's own errors: no driver, no device, ...
-        build = "rocm" if getattr(cupy.cuda.runtime, "is_hip", False) else "cuda"
-        mismatch = hip.mismatch_message(build, probe, hip.installed_cupy())
-        if mismatch:
-            raise DeviceError(mismatch) from exc
-        if isinstance(exc, DeviceError):
-            raise
-        raise DeviceError(f"no usable GPU: {type(exc).__name__}: {exc}") from exc
+        raise _runtime_failure(cupy, exc, probe) from exc
 
 
 def open_device(index: int | None = None, *, monitoring: bool = True) -> Device:
@@ -50,15 +67,24 @@ def open_device(index: int | None = None, *, monitoring: bool = True) -> Device:
     return open_backend(index, monitoring=monitoring)
 
 
-def device_count() -> int:
-    """The GPUs the installed CuPy sees on this host (``--devices all``); 0 where it cannot start."""
-    try:
-        import cupy
-    except ImportError:
-        raise MissingDependencyError(
-            "cupy", "cuda13", "running benchmarks on a GPU (CUDA 12: cupy-cuda12x; ROCm: cupy-rocm-7-0 amdsmi)"
-        ) from None
+def device_count(probe: PlatformProbe | None = None) -> int:
+    """The GPUs the installed CuPy sees on this host (``--devices all``)."""
+    cupy = _cupy(probe)
     try:
         return int(cupy.cuda.runtime.getDeviceCount())
     except Exception as exc:  # the runtime's own errors: no driver, no device, ...
-        raise DeviceError(f"no usable GPU: {type(exc).__name__}: {exc}") from exc
+        raise _runtime_failure(cupy, exc, probe) from exc
+
+
+def check_devices(indices: Sequence[int | None], probe: PlatformProbe | None = None) -> None:
+    """What the parent of worker processes (``--processes``, ``--devices``, the default protocol) checks
+    before it starts any: that CuPy loads and the runtime sees each GPU of `indices` (None: the default
+    GPU, the first). It opens no context on a GPU. Raises the one-line error a single process would give,
+    so that a machine without CuPy or a GPU gets it once, not once from each worker."""
+    count = device_count(probe)
+    if count < 1:
+        raise DeviceError("no usable GPU: the GPU runtime sees none on this host")
+    wrong = sorted({i for i in indices if i is not None and not 0 <= i < count})
+    if wrong:
+        which = "GPU 0" if count == 1 else f"GPUs 0-{count - 1}"
+        raise DeviceError(f"no GPU {', '.join(map(str, wrong))} on this host: the GPU runtime sees {which}")
