@@ -154,7 +154,8 @@ class Executor:
         settings, custom_values, self._modes, self._given, self._naming_given = parse_args(
             self._prog, self._argv, self._base, self._custom, allow_unknown=allow_unknown
         )
-        if self._program and not self._modes:  # a program's measurement, not a library's call or --list
+        if (self._program and not self._modes  # a program's measurement, not a library's call or --list
+                and (self._worker_command is not None or workers.not_restartable() is None)):
             settings, self._given = default_design(settings, self._given, self._base, os.environ)
         self._custom_values = custom_values
         return settings
@@ -334,6 +335,18 @@ class Executor:
 
         self._device = open_device(settings.device, monitoring=not settings.no_monitoring)
         return self._device
+
+    def _command(self, settings: Settings) -> list[str]:
+        """The command line that starts a worker: the program's own (`primbench.workers.worker_command`), or
+        the one it was given. A usage error where the program cannot be started again (read from standard
+        input: the default protocol then measures in one process, `_parse`)."""
+        if self._worker_command is not None:
+            return self._worker_command
+        if (why := workers.not_restartable()) is not None:
+            option = "--devices" if settings.devices else "--processes"
+            raise UsageError(f"{option}: this program {why}, which a worker process cannot start again; "
+                             "save it to a file and run that")
+        return workers.worker_command()
 
     def _check_devices(self, indices: Sequence[int | None]) -> None:
         """Before a parent starts its workers: where they will open the GPU runtime themselves (no device or
@@ -539,6 +552,7 @@ class Executor:
             count = device_count()
         devices = device_list(settings.devices, count)
         self._check_devices(devices)
+        command = self._command(settings)
         places = workers.placement(len(selected), devices, replicate=settings.replicate)
         total = sum(len(p) for p in places.values())
         algorithm = str(selected[0].meta["algo"])
@@ -547,7 +561,6 @@ class Executor:
         how = "every specialization on each" if settings.replicate else "sharded round-robin"
         reporter.note(f"{len(devices)} GPUs ({', '.join(map(str, devices))}), {how}: one worker process per GPU")
         limit = workers.silence_limit(settings)
-        command = self._worker_command or workers.worker_command()
 
         def ended(w: workers.Worker) -> None:
             if w.error is not None:
@@ -584,6 +597,7 @@ class Executor:
         measuring in turn, their files merged into one document, written as a run of one process
         writes its; exit 1 when a worker or a specialization failed."""
         self._check_devices([settings.device])
+        command = self._command(settings)
         own = processes.worker_settings(settings, self._given)
         algorithm = str(selected[0].meta["algo"])
         self._expected = len(selected)
@@ -591,7 +605,6 @@ class Executor:
         reporter.note(f"{settings.processes} worker processes on one GPU, measuring in turn: {own.rounds} rounds "
                       f"and {own.min_secs:.3g} s a specialization each")
         limit = workers.silence_limit(settings)
-        command = self._worker_command or workers.worker_command()
 
         said: set[int] = set()  # the workers reported finished (at the end of their turn, or when they ended)
 

@@ -200,6 +200,18 @@ def worker_command() -> list[str]:
     return [sys.executable, *sys.orig_argv[1:]]
 
 
+def not_restartable(argv0: str | None = None) -> str | None:
+    """Why `worker_command` cannot start this program again (None where it can): a program read from
+    standard input (``python - < bench.py``: ``sys.argv[0]`` is ``-``) or typed into an interactive
+    interpreter (``''``) is not in its command line; a file, ``-m`` and ``-c`` are."""
+    first = sys.argv[0] if argv0 is None else argv0
+    if first == "-":
+        return "was read from standard input"
+    if first == "":
+        return "runs in an interactive interpreter"
+    return None
+
+
 @dataclass
 class Worker:
     """One worker as the parent sees it."""

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from primbench import workers as workers_module
 from primbench.compare.core import compare_runs, load_side
 from primbench.errors import UsageError
 from primbench.processes import (
@@ -602,3 +603,29 @@ def test_a_worker_that_fails_to_start_beside_others_is_said_once_they_measure(tm
     assert len(said) == 1 and said[0].endswith("the other processes go on"), said
     out = done.stdout
     assert out.index("process 0: measuring") < out.index("error: process 1:"), out  # held until one measured
+
+
+def test_a_program_read_from_standard_input_measures_in_one_process_or_says_why_it_cannot_start_workers(
+        tmp_path: Path) -> None:
+    """A worker starts the program's command line again, which a program read from standard input (``python -
+    < bench.py``) is not in: the default protocol measures it in one process, and --processes is a usage error."""
+    assert workers_module.not_restartable("-") == "was read from standard input"
+    assert workers_module.not_restartable("") == "runs in an interactive interpreter"
+    assert workers_module.not_restartable("-c") is None and workers_module.not_restartable("bench.py") is None
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+           "PRIMBENCH_FAKE_DEVICES": "1", "PRIMBENCH_FAKE_ROUND_SD": "0.01"}
+    env.pop("PRIMBENCH_DESIGN", None)
+    env.pop("PRIMBENCH_WORKER", None)
+    source = PROGRAM.read_text()
+    done = subprocess.run([sys.executable, "-", "--json-out", "one.json", "--noise-timeout-secs", "5"], input=source,
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    doc = json.loads((tmp_path / "one.json").read_text())
+    assert "processes" not in doc["context"]["settings"] and "worker processes" not in done.stdout
+    assert len(doc["specializations"]) == 8 and not list(tmp_path.glob("*.log"))
+    done = subprocess.run([sys.executable, "-", "--json-out", "two.json", "--processes", "2"], input=source,
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stdout == "", done.stdout + done.stderr
+    assert done.stderr.strip() == ("-: error: --processes: this program was read from standard input, which a "
+                                   "worker process cannot start again; save it to a file and run that")
+    assert not (tmp_path / "two.json").exists()
