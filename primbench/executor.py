@@ -348,15 +348,14 @@ class Executor:
                              "save it to a file and run that")
         return workers.worker_command()
 
-    def _check_devices(self, indices: Sequence[int | None]) -> None:
+    def _check_runtime(self) -> None:
         """Before a parent starts its workers: where they will open the GPU runtime themselves (no device or
-        opener given), that it loads and sees `indices` (`primbench.backends.check_devices`), so that a machine
-        without CuPy or a GPU gets one line and exit 2 as a single process does, not one error from each worker
-        and a results file of failures."""
+        opener given), that CuPy is installed (`primbench.backends.require_cupy`), so that a machine without it
+        gets one line and exit 2 as a single process does, not one error from each worker."""
         if self._device is None and self._opener is None:
-            from primbench.backends import check_devices
+            from primbench.backends import require_cupy
 
-            check_devices(indices)
+            require_cupy()
 
     def _close(self, device: Device) -> None:
         """Close a device this executor opened; release one it was given (its owner closes it)."""
@@ -551,7 +550,7 @@ class Executor:
 
             count = device_count()
         devices = device_list(settings.devices, count)
-        self._check_devices(devices)
+        self._check_runtime()
         command = self._command(settings)
         places = workers.placement(len(selected), devices, replicate=settings.replicate)
         total = sum(len(p) for p in places.values())
@@ -596,7 +595,7 @@ class Executor:
         """``--processes K``: K workers on one GPU (`primbench.processes`), started side by side and
         measuring in turn, their files merged into one document, written as a run of one process
         writes its; exit 1 when a worker or a specialization failed."""
-        self._check_devices([settings.device])
+        self._check_runtime()
         command = self._command(settings)
         own = processes.worker_settings(settings, self._given)
         algorithm = str(selected[0].meta["algo"])

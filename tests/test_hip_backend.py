@@ -8,6 +8,7 @@ as such), and that ``import primbench`` loads none of CuPy, AMD SMI or NVML.
 
 from __future__ import annotations
 
+import importlib.machinery
 import json
 import stat
 import subprocess
@@ -20,7 +21,7 @@ from typing import Any
 import pytest
 
 import primbench
-from primbench.backends import check_devices, device_count, hip, open_backend
+from primbench.backends import device_count, hip, open_backend, require_cupy
 from primbench.backends.hip import (
     HIP_DEVICE_ATTRIBUTE_WALL_CLOCK_RATE,
     PlatformProbe,
@@ -505,27 +506,30 @@ def test_open_backend_opens_hip_when_cupy_is_a_rocm_build(with_fake_cupy: Any, m
     assert dev.context()["gpu"]["arch"] == "gfx90a"
 
 
-def test_check_devices_gives_the_error_a_single_process_would(with_fake_cupy: Any,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    """What the parent of worker processes checks before starting any (`check_devices`): the same
-    one-line errors as `open_backend`, and a GPU index the runtime does not see."""
+def test_the_parent_of_workers_checks_cupy_is_installed_without_importing_it(with_fake_cupy: Any,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """`require_cupy`: the one-line error a single process gives where CuPy is not installed; nothing where it is
+    (found, not imported: a CuPy that cannot start fails in the workers)."""
     with_fake_cupy(None)
-    monkeypatch.setattr(hip, "installed_cupy", lambda: None)
-    with pytest.raises(MissingDependencyError, match=r"pip install cupy-cuda13x nvidia-ml-py"):
-        check_devices([None], probe=probe())
+    with pytest.raises(MissingDependencyError) as err:
+        require_cupy()
+    assert str(err.value) == ("running benchmarks on a GPU (CUDA 12: cupy-cuda12x; ROCm: cupy-rocm-7-0 amdsmi) needs "
+                              "the Python module 'cupy', which is not installed: run `pip install cupy-cuda13x "
+                              "nvidia-ml-py`, or `pip install -e '.[cuda13]'` in a clone of primbench's repository")
+    mod = fake_cupy(FakeHipRuntime(), None)
+    mod.__spec__ = importlib.machinery.ModuleSpec("cupy", None)
+    with_fake_cupy(mod)
+    require_cupy()
+
+
+def test_device_count_names_a_cupy_built_for_the_other_platform(with_fake_cupy: Any,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     rt = FakeHipRuntime(is_hip=False, fail=RuntimeError("cudaErrorNoDevice: no CUDA-capable device is detected"))
     with_fake_cupy(fake_cupy(rt, None))
     monkeypatch.setattr(hip, "installed_cupy", lambda: "cupy-cuda13x")
     with pytest.raises(DeviceError, match=r"^no usable GPU: RuntimeError: cudaErrorNoDevice"):
-        check_devices([None], probe=probe("/dev/nvidiactl"))
+        device_count(probe=probe("/dev/nvidiactl"))
     with pytest.raises(DeviceError, match=r"is a CUDA build, but this is an AMD/ROCm machine"):
-        check_devices([None], probe=probe("/dev/kfd", "/opt/rocm"))
-    with_fake_cupy(fake_cupy(FakeHipRuntime(devices=[]), None))
-    with pytest.raises(DeviceError, match=r"^no usable GPU: the GPU runtime sees none on this host$"):
-        check_devices([None], probe=probe())
-    two = FakeHipRuntime(devices=[mi210("0000:83:00.0"), mi210("0000:84:00.0")])
-    with_fake_cupy(fake_cupy(two, None))
-    check_devices([None, 0, 1], probe=probe())  # every one seen: nothing raised
-    with pytest.raises(DeviceError, match=r"^no GPU 2, 5 on this host: the GPU runtime sees GPUs 0-1$"):
-        check_devices([5, 0, 2], probe=probe())
+        device_count(probe=probe("/dev/kfd", "/opt/rocm"))
+    with_fake_cupy(fake_cupy(FakeHipRuntime(devices=[mi210("0000:83:00.0"), mi210("0000:84:00.0")]), None))
     assert device_count(probe=probe()) == 2

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -11,6 +10,10 @@ from primbench.errors import DeviceError, MissingDependencyError
 
 if TYPE_CHECKING:
     from primbench.backends.hip import PlatformProbe
+
+
+#: What CuPy is needed for, in the error that names the packages to install.
+_PURPOSE = "running benchmarks on a GPU (CUDA 12: cupy-cuda12x; ROCm: cupy-rocm-7-0 amdsmi)"
 
 
 def _cupy(probe: PlatformProbe | None = None) -> ModuleType:
@@ -23,9 +26,7 @@ def _cupy(probe: PlatformProbe | None = None) -> ModuleType:
     except ImportError as exc:
         dist = hip.installed_cupy()
         if dist is None:
-            raise MissingDependencyError(
-                "cupy", "cuda13", "running benchmarks on a GPU (CUDA 12: cupy-cuda12x; ROCm: cupy-rocm-7-0 amdsmi)"
-            ) from None
+            raise MissingDependencyError("cupy", "cuda13", _PURPOSE) from None
         raise DeviceError(
             hip.mismatch_message(hip.cupy_build(dist), probe, dist)
             or f"CuPy ({dist}) is installed but does not load: {hip.import_failure(exc)}"
@@ -76,15 +77,12 @@ def device_count(probe: PlatformProbe | None = None) -> int:
         raise _runtime_failure(cupy, exc, probe) from exc
 
 
-def check_devices(indices: Sequence[int | None], probe: PlatformProbe | None = None) -> None:
-    """What the parent of worker processes (``--processes``, ``--devices``, the default protocol) checks
-    before it starts any: that CuPy loads and the runtime sees each GPU of `indices` (None: the default
-    GPU, the first). It opens no context on a GPU. Raises the one-line error a single process would give,
-    so that a machine without CuPy or a GPU gets it once, not once from each worker."""
-    count = device_count(probe)
-    if count < 1:
-        raise DeviceError("no usable GPU: the GPU runtime sees none on this host")
-    wrong = sorted({i for i in indices if i is not None and not 0 <= i < count})
-    if wrong:
-        which = "GPU 0" if count == 1 else f"GPUs 0-{count - 1}"
-        raise DeviceError(f"no GPU {', '.join(map(str, wrong))} on this host: the GPU runtime sees {which}")
+def require_cupy() -> None:
+    """What the parent of worker processes (``--processes``, ``--devices``, the default protocol) checks before it
+    starts any: that CuPy is installed, without importing it (the import would add to every run's wall). Raises the
+    one-line error a single process gives, once, not once from each worker; a CuPy that is there but cannot start
+    fails in the workers, whose run then ends with the first one's error (`primbench.executor`)."""
+    import importlib.util
+
+    if importlib.util.find_spec("cupy") is None:
+        raise MissingDependencyError("cupy", "cuda13", _PURPOSE)
