@@ -31,7 +31,8 @@ _SPACE_LIKE = frozenset("\t\n\r\x0b\x0c\x85\u2028\u2029")
 # Markdown punctuation with a meaning inside a line: code spans, emphasis with stars (bold that
 # could pass for a verdict), links and images, table cells, strike-through. Underscores stay:
 # inside a word they emphasise nothing, and file names are full of them. Angle brackets and
-# ampersands are HTML-escaped after this.
+# ampersands are HTML-escaped after this; quotes are not (in markdown's text they are text, and a raw
+# comment read in a CI log should say "the suite's", not "the suite&#x27;s").
 _MD_PUNCT = re.compile(r"([\\`*\[\]!|~])")
 _AUTOLINK = re.compile(r"(?i)(://|www\.)")
 _MENTION = re.compile(r"(?<![A-Za-z0-9_])@(?=[A-Za-z0-9_])")  # not after a word character: main@1a2b is no mention
@@ -52,7 +53,7 @@ def term_clean(text: object) -> str:
 def md_escape(text: object) -> str:
     """`text` as literal text on one line of GitHub-flavoured markdown (table cells included)."""
     s = _MD_PUNCT.sub(r"\\\1", term_clean(text))
-    s = html.escape(s, quote=True)
+    s = html.escape(s, quote=False)
     s = _AUTOLINK.sub(lambda m: m.group()[0] + ZWSP + m.group()[1:], s)
     return _MENTION.sub("@" + ZWSP, s)
 

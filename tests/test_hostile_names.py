@@ -51,6 +51,7 @@ def test_md_escape_and_term_clean_units():
     assert md_escape("a|b") == "a\\|b"
     assert "\r" not in md_escape("a\rb") and "\n" not in md_escape("a\nb")
     assert md_escape("<b>") == "&lt;b&gt;"
+    assert md_escape("the suite's \"shift\" & more") == "the suite's \"shift\" &amp; more"  # quotes: text
     assert md_escape("@me") == "@\u200bme"
     assert term_clean("a\x1b[2Jb\tc\nd") == "a\ufffd[2Jb c d"
     assert term_clean("\ud800") == "\ufffd"
