@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from primbench.cli import app
 from primbench.formats import FORMATS
 from primbench.history.storage.ingest import full_commit
-from primbench.results import Results, ResultsFileError, load_results, parse_results, results_from_dict
+from primbench.results import RESULTS_VERSION, Results, ResultsFileError, load_results, parse_results, results_from_dict
 from tests import fuzz
 from tests.history_data import ingest, open_for_query
 
@@ -152,6 +152,7 @@ def test_a_file_of_no_known_format_names_every_format_tried(tmp_path: Path) -> N
             load_results(f)
         message = str(info.value)
         assert "\n" not in message and all(name in message for name in FORMATS), message
+        assert f"primbench results.json 4.0.0-{RESULTS_VERSION}" in message  # the versions this checkout reads
         r = invoke("compare", str(f), str(f))
         assert r.exit_code == 2 and "formats tried" in r.stderr
 

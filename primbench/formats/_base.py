@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-#: Every format the loader tries, in the words its error uses.
+from primbench.results import KNOWN_VERSIONS
+
+#: Every format the loader tries, in the words its error uses (primbench's own: every version it reads).
 FORMATS: tuple[str, ...] = (
-    "primbench results.json 4.0.0-4.6.0",
+    f"primbench results.json {KNOWN_VERSIONS[0]}-{KNOWN_VERSIONS[-1]}",
     "C++ primbench results.json 3.0.0 and older",
     "C++ primbench CSV",
     "NVBench JSON",
