@@ -84,6 +84,31 @@ class _WorkerEnds:
             self._failed(w)
 
 
+
+#: At most how often a worker's progress ("k/N specializations finished") is said, seconds from its turn or its
+#: start (`_Paced`): a turn of a few seconds (a default run's, 0.5-3 s at 64 KiB-64 MiB for 24 specializations)
+#: says only that it began and ended; a long one, or a --devices worker, says how far it is.
+PROGRESS_SECS = 5.0
+
+
+class _Paced:
+    """`say` a worker's progress at most every `every` seconds from when it began (`began`: its turn; else the
+    parent started it)."""
+
+    def __init__(self, say: Callable[[workers.Worker], object], every: float = PROGRESS_SECS,
+                 now: Callable[[], float] = time.time) -> None:
+        self._say, self._every, self._now = say, every, now
+        self._last: dict[int, float] = {}
+
+    def began(self, w: workers.Worker) -> None:
+        self._last[id(w)] = self._now()
+
+    def __call__(self, w: workers.Worker) -> None:
+        now = self._now()
+        if now - self._last.get(id(w), w.spawned) >= self._every:
+            self._last[id(w)] = now
+            self._say(w)
+
 class Executor:
     """Builds settings from argv (over an optional `Settings`), queues benchmarks, runs them.
 
@@ -569,8 +594,8 @@ class Executor:
 
         with tempfile.TemporaryDirectory(prefix="primbench-devices-") as folder:
             started = workers.start(command, places, Path(folder))
-            interrupted = workers.watch(started, limit, ended, lambda w: reporter.note(
-                f"GPU {w.device}: {w.finished}/{len(w.positions)} specializations finished"))
+            interrupted = workers.watch(started, limit, ended, _Paced(lambda w: reporter.note(
+                f"GPU {w.device}: {w.finished}/{len(w.positions)} specializations finished")))
             deferred = Deferred()
             deferred.start()
             try:
@@ -654,6 +679,7 @@ class Executor:
         runs, k = settings.runs, settings.processes
         started = workers.Workers()
         interrupted: KeyboardInterrupt | None = None
+        progress = _Paced(lambda w: reporter.note(f"{w.label}: {w.finished}/{count} specializations finished"))
         for run in range(runs):
             if runs > 1:
                 reporter.note(f"run {run + 1} of {runs}: {k} new worker processes {at()}")
@@ -673,10 +699,10 @@ class Executor:
                         reporter.note(f"{split.workers} workers ready, from their start: " + ", ".join(
                             f"{START_NAMES[step]} after {low:.1f}-{high:.1f} s" for step, low, high in split.steps))
                     reporter.note(f"{given.label}: measuring ({turns.given} of {k}) {at()}")
+                    progress.began(given)
                     ended.release()
 
-            interrupted = workers.watch(these, limit, ended, lambda w: reporter.note(
-                f"{w.label}: {w.finished}/{count} specializations finished"), poll, every=workers.TURN_POLL_SECS)
+            interrupted = workers.watch(these, limit, ended, progress, poll, every=workers.TURN_POLL_SECS)
             if interrupted is None and run == 0 and turns.given == 0 and all(w.failed for w in these.workers):
                 first = these.workers[0]
                 raise DeviceError(f"none of the {k} worker processes could start; {first.label}: {first.error}")

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from primbench import executor as executor_module
 from primbench import workers as workers_module
 from primbench.compare.core import compare_runs, load_side
 from primbench.errors import UsageError
@@ -629,3 +630,34 @@ def test_a_program_read_from_standard_input_measures_in_one_process_or_says_why_
     assert done.stderr.strip() == ("-: error: --processes: this program was read from standard input, which a "
                                    "worker process cannot start again; save it to a file and run that")
     assert not (tmp_path / "two.json").exists()
+
+
+def test_a_workers_progress_is_said_only_where_its_turn_runs_long() -> None:
+    """`_Paced`: a turn of a few seconds says only that it began and ended; a long one says its progress every
+    `PROGRESS_SECS`, counted from its turn (else from its start, as a --devices worker's)."""
+    clock = [100.0]
+    said: list[int] = []
+    paced = executor_module._Paced(lambda w: said.append(w.finished), every=5.0, now=lambda: clock[0])
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    w = Worker(0, [0], proc, Path("o.json"), Path("o.beat"), Path("o.log"), rank=0, spawned=90.0)
+    clock[0] = 94.0
+    w.finished = 1
+    paced(w)  # 4 s after its start: quiet
+    paced.began(w)  # its turn, at 94 s
+    for t, finished in ((96.0, 2), (98.9, 3), (99.0, 4), (101.0, 5), (104.0, 6)):
+        clock[0], w.finished = t, finished
+        paced(w)
+    assert said == [4, 6]
+    other = Worker(0, [0], proc, Path("p.json"), Path("p.beat"), Path("p.log"), spawned=90.0)
+    clock[0], other.finished = 95.0, 7
+    paced(other)  # no turn (--devices): 5 s from its start
+    assert said == [4, 6, 7]
+    assert executor_module.PROGRESS_SECS == 5.0
+
+
+def test_a_short_turn_says_it_began_and_ended_and_nothing_between(tmp_path: Path) -> None:
+    done, _ = run(tmp_path, "--processes", "2")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "process 1: measuring (2 of 2)" in done.stdout and "process 1: finished" in done.stdout
+    assert "specializations finished" not in done.stdout, done.stdout
