@@ -84,7 +84,6 @@ class _WorkerEnds:
             self._failed(w)
 
 
-
 #: At most how often a worker's progress ("k/N specializations finished") is said, seconds from its turn or its
 #: start (`_Paced`): a turn of a few seconds (a default run's, 0.5-3 s at 64 KiB-64 MiB for 24 specializations)
 #: says only that it began and ended; a long one, or a --devices worker, says how far it is.
@@ -108,6 +107,7 @@ class _Paced:
         if now - self._last.get(id(w), w.spawned) >= self._every:
             self._last[id(w)] = now
             self._say(w)
+
 
 class Executor:
     """Builds settings from argv (over an optional `Settings`), queues benchmarks, runs them.
