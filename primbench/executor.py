@@ -84,6 +84,9 @@ class _WorkerEnds:
             self._failed(w)
 
 
+#: The time to go a run of workers says after its first turn (`primbench.processes.time_to_go`), where it is at
+#: least this many seconds: a run of a few specializations needs none.
+TIME_TO_GO_SECS = 10.0
 #: At most how often a worker's progress ("k/N specializations finished") is said, seconds from its turn or its
 #: start (`_Paced`): a turn of a few seconds (a default run's, 0.5-3 s at 64 KiB-64 MiB for 24 specializations)
 #: says only that it began and ended; a long one, or a --devices worker, says how far it is.
@@ -680,7 +683,9 @@ class Executor:
         started = workers.Workers()
         interrupted: KeyboardInterrupt | None = None
         progress = _Paced(lambda w: reporter.note(f"{w.label}: {w.finished}/{count} specializations finished"))
+        first_turn: dict[str, float] = {}  # the first set's first turn: when it "began", when its end was "said"
         for run in range(runs):
+            set_began = time.time()
             if runs > 1:
                 reporter.note(f"run {run + 1} of {runs}: {k} new worker processes {at()}")
             own = folder / f"run{run}"
@@ -689,17 +694,28 @@ class Executor:
             started.workers += these.workers
             turns = processes.Turns(these)
 
-            def poll(turns: processes.Turns = turns, these: workers.Workers = these) -> None:
+            def poll(turns: processes.Turns = turns, these: workers.Workers = these, set_began: float = set_began,
+                     first: bool = run == 0) -> None:
                 given = turns()
                 for w in turns.ended:
                     if w.error is None:
                         finished(w)
+                if first and "began" in first_turn and "said" not in first_turn and turns.ended:
+                    first_turn["said"] = now = time.time()
+                    togo = processes.time_to_go(now - first_turn["began"], first_turn["began"] - set_began, k, runs)
+                    if togo.secs >= TIME_TO_GO_SECS:
+                        starts = (f" and {togo.starts_left} more start(s) of about {togo.start_secs:.1f} s"
+                                  if togo.starts_left else "")
+                        reporter.note(f"about {togo.secs:.0f} s to go: {togo.turns_left} more turn(s) of about "
+                                      f"{togo.turn_secs:.1f} s{starts}")
                 if given is not None:
                     if turns.given == 1 and (split := processes.start_split(these)) is not None:
                         reporter.note(f"{split.workers} workers ready, from their start: " + ", ".join(
                             f"{START_NAMES[step]} after {low:.1f}-{high:.1f} s" for step, low, high in split.steps))
                     reporter.note(f"{given.label}: measuring ({turns.given} of {k}) {at()}")
                     progress.began(given)
+                    if first and "began" not in first_turn:
+                        first_turn["began"] = time.time()
                     ended.release()
 
             interrupted = workers.watch(these, limit, ended, progress, poll, every=workers.TURN_POLL_SECS)

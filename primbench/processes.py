@@ -143,6 +143,29 @@ def start_split(workers: Workers) -> StartSplit | None:
                                           for step, col in zip(START_STEPS, zip(*seconds, strict=True), strict=True)))
 
 
+
+@dataclass(frozen=True)
+class TimeToGo:
+    """What is left of a run of ``--runs`` sets of `turns` workers once the first worker's turn is over: the
+    other turns of every set, each as long as that one, and the starts of the later sets, each as long as the
+    first's (`time_to_go`). Every worker measures the same specializations, so its turns take about as long."""
+
+    turn_secs: float
+    start_secs: float
+    turns_left: int
+    starts_left: int
+
+    @property
+    def secs(self) -> float:
+        return self.turns_left * self.turn_secs + self.starts_left * self.start_secs
+
+
+def time_to_go(turn_secs: float, start_secs: float, workers: int, runs: int) -> TimeToGo:
+    """The run's time to go after its first turn (`TimeToGo`): `workers` a set, `runs` sets, the first
+    turn took `turn_secs` and the first set took `start_secs` to be ready."""
+    return TimeToGo(turn_secs, start_secs, workers * runs - 1, runs - 1)
+
+
 @dataclass
 class Turns:
     """Who measures: nobody until every live worker is ready (it imported the program and opened

@@ -145,6 +145,7 @@ class Copy(pb.Benchmark):
         ms = 0.05 * n * (1.0 + sd * (-1) ** state.round_index)
 
         syncing = {int(v) for v in os.environ.get("PRIMBENCH_FAKE_SYNCING", "").split(",") if v}
+        time.sleep(float(os.environ.get("PRIMBENCH_FAKE_SETUP_SECS") or 0))  # a setup that takes host time
 
         def call() -> None:
             if n not in self.first:

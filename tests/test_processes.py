@@ -28,6 +28,7 @@ from primbench.processes import (
     START_STEPS,
     Turns,
     start_split,
+    time_to_go,
     worker_settings,
 )
 from primbench.results import load_results
@@ -661,3 +662,34 @@ def test_a_short_turn_says_it_began_and_ended_and_nothing_between(tmp_path: Path
     assert done.returncode == 0, done.stdout + done.stderr
     assert "process 1: measuring (2 of 2)" in done.stdout and "process 1: finished" in done.stdout
     assert "specializations finished" not in done.stdout, done.stdout
+
+
+def test_the_time_to_go_after_the_first_turn_counts_every_other_turn_and_later_start() -> None:
+    togo = time_to_go(turn_secs=1.5, start_secs=4.0, workers=8, runs=2)
+    assert (togo.turns_left, togo.starts_left) == (15, 1)
+    assert togo.secs == pytest.approx(15 * 1.5 + 4.0)
+    assert time_to_go(2.0, 3.0, workers=4, runs=1).secs == pytest.approx(6.0)  # one set: its other turns only
+
+
+@pytest.mark.slow
+def test_a_long_run_says_its_time_to_go_once_after_its_first_turn(tmp_path: Path) -> None:
+    """A run whose time to go is at least `TIME_TO_GO_SECS` says it once, when its first turn ends (here 7 more
+    turns of 2 rounds whose setup takes 0.8 s each, and a second set's start); a short one never does
+    (`test_a_short_turn_says_it_began_and_ended_and_nothing_between`)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+           "PRIMBENCH_FAKE_DEVICES": "1", "PRIMBENCH_FAKE_SPECS": "1", "PRIMBENCH_FAKE_ROUND_SD": "0.01",
+           "PRIMBENCH_FAKE_SETUP_SECS": "0.8"}
+    env.pop("PRIMBENCH_WORKER", None)
+    done = subprocess.run([sys.executable, str(PROGRAM), "--json-out", "r.json", "--processes", "4", "--runs", "2",
+                           "--rounds", "2", "--min-secs", "0.2"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stdout + done.stderr
+    said = [line.strip() for line in done.stdout.splitlines() if "to go" in line]
+    assert len(said) == 1, done.stdout
+    match = re.fullmatch(r"about (\d+) s to go: 7 more turn\(s\) of about ([\d.]+) s and 1 more start\(s\) of about "
+                         r"([\d.]+) s", said[0])
+    assert match is not None, said
+    assert 1.2 <= float(match[2]) <= 3.0
+    lines = done.stdout.splitlines()
+    first_end = next(i for i, line in enumerate(lines) if "process 0: finished" in line)
+    assert lines.index(next(line for line in lines if "to go" in line)) == first_end + 1
