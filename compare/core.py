@@ -10,6 +10,8 @@ import functools
 import itertools
 import math
 import operator
+import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from dataclasses import fields as dataclass_fields
@@ -1393,6 +1395,21 @@ def _one_run_of_workers(base: Sequence[Results], head: Sequence[Results]) -> str
     return "each side is" if len(lone) == 2 else f"{lone[0]} is" if lone else ""
 
 
+def _same_files(base: Sequence[Results], head: Sequence[Results]) -> list[str]:
+    """The files both sides hold (their sources less a run's ``#runR``, resolved), in name order: a comparison of
+    a file with itself, whose every change is 0 (a CI step that fetched one artifact for both sides)."""
+    def files(side: Sequence[Results]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for r in side:
+            name = re.sub(r"#run\d+$", "", r.source)
+            if name not in (STDIN, "<stdin>", "<results>") and os.path.isfile(name):
+                out[os.path.realpath(name)] = name
+        return out
+
+    b, h = files(base), files(head)
+    return sorted(h[path] for path in b.keys() & h.keys())
+
+
 def _warnings(base: Sequence[Results], head: Sequence[Results], comparability: Comparability,
               judgement: _Judgement, tested: tuple[int, int], max_detectable: float, history: bool) -> list[str]:
     """The comparison's warnings: what is not comparable, other machines, the contexts, the suite's
@@ -1405,6 +1422,9 @@ def _warnings(base: Sequence[Results], head: Sequence[Results], comparability: C
     warnings += [f"{d.describe()} (the same measurement on another machine; --strict-environment refuses it)"
                  for d in comparability.warnings]
     warnings += _all_context_warnings(base, head)
+    if same := _same_files(base, head):
+        warnings.append(f"base and head hold the same file ({', '.join(same)}): each of its changes is 0 by "
+                        "construction; was one results file fetched for both sides?")
     finding, insensitive, rho, widen, spread = (judgement.finding, judgement.insensitive, judgement.rho,
                                                 judgement.widen, judgement.spread)
     if finding is not None and finding.detected:

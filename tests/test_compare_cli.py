@@ -119,6 +119,18 @@ def test_warnings_are_shown_in_the_terminal(tmp_path: Path) -> None:
     assert "warning: physical GPU (same model) differs: base GPU-0a1b2c3d, head GPU-other" in r.stdout
 
 
+def test_a_file_on_both_sides_is_warned_of(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same results file as base and head (named two ways) compares to 0 everywhere: said, not a failure;
+    two files of equal content are two runs, and say nothing."""
+    b, h = files(tmp_path, [spec("a", TB)], [spec("a", TB)])
+    monkeypatch.chdir(tmp_path)
+    r = invoke(b, f"./{Path(b).name}")
+    assert r.exit_code == 0, r.output
+    assert (f"warning: base and head hold the same file ({Path(b).name}): each of its changes is 0 by "
+            "construction; was one results file fetched for both sides?") in r.stdout
+    assert "same file" not in invoke(b, h).stdout
+
+
 @pytest.mark.parametrize(("text", "ok"), [("0.5%", True), ("0.005", True), ("2%", True), ("1", False),
                                           ("abc", False), ("0", False), ("-1%", False)])
 def test_threshold_parsing(same: tuple[str, str], text: str, ok: bool) -> None:
