@@ -641,7 +641,9 @@ class Executor:
         def finished(w: workers.Worker) -> None:
             if id(w) not in said:
                 said.add(id(w))
-                reporter.note(f"{w.label}: finished {at()}")
+                # interrupted (Ctrl-C, SIGTERM) before it wrote its results: in its turn, or waiting for one
+                cut = w.interrupted and not (w.measured is not None and w.measured.exists())
+                reporter.note(f"{w.label}: {'interrupted' if cut else 'finished'} {at()}")
 
         ended = _WorkerEnds(lambda w: reporter.error(f"{w.label}: {w.error}; the other processes go on"), finished)
 

@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -693,3 +694,32 @@ def test_a_long_run_says_its_time_to_go_once_after_its_first_turn(tmp_path: Path
     lines = done.stdout.splitlines()
     first_end = next(i for i, line in enumerate(lines) if "process 0: finished" in line)
     assert lines.index(next(line for line in lines if "to go" in line)) == first_end + 1
+
+
+@pytest.mark.slow
+def test_an_interrupted_run_of_workers_keeps_the_turns_that_ended_and_says_which_were_cut(tmp_path: Path) -> None:
+    """Ctrl-C in a run's second turn: exit 130, no later set started, the file holds the first worker's rounds
+    (the second's part where it wrote one), and the log says the workers cut off were interrupted, not finished."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+           "PRIMBENCH_FAKE_DEVICES": "1", "PRIMBENCH_FAKE_SPECS": "2", "PRIMBENCH_FAKE_ROUND_SD": "0.01",
+           "PRIMBENCH_FAKE_SETUP_SECS": "0.4"}
+    env.pop("PRIMBENCH_WORKER", None)
+    proc = subprocess.Popen([sys.executable, str(PROGRAM), "--json-out", "r.json", "--processes", "4", "--runs",
+                             "2", "--rounds", "2", "--min-secs", "0.2"], cwd=tmp_path, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    assert proc.stdout is not None
+    lines: list[str] = []
+    for line in proc.stdout:
+        lines.append(line.rstrip())
+        if "process 1: measuring (2 of 4)" in line:
+            time.sleep(0.2)
+            proc.send_signal(signal.SIGINT)
+            break
+    lines += [line.rstrip() for line in proc.stdout]
+    assert proc.wait(timeout=120) == 130, "\n".join(lines)
+    out = "\n".join(lines)
+    assert "process 0: finished" in out and "run 2 of 2" not in out, out
+    assert "process 2: interrupted" in out and "process 3: interrupted" in out, out
+    doc = json.loads((tmp_path / "r.json").read_text())
+    processes = {r["process"] for s in doc["specializations"] for r in s["rounds"]}
+    assert 0 in processes and processes <= {0, 1}, processes
