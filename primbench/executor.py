@@ -652,6 +652,12 @@ class Executor:
                                                   finished, ended, limit)
             deferred = Deferred()
             deferred.start()
+            if interrupted is not None:
+                how = f"terminated ({interrupted})" if isinstance(interrupted, Terminated) else "interrupted"
+                measured = sum(1 for w in started.workers if w.measured is not None and w.measured.exists())
+                every = settings.processes * settings.runs
+                reporter.error(f"{how}: writing the turns that ended ({measured} of {every} workers measured every "
+                               "specialization)")
             try:
                 written = replace(settings, rounds=own.rounds)  # what each process ran
                 parent = run_results(written, algorithm, [], device_records({}, written), None,

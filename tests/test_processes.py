@@ -720,6 +720,8 @@ def test_an_interrupted_run_of_workers_keeps_the_turns_that_ended_and_says_which
     out = "\n".join(lines)
     assert "process 0: finished" in out and "run 2 of 2" not in out, out
     assert "process 2: interrupted" in out and "process 3: interrupted" in out, out
+    assert re.search(r"^error: interrupted: writing the turns that ended \([12] of 8 workers measured every "
+                     r"specialization\)$", out, re.M), out
     doc = json.loads((tmp_path / "r.json").read_text())
     processes = {r["process"] for s in doc["specializations"] for r in s["rounds"]}
     assert 0 in processes and processes <= {0, 1}, processes
