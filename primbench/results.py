@@ -133,14 +133,13 @@ import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from primbench.errors import PrimbenchError
+from primbench.results_versions import KNOWN_VERSIONS as KNOWN_VERSIONS  # re-exported: the model's versions
+from primbench.results_versions import RESULTS_VERSION as RESULTS_VERSION
 from primbench.textsafe import csv_cell
 
 if TYPE_CHECKING:
     import mmap
 
-RESULTS_VERSION = "4.11.0"
-KNOWN_VERSIONS = ("4.0.0", "4.1.0", "4.2.0", "4.3.0", "4.4.0", "4.5.0", "4.6.0", "4.7.0", "4.8.0", "4.9.0",
-                  "4.10.0", "4.11.0")
 
 CSV_HEADER = (
     "index",

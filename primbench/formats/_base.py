@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from primbench.results import KNOWN_VERSIONS
+from primbench.results_versions import KNOWN_VERSIONS
 
 #: Every format the loader tries, in the words its error uses (primbench's own: every version it reads).
 FORMATS: tuple[str, ...] = (
