@@ -1402,7 +1402,7 @@ def _same_files(base: Sequence[Results], head: Sequence[Results]) -> list[str]:
         out: dict[str, str] = {}
         for r in side:
             name = re.sub(r"#run\d+$", "", r.source)
-            if name not in (STDIN, "<stdin>", "<results>") and os.path.isfile(name):
+            if os.path.isfile(name):  # not standard input, nor a document built in memory
                 out[os.path.realpath(name)] = name
         return out
 

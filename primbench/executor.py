@@ -642,7 +642,7 @@ class Executor:
             if id(w) not in said:
                 said.add(id(w))
                 # interrupted (Ctrl-C, SIGTERM) before it wrote its results: in its turn, or waiting for one
-                cut = w.interrupted and not (w.measured is not None and w.measured.exists())
+                cut = w.interrupted and not w.wrote_results
                 reporter.note(f"{w.label}: {'interrupted' if cut else 'finished'} {at()}")
 
         ended = _WorkerEnds(lambda w: reporter.error(f"{w.label}: {w.error}; the other processes go on"), finished)
@@ -654,7 +654,7 @@ class Executor:
             deferred.start()
             if interrupted is not None:
                 how = f"terminated ({interrupted})" if isinstance(interrupted, Terminated) else "interrupted"
-                measured = sum(1 for w in started.workers if w.measured is not None and w.measured.exists())
+                measured = sum(1 for w in started.workers if w.wrote_results)
                 every = settings.processes * settings.runs
                 reporter.error(f"{how}: writing the turns that ended ({measured} of {every} workers measured every "
                                "specialization)")

@@ -190,7 +190,7 @@ class Turns:
     @staticmethod
     def over(w: Worker) -> bool:
         """Whether the worker's turn is over: it wrote its results and waits to exit, or it ended."""
-        return w.done or (w.measured is not None and w.measured.exists())
+        return w.done or w.wrote_results
 
     def __call__(self) -> Worker | None:
         """Give the next worker its turn where it is due; returns the worker given it, else None."""
@@ -216,7 +216,7 @@ class Turns:
 
     def _note_failures(self, w: Worker) -> None:
         """Add the specializations the worker `w` failed (its results file, where it wrote one) to `failed`."""
-        got = worker_results(w) if w.measured is not None and w.measured.exists() else None
+        got = worker_results(w) if w.wrote_results else None
         for spec in got.specializations if got is not None else ():
             if spec.error is not None and spec.name not in self.failed:
                 self.failed.append(spec.name)

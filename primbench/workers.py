@@ -242,6 +242,11 @@ class Worker:
         return self.error is not None
 
     @property
+    def wrote_results(self) -> bool:
+        """A --processes worker's: it wrote its results and said its turn is over (`WorkerRole.end_turn`)."""
+        return self.measured is not None and self.measured.exists()
+
+    @property
     def label(self) -> str:
         """How the run's output names it: its GPU (--devices) or its process (--processes)."""
         return f"process {self.rank}" if self.rank is not None else f"GPU {self.device}"
