@@ -23,6 +23,7 @@ import msgspec
 import numpy as np
 
 from primbench.compare import priors, stats
+from primbench.compare.clock import shrunk_clock_responses, within_files
 from primbench.compare.comparability import Comparability, NotComparableError, assess, by_algorithm
 from primbench.compare.model import (
     LATER_FIELDS,
@@ -64,7 +65,12 @@ METHOD_DESCRIPTION = (
     "the unit), or, where the side's runs (separate files, or the worker processes of --processes files) line up "
     "across 5+ specializations, each one's spread about the suite (every run's mean over the specializations "
     "taken out) moderated across the suite (squeezeVar on the spread over that prediction), plus what the sides' "
-    "SM clocks apart add (kernels answer the clock unequally: SD 0.5 of its change about the suite's); plus "
+    "SM clocks apart add (kernels answer the clock unequally: SD 0.5 of its change about the suite's), or, where "
+    "each side has 2+ files whose workers' clocks spread 0.35 % or more within a file (or history measured it), "
+    "each kernel's own answer to the clock (the slope of its workers' means on their clocks within each file, "
+    "shrunk toward the suite's): "
+    "every run moved to its side's mean clock, the change corrected for the clocks apart, the slope's variance "
+    "carried; plus "
     "the prior of what all kernels of a process share (the suite shift); degrees of freedom by "
     "Welch-Satterthwaite; with 5+ specializations the relative test weighs d less the suite's centre (the change "
     "most rows share: the densest point of the rows' changes, each spread over twice its own standard error; the "
@@ -510,9 +516,11 @@ class _Suite:
     history: list[tuple[float, float] | None]
     klass: list[priors.SizeClass]
     runs: _Runs
-    #: Each row's answer to the SM clock measured in history (d ln time / d ln clock, its variance;
-    #: `compare_runs`' ``clock_response``), or None.
+    #: Each row's answer to the SM clock (d ln time / d ln clock, its variance), or None: measured in
+    #: history (`compare_runs`' ``clock_response``), else across each side's runs (`_clock_within`).
     clock_response: list[tuple[float, float] | None] | None = None
+    #: Where `clock_response` was measured: "history" or "runs" (`_clock_within`).
+    clock_source: str = "history"
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -522,7 +530,7 @@ class _Suite:
         cr = self.clock_response
         return _Suite([self.keys[i] for i in at], [self.fields[i] for i in at], [self.untrusted[i] for i in at],
                       [self.history[i] for i in at], [self.klass[i] for i in at], self.runs.take(keep),
-                      None if cr is None else [cr[i] for i in at])
+                      None if cr is None else [cr[i] for i in at], self.clock_source)
 
     @functools.cached_property
     def clock_responses(self) -> tuple[np.ndarray, np.ndarray]:
@@ -767,7 +775,57 @@ def _suite(paired: Sequence[_Paired], comparability: Comparability,
         if blockers:
             kept[i] = False
             rows[p.key] = _not_comparable(fields, blockers)
-    return suite.take(np.array(kept, dtype=bool))
+    suite = suite.take(np.array(kept, dtype=bool))
+    return suite if clock_response else _clock_within(suite)
+
+
+#: The fewest files (runs) a side has for `_clock_within` to measure the kernels' answers to the clock.
+MIN_FILES_A_SIDE = 2
+
+
+def _clock_within(suite: _Suite) -> _Suite:
+    """`suite` with each row's answer to the SM clock measured across its sides' runs, where history
+    measured none and each side has `MIN_FILES_A_SIDE` files (runs) or more: the slope of the workers'
+    means on their clocks within each file (`clock.within_files`), shrunk toward the suite's
+    (`clock.shrunk_clock_responses`). A row with
+    a slope has each run's mean moved to its side's mean clock (so its sides' spread no longer
+    holds what the clock did; each side's mean is unchanged), and its change is corrected by the
+    slope times the sides' clocks apart (`_clock_correction`), carrying the slope's variance times
+    that apart (`_clock_part`). The suite as it was where no row has a slope: fewer than
+    `clock.MIN_RUNS_A_SIDE` runs with a clock a side, or clocks that spread less than
+    `clock.MIN_CLOCK_RANGE` within files (every worker of a file in one regime). On data15's 64 MiB A/A
+    pairs the state the two runs of a file showed was mostly their clocks' (tests/benchmarks/verdicts/README.md)."""
+    runs = suite.runs
+    if len(suite) == 0 or not np.isfinite(runs.clock).any():
+        return suite
+    # sides of 2+ files (runs) only: their runs' spread then carries the state a run shares beyond its clock,
+    # which the prior's clock term stood in for where a side is one run (data11's p16r4 at 64 MiB)
+    known = np.isfinite(runs.clock)
+    pairs = np.unique(runs.slot[known] * (int(runs.file.max(initial=0)) + 1) + runs.file[known])
+    files = np.bincount(pairs // (int(runs.file.max(initial=0)) + 1), minlength=2 * len(suite)).reshape(-1, 2)
+    beta, var = within_files(runs.row, runs.side, runs.file, runs.clock, runs.mean, len(suite))
+    beta[files.min(axis=1) < MIN_FILES_A_SIDE] = math.nan
+    measured = np.flatnonzero(np.isfinite(beta)).tolist()
+    if not measured:
+        return suite
+    # in time's terms, as history's: a throughput's ln is -ln time
+    sign = [-_better(suite.fields[i].get("metric")) for i in measured]
+    raw = {suite.keys[i]: (s * float(beta[i]), float(var[i])) for i, s in zip(measured, sign, strict=True)}
+    shrunk = shrunk_clock_responses(raw)
+    if not shrunk:
+        return suite
+    responses = [shrunk.get(k) for k in suite.keys]
+    slope = np.array([math.nan if r is None else r[0] for r in responses], dtype=float)
+    metric_sign = np.array([-_better(f.get("metric")) for f in suite.fields], dtype=float)
+    per_run = (slope * metric_sign)[runs.row]  # the slope of ln(metric) on ln(clock)
+    move = np.isfinite(per_run) & np.isfinite(runs.clock)
+    slots = 2 * len(suite)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        side_clock = (np.bincount(runs.slot[move], weights=runs.clock[move], minlength=slots)
+                      / np.bincount(runs.slot[move], minlength=slots))
+    mean = runs.mean.copy()
+    mean[move] -= per_run[move] * (runs.clock[move] - side_clock[runs.slot[move]])
+    return replace(suite, runs=replace(runs, mean=mean), clock_response=responses, clock_source="runs")
 
 
 def _short_energy(base: Sequence[_Entry], head: Sequence[_Entry]) -> str | None:
@@ -1310,7 +1368,7 @@ class _Judgement(NamedTuple):
     spread: float
     #: Where rows carried what the sides' SM clocks apart add (`_clock_part`): the base's and the
     #: head's mean SM clock (MHz), how many rows, and how many of them history's answer corrected.
-    clocks: tuple[float, float, int, int] | None = None
+    clocks: tuple[float, float, int, int, str] | None = None
 
 
 #: The sides' SM clocks apart (ln) from which compare warns that they widened the standard errors.
@@ -1439,15 +1497,16 @@ def _warnings(base: Sequence[Results], head: Sequence[Results], comparability: C
         warnings.append(f"{insensitive} of {count} specializations could not have detected a change under "
                         f"{max_detectable * 100:g} % (--max-detectable): inconclusive")
     if judgement.clocks is not None:
-        b_mhz, h_mhz, rows, corrected = judgement.clocks
+        b_mhz, h_mhz, rows, corrected, source = judgement.clocks
         apart = math.log(h_mhz / b_mhz)
         if abs(apart) >= CLOCK_WARNING:
             said = (f"base ran at a mean SM clock of {b_mhz:.0f} MHz, head at {h_mhz:.0f} MHz ({apart * 100:+.2f} %), "
                     "and kernels answer the clock unequally: ")
             parts = []
             if corrected:
+                where = "in history" if source == "history" else "across each side's runs"
                 parts.append(f"{corrected} specialization{'s' if corrected != 1 else ''}' change corrected by "
-                             "its answer to the clock measured in history")
+                             f"its answer to the clock measured {where}")
             if rows > corrected:
                 more = priors.CLOCK_RESPONSE_SD * abs(apart) * 100
                 parts.append(f"{rows - corrected} carry ±{more:.2f} % more in their standard error "
@@ -1688,9 +1747,10 @@ def _judge(suite: _Suite, rows: dict[tuple[str, str], SpecComparison], delta: fl
                       _clocks_apart(suite, noise))
 
 
-def _clocks_apart(suite: _Suite, noise: _Noise) -> tuple[float, float, int, int] | None:
+def _clocks_apart(suite: _Suite, noise: _Noise) -> tuple[float, float, int, int, str] | None:
     """The sides' mean SM clocks (MHz) over the rows that carried the clocks' term, how many rows
-    did and how many of them history's answer corrected; None where none did."""
+    did, how many of them a measured answer corrected, and where it was measured (history or the
+    runs: `_Suite.clock_source`); None where none did."""
     rows = np.flatnonzero(noise.clocked) if noise.clocked is not None else np.zeros(0, dtype=np.int64)
     if not rows.size:
         return None
@@ -1704,7 +1764,7 @@ def _clocks_apart(suite: _Suite, noise: _Noise) -> tuple[float, float, int, int]
     clock = runs.clock[at]
     corrected = int(np.isfinite(suite.clock_responses[0][rows]).sum())
     return (math.exp(float(clock[side == 0].mean())), math.exp(float(clock[side == 1].mean())), int(rows.size),
-            corrected)
+            corrected, suite.clock_source)
 
 
 #: How many keys a tested row's dict has once every field but its reason and statistics is set, with both

@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from primbench.compare.clock import MIN_CLOCK_RANGE, shrunk_clock_responses
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -36,13 +38,6 @@ WINDOW = 30  # newest runs used
 #: Huber's tuning constant (95 % efficiency at the normal) and the IRLS passes of `clock_response`.
 HUBER_K = 1.345
 HUBER_ITERATIONS = 10
-#: The least spread of the runs' SM clocks (max - min of ln MHz) a slope on the clock is measured over:
-#: half the gap between the two clock regimes the H100s ran whole runs in (about 1,977 and 1,991 MHz, 0.7 %:
-#: tests/benchmarks/verdicts/clock_regimes.txt). A slope read off runs within one regime (their clocks
-#: 0.01-0.05 % apart) is extrapolated tenfold and more to a pair across regimes: on data9's 64 MiB runs
-#: six runs 0.01 % apart gave a slope of -5.2 "measured" to +-0.44, which turned one A/A run at the
-#: other regime into a -3.2 % regression in six pairs (tests/benchmarks/verdicts/history_loo9-11-floor.txt).
-MIN_CLOCK_RANGE = 0.0035
 #: Asymptotic efficiency of the MAD against the SD for Gaussian data (0.37): what a robust
 #: estimate from n runs is worth in degrees of freedom, per run.
 MAD_EFFICIENCY = 0.37
@@ -142,47 +137,6 @@ def clock_response(times: Sequence[float], clocks: Sequence[float | None]) -> tu
     sxx = float((w * x) @ x)
     var = float((w * resid) @ resid) / max(1.0, float(w.sum()) - 1.0) / sxx
     return (beta, var) if math.isfinite(var) else None
-
-
-def shrunk_clock_responses(raw: Mapping[tuple[str, str], tuple[float, float]]
-                           ) -> dict[tuple[str, str], tuple[float, float]]:
-    """Each kernel's slope (`clock_response`) shrunk toward its suite's: kernels answer the clock
-    about a mean m with a spread V across the suite, so a slope b measured with variance s^2 is
-    worth m + (b - m) V / (V + s^2), with variance V s^2 / (V + s^2) (empirical Bayes, as limma
-    moderates variances). m is the mean of the slopes more precise than the prior; V their spread
-    less their own noise (moments),
-    taken at its upper bound (two standard errors up) and never above the prior's
-    (`primbench.compare.priors.CLOCK_RESPONSE_SD`, the physics bound), so that a suite of few
-    kernels does not read as answering alike. A kernel whose slope says little gets about (m, V):
-    the suite's answer and spread; none where that is no better than the prior (compare then uses
-    the prior's term). With fewer than 3 slopes more precise than the prior there is no suite to
-    learn from: those slopes as measured, no others."""
-    from primbench.compare.priors import CLOCK_RESPONSE_SD
-
-    prior = CLOCK_RESPONSE_SD**2
-    if not raw:
-        return {}
-    # the suite's moments from the slopes that say something (more precise than the prior)
-    told = [v for v in raw.values() if v[1] < prior]
-    b = np.array([v[0] for v in told], dtype=float)
-    s2 = np.array([v[1] for v in told], dtype=float)
-    k = len(b)
-    if k < 3:  # no suite to learn from: the slopes that say something, as measured
-        return {key: v for key, v in raw.items() if v[1] < prior}
-    m = float(b.mean())
-    noise = float(s2.mean())
-    spread = max(0.0, float(b.var(ddof=1)) - noise)
-    spread = min(prior, spread + 2.0 * math.sqrt(2.0 / (k - 1)) * (spread + noise))
-    out: dict[tuple[str, str], tuple[float, float]] = {}
-    for key, (beta, var) in raw.items():
-        if spread <= 0.0:
-            out[key] = (m, 0.0)
-            continue
-        keep = spread / (spread + var)
-        post_var = spread * var / (spread + var)
-        if post_var < prior:
-            out[key] = (m + (beta - m) * keep, post_var)
-    return out
 
 
 def clock_responses(frame: pd.DataFrame, window: int = WINDOW, *,
