@@ -11,7 +11,7 @@ moved=(tests/benchmarks/verdicts/h200/data2 tests/benchmarks/verdicts/h200/data3
        tests/benchmarks/verdicts/h200/data4 tests/benchmarks/verdicts/h200/data5 tests/benchmarks/verdicts/h200/data6
        tests/benchmarks/verdicts/h200/data7 tests/benchmarks/verdicts/h200/data8 tests/benchmarks/verdicts/h200/data9 tests/benchmarks/verdicts/h200/data10
        tests/benchmarks/verdicts/h200/data11 tests/benchmarks/verdicts/h200/data12 tests/benchmarks/verdicts/h200/data12b tests/benchmarks/verdicts/h200/data13 tests/benchmarks/verdicts/h200/data13b tests/benchmarks/verdicts/h200/ci-recipe
-       tests/benchmarks/verdicts/h200/probe13 tests/benchmarks/verdicts/h200/probe14 tests/benchmarks/verdicts/h200/probe15 tests/benchmarks/verdicts/h200/probe16 tests/benchmarks/verdicts/h200/data14 tests/benchmarks/verdicts/h200/data15 tests/benchmarks/verdicts/h200/wall14
+       tests/benchmarks/verdicts/h200/probe13 tests/benchmarks/verdicts/h200/probe14 tests/benchmarks/verdicts/h200/probe15 tests/benchmarks/verdicts/h200/probe16 tests/benchmarks/verdicts/h200/data14 tests/benchmarks/verdicts/h200/data15 tests/benchmarks/verdicts/h200/data16 tests/benchmarks/verdicts/h200/wall14
        tests/benchmarks/verdicts/h200/probe8 tests/benchmarks/verdicts/h200/tune8
        tests/benchmarks/data)
 case "${1:-}" in
