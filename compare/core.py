@@ -517,7 +517,7 @@ class _Suite:
     klass: list[priors.SizeClass]
     runs: _Runs
     #: Each row's answer to the SM clock (d ln time / d ln clock, its variance), or None: measured in
-    #: history (`compare_runs`' ``clock_response``), else across each side's runs (`_clock_within`).
+    #: history (`compare_runs`' ``clock_response``), else within each side's files (`_clock_within`).
     clock_response: list[tuple[float, float] | None] | None = None
     #: Where `clock_response` was measured: "history" or "runs" (`_clock_within`).
     clock_source: str = "history"
@@ -1504,7 +1504,7 @@ def _warnings(base: Sequence[Results], head: Sequence[Results], comparability: C
                     "and kernels answer the clock unequally: ")
             parts = []
             if corrected:
-                where = "in history" if source == "history" else "across each side's runs"
+                where = "in history" if source == "history" else "within each side's files"
                 parts.append(f"{corrected} specialization{'s' if corrected != 1 else ''}' change corrected by "
                              f"its answer to the clock measured {where}")
             if rows > corrected:

@@ -127,7 +127,7 @@ def test_sides_whose_runs_change_clock_regime_are_judged_on_the_clocks_corrected
     judged = [compare_runs(b, h) for b, h in pairs]
     assert sum(c.failed() for c in judged) == 0
     said = [w for c in judged for w in c.warnings if "SM clock" in w]
-    assert said and all("measured across each side's runs" in w for w in said)
+    assert said and all("measured within each side's files" in w for w in said)
     corrected = float(np.median([r.standard_error or 0.0 for c in judged for r in c.rows]))
     assert sum(r.verdict is Verdict.UNCHANGED for c in judged for r in c.rows) >= 0.9 * 6 * len(RESPONSE)
     _without_clock_within(monkeypatch)
