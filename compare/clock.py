@@ -35,7 +35,7 @@ MIN_RUNS_A_SIDE = 3
 
 
 def within_files(row: np.ndarray, side: np.ndarray, file: np.ndarray, clock: np.ndarray, value: np.ndarray,
-                 rows: int) -> tuple[np.ndarray, np.ndarray]:
+                 rows: int, *, min_files: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """Each row's slope of its runs' `value` (ln of the metric) on their `clock` (ln MHz), both
     taken about their file's mean (a line per file, one slope a row: the workers of one run that sat
     in different clock regimes), and the slope's variance (the residuals' over runs less files less
@@ -44,7 +44,8 @@ def within_files(row: np.ndarray, side: np.ndarray, file: np.ndarray, clock: np.
     run_states14.txt) can read as an answer to the clock: on data12b's 64 MiB, slopes taken across
     a side's two files, one in each regime, turned such states into three false alarms in 20 A/A
     pairs. NaN for a row with fewer than `MIN_RUNS_A_SIDE` runs that read the clock on a side, or
-    whose clocks about their files' means spread less than `MIN_CLOCK_RANGE`.
+    fewer than `min_files` files, or whose clocks about their files' means spread less than
+    `MIN_CLOCK_RANGE`.
 
     The residuals are taken as independent; the shrinkage (`shrunk_clock_responses`) and the A/A
     evaluations are what bound the rest (tests/benchmarks/verdicts/README.md)."""
@@ -65,7 +66,9 @@ def within_files(row: np.ndarray, side: np.ndarray, file: np.ndarray, clock: np.
     with np.errstate(invalid="ignore", divide="ignore"):
         xc = x - (np.bincount(cell, weights=x, minlength=cells) / n_cell)[cell]
         yc = y - (np.bincount(cell, weights=y, minlength=cells) / n_cell)[cell]
-    cells_of_row = np.bincount(row[np.unique(cell, return_index=True)[1]], minlength=rows)
+    first = np.unique(cell, return_index=True)[1]  # one run of each cell (a side's file)
+    cells_of_row = np.bincount(row[first], minlength=rows)
+    files_a_side = np.bincount(slot[first], minlength=slots).reshape(rows, 2)
     high = np.full(rows, -math.inf)
     low = np.full(rows, math.inf)
     np.maximum.at(high, row, xc)
@@ -74,8 +77,8 @@ def within_files(row: np.ndarray, side: np.ndarray, file: np.ndarray, clock: np.
     sxy = np.bincount(row, weights=xc * yc, minlength=rows)
     syy = np.bincount(row, weights=yc * yc, minlength=rows)
     n = np.bincount(row, minlength=rows)
-    per_side = n_slot.reshape(rows, 2)
-    ok = (per_side.min(axis=1) >= MIN_RUNS_A_SIDE) & (high - low >= MIN_CLOCK_RANGE) & (sxx > 0)
+    ok = ((n_slot.reshape(rows, 2).min(axis=1) >= MIN_RUNS_A_SIDE) & (files_a_side.min(axis=1) >= min_files)
+          & (high - low >= MIN_CLOCK_RANGE) & (sxx > 0))
     at = np.flatnonzero(ok)
     b = sxy[at] / sxx[at]
     rss = np.maximum(syy[at] - b * sxy[at], 0.0)

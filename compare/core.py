@@ -519,7 +519,7 @@ class _Suite:
     #: Each row's answer to the SM clock (d ln time / d ln clock, its variance), or None: measured in
     #: history (`compare_runs`' ``clock_response``), else within each side's files (`_clock_within`).
     clock_response: list[tuple[float, float] | None] | None = None
-    #: Where `clock_response` was measured: "history" or "runs" (`_clock_within`).
+    #: Where `clock_response` was measured: "history" or "files" (`_clock_within`).
     clock_source: str = "history"
 
     def __len__(self) -> int:
@@ -784,40 +784,34 @@ MIN_FILES_A_SIDE = 2
 
 
 def _clock_within(suite: _Suite) -> _Suite:
-    """`suite` with each row's answer to the SM clock measured across its sides' runs, where history
+    """`suite` with each row's answer to the SM clock measured within its sides' files, where history
     measured none and each side has `MIN_FILES_A_SIDE` files (runs) or more: the slope of the workers'
     means on their clocks within each file (`clock.within_files`), shrunk toward the suite's
-    (`clock.shrunk_clock_responses`). A row with
-    a slope has each run's mean moved to its side's mean clock (so its sides' spread no longer
-    holds what the clock did; each side's mean is unchanged), and its change is corrected by the
-    slope times the sides' clocks apart (`_clock_correction`), carrying the slope's variance times
-    that apart (`_clock_part`). The suite as it was where no row has a slope: fewer than
-    `clock.MIN_RUNS_A_SIDE` runs with a clock a side, or clocks that spread less than
-    `clock.MIN_CLOCK_RANGE` within files (every worker of a file in one regime). On data15's 64 MiB A/A
-    pairs the state the two runs of a file showed was mostly their clocks' (tests/benchmarks/verdicts/README.md)."""
+    (`clock.shrunk_clock_responses`). A row with a slope has each run's mean moved to its side's mean
+    clock (so its sides' spread no longer holds what the clock did; each side's mean is unchanged),
+    and its change is corrected by the slope times the sides' clocks apart (`_clock_correction`),
+    carrying the slope's variance times that apart (`_clock_part`). The suite as it was where no row
+    has a slope: fewer than `clock.MIN_RUNS_A_SIDE` runs with a clock a side, or clocks that spread
+    less than `clock.MIN_CLOCK_RANGE` within files (every worker of a file in one regime). A side of
+    one file keeps the prior's term, which also stands in for the state its run shares and cannot
+    show (data11's p16r4 at 64 MiB). On data15's 64 MiB A/A pairs the state the two runs of a file
+    showed was mostly their clocks' (tests/benchmarks/verdicts/README.md)."""
     runs = suite.runs
     if len(suite) == 0 or not np.isfinite(runs.clock).any():
         return suite
-    # sides of 2+ files (runs) only: their runs' spread then carries the state a run shares beyond its clock,
-    # which the prior's clock term stood in for where a side is one run (data11's p16r4 at 64 MiB)
-    known = np.isfinite(runs.clock)
-    pairs = np.unique(runs.slot[known] * (int(runs.file.max(initial=0)) + 1) + runs.file[known])
-    files = np.bincount(pairs // (int(runs.file.max(initial=0)) + 1), minlength=2 * len(suite)).reshape(-1, 2)
-    beta, var = within_files(runs.row, runs.side, runs.file, runs.clock, runs.mean, len(suite))
-    beta[files.min(axis=1) < MIN_FILES_A_SIDE] = math.nan
+    beta, var = within_files(runs.row, runs.side, runs.file, runs.clock, runs.mean, len(suite),
+                             min_files=MIN_FILES_A_SIDE)
     measured = np.flatnonzero(np.isfinite(beta)).tolist()
     if not measured:
         return suite
     # in time's terms, as history's: a throughput's ln is -ln time
-    sign = [-_better(suite.fields[i].get("metric")) for i in measured]
-    raw = {suite.keys[i]: (s * float(beta[i]), float(var[i])) for i, s in zip(measured, sign, strict=True)}
-    shrunk = shrunk_clock_responses(raw)
+    to_time = np.array([-_better(f.get("metric")) for f in suite.fields], dtype=float)
+    shrunk = shrunk_clock_responses({suite.keys[i]: (float(to_time[i] * beta[i]), float(var[i])) for i in measured})
     if not shrunk:
         return suite
     responses = [shrunk.get(k) for k in suite.keys]
     slope = np.array([math.nan if r is None else r[0] for r in responses], dtype=float)
-    metric_sign = np.array([-_better(f.get("metric")) for f in suite.fields], dtype=float)
-    per_run = (slope * metric_sign)[runs.row]  # the slope of ln(metric) on ln(clock)
+    per_run = (slope * to_time)[runs.row]  # the slope of ln(metric) on ln(clock)
     move = np.isfinite(per_run) & np.isfinite(runs.clock)
     slots = 2 * len(suite)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -825,7 +819,7 @@ def _clock_within(suite: _Suite) -> _Suite:
                       / np.bincount(runs.slot[move], minlength=slots))
     mean = runs.mean.copy()
     mean[move] -= per_run[move] * (runs.clock[move] - side_clock[runs.slot[move]])
-    return replace(suite, runs=replace(runs, mean=mean), clock_response=responses, clock_source="runs")
+    return replace(suite, runs=replace(runs, mean=mean), clock_response=responses, clock_source="files")
 
 
 def _short_energy(base: Sequence[_Entry], head: Sequence[_Entry]) -> str | None:
@@ -1750,7 +1744,7 @@ def _judge(suite: _Suite, rows: dict[tuple[str, str], SpecComparison], delta: fl
 def _clocks_apart(suite: _Suite, noise: _Noise) -> tuple[float, float, int, int, str] | None:
     """The sides' mean SM clocks (MHz) over the rows that carried the clocks' term, how many rows
     did, how many of them a measured answer corrected, and where it was measured (history or the
-    runs: `_Suite.clock_source`); None where none did."""
+    files: `_Suite.clock_source`); None where none did."""
     rows = np.flatnonzero(noise.clocked) if noise.clocked is not None else np.zeros(0, dtype=np.int64)
     if not rows.size:
         return None
