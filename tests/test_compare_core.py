@@ -579,6 +579,10 @@ AA_TWO_FILES = {("data12/p8r4x2", "4MiB"): (0, 0.98, 5), ("data12/p8r4x2", "1MiB
 #: whose workers changed regime within a run are judged on the corrected runs: data12b 1.0 -> 0.983 of rows
 #: unchanged (detectable 0.72 -> 0.59 %), data13b 1 -> 2 of 30 A/A pairs failing (0.61 -> 0.52 %).
 AA_TWO_FILES.update({("data12b/p8r4x2", "64MiB"): (0, 0.98, 5), ("data13b/p8r2x2", "64MiB"): (2, 0.97, 6)})
+#: Since the files' spread over the workers' is pooled over a row's two sides (`compare.core._files_variance`,
+#: in sample on these files: verdicts/calibration16.txt, the median detectable change 1-10 % smaller): data12's
+#: 4 MiB 0 -> 1 of 20 A/A pairs failing (1.04 -> 0.98 %), data13b's 64 MiB 2 -> 1 of 30.
+AA_TWO_FILES.update({("data12/p8r4x2", "4MiB"): (1, 0.98, 5), ("data13b/p8r2x2", "64MiB"): (1, 0.98, 6)})
 
 
 @pytest.mark.slow

@@ -11,10 +11,22 @@ from typing import Any
 
 import numpy as np
 import pytest
+from scipy.stats import chi2
 
 from primbench.compare import priors
 from primbench.compare.comparability import Comparability
-from primbench.compare.core import _index, _noise, _pair, _Paired, _run_values, _Runs, _runs, _Suite, _suite
+from primbench.compare.core import (
+    _files_variance,
+    _index,
+    _noise,
+    _pair,
+    _Paired,
+    _run_values,
+    _Runs,
+    _runs,
+    _Suite,
+    _suite,
+)
 from primbench.compare.model import ReasonKind, SpecComparison, Verdict
 from primbench.results import Results, results_from_dict
 from tests.compare_data import document, spec
@@ -206,3 +218,32 @@ def test_index_of_a_first_file_at_once_is_the_loops() -> None:
         assert list(index) == list(_index_one_by_one(side))
         assert {k: [tuple(e) for e in v] for k, v in index.items()} == _index_one_by_one(side)
         assert all(type(e).__name__ == "_Entry" for v in index.values() for e in v)
+
+
+def test_the_files_spread_is_weighed_as_the_kernels_over_both_sides_each_side_at_its_workers_scale() -> None:
+    """`_files_variance` with two files a side (one df each): 21 kernels whose files spread as their workers
+    predict (ratios of one df about 1, the chi-square's quantiles) and 3 whose files spread 5x on both sides.
+    Pooled over the row's two sides (two df a kernel), the quiet kernels' files' variance stays within 1.5x
+    what their workers give (each side judged alone, on one df, the three pulled the suite's to 1.7x); the
+    three are the widest; each side keeps its own workers' scale (a head whose workers spread 4x is 4x);
+    and a row with one usable side is that side's one df."""
+    quiet = chi2.ppf((np.arange(42) + 0.5) / 42, 1)  # one df a slot, about 1
+    np.random.default_rng(0).shuffle(quiet)
+    ratio = np.concatenate([[5.0] * 6, quiet])
+    own = np.full(48, 1e-6)
+    own[1::2] *= 4.0  # the head's workers spread 4x (in variance)
+    files = np.full(48, 2.0)
+    df = np.ones(48)
+    use = np.ones(48, dtype=bool)
+    got = _files_variance(ratio * own * files, df, use, own, files)
+    assert got is not None
+    variance, var_df = got
+    scale = variance / own
+    assert np.allclose(scale[0::2], scale[1::2])  # one ratio a kernel, each side at its own scale
+    assert float(np.median(scale[6:])) <= 1.5
+    assert scale[:6].min() > scale[6:].max()
+    assert np.all(var_df > 2.0)  # the suite's prior df and the kernel's two
+    use[1] = False  # the first row's head not lined up: its base alone
+    one_side = _files_variance(ratio * own * files, df, use, own, files)
+    assert one_side is not None and len(one_side[0]) == 47
+    assert one_side[1][0] < var_df[0]
