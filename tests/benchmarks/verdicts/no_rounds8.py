@@ -10,6 +10,8 @@ planted 5 % found the right way, and the planted 2 %), through `compare_runs` as
     python3 tests/benchmarks/verdicts/no_rounds8.py --file-suffix=-p1 data13/p8r2x2:4MiB,1MiB \
         data13b/p8r2x2:64MiB,64KiB data14/p8r2x2:4MiB,1MiB,64KiB > tests/benchmarks/verdicts/no_rounds14.txt
         (each label's first file: two-run labels)
+    python3 tests/benchmarks/verdicts/no_rounds8.py data15/default:64MiB,4MiB,1MiB,64KiB data16/default:64MiB \
+        > tests/benchmarks/verdicts/no_rounds16.txt   (one default-protocol file a label)
 
 Issue 30's targets for such runs: A/A exit 1 at most 5 %; a 5 % drop found in at least 90 % of
 pairs at 64 MiB and above.
