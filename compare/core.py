@@ -1035,10 +1035,10 @@ def _files_variance(spread: np.ndarray, df: np.ndarray, use: np.ndarray, own: np
     if int(rows.sum()) < stats.PRIOR_MIN:
         return None
     row_ratio = (ratio.reshape(-1, 2) * weight).sum(axis=1)[rows] / row_df[rows]
-    fit = stats.fit_prior(row_ratio, row_df[rows])
-    if fit is None:
+    moderated = stats.moderated_over(row_ratio, row_df[rows], np.ones_like(row_ratio))  # already over the prediction
+    if moderated is None:
         return None
-    post, post_df = stats.moderated_variance(row_ratio, row_df[rows], fit)
+    post, post_df = moderated
     slot_ratio, slot_df = np.zeros(len(row_df)), np.zeros(len(row_df))
     slot_ratio[rows], slot_df[rows] = post, post_df
     return np.repeat(slot_ratio, 2)[use] * own[use], np.repeat(slot_df, 2)[use]
